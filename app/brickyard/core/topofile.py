@@ -1,0 +1,441 @@
+"""Topology files: versioned JSON, read strictly, written atomically and byte-stably.
+
+Format (``format_version`` 1; the JSON Schema is ``schema/topology-v1.schema.json``)::
+
+    {
+      "format_version": 1,
+      "name": "...", "description": "...",
+      "sites": [{"name": "Nuremberg", "description": ""}],
+      "nodes": [{"name": "gfs1", "site": "Nuremberg", "address": "10.0.0.1",
+                 "ssh_user": "root", "ssh_port": 22, "nic_gbps": 1.0,
+                 "bricks": [{"path": "/data/b1", "size_bytes": 20000000000,
+                             "filesystem": "/dev/sdb1", "mount": "/data", "fs_type": "xfs",
+                             "disk_kind": "NVMe", "speed_bps": 300000000}]}],
+      "clients": [{"name": "web1", "site": "Nuremberg", ...}],
+      "latencies": [{"a": "site:Nuremberg", "b": "site:Helsinki", "rtt_ms": 25.4, "measured": true}],
+      "volumes": [{"name": "gv0", "type": "replicate", "replica": 3, "arbiter": 0,
+                   "disperse": null, "redundancy": null, "bricks": ["gfs1:/data/b1", ...],
+                   "options": {"performance.write-behind": "off"}, "transport": "tcp",
+                   "force": false, "mounts": [{"client": "web1", "path": "/mnt/gv0", "options": ""}]}]
+    }
+
+Loading collects every problem with its field path (``nodes[2].bricks[0].size_bytes``) and
+the line where the JSON parser gives one; nothing is coerced or guessed. Saving writes the
+canonical form (keys in this order, two-space indent, a final newline) through a temp file,
+fsync and rename, so ``save(load(f))`` reproduces a canonical file byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .topology import (
+    BrickRef,
+    Brick,
+    Client,
+    Latency,
+    Layout,
+    Mount,
+    Node,
+    Site,
+    Topology,
+    Volume,
+    VolumeType,
+)
+
+FORMAT_VERSION = 1
+SUFFIX = ".brickyard.json"
+SCHEMA_PATH = Path(__file__).with_name("schema") / "topology-v1.schema.json"
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = self.path or "(file)"
+        if self.line is not None:
+            where = f"line {self.line}: {where}"
+        return f"{where}: {self.message}"
+
+
+class TopologyFileError(ValueError):
+    """A file that cannot be loaded; ``problems`` lists every one found."""
+
+    def __init__(self, source: str, problems: list[Problem]):
+        self.source = source
+        self.problems = problems
+        first = problems[0] if problems else Problem("", "unknown problem")
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        super().__init__(f"{source}: {first}{more}")
+
+    def report(self) -> str:
+        return "\n".join(f"{self.source}: {p}" for p in self.problems)
+
+
+# ---- reading --------------------------------------------------------------------------
+
+class _Reader:
+    """Walks the parsed JSON, checking types and collecting problems with their paths."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def problem(self, path: str, message: str) -> None:
+        self.problems.append(Problem(path, message))
+
+    def obj(self, value: Any, path: str, allowed: set[str], required: set[str]) -> dict | None:
+        if not isinstance(value, dict):
+            self.problem(path, f"must be an object, not {_kind(value)}")
+            return None
+        for key in value:
+            if key not in allowed:
+                self.problem(_join(path, key), f"unknown field (allowed: {', '.join(sorted(allowed))})")
+        for key in sorted(required - value.keys()):
+            self.problem(_join(path, key), "is required")
+        return value
+
+    def field(self, data: dict, key: str, path: str, kind: type | tuple, default: Any = None,
+              nullable: bool = False, minimum: float | None = None) -> Any:
+        if key not in data:
+            return default
+        value = data[key]
+        here = _join(path, key)
+        if value is None and nullable:
+            return None
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+        if float in kinds and isinstance(value, int) and not isinstance(value, bool):
+            ok = True
+        if not ok:
+            names = " or ".join(k.__name__.replace("str", "string").replace("int", "integer")
+                                .replace("float", "number").replace("bool", "true/false")
+                                for k in kinds)
+            self.problem(here, f"must be {names}{' or null' if nullable else ''}, not {_kind(value)}")
+            return default
+        if minimum is not None and value < minimum:
+            self.problem(here, f"must be at least {minimum:g}, not {value}")
+            return default
+        if isinstance(value, str) and kind is str and key in ("name",) and not value.strip():
+            self.problem(here, "must not be empty")
+        return value
+
+    def array(self, data: dict, key: str, path: str) -> list:
+        value = data.get(key, [])
+        if not isinstance(value, list):
+            self.problem(_join(path, key), f"must be an array, not {_kind(value)}")
+            return []
+        return value
+
+
+def _join(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "true/false", int: "an integer", float: "a number", str: "a string",
+            list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+_TOP = {"format_version", "name", "description", "sites", "nodes", "clients", "latencies", "volumes"}
+_SITE = {"name", "description"}
+_NODE = {"name", "site", "address", "ssh_user", "ssh_port", "nic_gbps", "bricks"}
+_BRICK = {"path", "size_bytes", "filesystem", "mount", "fs_type", "disk_kind", "speed_bps"}
+_CLIENT = {"name", "site", "address", "ssh_user", "ssh_port", "nic_gbps"}
+_LATENCY = {"a", "b", "rtt_ms", "measured"}
+_VOLUME = {"name", "type", "replica", "arbiter", "disperse", "redundancy", "bricks", "options",
+           "transport", "force", "mounts"}
+_MOUNT = {"client", "path", "options"}
+
+
+def from_dict(data: Any, source: str = "<topology>") -> Topology:
+    """Build a Topology from parsed JSON, or raise TopologyFileError listing every problem."""
+    r = _Reader()
+    top = r.obj(data, "", _TOP, {"format_version"})
+    if top is None:
+        raise TopologyFileError(source, r.problems)
+    version = top.get("format_version")
+    if version != FORMAT_VERSION:
+        if isinstance(version, int) and version > FORMAT_VERSION:
+            msg = f"is {version}; this Brickyard reads version {FORMAT_VERSION} (a newer Brickyard wrote this file)"
+        else:
+            msg = f"must be {FORMAT_VERSION}, not {version!r}"
+        raise TopologyFileError(source, [Problem("format_version", msg)])
+
+    topo = Topology(
+        name=r.field(top, "name", "", str, ""),
+        description=r.field(top, "description", "", str, ""),
+    )
+    for i, raw in enumerate(r.array(top, "sites", "")):
+        path = f"sites[{i}]"
+        d = r.obj(raw, path, _SITE, {"name"})
+        if d is not None:
+            topo.sites.append(Site(r.field(d, "name", path, str, ""), r.field(d, "description", path, str, "")))
+    for i, raw in enumerate(r.array(top, "nodes", "")):
+        path = f"nodes[{i}]"
+        d = r.obj(raw, path, _NODE, {"name"})
+        if d is None:
+            continue
+        node = Node(
+            name=r.field(d, "name", path, str, ""),
+            site=r.field(d, "site", path, str, ""),
+            address=r.field(d, "address", path, str, ""),
+            ssh_user=r.field(d, "ssh_user", path, str, "root"),
+            ssh_port=r.field(d, "ssh_port", path, int, 22, minimum=1),
+            nic_gbps=r.field(d, "nic_gbps", path, float, None, nullable=True, minimum=0),
+        )
+        for j, braw in enumerate(r.array(d, "bricks", path)):
+            bpath = f"{path}.bricks[{j}]"
+            b = r.obj(braw, bpath, _BRICK, {"path", "size_bytes"})
+            if b is None:
+                continue
+            node.bricks.append(Brick(
+                path=r.field(b, "path", bpath, str, ""),
+                size_bytes=r.field(b, "size_bytes", bpath, int, 0, minimum=0),
+                filesystem=r.field(b, "filesystem", bpath, str, ""),
+                mount=r.field(b, "mount", bpath, str, ""),
+                fs_type=r.field(b, "fs_type", bpath, str, "xfs"),
+                disk_kind=r.field(b, "disk_kind", bpath, str, ""),
+                speed_bps=r.field(b, "speed_bps", bpath, float, None, nullable=True, minimum=0),
+            ))
+        topo.nodes.append(node)
+    for i, raw in enumerate(r.array(top, "clients", "")):
+        path = f"clients[{i}]"
+        d = r.obj(raw, path, _CLIENT, {"name"})
+        if d is not None:
+            topo.clients.append(Client(
+                name=r.field(d, "name", path, str, ""),
+                site=r.field(d, "site", path, str, ""),
+                address=r.field(d, "address", path, str, ""),
+                ssh_user=r.field(d, "ssh_user", path, str, "root"),
+                ssh_port=r.field(d, "ssh_port", path, int, 22, minimum=1),
+                nic_gbps=r.field(d, "nic_gbps", path, float, None, nullable=True, minimum=0),
+            ))
+    for i, raw in enumerate(r.array(top, "latencies", "")):
+        path = f"latencies[{i}]"
+        d = r.obj(raw, path, _LATENCY, {"a", "b", "rtt_ms"})
+        if d is not None:
+            topo.latencies.append(Latency(
+                r.field(d, "a", path, str, ""), r.field(d, "b", path, str, ""),
+                r.field(d, "rtt_ms", path, float, 0.0, minimum=0),
+                r.field(d, "measured", path, bool, False),
+            ))
+    for i, raw in enumerate(r.array(top, "volumes", "")):
+        path = f"volumes[{i}]"
+        d = r.obj(raw, path, _VOLUME, {"name", "type"})
+        if d is not None:
+            topo.volumes.append(_read_volume(r, d, path))
+    _check_references(r, topo)
+    if r.problems:
+        raise TopologyFileError(source, r.problems)
+    return topo
+
+
+def _read_volume(r: _Reader, d: dict, path: str) -> Volume:
+    type_text = r.field(d, "type", path, str, "distribute")
+    try:
+        vtype = VolumeType(type_text)
+    except ValueError:
+        r.problem(_join(path, "type"), f"unknown volume type {type_text!r} (one of: {', '.join(t.value for t in VolumeType)})")
+        vtype = VolumeType.DISTRIBUTE
+    layout = Layout(
+        type=vtype,
+        replica=r.field(d, "replica", path, int, None, nullable=True),
+        arbiter=r.field(d, "arbiter", path, int, 0, minimum=0),
+        disperse=r.field(d, "disperse", path, int, None, nullable=True),
+        redundancy=r.field(d, "redundancy", path, int, None, nullable=True),
+    )
+    bricks = []
+    for k, text in enumerate(r.array(d, "bricks", path)):
+        here = f"{path}.bricks[{k}]"
+        if not isinstance(text, str):
+            r.problem(here, f"must be a string 'node:/path', not {_kind(text)}")
+            continue
+        try:
+            bricks.append(BrickRef.parse(text))
+        except ValueError as exc:
+            r.problem(here, str(exc))
+    options = r.field(d, "options", path, dict, {})
+    for key, value in (options or {}).items():
+        if not isinstance(value, str):
+            r.problem(f"{path}.options.{key}", f"must be a string (gluster option values are text), not {_kind(value)}")
+    mounts = []
+    for k, raw in enumerate(r.array(d, "mounts", path)):
+        here = f"{path}.mounts[{k}]"
+        m = r.obj(raw, here, _MOUNT, {"client", "path"})
+        if m is not None:
+            mounts.append(Mount(r.field(m, "client", here, str, ""), r.field(m, "path", here, str, ""),
+                                r.field(m, "options", here, str, "")))
+    return Volume(
+        name=r.field(d, "name", path, str, ""),
+        layout=layout,
+        bricks=bricks,
+        options={k: v for k, v in (options or {}).items() if isinstance(v, str)},
+        transport=r.field(d, "transport", path, str, "tcp"),
+        force=r.field(d, "force", path, bool, False),
+        mounts=mounts,
+    )
+
+
+def _check_references(r: _Reader, topo: Topology) -> None:
+    """Names must be unique and every reference must point at something that exists."""
+    def unique(items: list, what: str) -> None:
+        seen: set[str] = set()
+        for i, item in enumerate(items):
+            if item.name in seen:
+                r.problem(f"{what}[{i}].name", f"duplicate name {item.name!r}")
+            seen.add(item.name)
+
+    unique(topo.sites, "sites")
+    unique(topo.nodes, "nodes")
+    unique(topo.clients, "clients")
+    unique(topo.volumes, "volumes")
+    sites = {s.name for s in topo.sites}
+    for what, items in (("nodes", topo.nodes), ("clients", topo.clients)):
+        for i, item in enumerate(items):
+            if item.site and item.site not in sites:
+                r.problem(f"{what}[{i}].site", f"names site {item.site!r}, which is not in 'sites'")
+    for i, node in enumerate(topo.nodes):
+        seen_paths: set[str] = set()
+        for j, brick in enumerate(node.bricks):
+            here = f"nodes[{i}].bricks[{j}].path"
+            if not brick.path.startswith("/"):
+                r.problem(here, f"must be an absolute path, not {brick.path!r}")
+            if brick.path in seen_paths:
+                r.problem(here, f"node {node.name!r} lists {brick.path!r} twice")
+            seen_paths.add(brick.path)
+    bricks = {ref for ref, _ in topo.all_bricks()}
+    clients = {c.name for c in topo.clients}
+    for i, volume in enumerate(topo.volumes):
+        for k, ref in enumerate(volume.bricks):
+            if ref not in bricks:
+                r.problem(f"volumes[{i}].bricks[{k}]", f"{ref} is not a brick of any node")
+        for k, mount in enumerate(volume.mounts):
+            if mount.client not in clients:
+                r.problem(f"volumes[{i}].mounts[{k}].client", f"names client {mount.client!r}, which is not in 'clients'")
+    nodes = {n.name for n in topo.nodes}
+    for i, lat in enumerate(topo.latencies):
+        for key in ("a", "b"):
+            end = getattr(lat, key)
+            if not _endpoint_exists(end, sites, nodes, clients):
+                r.problem(f"latencies[{i}].{key}", f"{end!r} is not a node, 'site:NAME' or 'client:NAME' of this topology")
+
+
+def _endpoint_exists(end: str, sites: set[str], nodes: set[str], clients: set[str]) -> bool:
+    if end.startswith("site:"):
+        return end[5:] in sites
+    if end.startswith("client:"):
+        return end[7:] in clients
+    return end in nodes
+
+
+def loads(text: str, source: str = "<topology>") -> Topology:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TopologyFileError(source, [Problem("", f"not valid JSON: {exc.msg} (column {exc.colno})", exc.lineno)]) from None
+    return from_dict(data, source)
+
+
+def load(path: str | os.PathLike) -> Topology:
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise TopologyFileError(str(path), [Problem("", f"cannot read: {exc.strerror or exc}")]) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TopologyFileError(str(path), [Problem("", f"not UTF-8 text (byte {exc.start})")]) from None
+    return loads(text, str(path))
+
+
+# ---- writing --------------------------------------------------------------------------
+
+def to_dict(topo: Topology) -> dict[str, Any]:
+    return {
+        "format_version": FORMAT_VERSION,
+        "name": topo.name,
+        "description": topo.description,
+        "sites": [{"name": s.name, "description": s.description} for s in topo.sites],
+        "nodes": [
+            {
+                "name": n.name, "site": n.site, "address": n.address, "ssh_user": n.ssh_user,
+                "ssh_port": n.ssh_port, "nic_gbps": n.nic_gbps,
+                "bricks": [
+                    {"path": b.path, "size_bytes": b.size_bytes, "filesystem": b.filesystem,
+                     "mount": b.mount, "fs_type": b.fs_type, "disk_kind": b.disk_kind,
+                     "speed_bps": b.speed_bps}
+                    for b in n.bricks
+                ],
+            }
+            for n in topo.nodes
+        ],
+        "clients": [
+            {"name": c.name, "site": c.site, "address": c.address, "ssh_user": c.ssh_user,
+             "ssh_port": c.ssh_port, "nic_gbps": c.nic_gbps}
+            for c in topo.clients
+        ],
+        "latencies": [{"a": l.a, "b": l.b, "rtt_ms": l.rtt_ms, "measured": l.measured} for l in topo.latencies],
+        "volumes": [
+            {
+                "name": v.name, "type": v.layout.type.value, "replica": v.layout.replica,
+                "arbiter": v.layout.arbiter, "disperse": v.layout.disperse,
+                "redundancy": v.layout.redundancy, "bricks": [str(r) for r in v.bricks],
+                "options": dict(v.options), "transport": v.transport, "force": v.force,
+                "mounts": [{"client": m.client, "path": m.path, "options": m.options} for m in v.mounts],
+            }
+            for v in topo.volumes
+        ],
+    }
+
+
+def dumps(topo: Topology) -> str:
+    return json.dumps(to_dict(topo), indent=2, ensure_ascii=False) + "\n"
+
+
+def save(topo: Topology, path: str | os.PathLike) -> None:
+    """Write atomically: a temp file in the same folder, fsync, rename, fsync the folder."""
+    write_atomic(Path(path), dumps(topo).encode("utf-8"))
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    folder = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        else:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    try:
+        dir_fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)

@@ -1,0 +1,423 @@
+"""The topology: sites, nodes with their bricks, clients, latencies and volume definitions.
+
+Plain data plus a change emitter. Every mutation goes through a method here so views
+(the canvas, the layout panel) can mirror the model; undoable edits in ``edits.py`` are
+built from these methods. Nothing here knows gluster's rules: those live in ``layout.py``.
+
+Names:
+- a node's ``name`` is the host name gluster peers use (it appears in ``node:/path``);
+  its ``address`` is where SSH connects (defaults to the name).
+- a brick is identified by ``BrickRef(node, path)``, printed ``node:/path`` as gluster does.
+- a failure or latency endpoint is written ``node2``, ``site:Helsinki``,
+  ``brick:node2:/data/b1`` or ``client:web1``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Iterable, Iterator
+
+from .events import Change, Emitter
+
+
+class VolumeType(str, Enum):
+    DISTRIBUTE = "distribute"
+    REPLICATE = "replicate"
+    DISPERSE = "disperse"
+    DISTRIBUTED_REPLICATE = "distributed-replicate"
+    DISTRIBUTED_DISPERSE = "distributed-disperse"
+
+    @property
+    def is_replicated(self) -> bool:
+        return self in (VolumeType.REPLICATE, VolumeType.DISTRIBUTED_REPLICATE)
+
+    @property
+    def is_dispersed(self) -> bool:
+        return self in (VolumeType.DISPERSE, VolumeType.DISTRIBUTED_DISPERSE)
+
+
+@dataclass(frozen=True, order=True)
+class BrickRef:
+    node: str
+    path: str
+
+    def __str__(self) -> str:
+        return f"{self.node}:{self.path}"
+
+    @classmethod
+    def parse(cls, text: str) -> "BrickRef":
+        node, sep, path = text.partition(":")
+        if not sep or not node or not path:
+            raise ValueError(f"not a brick 'node:/path': {text!r}")
+        return cls(node, path)
+
+
+@dataclass
+class Site:
+    name: str
+    description: str = ""
+
+
+@dataclass
+class Brick:
+    path: str
+    size_bytes: int
+    # The filesystem the brick lives on. Bricks of one node with the same ``filesystem``
+    # share its space (and ``df`` shows that space once per brick). Empty: its own.
+    filesystem: str = ""
+    # Mount point of that filesystem on the node ("/" for the root filesystem).
+    mount: str = ""
+    fs_type: str = "xfs"
+    disk_kind: str = ""
+    # Sequential throughput of the brick's device in bytes/s, for the estimate only.
+    speed_bps: float | None = None
+
+
+@dataclass
+class Node:
+    name: str
+    site: str = ""
+    address: str = ""
+    ssh_user: str = "root"
+    ssh_port: int = 22
+    nic_gbps: float | None = None
+    bricks: list[Brick] = field(default_factory=list)
+
+    @property
+    def ssh_host(self) -> str:
+        return self.address or self.name
+
+    def brick(self, path: str) -> Brick | None:
+        for brick in self.bricks:
+            if brick.path == path:
+                return brick
+        return None
+
+    def filesystem_of(self, brick: Brick) -> str:
+        """The key bricks share when they share a filesystem."""
+        return brick.filesystem or f"brick:{brick.path}"
+
+
+@dataclass
+class Client:
+    name: str
+    site: str = ""
+    address: str = ""
+    ssh_user: str = "root"
+    ssh_port: int = 22
+    nic_gbps: float | None = None
+
+    @property
+    def ssh_host(self) -> str:
+        return self.address or self.name
+
+
+@dataclass
+class Latency:
+    """Round-trip time between two endpoints (``site:X``, a node, or ``client:X``)."""
+
+    a: str
+    b: str
+    rtt_ms: float
+    measured: bool = False
+
+
+@dataclass
+class Mount:
+    client: str
+    path: str
+    options: str = ""
+
+
+@dataclass
+class Layout:
+    """What the user asks for. The brick count decides how many sets gluster makes."""
+
+    type: VolumeType = VolumeType.DISTRIBUTE
+    replica: int | None = None
+    arbiter: int = 0
+    disperse: int | None = None
+    redundancy: int | None = None
+
+
+@dataclass
+class Volume:
+    name: str
+    layout: Layout = field(default_factory=Layout)
+    bricks: list[BrickRef] = field(default_factory=list)
+    options: dict[str, str] = field(default_factory=dict)
+    transport: str = "tcp"
+    force: bool = False
+    mounts: list[Mount] = field(default_factory=list)
+
+
+class TopologyError(ValueError):
+    """An edit the model cannot take (a duplicate name, a missing node, …)."""
+
+
+@dataclass
+class Topology:
+    name: str = ""
+    description: str = ""
+    sites: list[Site] = field(default_factory=list)
+    nodes: list[Node] = field(default_factory=list)
+    clients: list[Client] = field(default_factory=list)
+    latencies: list[Latency] = field(default_factory=list)
+    volumes: list[Volume] = field(default_factory=list)
+    events: Emitter = field(default_factory=Emitter, compare=False, repr=False)
+
+    # ---- look-ups -------------------------------------------------------------------
+    def site(self, name: str) -> Site | None:
+        return next((s for s in self.sites if s.name == name), None)
+
+    def node(self, name: str) -> Node | None:
+        return next((n for n in self.nodes if n.name == name), None)
+
+    def client(self, name: str) -> Client | None:
+        return next((c for c in self.clients if c.name == name), None)
+
+    def volume(self, name: str) -> Volume | None:
+        return next((v for v in self.volumes if v.name == name), None)
+
+    def brick(self, ref: BrickRef) -> Brick | None:
+        node = self.node(ref.node)
+        return node.brick(ref.path) if node else None
+
+    def require_node(self, name: str) -> Node:
+        node = self.node(name)
+        if node is None:
+            raise TopologyError(f"no node named {name!r}")
+        return node
+
+    def require_volume(self, name: str) -> Volume:
+        volume = self.volume(name)
+        if volume is None:
+            known = ", ".join(v.name for v in self.volumes) or "none"
+            raise TopologyError(f"no volume named {name!r} (volumes: {known})")
+        return volume
+
+    def all_bricks(self) -> Iterator[tuple[BrickRef, Brick]]:
+        for node in self.nodes:
+            for brick in node.bricks:
+                yield BrickRef(node.name, brick.path), brick
+
+    def nodes_in_site(self, site: str) -> list[Node]:
+        return [n for n in self.nodes if n.site == site]
+
+    def site_of(self, node_name: str) -> str:
+        node = self.node(node_name)
+        return node.site if node else ""
+
+    def rtt_ms(self, a: str, b: str) -> float | None:
+        for lat in self.latencies:
+            if {lat.a, lat.b} == {a, b}:
+                return lat.rtt_ms
+        return None
+
+    # ---- mutations (each emits one Change) -------------------------------------------
+    def _emit(self, kind: str, subject: str = "", **detail: object) -> None:
+        self.events.emit(Change(kind, subject, dict(detail)))
+
+    def add_site(self, site: Site, index: int | None = None) -> Site:
+        if self.site(site.name):
+            raise TopologyError(f"a site named {site.name!r} exists already")
+        self.sites.insert(len(self.sites) if index is None else index, site)
+        self._emit("site-added", site.name)
+        return site
+
+    def remove_site(self, name: str) -> tuple[int, Site]:
+        site = self.site(name)
+        if site is None:
+            raise TopologyError(f"no site named {name!r}")
+        if self.nodes_in_site(name):
+            raise TopologyError(f"site {name!r} still has nodes; move or delete them first")
+        index = self.sites.index(site)
+        self.sites.remove(site)
+        self._emit("site-removed", name)
+        return index, site
+
+    def rename_site(self, old: str, new: str) -> None:
+        site = self.site(old)
+        if site is None:
+            raise TopologyError(f"no site named {old!r}")
+        if old == new:
+            return
+        if self.site(new):
+            raise TopologyError(f"a site named {new!r} exists already")
+        site.name = new
+        for item in [*self.nodes, *self.clients]:
+            if item.site == old:
+                item.site = new
+        for lat in self.latencies:
+            lat.a = f"site:{new}" if lat.a == f"site:{old}" else lat.a
+            lat.b = f"site:{new}" if lat.b == f"site:{old}" else lat.b
+        self._emit("site-renamed", new, old=old)
+
+    def add_node(self, node: Node, index: int | None = None) -> Node:
+        if self.node(node.name):
+            raise TopologyError(f"a node named {node.name!r} exists already")
+        if node.site and not self.site(node.site):
+            raise TopologyError(f"node {node.name!r} names site {node.site!r}, which does not exist")
+        self.nodes.insert(len(self.nodes) if index is None else index, node)
+        self._emit("node-added", node.name)
+        return node
+
+    def remove_node(self, name: str) -> tuple[int, Node]:
+        node = self.require_node(name)
+        used = [v.name for v in self.volumes if any(r.node == name for r in v.bricks)]
+        if used:
+            raise TopologyError(f"node {name!r} has bricks in volume(s) {', '.join(used)}; remove them from the volume first")
+        index = self.nodes.index(node)
+        self.nodes.remove(node)
+        self._emit("node-removed", name)
+        return index, node
+
+    def rename_node(self, old: str, new: str) -> None:
+        node = self.require_node(old)
+        if old == new:
+            return
+        if self.node(new):
+            raise TopologyError(f"a node named {new!r} exists already")
+        node.name = new
+        for volume in self.volumes:
+            volume.bricks = [BrickRef(new, r.path) if r.node == old else r for r in volume.bricks]
+        for lat in self.latencies:
+            lat.a = new if lat.a == old else lat.a
+            lat.b = new if lat.b == old else lat.b
+        self._emit("node-renamed", new, old=old)
+
+    def move_node(self, name: str, site: str) -> str:
+        """Put a node in another site; returns the site it was in."""
+        node = self.require_node(name)
+        if site and not self.site(site):
+            raise TopologyError(f"no site named {site!r}")
+        old = node.site
+        node.site = site
+        self._emit("node-moved", name, old_site=old)
+        return old
+
+    def update_node(self, name: str, **fields: object) -> dict[str, object]:
+        """Set plain fields (address, ssh_user, ssh_port, nic_gbps); returns old values."""
+        node = self.require_node(name)
+        old = {}
+        for key, value in fields.items():
+            if key in ("name", "site", "bricks") or not hasattr(node, key):
+                raise TopologyError(f"node field {key!r} cannot be set this way")
+            old[key] = getattr(node, key)
+            setattr(node, key, value)
+        self._emit("node-changed", name)
+        return old
+
+    def add_brick(self, node_name: str, brick: Brick, index: int | None = None) -> Brick:
+        node = self.require_node(node_name)
+        if node.brick(brick.path):
+            raise TopologyError(f"node {node_name!r} has a brick at {brick.path!r} already")
+        node.bricks.insert(len(node.bricks) if index is None else index, brick)
+        self._emit("brick-added", str(BrickRef(node_name, brick.path)))
+        return brick
+
+    def remove_brick(self, ref: BrickRef) -> tuple[int, Brick, dict[str, int]]:
+        """Remove a brick from its node and from every volume; returns what undo needs:
+        its index on the node and its position in each volume that used it."""
+        node = self.require_node(ref.node)
+        brick = node.brick(ref.path)
+        if brick is None:
+            raise TopologyError(f"no brick {ref}")
+        positions = {}
+        for volume in self.volumes:
+            if ref in volume.bricks:
+                positions[volume.name] = volume.bricks.index(ref)
+                volume.bricks.remove(ref)
+        index = node.bricks.index(brick)
+        node.bricks.remove(brick)
+        self._emit("brick-removed", str(ref), volumes=positions)
+        return index, brick, positions
+
+    def update_brick(self, ref: BrickRef, **fields: object) -> dict[str, object]:
+        brick = self.brick(ref)
+        if brick is None:
+            raise TopologyError(f"no brick {ref}")
+        old = {}
+        new_path = fields.get("path")
+        if new_path is not None and new_path != ref.path:
+            if self.require_node(ref.node).brick(str(new_path)):
+                raise TopologyError(f"node {ref.node!r} has a brick at {new_path!r} already")
+        for key, value in fields.items():
+            if not hasattr(brick, key):
+                raise TopologyError(f"brick field {key!r} does not exist")
+            old[key] = getattr(brick, key)
+            setattr(brick, key, value)
+        if new_path is not None and new_path != ref.path:
+            new_ref = BrickRef(ref.node, str(new_path))
+            for volume in self.volumes:
+                volume.bricks = [new_ref if r == ref else r for r in volume.bricks]
+            self._emit("brick-renamed", str(new_ref), old=str(ref))
+        else:
+            self._emit("brick-changed", str(ref))
+        return old
+
+    def add_client(self, client: Client, index: int | None = None) -> Client:
+        if self.client(client.name):
+            raise TopologyError(f"a client named {client.name!r} exists already")
+        self.clients.insert(len(self.clients) if index is None else index, client)
+        self._emit("client-added", client.name)
+        return client
+
+    def remove_client(self, name: str) -> tuple[int, Client]:
+        client = self.client(name)
+        if client is None:
+            raise TopologyError(f"no client named {name!r}")
+        index = self.clients.index(client)
+        self.clients.remove(client)
+        self._emit("client-removed", name)
+        return index, client
+
+    def add_volume(self, volume: Volume, index: int | None = None) -> Volume:
+        if self.volume(volume.name):
+            raise TopologyError(f"a volume named {volume.name!r} exists already")
+        self.volumes.insert(len(self.volumes) if index is None else index, volume)
+        self._emit("volume-added", volume.name)
+        return volume
+
+    def remove_volume(self, name: str) -> tuple[int, Volume]:
+        volume = self.require_volume(name)
+        index = self.volumes.index(volume)
+        self.volumes.remove(volume)
+        self._emit("volume-removed", name)
+        return index, volume
+
+    def set_volume_bricks(self, name: str, bricks: Iterable[BrickRef]) -> list[BrickRef]:
+        volume = self.require_volume(name)
+        old = list(volume.bricks)
+        volume.bricks = list(bricks)
+        self._emit("volume-changed", name)
+        return old
+
+    def set_volume_layout(self, name: str, layout: Layout) -> Layout:
+        volume = self.require_volume(name)
+        old = volume.layout
+        volume.layout = layout
+        self._emit("volume-changed", name)
+        return old
+
+    def update_volume(self, name: str, **fields: object) -> dict[str, object]:
+        """Set name, options, transport, force or mounts; returns the old values."""
+        volume = self.require_volume(name)
+        old = {}
+        new_name = fields.get("name")
+        if new_name is not None and new_name != name and self.volume(str(new_name)):
+            raise TopologyError(f"a volume named {new_name!r} exists already")
+        for key, value in fields.items():
+            if key in ("bricks", "layout") or not hasattr(volume, key):
+                raise TopologyError(f"volume field {key!r} cannot be set this way")
+            old[key] = getattr(volume, key)
+            setattr(volume, key, value)
+        self._emit("volume-changed", volume.name, old_name=name)
+        return old
+
+    def set_latency(self, a: str, b: str, rtt_ms: float | None, measured: bool = False) -> None:
+        self.latencies = [lat for lat in self.latencies if {lat.a, lat.b} != {a, b}]
+        if rtt_ms is not None:
+            self.latencies.append(Latency(a, b, rtt_ms, measured))
+        self._emit("latency-changed", f"{a}|{b}")

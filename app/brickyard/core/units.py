@@ -1,0 +1,108 @@
+"""Byte sizes and rates as admins write them: "14 TB", "12.7 TiB", "500G".
+
+Decimal units (kB, MB, GB, TB, PB) are powers of 1000, binary units (KiB … PiB) powers of
+1024. A bare suffix letter ("500G", "4k") follows dd/fio and means binary, which is how
+those tools read it; the parsed value is exact bytes either way, so nothing is guessed
+silently: ``describe_size`` shows both units side by side.
+"""
+
+from __future__ import annotations
+
+import re
+
+DECIMAL = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "PB": 10**15}
+BINARY = {"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40, "PIB": 2**50}
+SHORT = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40, "P": 2**50}
+
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
+
+
+class UnitError(ValueError):
+    """A size or rate that cannot be read without guessing."""
+
+
+def parse_size(text: str | int) -> int:
+    """Return the number of bytes ``text`` names.
+
+    >>> parse_size("14 TB")
+    14000000000000
+    >>> parse_size("1 KiB")
+    1024
+    """
+    if isinstance(text, bool):
+        raise UnitError("a size must be a number of bytes or a text such as '14 TB'")
+    if isinstance(text, int):
+        if text < 0:
+            raise UnitError(f"a size cannot be negative: {text}")
+        return text
+    match = _SIZE_RE.match(str(text))
+    if not match:
+        raise UnitError(f"not a size: {text!r} (write e.g. '14 TB', '12.7 TiB', '500G')")
+    number, unit = match.group(1), match.group(2).upper()
+    if unit in ("", "B"):
+        factor = 1
+    elif unit in DECIMAL:
+        factor = DECIMAL[unit]
+    elif unit in BINARY:
+        factor = BINARY[unit]
+    elif unit in SHORT:
+        factor = SHORT[unit]
+    elif unit.endswith("B") and unit[:-1] in SHORT:  # "GB"-like handled above; "KB" too
+        factor = DECIMAL.get(unit, SHORT[unit[:-1]])
+    else:
+        raise UnitError(f"unknown unit {match.group(2)!r} in {text!r} (use B, kB, MB, GB, TB, KiB, MiB, GiB, TiB or K, M, G, T)")
+    value = float(number) * factor
+    if unit in ("", "B") and "." in number:
+        raise UnitError(f"a size in bytes must be a whole number: {text!r}")
+    return int(round(value))
+
+
+def format_bytes(n: float, binary: bool = False, digits: int = 2) -> str:
+    """``format_bytes(28e12) == '28.00 TB'``; with ``binary=True`` '25.47 TiB'."""
+    units = (
+        ["B", "KiB", "MiB", "GiB", "TiB", "PiB"] if binary else ["B", "kB", "MB", "GB", "TB", "PB"]
+    )
+    step = 1024.0 if binary else 1000.0
+    value = float(n)
+    for unit in units:
+        if abs(value) < step or unit == units[-1]:
+            if unit == "B":
+                return f"{int(round(value))} B"
+            return f"{value:.{digits}f} {unit}"
+        value /= step
+    raise AssertionError("unreachable")
+
+
+def describe_size(n: float) -> str:
+    """Both units, so nobody mistakes TiB for TB: '28.00 TB (25.47 TiB)'."""
+    return f"{format_bytes(n)} ({format_bytes(n, binary=True)})"
+
+
+def format_rate(bytes_per_second: float) -> str:
+    """A throughput in decimal MB/s or GB/s, as dd and fio print it."""
+    if bytes_per_second >= 1e9:
+        return f"{bytes_per_second / 1e9:.2f} GB/s"
+    return f"{bytes_per_second / 1e6:.1f} MB/s"
+
+
+def parse_block_size(text: str) -> int:
+    """A dd block size such as '4K', '1M', '512M': binary multiples, as dd reads them."""
+    match = _SIZE_RE.match(text)
+    if not match:
+        raise UnitError(f"not a block size: {text!r} (write e.g. 4K, 1M, 64M)")
+    number, unit = match.group(1), match.group(2).upper()
+    if "." in number:
+        raise UnitError(f"a block size must be a whole number: {text!r}")
+    unit = unit.removesuffix("IB").removesuffix("B") if unit not in ("B", "") else ""
+    factor = {"": 1, **SHORT}.get(unit)
+    if factor is None:
+        raise UnitError(f"unknown unit in block size {text!r} (use K, M or G)")
+    return int(number) * factor
+
+
+def format_block_size(n: int) -> str:
+    """The short dd form of a power-of-two size: 1024 → '1K', 2**29 → '512M'."""
+    for suffix, factor in (("G", 2**30), ("M", 2**20), ("K", 2**10)):
+        if n >= factor and n % factor == 0:
+            return f"{n // factor}{suffix}"
+    return str(n)
