@@ -1,0 +1,101 @@
+"""Benchmark results as plain objects: what the run engine produces, the store persists,
+and charts and reports read. Never ORM rows.
+
+Roll-up: WorkerTiming (one worker of one step) → StepResult (one measured step: a block
+size × concurrency × direction, one repeat) → RunResult (one workload on one target).
+Times are seconds on one monotonic clock per host (the agent's); ``start_skew`` says how
+far apart the workers really started.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class RunStatus(str, enum.Enum):
+    RUNNING = "running"
+    COMPLETE = "complete"
+    PARTIAL = "partial"        # some steps measured, then a host died / stalled / was cancelled
+    FAILED = "failed"          # nothing usable measured
+    INTERRUPTED = "interrupted"  # the app died mid-run (found at next start-up)
+
+
+@dataclass(frozen=True)
+class WorkerTiming:
+    worker: int
+    host: str
+    start: float      # seconds, the host's monotonic clock (shifted by its measured offset)
+    end: float
+    bytes: int = 0
+    ops: int = 0      # files, calls, transactions: what the workload counts
+    error: str = ""
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.start
+
+    @property
+    def rate_bps(self) -> float:
+        return self.bytes / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One number a step reports, with its unit and how it was computed."""
+
+    name: str          # e.g. "throughput", "stonewall_throughput", "sum_of_rates", "lstat_us"
+    value: float
+    unit: str          # "B/s", "ops/s", "us", "s", "tps", "ratio"
+    label: str = ""    # what it is, for humans: "total bytes ÷ (last end − first start)"
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """One measured step. ``params`` says which point of the sweep it is
+    (e.g. {"block_size": 1048576, "concurrency": 8, "direction": "write"})."""
+
+    index: int
+    params: dict[str, Any]
+    repeat: int
+    workers: tuple[WorkerTiming, ...]
+    metrics: tuple[Metric, ...]
+    start_skew: dict[str, float] = field(default_factory=dict)   # {"p50": s, "p99": s, "max": s}
+    flags: tuple[str, ...] = ()    # "cache-effect-suspected", "caches-not-dropped", "stall", …
+    valid: bool = True
+    note: str = ""
+
+    def metric(self, name: str) -> Metric | None:
+        return next((m for m in self.metrics if m.name == name), None)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Everything needed to say what differed between two runs."""
+
+    brickyard_version: str
+    hosts: dict[str, dict[str, str]]          # host -> {"kernel": …, "gluster": …, "os": …}
+    target: str                               # "client1:/mnt/gv0" or "local:/tmp/x"
+    target_kind: str                          # "gluster", "local", "nfs", "tmpfs"
+    volume_name: str = ""
+    volume_info_xml: str = ""
+    volume_options: dict[str, str] = field(default_factory=dict)
+    layout: dict[str, Any] = field(default_factory=dict)   # type, replica, disperse, … and brick list
+    mount_options: str = ""
+    workload: str = ""
+    parameters: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunResult:
+    run_id: str                   # uuid4 hex: stable across export/import
+    workload: str
+    status: RunStatus
+    started_at: float             # time.time()
+    ended_at: float | None
+    provenance: Provenance
+    steps: list[StepResult] = field(default_factory=list)
+    error: str = ""               # why a run is partial or failed, naming the host
+    failed_host: str = ""
