@@ -47,7 +47,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.brickyard-installed
 extra=""; [ "$mode" = test ] && extra="[dev]"
-hash="$(cat pyproject.toml plugins/*/pyproject.toml 2>/dev/null | sha256sum | cut -c1-16)"
+shopt -s nullglob
+hash="$(cat pyproject.toml plugins/*/pyproject.toml | sha256sum | cut -c1-16)"
 have="$(cat "$stamp" 2>/dev/null || true)"
 # a test install (with [dev]) also serves the app; an app install does not serve the tests
 if [ "$have" != "test $hash" ] && [ "$have" != "$mode $hash" ]; then
