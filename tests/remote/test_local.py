@@ -1,0 +1,135 @@
+"""LocalExecutor: the executor interface on this machine."""
+
+import asyncio
+import os
+import time
+
+import pytest
+
+from brickyard.remote.executor import CommandFailed, CommandTimeout, ExecutorError
+from brickyard.remote.local import LocalExecutor
+
+
+def _run(coro):
+    return asyncio.run(coro)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie still answers kill(0); it is dead for our purposes
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _wait_gone(pid: int, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_run_returns_status_output_and_timing():
+    result = _run(LocalExecutor().run(["sh", "-c", "echo out; echo err >&2; exit 3"]))
+    assert result.exit_status == 3 and not result.ok
+    assert result.stdout == b"out\n" and result.stderr == b"err\n"
+    assert result.ended >= result.started and result.host == "localhost"
+
+
+def test_arguments_are_passed_verbatim_not_through_a_shell(tmp_path):
+    canary = tmp_path / "canary"
+    text = f"x; touch {canary}; $(touch {canary}) `touch {canary}`"
+    result = _run(LocalExecutor().run(["printf", "%s", text]))
+    assert result.stdout.decode() == text
+    assert not canary.exists()
+
+
+def test_input_is_fed_to_stdin_and_output_streams_to_callback():
+    chunks: list[bytes] = []
+    result = _run(LocalExecutor().run(["cat"], input=b"hello\n", on_output=chunks.append))
+    assert result.stdout == b"hello\n" and b"".join(chunks) == b"hello\n"
+
+
+def test_check_raises_command_failed_with_the_tail_of_stderr():
+    with pytest.raises(CommandFailed) as info:
+        _run(LocalExecutor("box").run(["sh", "-c", "echo nope >&2; exit 2"], check=True))
+    assert info.value.result.exit_status == 2
+    assert "box:" in str(info.value) and "nope" in str(info.value)
+
+
+def test_missing_program_is_an_executor_error():
+    with pytest.raises(ExecutorError, match="cannot start"):
+        _run(LocalExecutor().run(["/nonexistent/brickyard-no-such-program"]))
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path):
+    pidfile = tmp_path / "child.pid"
+    # the shell starts a grandchild that would outlive a plain kill of the shell
+    script = f"sleep 30 & echo $! > {pidfile}; wait"
+    with pytest.raises(CommandTimeout):
+        _run(LocalExecutor().run(["sh", "-c", script], timeout=0.5))
+    assert _wait_gone(int(pidfile.read_text()))
+
+
+def test_cancel_kills_the_whole_process_group(tmp_path):
+    pidfile = tmp_path / "child.pid"
+    script = f"sleep 30 & echo $! > {pidfile}; wait"
+
+    async def main():
+        task = asyncio.create_task(LocalExecutor().run(["sh", "-c", script], timeout=None))
+        while not pidfile.exists() or not pidfile.read_text().strip():
+            await asyncio.sleep(0.02)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    _run(main())
+    assert _wait_gone(int(pidfile.read_text()))
+
+
+def test_started_process_talks_over_stdin_and_stdout():
+    async def main():
+        proc = await LocalExecutor().start(["sh", "-c", "while read l; do echo got:$l; done; echo bye >&2"])
+        await proc.write(b"a\nb\n")
+        await proc.close_stdin()
+        lines = [line async for line in proc.stdout_lines()]
+        status = await proc.wait(5)
+        return lines, status, await proc.stderr_text()
+
+    lines, status, err = _run(main())
+    assert lines == [b"got:a", b"got:b"] and status == 0 and err == "bye\n"
+
+
+def test_started_process_kill_and_wait_timeout():
+    async def main():
+        proc = await LocalExecutor().start(["sleep", "30"])
+        with pytest.raises(CommandTimeout):
+            await proc.wait(0.2)
+        await proc.kill()  # second kill is harmless
+        return proc.pid
+
+    assert _wait_gone(_run(main()))
+
+
+def test_upload_writes_bytes_and_files_with_mode(tmp_path):
+    src = tmp_path / "src.bin"
+    src.write_bytes(b"\x00\x01payload")
+    ex = LocalExecutor()
+    _run(ex.upload(b"#!/bin/sh\necho hi\n", str(tmp_path / "run.sh"), mode=0o755))
+    _run(ex.upload(src, str(tmp_path / "copy.bin")))
+    assert (tmp_path / "run.sh").stat().st_mode & 0o777 == 0o755
+    assert (tmp_path / "copy.bin").read_bytes() == b"\x00\x01payload"
+    assert _run(ex.run([str(tmp_path / "run.sh")])).stdout == b"hi\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.bin", "run.sh", "src.bin"]
+
+
+def test_upload_into_a_missing_directory_is_a_clear_error(tmp_path):
+    with pytest.raises(ExecutorError, match="not a directory"):
+        _run(LocalExecutor().upload(b"x", str(tmp_path / "no" / "file")))
