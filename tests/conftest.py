@@ -8,3 +8,19 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "resources" / "examples"
 FIXTURES = ROOT / "tests" / "fixtures"
+
+if os.environ.get("BRICKYARD_BLOCK_IMPORTS"):
+    # `bootstrap.sh test` runs tests/core once more with Qt, SSH and SQL made unimportable,
+    # proving at run time what import-linter proves statically: core needs none of them.
+    import importlib.abc
+    import sys
+
+    _BLOCKED = ("PySide6", "shiboken6", "pyqtgraph", "asyncssh", "sqlalchemy", "alembic", "keyring")
+
+    class _Block(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in _BLOCKED:
+                raise ImportError(f"{name} is blocked: core must not need it")
+            return None
+
+    sys.meta_path.insert(0, _Block())
