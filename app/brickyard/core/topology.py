@@ -254,6 +254,15 @@ class Topology:
             lat.b = f"site:{new}" if lat.b == f"site:{old}" else lat.b
         self._emit("site-renamed", new, old=old)
 
+    def update_site(self, name: str, description: str) -> str:
+        """Set a site's description; returns the old one."""
+        site = self.site(name)
+        if site is None:
+            raise TopologyError(f"no site named {name!r}")
+        old, site.description = site.description, description
+        self._emit("site-changed", name)
+        return old
+
     def add_node(self, node: Node, index: int | None = None) -> Node:
         if self.node(node.name):
             raise TopologyError(f"a node named {node.name!r} exists already")
@@ -401,7 +410,7 @@ class Topology:
         self._emit("volume-changed", name)
         return old
 
-    def update_volume(self, name: str, **fields: object) -> dict[str, object]:
+    def update_volume(self, name: str, /, **fields: object) -> dict[str, object]:
         """Set name, options, transport, force or mounts; returns the old values."""
         volume = self.require_volume(name)
         old = {}

@@ -1,0 +1,481 @@
+"""Undoable edits: every change a user makes to a topology, as a command object.
+
+Each edit has ``text`` (what an Undo menu says), ``apply(topo)`` and ``revert(topo)``,
+built only from ``Topology``'s mutation methods so every view sees the same ``Change``
+events whether an edit is done, undone or redone. ``apply`` raises ``TopologyError`` when
+the model refuses (a duplicate name, …) and leaves the model unchanged. A ``Compound``
+runs its parts in one event batch, so a quick-fill of hundreds of bricks repaints once.
+The Qt undo stack in ``ui/`` is only an adapter over these objects.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .topology import Brick, BrickRef, Client, Layout, Node, Site, Topology, TopologyError, Volume
+
+
+class Edit:
+    """One undoable change. Subclasses fill in ``apply`` and ``revert``."""
+
+    text = "edit"
+
+    def apply(self, topo: Topology) -> None:
+        raise NotImplementedError
+
+    def revert(self, topo: Topology) -> None:
+        raise NotImplementedError
+
+
+@dataclass
+class Compound(Edit):
+    """Several edits as one step; if a part fails, the parts already done are reverted."""
+
+    text: str
+    parts: list[Edit] = field(default_factory=list)
+
+    def apply(self, topo: Topology) -> None:
+        done: list[Edit] = []
+        with topo.events.batch():
+            try:
+                for part in self.parts:
+                    part.apply(topo)
+                    done.append(part)
+            except Exception:
+                for part in reversed(done):
+                    part.revert(topo)
+                raise
+
+    def revert(self, topo: Topology) -> None:
+        with topo.events.batch():
+            for part in reversed(self.parts):
+                part.revert(topo)
+
+
+# ---- sites ----------------------------------------------------------------------------
+
+@dataclass
+class AddSite(Edit):
+    site: Site
+    index: int | None = None
+
+    @property
+    def text(self) -> str:
+        return f"add site {self.site.name}"
+
+    def apply(self, topo: Topology) -> None:
+        topo.add_site(self.site, self.index)
+
+    def revert(self, topo: Topology) -> None:
+        topo.remove_site(self.site.name)
+
+
+@dataclass
+class RemoveSite(Edit):
+    name: str
+    _index: int = 0
+    _site: Site | None = None
+
+    @property
+    def text(self) -> str:
+        return f"delete site {self.name}"
+
+    def apply(self, topo: Topology) -> None:
+        self._index, self._site = topo.remove_site(self.name)
+
+    def revert(self, topo: Topology) -> None:
+        assert self._site is not None
+        topo.add_site(self._site, self._index)
+
+
+@dataclass
+class RenameSite(Edit):
+    old: str
+    new: str
+
+    @property
+    def text(self) -> str:
+        return f"rename site {self.old} to {self.new}"
+
+    def apply(self, topo: Topology) -> None:
+        topo.rename_site(self.old, self.new)
+
+    def revert(self, topo: Topology) -> None:
+        topo.rename_site(self.new, self.old)
+
+
+@dataclass
+class UpdateSite(Edit):
+    name: str
+    description: str
+    _old: str = ""
+
+    text = "edit site description"
+
+    def apply(self, topo: Topology) -> None:
+        self._old = topo.update_site(self.name, self.description)
+
+    def revert(self, topo: Topology) -> None:
+        topo.update_site(self.name, self._old)
+
+
+# ---- nodes ----------------------------------------------------------------------------
+
+@dataclass
+class AddNode(Edit):
+    node: Node
+    index: int | None = None
+
+    @property
+    def text(self) -> str:
+        return f"add node {self.node.name}"
+
+    def apply(self, topo: Topology) -> None:
+        topo.add_node(self.node, self.index)
+
+    def revert(self, topo: Topology) -> None:
+        topo.remove_node(self.node.name)
+
+
+@dataclass
+class RemoveNode(Edit):
+    """Delete a node; its bricks leave every volume first (undo puts them back in place)."""
+
+    name: str
+    _index: int = 0
+    _node: Node | None = None
+    _positions: dict[str, list[tuple[int, BrickRef]]] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return f"delete node {self.name}"
+
+    def apply(self, topo: Topology) -> None:
+        node = topo.require_node(self.name)
+        self._positions = {}
+        with topo.events.batch():
+            for volume in topo.volumes:
+                kept = [(i, r) for i, r in enumerate(volume.bricks) if r.node == node.name]
+                if kept:
+                    self._positions[volume.name] = kept
+                    topo.set_volume_bricks(volume.name, [r for r in volume.bricks if r.node != node.name])
+            self._index, self._node = topo.remove_node(self.name)
+
+    def revert(self, topo: Topology) -> None:
+        assert self._node is not None
+        with topo.events.batch():
+            topo.add_node(self._node, self._index)
+            for name, kept in self._positions.items():
+                bricks = list(topo.require_volume(name).bricks)
+                for i, ref in kept:
+                    bricks.insert(i, ref)
+                topo.set_volume_bricks(name, bricks)
+
+
+@dataclass
+class RenameNode(Edit):
+    old: str
+    new: str
+
+    @property
+    def text(self) -> str:
+        return f"rename node {self.old} to {self.new}"
+
+    def apply(self, topo: Topology) -> None:
+        topo.rename_node(self.old, self.new)
+
+    def revert(self, topo: Topology) -> None:
+        topo.rename_node(self.new, self.old)
+
+
+@dataclass
+class MoveNode(Edit):
+    name: str
+    site: str
+    _old: str = ""
+
+    @property
+    def text(self) -> str:
+        return f"move {self.name} to {self.site or 'no site'}"
+
+    def apply(self, topo: Topology) -> None:
+        self._old = topo.move_node(self.name, self.site)
+
+    def revert(self, topo: Topology) -> None:
+        topo.move_node(self.name, self._old)
+
+
+@dataclass
+class UpdateNode(Edit):
+    name: str
+    fields: dict[str, object]
+    _old: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return f"edit {self.name} ({', '.join(self.fields)})"
+
+    def apply(self, topo: Topology) -> None:
+        self._old = topo.update_node(self.name, **self.fields)
+
+    def revert(self, topo: Topology) -> None:
+        topo.update_node(self.name, **self._old)
+
+
+# ---- bricks ---------------------------------------------------------------------------
+
+@dataclass
+class AddBrick(Edit):
+    """Add a brick to a node and, when ``volume`` is given, to that volume's brick list."""
+
+    node: str
+    brick: Brick
+    index: int | None = None
+    volume: str = ""
+    volume_index: int | None = None
+
+    @property
+    def text(self) -> str:
+        return f"add brick {self.node}:{self.brick.path}"
+
+    def apply(self, topo: Topology) -> None:
+        with topo.events.batch():
+            topo.add_brick(self.node, self.brick, self.index)
+            if self.volume:
+                bricks = list(topo.require_volume(self.volume).bricks)
+                at = len(bricks) if self.volume_index is None else self.volume_index
+                bricks.insert(at, BrickRef(self.node, self.brick.path))
+                topo.set_volume_bricks(self.volume, bricks)
+
+    def revert(self, topo: Topology) -> None:
+        topo.remove_brick(BrickRef(self.node, self.brick.path))
+
+
+@dataclass
+class RemoveBrick(Edit):
+    ref: BrickRef
+    _index: int = 0
+    _brick: Brick | None = None
+    _positions: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return f"delete brick {self.ref}"
+
+    def apply(self, topo: Topology) -> None:
+        self._index, self._brick, self._positions = topo.remove_brick(self.ref)
+
+    def revert(self, topo: Topology) -> None:
+        assert self._brick is not None
+        with topo.events.batch():
+            topo.add_brick(self.ref.node, self._brick, self._index)
+            for name, at in self._positions.items():
+                bricks = list(topo.require_volume(name).bricks)
+                bricks.insert(at, self.ref)
+                topo.set_volume_bricks(name, bricks)
+
+
+@dataclass
+class UpdateBrick(Edit):
+    ref: BrickRef
+    fields: dict[str, object]
+    _old: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return f"edit brick {self.ref} ({', '.join(self.fields)})"
+
+    def apply(self, topo: Topology) -> None:
+        self._old = topo.update_brick(self.ref, **self.fields)
+
+    def revert(self, topo: Topology) -> None:
+        path = str(self.fields.get("path", self.ref.path))
+        topo.update_brick(BrickRef(self.ref.node, path), **self._old)
+
+
+# ---- volumes --------------------------------------------------------------------------
+
+@dataclass
+class AddVolume(Edit):
+    volume: Volume
+    index: int | None = None
+
+    @property
+    def text(self) -> str:
+        return f"add volume {self.volume.name}"
+
+    def apply(self, topo: Topology) -> None:
+        topo.add_volume(self.volume, self.index)
+
+    def revert(self, topo: Topology) -> None:
+        topo.remove_volume(self.volume.name)
+
+
+@dataclass
+class RemoveVolume(Edit):
+    name: str
+    _index: int = 0
+    _volume: Volume | None = None
+
+    @property
+    def text(self) -> str:
+        return f"delete volume {self.name}"
+
+    def apply(self, topo: Topology) -> None:
+        self._index, self._volume = topo.remove_volume(self.name)
+
+    def revert(self, topo: Topology) -> None:
+        assert self._volume is not None
+        topo.add_volume(self._volume, self._index)
+
+
+@dataclass
+class SetVolumeBricks(Edit):
+    volume: str
+    bricks: list[BrickRef]
+    text: str = "change brick order"
+    _old: list[BrickRef] = field(default_factory=list)
+
+    def apply(self, topo: Topology) -> None:
+        self._old = topo.set_volume_bricks(self.volume, self.bricks)
+
+    def revert(self, topo: Topology) -> None:
+        topo.set_volume_bricks(self.volume, self._old)
+
+
+@dataclass
+class SetVolumeLayout(Edit):
+    volume: str
+    layout: Layout
+    _old: Layout | None = None
+
+    @property
+    def text(self) -> str:
+        return f"set {self.volume} layout to {describe_layout(self.layout)}"
+
+    def apply(self, topo: Topology) -> None:
+        self._old = topo.set_volume_layout(self.volume, copy.copy(self.layout))
+
+    def revert(self, topo: Topology) -> None:
+        assert self._old is not None
+        topo.set_volume_layout(self.volume, self._old)
+
+
+@dataclass
+class UpdateVolume(Edit):
+    volume: str
+    fields: dict[str, object]
+    _old: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return f"edit volume {self.volume} ({', '.join(self.fields)})"
+
+    def apply(self, topo: Topology) -> None:
+        self._old = topo.update_volume(self.volume, **self.fields)
+
+    def revert(self, topo: Topology) -> None:
+        name = str(self.fields.get("name", self.volume))
+        topo.update_volume(name, **self._old)
+
+
+# ---- clients --------------------------------------------------------------------------
+
+@dataclass
+class AddClient(Edit):
+    client: Client
+
+    @property
+    def text(self) -> str:
+        return f"add client {self.client.name}"
+
+    def apply(self, topo: Topology) -> None:
+        topo.add_client(self.client)
+
+    def revert(self, topo: Topology) -> None:
+        topo.remove_client(self.client.name)
+
+
+# ---- helpers that build edits ---------------------------------------------------------
+
+def describe_layout(layout: Layout) -> str:
+    """'replicate replica 3 arbiter 1', 'disperse 6 redundancy 2', 'distribute'."""
+    words = [layout.type.value]
+    if layout.replica:
+        words.append(f"replica {layout.replica}")
+    if layout.arbiter:
+        words.append(f"arbiter {layout.arbiter}")
+    if layout.disperse:
+        words.append(f"disperse {layout.disperse}")
+    if layout.redundancy:
+        words.append(f"redundancy {layout.redundancy}")
+    return " ".join(words)
+
+
+def unique_name(taken: set[str], stem: str) -> str:
+    """``stem`` itself if free, else stem2, stem3, … (stem1 is skipped: 'node' then 'node2')."""
+    if stem not in taken:
+        return stem
+    base = stem.rstrip("0123456789") or stem
+    i = 2
+    while f"{base}{i}" in taken:
+        i += 1
+    return f"{base}{i}"
+
+
+def quick_fill(topo: Topology, count: int, bricks_per_node: int, size_bytes: int, site: str = "",
+               volume: str = "", stem: str = "node", path_stem: str = "/data/brick",
+               disk_kind: str = "") -> Compound:
+    """"Add N nodes with M bricks of size S in site X" (and to ``volume`` when given),
+    bricks added node-major so consecutive bricks are on different nodes only when the
+    user reorders them or asks for auto-placement."""
+    if count < 1 or bricks_per_node < 0:
+        raise TopologyError("quick-fill needs at least one node and no negative brick count")
+    taken = {n.name for n in topo.nodes}
+    parts: list[Edit] = []
+    names = []
+    for _ in range(count):
+        name = unique_name(taken, f"{stem}{len(topo.nodes) + len(names) + 1}")
+        taken.add(name)
+        names.append(name)
+        bricks = [Brick(f"{path_stem}{j + 1}", size_bytes, disk_kind=disk_kind) for j in range(bricks_per_node)]
+        parts.append(AddNode(Node(name, site=site, bricks=bricks)))
+    if volume:
+        refs = list(topo.require_volume(volume).bricks)
+        # round-robin over the new nodes: brick 1 of every node, then brick 2, …
+        refs += [BrickRef(n, f"{path_stem}{j + 1}") for j in range(bricks_per_node) for n in names]
+        parts.append(SetVolumeBricks(volume, refs, text="add bricks to volume"))
+    return Compound(f"add {count} node(s) with {bricks_per_node} brick(s) each", parts)
+
+
+def duplicate_node(topo: Topology, name: str) -> AddNode:
+    """A copy of a node (same site, same bricks) under the next free name, placed after it."""
+    node = topo.require_node(name)
+    clone = copy.deepcopy(node)
+    clone.name = unique_name({n.name for n in topo.nodes}, name)
+    clone.address = ""
+    return AddNode(clone, topo.nodes.index(node) + 1)
+
+
+def move_brick_in_volume(topo: Topology, volume: str, ref: BrickRef, before: BrickRef | None) -> SetVolumeBricks:
+    """Put ``ref`` just before ``before`` in the volume's order (at the end when None);
+    a brick not yet in the volume is added there."""
+    bricks = [r for r in topo.require_volume(volume).bricks if r != ref]
+    at = bricks.index(before) if before is not None and before in bricks else len(bricks)
+    bricks.insert(at, ref)
+    return SetVolumeBricks(volume, bricks, text=f"move {ref} in {volume}")
+
+
+def delete_items(topo: Topology, sites: Sequence[str] = (), nodes: Sequence[str] = (),
+                 bricks: Sequence[BrickRef] = ()) -> Compound:
+    """Delete a selection: bricks first, then nodes, then (now empty) sites."""
+    node_set = set(nodes)
+    parts: list[Edit] = [RemoveBrick(r) for r in bricks if r.node not in node_set]
+    parts += [RemoveNode(n) for n in nodes]
+    for s in sites:
+        parts += [RemoveNode(n.name) for n in topo.nodes_in_site(s) if n.name not in node_set]
+        parts.append(RemoveSite(s))
+    count = len(parts)
+    return Compound(f"delete {count} item(s)", parts)
