@@ -15,6 +15,7 @@ from . import __version__
 
 COMMAND_MODULES = (
     "brickyard.clicmd.plan",
+    "brickyard.clicmd.lab",
 )
 
 

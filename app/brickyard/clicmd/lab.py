@@ -1,0 +1,125 @@
+"""`brickyard lab up N | down | status`: a real GlusterFS cluster in network namespaces on this machine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..core.units import UnitError, format_bytes, parse_size
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from ..lab import config as cfg
+
+    p = sub.add_parser("lab", help="a throw-away gluster cluster in network namespaces on this machine (root)",
+                       description="N gluster server nodes plus clients, each in its own network "
+                                   "namespace on a private bridge, each with its own sshd (and glusterd). "
+                                   "Needs root. Reach them with: ssh -F LABDIR/ssh_config node1")
+    lab_sub = p.add_subparsers(dest="lab_command", metavar="up|down|status")
+
+    def with_dir(q: argparse.ArgumentParser) -> None:
+        q.add_argument("--dir", default=str(cfg.DEFAULT_DIR),
+                       help=f"lab folder: state, keys, brick images (default {cfg.DEFAULT_DIR})")
+
+    up = lab_sub.add_parser("up", help="start a lab of N server nodes")
+    up.add_argument("nodes", type=int, metavar="N", help=f"server nodes (1-{cfg.MAX_NODES})")
+    up.add_argument("--clients", type=int, default=1, help="client machines (default 1)")
+    up.add_argument("--brick-size", default="1G", help="size of each brick's XFS filesystem (default 1G = 1 GiB)")
+    up.add_argument("--bricks-per-node", type=int, default=2, help="brick filesystems per node (default 2)")
+    up.add_argument("--subnet", default=cfg.DEFAULT_SUBNET, help=f"private /24 for the lab (default {cfg.DEFAULT_SUBNET})")
+    up.add_argument("--prefix", default=cfg.DEFAULT_PREFIX,
+                    help=f"names of the lab's namespaces and links (default {cfg.DEFAULT_PREFIX})")
+    with_dir(up)
+    up.set_defaults(func=run_up)
+
+    down = lab_sub.add_parser("down", help="stop the lab and remove everything it created")
+    with_dir(down)
+    down.set_defaults(func=run_down)
+
+    status = lab_sub.add_parser("status", help="what runs, addresses, memory per machine")
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+    with_dir(status)
+    status.set_defaults(func=run_status)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _say(text: str) -> None:
+    print(f"lab: {text}", flush=True)
+
+
+def run_up(args: argparse.Namespace) -> int:
+    from ..cli import UsageError
+    from ..lab.config import LabConfigError, LabSpec, plan_lab
+    from ..lab.sandbox import AlreadyUp, lab_up
+    from ..lab.system import LabError
+
+    try:
+        brick_size = parse_size(args.brick_size)
+    except UnitError as exc:
+        raise UsageError(f"--brick-size: {exc}") from None
+    spec = LabSpec(nodes=args.nodes, clients=args.clients, brick_size=brick_size,
+                   bricks_per_node=args.bricks_per_node, directory=Path(args.dir).absolute(),
+                   subnet=args.subnet, prefix=args.prefix)
+    try:
+        plan_lab(spec)
+    except LabConfigError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        state = lab_up(spec, say=_say)
+    except AlreadyUp as exc:
+        print(f"lab: {exc}; nothing to do (ssh -F {exc.state.ssh_config} node1)")
+        return 0
+    except LabError as exc:
+        print(f"brickyard lab up: {exc}", file=sys.stderr)
+        return 1
+    for m in state.machines:
+        bricks = ", ".join(f"{b.path} ({format_bytes(b.size_bytes, binary=True)})" for b in m.bricks)
+        print(f"  {m.name:<9} {m.address:<13} {bricks}")
+    return 0
+
+
+def run_down(args: argparse.Namespace) -> int:
+    from ..lab.sandbox import lab_down
+    from ..lab.state import LabStateError
+    from ..lab.system import LabError
+
+    try:
+        left = lab_down(Path(args.dir).absolute(), say=_say)
+    except (LabError, LabStateError) as exc:
+        print(f"brickyard lab down: {exc}", file=sys.stderr)
+        return 1
+    for item in left:
+        print(f"brickyard lab down: left behind: {item}", file=sys.stderr)
+    return 1 if left else 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    from ..lab.state import LabStateError
+    from ..lab.status import lab_health
+
+    try:
+        health = lab_health(Path(args.dir).absolute())
+    except LabStateError as exc:
+        print(f"brickyard lab status: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(health.to_dict(), indent=2))
+        return 0 if health.up else 1
+    if not health.recorded:
+        print(f"no lab at {health.directory}")
+        return 1
+    state = health.state
+    print(f"lab {health.status} at {health.directory}: {state.subnet} on bridge {state.bridge}"
+          f"{'' if health.bridge else ' (bridge missing)'}; started {state.started_at}"
+          + (f", up in {state.up_seconds:.1f} s" if state.up_seconds else ""))
+    print(f"  ssh -F {state.ssh_config} node1    topology: {state.topology_file}")
+    for h in health.machines:
+        checks = [f"ssh {'ok' if h.ssh else 'DOWN'}"]
+        if h.glusterd is not None:
+            checks.append(f"glusterd {'ok' if h.glusterd else 'DOWN'}")
+        run = "running" if h.running else "STOPPED"
+        print(f"  {h.name:<9} {h.address:<13} {run:<8} {', '.join(checks):<24} "
+              f"{h.processes:>3} processes {format_bytes(h.memory_bytes, binary=True):>11}")
+    return 0 if health.up else 1

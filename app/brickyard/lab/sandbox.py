@@ -1,0 +1,375 @@
+"""Bring a lab up and take it down again.
+
+``lab_up`` records every resource in ``lab.json`` before it creates it, so ``lab_down`` can
+undo any half-built lab: it kills only the recorded init processes (their PID namespaces take
+every process inside with them), detaches only loop devices backed by the lab's own images,
+deletes only the namespaces, links and directory the lab created.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from . import config as cfg
+from .state import BrickState, LabState, MachineState, children, is_alive, lab_lock, load_state, start_time
+from .system import (
+    LabError, free_bytes, link_exists, loop_backing_file, loops_of, missing_tools, mounts_under,
+    netns_exists, port_open, routes, run, run_all,
+)
+from .topology import write_topology
+
+Say = Callable[[str], None]
+READY_TIMEOUT = 60.0
+GLUSTERD_PORT = 24007
+
+
+class AlreadyUp(Exception):
+    """``lab up`` found a healthy lab already running in that directory."""
+
+    def __init__(self, state: LabState):
+        self.state = state
+        super().__init__(f"a lab is already up in {state.directory} "
+                         f"({len(state.servers)} nodes, {len(state.clients)} clients)")
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+def check_host(plan: cfg.LabPlan) -> None:
+    """Everything that can be checked before the lab creates anything."""
+    if os.geteuid() != 0:
+        raise LabError("the lab needs root (network namespaces, loop devices, mounts); run it as root")
+    missing = missing_tools()
+    if missing:
+        pkgs = " ".join(sorted(set(missing.values())))
+        raise LabError(f"missing tools: {', '.join(sorted(missing))}; install: apt-get install {pkgs}")
+    for point in cfg.PRIVATE_MOUNT_POINTS + (cfg.GLUSTERD_DIR, cfg.GLUSTER_LOG_DIR, "/etc/hosts"):
+        if not os.path.exists(point):
+            raise LabError(f"{point} does not exist on this machine; the lab mounts a private copy over it")
+    for sub in ("hooks", "groups"):
+        if not (Path(cfg.GLUSTERD_DIR) / sub).is_dir():
+            raise LabError(f"{cfg.GLUSTERD_DIR}/{sub} is missing (it comes with glusterfs-server)")
+    if not Path("/proc/self/ns/net").exists() or not Path("/proc/self/ns/pid").exists():
+        raise LabError("this kernel has no network/PID namespaces")
+    clash = cfg.overlapping_routes(plan.spec.subnet, routes())
+    if clash:
+        raise LabError(f"--subnet {plan.spec.subnet} overlaps this machine's routes ({'; '.join(clash)}); choose another --subnet")
+    taken = [n for n in [plan.bridge, *(m.veth for m in plan.machines)] if link_exists(n)]
+    taken += [f"netns {m.netns}" for m in plan.machines if netns_exists(m.netns)]
+    if taken:
+        raise LabError(f"names the lab needs are in use: {', '.join(taken)}; another lab with "
+                       f"--prefix {plan.spec.prefix} may be up (use its --dir with `lab down`, or another --prefix)")
+    short = cfg.space_shortfall(plan, free_bytes(plan.spec.directory))
+    if short:
+        raise LabError(short)
+
+
+def lab_up(spec: cfg.LabSpec, say: Say = _quiet, owner: str = "cli") -> LabState:
+    """Build the lab; returns its state. Raises AlreadyUp, LabError or LabConfigError."""
+    plan = cfg.plan_lab(spec)
+    directory = spec.directory
+    with lab_lock(directory):
+        existing = load_state(directory)
+        if existing is not None:
+            if existing.status == "up" and all(_machine_alive(m) for m in existing.machines):
+                raise AlreadyUp(existing)
+            raise LabError(f"{directory} holds a lab that is not (fully) up; run `brickyard lab down --dir {directory}` first")
+        if directory.exists() and any(directory.iterdir()):
+            raise LabError(f"{directory} exists and is not empty; the lab uses a new or empty folder (choose another --dir)")
+        check_host(plan)
+        started = time.monotonic()
+        created_dir = not directory.exists()
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(directory, 0o755)
+        state = _new_state(plan, created_dir, owner)
+        state.save()
+        try:
+            _build(plan, state, say)
+        except BaseException:
+            say("lab up failed; undoing what it made")
+            _teardown(state, _quiet)
+            raise
+        state.status = "up"
+        state.up_seconds = round(time.monotonic() - started, 2)
+        state.save()
+        say(f"lab up in {state.up_seconds:.1f} s: ssh -F {state.ssh_config} node1")
+        return state
+
+
+def _new_state(plan: cfg.LabPlan, created_dir: bool, owner: str) -> LabState:
+    spec = plan.spec
+    machines = [
+        MachineState(m.name, m.role, m.address, m.netns, m.veth, str(m.dir), cfg.SSH_PORT,
+                     [BrickState(b.index, b.mount, b.path, str(b.image)) for b in m.bricks])
+        for m in plan.machines
+    ]
+    return LabState(
+        directory=str(spec.directory), prefix=spec.prefix, subnet=plan.network, bridge=plan.bridge,
+        bridge_address=plan.bridge_address, brick_size=spec.brick_size,
+        bricks_per_node=spec.bricks_per_node, created_directory=created_dir, owner=owner,
+        started_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        ssh_config=str(plan.ssh_config), known_hosts=str(plan.known_hosts),
+        identity_file=str(plan.client_key), topology_file=str(plan.topology_file),
+        scratch_dir=cfg.SCRATCH_DIR, mount_root=cfg.MOUNT_ROOT, machines=machines,
+    )
+
+
+def _build(plan: cfg.LabPlan, state: LabState, say: Say) -> None:
+    directory = plan.spec.directory
+    say(f"keys and configs in {directory}")
+    _write_files(plan)
+    say(f"{len(plan.servers) * plan.spec.bricks_per_node} XFS brick images of "
+        f"{plan.spec.brick_size / 2**30:.2f} GiB (preallocated)")
+    _make_images(plan, state)
+    say(f"network {plan.network} on bridge {plan.bridge}")
+    _make_network(plan, state)
+    say(f"starting {len(plan.machines)} machines (sshd{', glusterd' if plan.servers else ''})")
+    _start_machines(plan, state)
+    _wait_ready(state)
+    _fill_brick_sizes(state)
+    write_topology(state)
+    say(f"topology for planning: {state.topology_file}")
+
+
+def _write_files(plan: cfg.LabPlan) -> None:
+    d = plan.spec.directory
+    (d / "images").mkdir()
+    keygen = [(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "brickyard-lab", "-f", str(plan.client_key)],
+               "making the lab's SSH client key")]
+    for m in plan.machines:
+        for sub in ("log", "scratch"):
+            (m.dir / sub).mkdir(parents=True)
+        glusterd = m.dir / "glusterd"
+        glusterd.mkdir()
+        for sub in ("hooks", "groups"):
+            shutil.copytree(Path(cfg.GLUSTERD_DIR) / sub, glusterd / sub, symlinks=True)
+        (m.dir / "sshd_config").write_text(cfg.render_sshd_config(plan, m))
+        keygen.append((["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"{m.name}@brickyard-lab",
+                        "-f", str(m.dir / "ssh_host_ed25519_key")], f"making {m.name}'s host key"))
+    run_all(keygen)
+    host_keys = {m.name: (m.dir / "ssh_host_ed25519_key.pub").read_text() for m in plan.machines}
+    (d / "authorized_keys").write_text(plan.client_key.with_suffix(".pub").read_text())
+    os.chmod(d / "authorized_keys", 0o600)
+    plan.known_hosts.write_text(cfg.render_known_hosts(plan, host_keys))
+    plan.ssh_config.write_text(cfg.render_ssh_config(plan))
+    plan.hosts_file.write_text(cfg.render_hosts(plan))
+
+
+def _make_images(plan: cfg.LabPlan, state: LabState) -> None:
+    size = str(plan.spec.brick_size)
+    images = [Path(b.image) for m in state.servers for b in m.bricks]
+    run_all([(["fallocate", "-l", size, str(img)], f"preallocating {img.name}") for img in images])
+    run_all([(["mkfs.xfs", "-q", "-K", "-i", "size=512", str(img)], f"making XFS on {img.name}")
+             for img in images])
+    for m in state.servers:
+        for b in m.bricks:
+            proc = run(["losetup", "--find", "--show", b.image], f"attaching {Path(b.image).name} to a loop device")
+            b.loop_device = proc.stdout.decode().strip()
+            state.save()
+
+
+def _make_network(plan: cfg.LabPlan, state: LabState) -> None:
+    prefix = plan.network.split("/")[1]
+    state.bridge_created = True
+    state.save()
+    run(["ip", "link", "add", plan.bridge, "type", "bridge"], "creating the lab bridge")
+    run(["ip", "addr", "add", f"{plan.bridge_address}/{prefix}", "dev", plan.bridge], "addressing the lab bridge")
+    run(["ip", "link", "set", plan.bridge, "up"], "bringing the lab bridge up")
+    for m in state.machines:
+        m.netns_created = True
+        m.veth_created = True
+        state.save()
+        run(["ip", "netns", "add", m.netns], f"creating network namespace {m.netns}")
+        run(["ip", "link", "add", m.veth, "type", "veth", "peer", "name", "eth0", "netns", m.netns],
+            f"creating {m.name}'s network link")
+        run(["ip", "link", "set", m.veth, "master", plan.bridge, "up"], f"joining {m.name} to the bridge")
+        run(["ip", "-n", m.netns, "addr", "add", f"{m.address}/{prefix}", "dev", "eth0"], f"addressing {m.name}")
+        run(["ip", "-n", m.netns, "link", "set", "eth0", "up"], f"bringing {m.name}'s link up")
+
+
+def _start_machines(plan: cfg.LabPlan, state: LabState) -> None:
+    for m in state.machines:
+        mplan = plan.machine(m.name)
+        script = Path(m.dir) / "init.sh"
+        script.write_text(cfg.render_init(plan, mplan, {b.mount: b.loop_device for b in m.bricks}))
+        log = open(Path(m.dir) / "init.log", "wb")
+        try:
+            proc = subprocess.Popen(
+                ["ip", "netns", "exec", m.netns, "unshare", "--pid", "--fork", "--kill-child",
+                 "--mount-proc", "--uts", "--propagation", "private", "/bin/bash", str(script)],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True, close_fds=True)
+        finally:
+            log.close()
+        m.launcher_pid = proc.pid
+        m.launcher_start = start_time(proc.pid) or 0
+        # the Popen object is dropped on purpose: the lab outlives this process
+        proc.returncode = 0
+        state.save()
+
+
+def _wait_ready(state: LabState) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT
+    waiting = list(state.machines)
+    while waiting:
+        for m in list(waiting):
+            if m.init_pid == 0:
+                kids = children(m.launcher_pid)
+                if kids:
+                    m.init_pid = kids[0]
+                    m.init_start = start_time(kids[0]) or 0
+                    state.save()
+            if not is_alive(m.launcher_pid, m.launcher_start):
+                _reap(m.launcher_pid)
+                raise LabError(f"{m.name} did not start: {_log_tail(Path(m.dir) / 'init.log')}")
+            ports = [m.ssh_port] + ([GLUSTERD_PORT] if m.role == "server" else [])
+            if (Path(m.dir) / "ready").exists() and m.init_pid and all(port_open(m.address, p) for p in ports):
+                waiting.remove(m)
+        if waiting and time.monotonic() > deadline:
+            names = ", ".join(m.name for m in waiting)
+            raise LabError(f"{names} not ready within {READY_TIMEOUT:g} s (see init.log and sshd.log in {state.directory}/machines/)")
+        if waiting:
+            time.sleep(0.05)
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def _log_tail(path: Path) -> str:
+    try:
+        lines = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return "(no log)"
+    return " | ".join(lines[-3:]) or "(empty log)"
+
+
+def _fill_brick_sizes(state: LabState) -> None:
+    """Record each brick filesystem's size as df shows it inside the node."""
+    for m in state.servers:
+        if not m.bricks:
+            continue
+        out = machine_exec(state, m.name, ["stat", "-f", "-c", "%S %b", *(b.mount for b in m.bricks)],
+                           f"reading {m.name}'s brick filesystem sizes").stdout.decode().split("\n")
+        for b, line in zip(m.bricks, out):
+            frsize, blocks = line.split()
+            b.size_bytes = int(frsize) * int(blocks)
+    state.save()
+
+
+def machine_exec(state: LabState, name: str, argv: list[str], what: str = "",
+                 timeout: float = 60, check: bool = True) -> subprocess.CompletedProcess:
+    """Run ``argv`` inside a lab machine's namespaces as its root, without SSH."""
+    m = state.machine(name)
+    if not is_alive(m.init_pid, m.init_start):
+        raise LabError(f"lab machine {name} is not running")
+    return run(["nsenter", "--target", str(m.init_pid), "--mount", "--uts", "--net", "--pid", "--", *argv],
+               what or f"running {argv[0]} on {name}", timeout=timeout, check=check)
+
+
+def _machine_alive(m: MachineState) -> bool:
+    return is_alive(m.init_pid, m.init_start)
+
+
+# ---- down ---------------------------------------------------------------------------------
+
+def lab_down(directory: Path, say: Say = _quiet) -> list[str]:
+    """Take the lab in ``directory`` apart; returns what could not be removed (empty: all gone)."""
+    with lab_lock(directory):
+        state = load_state(directory)
+        if state is None:
+            if directory.exists():
+                raise LabError(f"{directory} holds no lab.json; not touching it")
+            say(f"no lab at {directory}")
+            return []
+        return _teardown(state, say)
+
+
+def _teardown(state: LabState, say: Say) -> list[str]:
+    left: list[str] = []
+    killed = []
+    for m in state.machines:
+        for pid, start in ((m.launcher_pid, m.launcher_start), (m.init_pid, m.init_start)):
+            if is_alive(pid, start):
+                os.kill(pid, signal.SIGKILL)
+                killed.append((m.name, pid, start))
+    deadline = time.monotonic() + 15
+    for name, pid, start in killed:
+        while is_alive(pid, start) and time.monotonic() < deadline:
+            _reap(pid)
+            time.sleep(0.02)
+        _reap(pid)
+        if is_alive(pid, start):
+            left.append(f"{name}: process {pid} still running")
+    if killed:
+        say(f"stopped {len({k[0] for k in killed})} machines")
+    left += _detach_loops(state, say)
+    for m in state.machines:
+        if m.netns_created and netns_exists(m.netns):
+            _try(["ip", "netns", "del", m.netns], f"deleting namespace {m.netns}", left)
+        if m.veth_created and link_exists(m.veth):
+            _try(["ip", "link", "del", m.veth], f"deleting link {m.veth}", left)
+    if state.bridge_created and link_exists(state.bridge):
+        _try(["ip", "link", "del", state.bridge], f"deleting bridge {state.bridge}", left)
+    say("network removed")
+    left += _remove_files(state)
+    if not left:
+        say(f"lab at {state.directory} is down; nothing left")
+    return left
+
+
+def _detach_loops(state: LabState, say: Say) -> list[str]:
+    left = []
+    images = [Path(b.image) for m in state.servers for b in m.bricks]
+    deadline = time.monotonic() + 15
+    for image in images:
+        while True:
+            devices = loops_of(image)
+            for dev in devices:
+                if loop_backing_file(dev) and Path(loop_backing_file(dev) or "") == image:
+                    run(["losetup", "-d", dev], f"detaching {dev}", check=False)
+            devices = loops_of(image)
+            if not devices or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        if devices:
+            left.append(f"{', '.join(devices)} still attached to {image}")
+    if images:
+        say("loop devices detached")
+    return left
+
+
+def _try(argv: list[str], what: str, left: list[str]) -> None:
+    proc = run(argv, what, check=False)
+    if proc.returncode != 0:
+        left.append(f"{what}: {proc.stderr.decode(errors='replace').strip()}")
+
+
+def _remove_files(state: LabState) -> list[str]:
+    directory = Path(state.directory)
+    busy = mounts_under(directory)
+    if busy:
+        return [f"not removing {directory}: still mounted there: {', '.join(busy)}"]
+    if state.created_directory:
+        shutil.rmtree(directory, ignore_errors=True)
+    else:
+        for name in ("images", "machines", "leases", "id_ed25519", "id_ed25519.pub", "authorized_keys",
+                     "known_hosts", "ssh_config", "hosts", "topology.brickyard.json", "lab.json"):
+            path = directory / name
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            elif path.exists():
+                path.unlink()
+    return [f"{directory} could not be removed completely"] if state.created_directory and directory.exists() else []
