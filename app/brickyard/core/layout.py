@@ -1,0 +1,283 @@
+"""gluster 10's rules for ``gluster volume create``, as its CLI parser and glusterd apply them.
+
+Sources (glusterfs release-10):
+- ``cli/src/cli-cmd-parser.c``: ``cli_validate_volname`` (volume names),
+  ``cli_cmd_volume_create_parse`` (replica/arbiter words, multiple of the set size, the
+  replica 2 split-brain question), ``cli_cmd_create_disperse_check`` (disperse/redundancy,
+  gluster's own redundancy choice and its three questions), ``cli_cmd_bricks_parse``
+  (``host:/abs-path``, no localhost, no duplicate bricks).
+- ``xlators/mgmt/glusterd/src/glusterd-volume-ops.c`` ``glusterd_op_stage_create_volume`` and
+  ``glusterd-utils.c`` ``glusterd_check_brick_order`` (bricks of one set on one server),
+  ``glusterd_validate_and_create_brickpath`` (root partition, mount point, a brick already in
+  a volume), ``glusterd_is_brickpath_available`` (a brick inside another).
+
+Severities: ``error`` gluster refuses; ``needs-force`` refused unless ``force``; ``warning``
+gluster asks "Do you want to continue?" (``--mode=script`` says yes without showing it).
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from posixpath import normpath
+
+from .brickrules import brick_findings
+from .planmodel import ERROR, WARNING, Finding
+from .topology import BrickRef, Layout, Topology, Volume, VolumeType
+
+# cli-cmd-parser.c cli_validate_volname: words gluster keeps for itself.
+RESERVED_VOLNAMES = (
+    "volume", "type", "subvolumes", "option", "end-volume", "all", "volume_not_in_ring",
+    "description", "force", "snap-max-hard-limit", "snap-max-soft-limit", "auto-delete",
+    "activate-on-create",
+)
+VOLNAME_MAX = 256  # rpc/rpc-lib/src/protocol-common.h GD_VOLUME_NAME_MAX
+_VOLNAME_CHARS = set(string.ascii_letters + string.digits + "-_")
+TRANSPORTS = ("tcp", "rdma", "tcp,rdma")
+
+# The question cli_cmd_volume_create_parse asks for replica 2 without an arbiter.
+SPLIT_BRAIN_QUESTION = (
+    "Replica 2 volumes are prone to split-brain. Use Arbiter or Replica 3 to avoid this. "
+    "See: http://docs.gluster.org/en/latest/Administrator%20Guide/Split%20brain%20and%20ways"
+    "%20to%20deal%20with%20it/. Do you still want to continue?"
+)
+# cli_cmd_create_disperse_check's questions.
+NO_OPTIMAL_REDUNDANCY = ("There isn't an optimal redundancy value for this configuration. "
+                         "Do you want to create the volume with redundancy 1 ?")
+OPTIMAL_REDUNDANCY = ("The optimal redundancy for this configuration is {r}. Do you want to "
+                      "create the volume with this value ?")
+NOT_OPTIMAL = "This configuration is not optimal on most workloads. Do you want to use it ?"
+
+TYPE_NAMES = {
+    VolumeType.DISTRIBUTE: "Distribute", VolumeType.REPLICATE: "Replicate",
+    VolumeType.DISPERSE: "Disperse", VolumeType.DISTRIBUTED_REPLICATE: "Distributed-Replicate",
+    VolumeType.DISTRIBUTED_DISPERSE: "Distributed-Disperse",
+}
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What ``gluster volume create`` will really do with a layout and a brick count."""
+
+    gluster_type: VolumeType
+    set_size: int                 # bricks per set; 1 for plain distribute
+    replica: int | None = None    # the effective count: 3 for "replica 2 arbiter 1"
+    arbiter: int = 0
+    disperse: int | None = None
+    redundancy: int | None = None  # after gluster's own choice when it was omitted
+    brick_count: int = 0
+
+    @property
+    def set_count(self) -> int:
+        return self.brick_count // self.set_size if self.set_size else 0
+
+    @property
+    def data_bricks(self) -> int:
+        if self.disperse:
+            return self.disperse - (self.redundancy or 0)
+        return 1
+
+    def create_words(self) -> list[str]:
+        """The layout words of ``gluster volume create`` (always explicit counts)."""
+        if self.replica:
+            words = ["replica", str(self.replica)]
+            return words + (["arbiter", str(self.arbiter)] if self.arbiter else [])
+        if self.disperse:
+            return ["disperse", str(self.disperse), "redundancy", str(self.redundancy)]
+        return []
+
+    def describe(self) -> str:
+        """gluster's "Number of Bricks" line: ``2 x (4 + 2) = 12``, ``1 x (2 + 1) = 3``."""
+        if self.disperse:
+            inner = f"({self.data_bricks} + {self.redundancy})"
+        elif self.replica and self.arbiter:
+            inner = f"({self.replica - self.arbiter} + {self.arbiter})"
+        elif self.replica:
+            inner = str(self.replica)
+        else:
+            return str(self.brick_count)
+        return f"{self.set_count} x {inner} = {self.brick_count}"
+
+
+@dataclass(frozen=True)
+class LayoutCheck:
+    resolved: Resolved
+    sets: tuple[tuple[BrickRef, ...], ...]
+    findings: tuple[Finding, ...]
+
+    @property
+    def accepted(self) -> bool:
+        return not any(f.severity == ERROR for f in self.findings)
+
+
+def _power_of_two(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def auto_redundancy(disperse: int) -> tuple[int, str | None]:
+    """gluster's own redundancy when only ``disperse N`` is given, and the question it asks.
+
+    cli_cmd_create_disperse_check: walk down from disperse-1 data bricks to the largest power
+    of two whose redundancy (disperse - data) is at most (disperse-1)/2; none: redundancy 1.
+    """
+    tmp = disperse - 1
+    i = tmp // 2
+    while i > 0 and not _power_of_two(tmp):
+        i -= 1
+        tmp -= 1
+    if i == 0:
+        return 1, NO_OPTIMAL_REDUNDANCY
+    redundancy = disperse - tmp
+    return redundancy, (OPTIMAL_REDUNDANCY.format(r=redundancy) if redundancy > 1 else None)
+
+
+def resolve(layout: Layout, brick_count: int) -> tuple[Resolved, list[Finding]]:
+    """Apply the CLI parser's counting rules. Findings carry no bricks (they concern counts)."""
+    findings: list[Finding] = []
+    kind = layout.type
+
+    def err(code: str, message: str) -> None:
+        findings.append(Finding(ERROR, code, message))
+
+    if brick_count == 0:
+        err("no-bricks", "No bricks specified")
+    if kind.is_replicated:
+        replica = layout.replica
+        if replica is None:
+            if kind is VolumeType.REPLICATE:
+                replica = brick_count  # "replica N" with every brick in one set
+            else:
+                err("replica-missing", "distributed-replicate needs a replica count")
+                replica = 2
+        arbiter = layout.arbiter
+        if replica < 2:
+            err("replica-too-small", "replica count should be greater than 1")
+            replica = 2
+        if arbiter:
+            # "replica 2 arbiter 1" is accepted and means replica 3 arbiter 1.
+            if arbiter != 1 or replica not in (2, 3):
+                err("arbiter-count", "For arbiter configuration, replica count must be 3 and arbiter "
+                    "count must be 1. The 3rd brick of the replica will be the arbiter")
+                arbiter = 0
+            else:
+                replica = 3
+        if brick_count % replica:
+            err("not-multiple", "number of bricks is not a multiple of replica count")
+        if replica == 2 and not arbiter:
+            findings.append(Finding(WARNING, "replica-2-split-brain", SPLIT_BRAIN_QUESTION))
+        sets = max(brick_count // replica, 1)
+        gtype = VolumeType.REPLICATE if sets == 1 else VolumeType.DISTRIBUTED_REPLICATE
+        res = Resolved(gtype, replica, replica=replica, arbiter=arbiter, brick_count=brick_count)
+    elif kind.is_dispersed:
+        res = _resolve_disperse(layout, brick_count, findings)
+    else:
+        res = Resolved(VolumeType.DISTRIBUTE, 1, brick_count=brick_count)
+    if brick_count and res.gluster_type is not kind:
+        findings.append(Finding(
+            WARNING, "type-differs",
+            f"You chose {kind.value}, but with {brick_count} bricks gluster creates "
+            f"{TYPE_NAMES[res.gluster_type]} ({res.describe()})."))
+    return res, findings
+
+
+def _resolve_disperse(layout: Layout, count: int, findings: list[Finding]) -> Resolved:
+    def err(code: str, message: str) -> None:
+        findings.append(Finding(ERROR, code, message))
+
+    disperse = layout.disperse
+    redundancy = layout.redundancy
+    if disperse is not None and disperse < 3:
+        err("disperse-too-small", "disperse count must be greater than 2")
+        disperse = 3
+    if redundancy is not None and redundancy < 1:
+        err("redundancy-too-small", "redundancy must be greater than 0")
+        redundancy = None
+    if disperse is None:
+        if layout.type is VolumeType.DISTRIBUTED_DISPERSE:
+            err("disperse-missing", "distributed-disperse needs a disperse count")
+        elif count < 3:
+            err("too-few-bricks", "number of bricks must be greater than 2")
+        disperse = max(count, 3) if layout.type is VolumeType.DISPERSE else 3
+    if redundancy is None:
+        redundancy, question = auto_redundancy(disperse)
+        if question:
+            findings.append(Finding(WARNING, "disperse-redundancy-chosen", question))
+    else:
+        if not _power_of_two(disperse - redundancy) and redundancy <= (disperse - 1) // 2:
+            findings.append(Finding(WARNING, "disperse-not-optimal", NOT_OPTIMAL))
+    if redundancy > (disperse - 1) // 2:
+        err("redundancy-too-large",
+            f"redundancy must be less than {(disperse + 1) // 2} for a disperse {disperse} volume")
+    if count % disperse:
+        err("not-multiple", "number of bricks is not a multiple of disperse count")
+    sets = max(count // disperse, 1)
+    gtype = VolumeType.DISPERSE if sets == 1 else VolumeType.DISTRIBUTED_DISPERSE
+    return Resolved(gtype, disperse, disperse=disperse, redundancy=redundancy, brick_count=count)
+
+
+def volname_problem(name: str) -> str | None:
+    """cli_validate_volname's verdict, in its words (None: a good name)."""
+    if not name:
+        return "a volume needs a name"
+    if name.startswith("-"):
+        return f"Volume name {name!r} starts with '-', which the gluster CLI reads as an option."
+    if name in RESERVED_VOLNAMES:
+        return f'"{name}" cannot be the name of a volume.'
+    if "/" in name:
+        return f"Volume name {name!r} contains '/'."
+    if len(name) > VOLNAME_MAX:
+        return f"Volume name exceeds {VOLNAME_MAX} characters."
+    for ch in name:
+        if ch not in _VOLNAME_CHARS:
+            return (f'Volume name should not contain "{ch}" character. Volume names can only '
+                    "contain alphanumeric, '-' and '_' characters.")
+    return None
+
+
+def split_sets(bricks: list[BrickRef], set_size: int) -> tuple[tuple[BrickRef, ...], ...]:
+    """Each run of ``set_size`` consecutive bricks is one set (a short tail is its own)."""
+    size = max(set_size, 1)
+    return tuple(tuple(bricks[i:i + size]) for i in range(0, len(bricks), size))
+
+
+def check_volume(topo: Topology, volume: Volume) -> LayoutCheck:
+    """Every verdict gluster would give on ``gluster volume create`` for this volume."""
+    resolved, findings = resolve(volume.layout, len(volume.bricks))
+    problem = volname_problem(volume.name)
+    if problem:
+        findings.insert(0, Finding(ERROR, "volume-name", problem))
+    if volume.transport not in TRANSPORTS:
+        findings.append(Finding(ERROR, "transport", "incorrect transport protocol specified "
+                                f"({volume.transport!r}; use tcp)"))
+    sets = split_sets(volume.bricks, resolved.set_size)
+    findings.extend(brick_findings(topo, volume, resolved, sets))
+    return LayoutCheck(resolved, sets, tuple(findings))
+
+
+def candidate_layouts(brick_count: int) -> list[Layout]:
+    """Every layout gluster accepts (no errors; a question or ``force`` may remain) for
+    ``brick_count`` bricks: distribute, each replica count (and arbiter) that divides the
+    count, each disperse size that divides it with each allowed redundancy."""
+    out: list[Layout] = []
+    if brick_count < 1:
+        return out
+    out.append(Layout(VolumeType.DISTRIBUTE))
+    for replica in range(2, brick_count + 1):
+        if brick_count % replica:
+            continue
+        kind = VolumeType.REPLICATE if replica == brick_count else VolumeType.DISTRIBUTED_REPLICATE
+        out.append(Layout(kind, replica=replica))
+        if replica == 3:
+            out.append(Layout(kind, replica=3, arbiter=1))
+    for disperse in range(3, brick_count + 1):
+        if brick_count % disperse:
+            continue
+        kind = VolumeType.DISPERSE if disperse == brick_count else VolumeType.DISTRIBUTED_DISPERSE
+        for redundancy in range(1, (disperse - 1) // 2 + 1):
+            out.append(Layout(kind, disperse=disperse, redundancy=redundancy))
+    return out
+
+
+def normalised(path: str) -> str:
+    """A brick path as the CLI passes it on: trailing slashes stripped (cli_cmd_bricks_parse)."""
+    return normpath(path) if path.startswith("/") else path

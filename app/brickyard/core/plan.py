@@ -1,0 +1,177 @@
+"""The planner's one entry point: everything (canvas, CLI, provisioning, reports) calls here.
+
+``plan_volume(topo, volume, failures, auto_place)`` runs, in order: gluster's layout rules
+(``layout``), optional auto-placement (``placement``), capacity (``capacity``), failure
+states and tolerance (``failures``), the exact gluster commands (``gluster_cli``) and the
+throughput estimate (``estimate``), and returns one frozen ``PlanResult``.
+``candidate_layouts`` lists every layout gluster would accept for a set of bricks, for the
+comparison table of the layout panel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Iterable, Sequence
+
+from . import capacity as _capacity
+from . import estimate as _estimate
+from . import failures as _failures
+from . import gluster_cli, layout as _layout, placement as _placement
+from .estimate import Estimate
+from .planmodel import (
+    ERROR,
+    NEEDS_FORCE,
+    WARNING,
+    BrickSet,
+    Capacity,
+    Finding,
+    SetState,
+    SharedFilesystem,
+    Tolerance,
+    VolumeState,
+)
+from .topology import BrickRef, Layout, Topology, Volume, VolumeType
+from .units import format_bytes
+
+__all__ = [
+    "BrickSet", "Capacity", "Estimate", "Finding", "PlanResult", "SetState", "SharedFilesystem",
+    "Tolerance", "VolumeState", "candidate_layouts", "plan_volume",
+]
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    volume: Volume                  # the volume as planned (after auto-place)
+    gluster_type: VolumeType        # what gluster will create for this brick count
+    findings: tuple[Finding, ...]
+    sets: tuple[BrickSet, ...]
+    capacity: Capacity
+    tolerance: Tolerance
+    state: VolumeState
+    commands: tuple[tuple[str, ...], ...]
+    estimate: Estimate
+    placement_note: str = ""        # with auto_place: what was done, or why it was impossible
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == ERROR)
+
+    @property
+    def forced(self) -> tuple[Finding, ...]:
+        """Findings gluster refuses unless ``force`` is given."""
+        return tuple(f for f in self.findings if f.severity == NEEDS_FORCE)
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == WARNING)
+
+    @property
+    def needs_force(self) -> bool:
+        return bool(self.forced)
+
+    @property
+    def valid(self) -> bool:
+        """gluster would create this volume (with ``force`` where the volume asks for it)."""
+        return not self.errors and (not self.needs_force or self.volume.force)
+
+    def to_json(self) -> dict:
+        """The ``brickyard plan --json`` document."""
+        cap = self.capacity
+        tol = self.tolerance
+        return {
+            "volume": self.volume.name,
+            "requested_type": self.volume.layout.type.value,
+            "gluster_type": self.gluster_type.value,
+            "valid": self.valid,
+            "needs_force": self.needs_force,
+            "force": self.volume.force,
+            "errors": [f.to_json() for f in self.errors],
+            "needs_force_findings": [f.to_json() for f in self.forced],
+            "warnings": [f.to_json() for f in self.warnings],
+            "placement": self.placement_note,
+            "sets": [
+                {"index": s.index, "bricks": [str(b) for b in s.bricks],
+                 "arbiter": str(s.arbiter) if s.arbiter else None,
+                 "data_bricks": s.data_bricks, "redundancy": s.redundancy,
+                 "usable_bytes": s.usable_bytes}
+                for s in self.sets
+            ],
+            "raw_bytes": cap.raw_bytes,
+            "usable_bytes": cap.usable_bytes,
+            "overhead_bytes": cap.overhead_bytes,
+            "arbiter_bytes": cap.arbiter_bytes,
+            "df_bytes": cap.df_bytes,
+            "raw": _both(cap.raw_bytes),
+            "usable": _both(cap.usable_bytes),
+            "shared_filesystems": [
+                {"node": s.node, "filesystem": s.filesystem, "bricks": [str(b) for b in s.bricks],
+                 "size_bytes": s.size_bytes, "counted_bytes": s.counted_bytes, "message": s.message}
+                for s in cap.shared_filesystems
+            ],
+            "tolerated_node_failures": {"worst": tol.nodes_worst, "best": tol.nodes_best},
+            "tolerated_site_failures": (
+                None if tol.sites_worst is None else {"worst": tol.sites_worst, "best": tol.sites_best}
+            ),
+            "state": {
+                "state": self.state.state, "readable": self.state.readable,
+                "writable": self.state.writable,
+                "sets": [
+                    {"index": s.index, "state": s.state, "readable": s.readable,
+                     "writable": s.writable, "failed": [str(b) for b in s.failed]}
+                    for s in self.state.sets
+                ],
+            },
+            "commands": [list(c) for c in self.commands],
+            "commands_text": [gluster_cli.render(c) for c in self.commands],
+            "estimate": self.estimate.to_json(),
+        }
+
+
+def _both(n: int) -> dict:
+    return {"TB": round(n / 1e12, 1), "TiB": round(n / 2**40, 1),
+            "text": f"{format_bytes(n, digits=1)} ({format_bytes(n, binary=True, digits=1)})"}
+
+
+def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
+                auto_place: bool = False) -> PlanResult:
+    """Check, place, size, fail and spell out one volume. Never raises for a bad layout:
+    every problem is a ``Finding``. Raises ``ValueError`` only for a failure spec that names
+    nothing in the topology (``failures.FailureSpecError``)."""
+    failed_bricks = _failures.resolve_failures(topo, volume, failures)
+    note = ""
+    if auto_place:
+        placed = _placement.place(topo, volume.bricks, volume.layout)
+        note = placed.note
+        if placed.bricks is not None:
+            volume = replace(volume, bricks=list(placed.bricks))
+    check = _layout.check_volume(topo, volume)
+    sets = _capacity.brick_sets(topo, check.sets, check.resolved, volume)
+    cap = _capacity.capacity(topo, volume, sets)
+    findings = list(check.findings)
+    findings.extend(_capacity.shared_filesystem_findings(cap))
+    tolerance = _failures.tolerance(topo, sets, volume.options)
+    state = _failures.volume_state(topo, sets, failed_bricks, volume.options)
+    try:
+        commands = tuple(tuple(c) for c in
+                         gluster_cli.provision_commands(topo, volume, resolved=check.resolved))
+    except ValueError:  # a name no gluster command can carry; the findings say why
+        commands = ()
+    est = _estimate.estimate(topo, volume, sets)
+    return PlanResult(
+        volume=volume,
+        gluster_type=check.resolved.gluster_type,
+        findings=tuple(findings),
+        sets=tuple(sets),
+        capacity=cap,
+        tolerance=tolerance,
+        state=state,
+        commands=commands,
+        estimate=est,
+        placement_note=note,
+    )
+
+
+def candidate_layouts(topo: Topology, bricks: Sequence[BrickRef]) -> list[Layout]:
+    """Every layout gluster would accept (without errors; ``force`` or a confirmation may
+    still be needed) for these bricks in this order, simplest first."""
+    return _layout.candidate_layouts(len(bricks))
