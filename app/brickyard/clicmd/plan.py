@@ -1,15 +1,167 @@
-"""`brickyard plan FILE`: validate a layout, place it, size it, fail it, print the commands."""
+"""`brickyard plan FILE`: validate a layout, place it, size it, fail it, print the commands.
+
+Exit codes: 0 gluster would create the volume (with ``force`` where it needs it and
+``--force`` or the file's ``force`` says so), 1 it would not, 2 bad input.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+from dataclasses import replace
+
+from ..cli import UsageError
+from ..core import topofile
+from ..core.failures import FailureSpecError
+from ..core.gluster_cli import render
+from ..core.layout import TYPE_NAMES, resolve
+from ..core.plan import PlanResult, plan_volume
+from ..core.topology import Layout, Topology, TopologyError, Volume, VolumeType
+from ..core.units import describe_size, format_rate
+
+TYPES = [t.value for t in VolumeType]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("plan", help="check a volume layout the way gluster would")
-    p.add_argument("file")
+    p = sub.add_parser("plan", help="check a volume layout the way gluster would",
+                       description="Check a volume layout as gluster 10 would; show sets, capacity "
+                                   "(TB and TiB), failures survived, the exact commands and a "
+                                   "throughput estimate.")
+    p.add_argument("file", help="a topology file (*.brickyard.json)")
+    p.add_argument("--volume", metavar="NAME", help="the volume to plan (default: the file's only volume)")
+    p.add_argument("--type", choices=TYPES, help="what-if: another volume type")
+    p.add_argument("--replica", type=int, metavar="N", help="what-if: replica count")
+    p.add_argument("--arbiter", type=int, metavar="N", help="what-if: arbiter count (1)")
+    p.add_argument("--disperse", type=int, metavar="N", help="what-if: disperse count")
+    p.add_argument("--redundancy", type=int, metavar="N", help="what-if: redundancy count")
+    p.add_argument("--auto-place", action="store_true",
+                   help="reorder the bricks so no set has two bricks on one node")
+    p.add_argument("--fail", metavar="SPEC", default="",
+                   help="comma-separated failures: node2, site:Helsinki, brick:node2:/data/b1")
+    p.add_argument("--force", action="store_true", help="plan as with 'force' at the end of volume create")
+    p.add_argument("--json", action="store_true", help="print the plan as JSON")
     p.set_defaults(func=run)
 
 
+def _load(path: str) -> Topology:
+    try:
+        return topofile.load(path)
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path} is a directory, not a topology file") from None
+    except topofile.TopologyFileError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _pick_volume(topo: Topology, name: str | None) -> Volume:
+    if name:
+        try:
+            return topo.require_volume(name)
+        except TopologyError as exc:
+            raise UsageError(str(exc)) from None
+    if len(topo.volumes) == 1:
+        return topo.volumes[0]
+    if not topo.volumes:
+        raise UsageError("the file defines no volume; add one to the file")
+    names = ", ".join(v.name for v in topo.volumes)
+    raise UsageError(f"the file defines {len(topo.volumes)} volumes ({names}); choose one with --volume")
+
+
+def what_if_layout(base: Layout, args: argparse.Namespace) -> Layout:
+    """The volume's layout with the what-if flags applied; contradictory flags: UsageError."""
+    for flag in ("replica", "arbiter", "disperse", "redundancy"):
+        value = getattr(args, flag)
+        if value is not None and value < (0 if flag == "arbiter" else 1):
+            raise UsageError(f"--{flag} must be a positive number, not {value}")
+    kind = VolumeType(args.type) if args.type else base.type
+    replica_flags = [f for f in ("replica", "arbiter") if getattr(args, f) is not None]
+    disperse_flags = [f for f in ("disperse", "redundancy") if getattr(args, f) is not None]
+    if replica_flags and disperse_flags:
+        raise UsageError(f"--{replica_flags[0]} and --{disperse_flags[0]} cannot be combined: "
+                         "gluster has no replicated-dispersed volumes")
+    if replica_flags and not kind.is_replicated:
+        raise UsageError(f"--{replica_flags[0]} needs --type replicate or distributed-replicate "
+                         f"(the type is {kind.value})")
+    if disperse_flags and not kind.is_dispersed:
+        raise UsageError(f"--{disperse_flags[0]} needs --type disperse or distributed-disperse "
+                         f"(the type is {kind.value})")
+    if args.type and kind is not base.type:
+        base = Layout(kind)  # a new type starts without the old counts
+    return Layout(
+        type=kind,
+        replica=args.replica if args.replica is not None else base.replica,
+        arbiter=args.arbiter if args.arbiter is not None else base.arbiter,
+        disperse=args.disperse if args.disperse is not None else base.disperse,
+        redundancy=args.redundancy if args.redundancy is not None else base.redundancy,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    topo = _load(args.file)
+    volume = _pick_volume(topo, args.volume)
+    volume = replace(volume, layout=what_if_layout(volume.layout, args),
+                     force=volume.force or args.force)
+    failures = [s for s in args.fail.split(",") if s.strip()]
+    try:
+        result = plan_volume(topo, volume, failures, auto_place=args.auto_place)
+    except FailureSpecError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print(format_plan(result, failures))
+    return 0 if result.valid else 1
+
+
+def format_plan(r: PlanResult, failures: list[str]) -> str:
+    v = r.volume
+    res, _ = resolve(v.layout, len(v.bricks))
+    verdict = "VALID" if r.valid else ("NEEDS FORCE" if r.needs_force and not r.errors else "INVALID")
+    lines = [f"Volume {v.name}: {TYPE_NAMES[r.gluster_type]} {res.describe()}  [{verdict}]"]
+    if r.placement_note:
+        lines.append(f"Placement: {r.placement_note}")
+    lines.append("")
+    lines.append(f"{'Set':>4}  {'Usable':<26} Bricks")
+    for s in r.sets:
+        bricks = " ".join(f"{b}{' (arbiter)' if b == s.arbiter else ''}" for b in s.bricks)
+        lines.append(f"{s.index + 1:>4}  {describe_size(s.usable_bytes):<26} {bricks}")
+    c = r.capacity
+    lines += [
+        "",
+        f"Raw       {describe_size(c.raw_bytes)}",
+        f"Usable    {describe_size(c.usable_bytes)}  ({c.efficiency:.0%} of raw)",
+        f"Overhead  {describe_size(c.overhead_bytes)}"
+        + (f"  (arbiter bricks: {describe_size(c.arbiter_bytes)}, metadata only)" if c.arbiter_bytes else ""),
+    ]
+    if c.df_bytes != c.usable_bytes:
+        lines.append(f"Client df will show {describe_size(c.df_bytes)} (shared filesystems counted per brick)")
+    t = r.tolerance
+    sites = "n/a (one site)" if t.sites_worst is None else f"worst {t.sites_worst}, best {t.sites_best}"
+    lines += ["", f"Survives node failures: worst {t.nodes_worst}, best {t.nodes_best}",
+              f"Survives site failures: {sites}"]
+    if failures:
+        st = r.state
+        lines.append(f"With {', '.join(failures)} failed: {st.state}, "
+                     f"{'reads' if st.readable else 'does NOT read'}, "
+                     f"{'writes' if st.writable else 'does NOT write'}")
+        for s in st.sets:
+            if s.failed:
+                lines.append(f"  set {s.index + 1}: {s.state} (lost {', '.join(map(str, s.failed))})"
+                             f"{'' if s.writable else ', read-only' if s.readable else ''}")
+    if r.findings:
+        lines.append("")
+        for f in r.findings:
+            lines.append(f"{f.severity.upper():<11} {f.message}")
+    if r.commands:
+        lines += ["", "Commands (run on the first node):"] + [f"  {render(cmd)}" for cmd in r.commands]
+    e = r.estimate
+    lines += ["", f"Throughput {e.label.upper()} ({e.formula}):"]
+    fmt = lambda x: "unknown" if x is None else format_rate(x)  # noqa: E731
+    lines.append(f"  single file: write {fmt(e.single_write_bps)}, read {fmt(e.single_read_bps)}; "
+                 f"concurrent: write {fmt(e.concurrent_write_bps)}, read {fmt(e.concurrent_read_bps)}")
+    if e.missing:
+        lines.append(f"  unknown: {'; '.join(e.missing)}")
+    return "\n".join(lines)

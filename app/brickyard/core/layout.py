@@ -34,6 +34,7 @@ RESERVED_VOLNAMES = (
 VOLNAME_MAX = 256  # rpc/rpc-lib/src/protocol-common.h GD_VOLUME_NAME_MAX
 _VOLNAME_CHARS = set(string.ascii_letters + string.digits + "-_")
 TRANSPORTS = ("tcp", "rdma", "tcp,rdma")
+EC_MAX_FRAGMENTS = 16  # xlators/cluster/ec/src/ec-method.h EC_METHOD_MAX_FRAGMENTS
 
 # The question cli_cmd_volume_create_parse asks for replica 2 without an arbiter.
 SPLIT_BRAIN_QUESTION = (
@@ -208,6 +209,14 @@ def _resolve_disperse(layout: Layout, count: int, findings: list[Finding]) -> Re
     if redundancy > (disperse - 1) // 2:
         err("redundancy-too-large",
             f"redundancy must be less than {(disperse + 1) // 2} for a disperse {disperse} volume")
+    if disperse - redundancy > EC_MAX_FRAGMENTS and redundancy <= (disperse - 1) // 2:
+        # Not a create-time check: glusterd creates the volume, but the disperse translator
+        # (xlators/cluster/ec/src/ec.c ec_parse_options) refuses to start with more than
+        # EC_MAX_FRAGMENTS data bricks, so no client can mount it.
+        findings.append(Finding(WARNING, "disperse-too-many-data-bricks", (
+            f"gluster creates this volume, but its disperse translator allows at most "
+            f"{EC_MAX_FRAGMENTS} data bricks per set ({disperse - redundancy} here): mounts and "
+            f"self-heal fail with \"Invalid redundancy (must be between 1 and {(disperse - 1) // 2})\".")))
     if count % disperse:
         err("not-multiple", "number of bricks is not a multiple of disperse count")
     sets = max(count // disperse, 1)
