@@ -1,0 +1,135 @@
+"""Host keys: the user's known_hosts files plus Brickyard's own, and the errors a UI shows.
+
+A host whose key is in none of the files raises ``UnknownHostKey`` carrying the SHA256
+fingerprint; the user compares it and accepts it once (``UnknownHostKey.accept()`` appends
+it to Brickyard's known_hosts). A host whose key differs from a stored one raises
+``HostKeyChanged`` and is never accepted automatically: the stale line has to be removed by
+hand (``ssh-keygen -R``), exactly as OpenSSH demands.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncssh
+
+from .executor import ExecutorError
+
+KNOWN_HOSTS_ENV = "BRICKYARD_KNOWN_HOSTS"
+_write_lock = threading.Lock()
+
+
+def brickyard_known_hosts() -> Path:
+    """Brickyard's own known_hosts file in the user data directory (or ``$BRICKYARD_KNOWN_HOSTS``)."""
+    override = os.environ.get(KNOWN_HOSTS_ENV, "")
+    if override:
+        return Path(override)
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        xdg = os.environ.get("XDG_DATA_HOME", "")
+        base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "share"
+    return base / "brickyard" / "known_hosts"
+
+
+def known_hosts_name(host: str, port: int) -> str:
+    """How OpenSSH writes a host in known_hosts: ``host`` or ``[host]:port``."""
+    return host if port == 22 else f"[{host}]:{port}"
+
+
+def fingerprint(key: asyncssh.SSHKey) -> str:
+    return key.get_fingerprint("sha256")
+
+
+class HostKeyError(ExecutorError):
+    """Base of the two host-key refusals."""
+
+
+class UnknownHostKey(HostKeyError):
+    """The host's key is in no known_hosts file: show ``fingerprint``, then ``accept()``."""
+
+    def __init__(self, host: str, lookup: str, key: asyncssh.SSHKey, store: Path):
+        self.lookup = lookup
+        self.key = key
+        self.fingerprint = fingerprint(key)
+        self.algorithm = key.get_algorithm()
+        self.store = store
+        super().__init__(
+            host,
+            f"unknown host key for {lookup}: {self.algorithm} {self.fingerprint}. "
+            "Compare it with `ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub` on the host and accept it once "
+            "(--accept-host-key FINGERPRINT on the command line).",
+        )
+
+    def accept(self) -> Path:
+        """Append this key to Brickyard's known_hosts; returns the file."""
+        line = f"{self.lookup} {self.key.export_public_key('openssh').decode().strip()}\n"
+        with _write_lock:
+            self.store.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.store, "a", encoding="utf-8") as fh:
+                fh.write(line)
+        return self.store
+
+
+class HostKeyChanged(HostKeyError):
+    """The host presented a key that differs from the one stored for it: refused."""
+
+    def __init__(self, host: str, lookup: str, key: asyncssh.SSHKey, known: list[tuple[str, str]]):
+        self.lookup = lookup
+        self.fingerprint = fingerprint(key)
+        self.known = known  # (file, fingerprint) of each stored key for this host
+        files = ", ".join(sorted({f for f, _ in known}))
+        super().__init__(
+            host,
+            f"HOST KEY CHANGED for {lookup}: it now presents {key.get_algorithm()} {self.fingerprint}, "
+            f"which differs from the key stored in {files}. This can mean someone is intercepting the "
+            "connection, or the host was reinstalled. Brickyard refuses to connect; if the change is "
+            f"expected, remove the old key (ssh-keygen -R '{lookup}' -f FILE) and connect again.",
+        )
+
+
+@dataclass
+class KnownHosts:
+    """The known_hosts files one connection is checked against."""
+
+    user_files: list[Path]
+    own_file: Path
+
+    def files(self) -> list[Path]:
+        seen: list[Path] = []
+        for path in [*self.user_files, self.own_file]:
+            if path not in seen:
+                seen.append(path)
+        return seen
+
+    def load(self) -> tuple[asyncssh.SSHKnownHosts, dict[Path, asyncssh.SSHKnownHosts]]:
+        """All files merged (what asyncssh checks against) and each file alone (for messages)."""
+        per_file: dict[Path, asyncssh.SSHKnownHosts] = {}
+        texts = []
+        for path in self.files():
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            except OSError as exc:
+                raise ExecutorError(str(path), f"cannot read known_hosts file: {exc.strerror}") from exc
+            try:
+                per_file[path] = asyncssh.import_known_hosts(text)
+            except (ValueError, asyncssh.KeyImportError) as exc:
+                raise ExecutorError(str(path), f"known_hosts file has a line Brickyard cannot read: {exc}") from exc
+            texts.append(text if text.endswith("\n") or not text else text + "\n")
+        return asyncssh.import_known_hosts("".join(texts)), per_file
+
+    def stored_for(self, per_file: dict[Path, asyncssh.SSHKnownHosts], host: str, port: int) -> list[tuple[str, str]]:
+        """(file, fingerprint) of every key stored for ``host``/``port``."""
+        found = []
+        for path, kh in per_file.items():
+            keys = kh.match(host, "", None if port == 22 else port)[0]
+            found.extend((str(path), fingerprint(k)) for k in keys)
+        return found

@@ -1,0 +1,504 @@
+"""``SshExecutor`` on asyncssh: pooled, host-key checked, bounded, cancellable.
+
+- One connection per host (``SshPool``), reused for every command; at most
+  ``max_channels`` sessions at once on it (sshd's ``MaxSessions`` is 10) and at most
+  ``max_connects`` handshakes in flight across all hosts (sshd's ``MaxStartups`` default
+  ``10:30:100`` starts dropping bursts beyond 10).
+- Host names, users, ports, identity files, ProxyJump and UserKnownHostsFile come from the
+  OpenSSH client config (``~/.ssh/config`` or the file given with ``--ssh-config``).
+- Host keys are checked against the user's known_hosts files plus Brickyard's own
+  (``hostkeys.py``); an unknown key raises ``UnknownHostKey``, a changed one ``HostKeyChanged``.
+- Authentication: ssh-agent, key files (a passphrase is asked through a callback), or a
+  password kept only in the OS keyring (``passwords.py``).
+- Every command is an argument list joined with ``shlex.quote`` and started under
+  ``setsid`` so it leads its own process group; a timeout or a cancelled task kills that
+  whole group on the host (``kill -KILL -- -PGID`` over a second channel).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shlex
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import AsyncIterator, Callable, Sequence
+
+import asyncssh
+
+from . import passwords
+from .executor import CommandFailed, CommandResult, CommandTimeout, Executor, ExecutorError, RemoteProcess
+from .hostkeys import HostKeyChanged, KnownHosts, UnknownHostKey, brickyard_known_hosts, fingerprint, known_hosts_name
+
+# what an SSH host alias, DNS name or IP address can look like; anything else is refused
+# before it reaches a resolver, a config lookup or a log line
+_HOST_RE = re.compile(r"^(?!-)[A-Za-z0-9_.%:\-]{1,253}$")
+_USER_RE = re.compile(r"^(?!-)[A-Za-z0-9_.@\-]{1,64}$")
+_PGID_RE = re.compile(rb"^brickyard-pgid=(\d+)$")
+_WRAPPER = 'echo "brickyard-pgid=$$" >&2; exec "$@"'
+_CHUNK = 65536
+
+
+class Unreachable(ExecutorError):
+    """No SSH connection could be made (DNS, refused, timed out, dropped)."""
+
+
+class AuthenticationFailed(ExecutorError):
+    """The host answered but accepted none of the credentials offered."""
+
+
+def check_host_name(host: str, user: str | None = None) -> None:
+    """Refuse host and user names with shell or option metacharacters (raise ExecutorError)."""
+    if not _HOST_RE.match(host or ""):
+        raise ExecutorError(repr(host), "not a valid host name or address (letters, digits, '.', '-', '_', ':' only)")
+    if user is not None and not _USER_RE.match(user):
+        raise ExecutorError(host, f"not a valid user name: {user!r}")
+
+
+def remote_command(argv: Sequence[str], *, sudo: bool) -> str:
+    """The one string sent over SSH: ``argv`` quoted word by word, led by setsid (and sudo -n)."""
+    if not argv:
+        raise ValueError("empty argument list")
+    words = ["setsid", "-w", "sh", "-c", _WRAPPER, "sh", *map(str, argv)]
+    if sudo:
+        words = ["sudo", "-n", "--", *words]
+    return "exec " + shlex.join(words)
+
+
+@dataclass
+class SshOptions:
+    """How the pool connects. Callbacks run on a worker thread (asyncssh loads keys there)."""
+
+    config_files: list[str] | None = None  # None: ~/.ssh/config when it exists
+    own_known_hosts: Path | None = None  # None: brickyard_known_hosts()
+    accepted_fingerprints: set[str] = field(default_factory=set)  # unknown keys the user accepted up front
+    passphrase: Callable[[str], str] | None = None  # key file name -> passphrase
+    password_prompt: Callable[[str], str | None] | None = None  # "user@host:port" -> password to try and keep
+    connect_timeout: float = 20.0
+    max_connects: int = 8
+    max_channels: int = 8
+
+
+@dataclass
+class Resolved:
+    """Where an alias leads after the OpenSSH config has been applied."""
+
+    alias: str
+    host: str
+    port: int
+    user: str
+    lookup: str  # the known_hosts name
+    known_hosts: KnownHosts
+
+
+class _Client(asyncssh.SSHClient):
+    def __init__(self, pool: "SshPool", resolved: Resolved, stored: list[tuple[str, str]]):
+        self._pool = pool
+        self._resolved = resolved
+        self._stored = stored
+        self.presented: asyncssh.SSHKey | None = None
+        self._tried_keyring = False
+        self.new_password: str | None = None
+
+    def validate_host_public_key(self, host: str, addr: str, port: int, key: asyncssh.SSHKey) -> bool:
+        self.presented = key
+        # a fingerprint the user accepted up front counts only for a host with no stored key
+        return not self._stored and fingerprint(key) in self._pool.options.accepted_fingerprints
+
+    def password_auth_requested(self) -> str | None:
+        label = passwords.label(self._resolved.user, self._resolved.host, self._resolved.port)
+        if not self._tried_keyring:
+            self._tried_keyring = True
+            stored = passwords.get_password(label)
+            if stored:
+                return stored
+        prompt = self._pool.options.password_prompt
+        if prompt is None or self.new_password is not None:
+            return None
+        self.new_password = prompt(label) or None
+        return self.new_password
+
+
+class _Host:
+    """One pooled connection and the sessions open on it."""
+
+    def __init__(self, conn: asyncssh.SSHClientConnection, resolved: Resolved, channels: int):
+        self.conn = conn
+        self.resolved = resolved
+        self.channels = asyncio.Semaphore(channels)
+
+
+class SshPool:
+    """Connections by (alias, user, port), opened on first use and shared by all executors."""
+
+    def __init__(self, options: SshOptions | None = None):
+        self.options = options or SshOptions()
+        self._hosts: dict[tuple[str, str | None, int | None], asyncio.Future[_Host]] = {}
+        self._connect_slots: asyncio.Semaphore | None = None
+        self.connects = 0  # handshakes made (tests and the fan-out benchmark read it)
+
+    def executor(self, host: str, *, user: str | None = None, port: int | None = None, name: str | None = None) -> "SshExecutor":
+        return SshExecutor(self, host, user=user, port=port, name=name)
+
+    async def resolve(self, alias: str, user: str | None = None, port: int | None = None) -> tuple[Resolved, asyncssh.SSHClientConnectionOptions]:
+        config: object = self.options.config_files if self.options.config_files is not None else ()
+        try:
+            opts = await asyncssh.SSHClientConnectionOptions.construct(
+                config=config,
+                host=alias,
+                port=port if port else (),
+                username=user if user else (),
+                passphrase=self.options.passphrase,
+            )
+        except (asyncssh.KeyImportError, asyncssh.KeyEncryptionError) as exc:
+            raise AuthenticationFailed(alias, f"cannot load an SSH key: {exc}") from exc
+        except (OSError, ValueError) as exc:
+            raise ExecutorError(alias, f"cannot read SSH client config: {exc}") from exc
+        files = opts.known_hosts
+        if files is None:  # UserKnownHostsFile none
+            user_files: list[Path] = []
+        elif not files:
+            user_files = [Path("~/.ssh/known_hosts").expanduser()]
+        elif isinstance(files, (list, tuple)):
+            user_files = [Path(str(f)).expanduser() for f in files]
+        else:
+            user_files = [Path(str(files)).expanduser()]
+        own = self.options.own_known_hosts or brickyard_known_hosts()
+        lookup_host = opts.host_key_alias or opts.host
+        resolved = Resolved(
+            alias, opts.host, int(opts.port), opts.username,
+            known_hosts_name(lookup_host, int(opts.port)), KnownHosts(user_files, own),
+        )
+        return resolved, opts
+
+    async def host(self, alias: str, user: str | None = None, port: int | None = None) -> _Host:
+        check_host_name(alias, user)
+        key = (alias, user, port)
+        fut = self._hosts.get(key)
+        if fut is not None and fut.done() and (fut.cancelled() or fut.exception() or fut.result().conn.is_closed()):
+            self._hosts.pop(key, None)
+            fut = None
+        if fut is None:
+            fut = asyncio.ensure_future(self._open(alias, user, port))
+            self._hosts[key] = fut
+        try:
+            return await asyncio.shield(fut)
+        except BaseException:
+            if fut.done() and self._hosts.get(key) is fut:
+                self._hosts.pop(key, None)
+            raise
+
+    def forget(self, alias: str, user: str | None, port: int | None, host: _Host) -> None:
+        fut = self._hosts.get((alias, user, port))
+        if fut is not None and fut.done() and not fut.exception() and fut.result() is host:
+            self._hosts.pop((alias, user, port), None)
+
+    async def _open(self, alias: str, user: str | None, port: int | None) -> _Host:
+        resolved, opts = await self.resolve(alias, user, port)
+        tunnel: object = ()
+        if isinstance(opts.tunnel, str) and opts.tunnel.lower() != "none":
+            tunnel = await self._jump(opts.tunnel)
+        merged, per_file = resolved.known_hosts.load()
+        stored = resolved.known_hosts.stored_for(per_file, resolved.host if not opts.host_key_alias else opts.host_key_alias, resolved.port)
+        client = _Client(self, resolved, stored)
+        if self._connect_slots is None:
+            self._connect_slots = asyncio.Semaphore(self.options.max_connects)
+        where = f"{resolved.user}@{resolved.host}:{resolved.port}"
+        async with self._connect_slots:
+            self.connects += 1
+            try:
+                conn = await asyncio.wait_for(
+                    asyncssh.connect(
+                        alias, options=opts, config=None, known_hosts=merged, tunnel=tunnel,
+                        client_factory=lambda: client, connect_timeout=self.options.connect_timeout,
+                    ),
+                    self.options.connect_timeout + 5,
+                )
+            except asyncssh.HostKeyNotVerifiable as exc:
+                if client.presented is None:
+                    raise ExecutorError(alias, f"host key of {where} not verifiable: {exc.reason}") from exc
+                if stored:
+                    raise HostKeyChanged(alias, resolved.lookup, client.presented, stored) from exc
+                raise UnknownHostKey(alias, resolved.lookup, client.presented, resolved.known_hosts.own_file) from exc
+            except asyncssh.PermissionDenied as exc:
+                raise AuthenticationFailed(
+                    alias,
+                    f"{where} accepted none of the offered credentials (ssh-agent, key files, stored password). "
+                    "Load the key into ssh-agent, name it with IdentityFile in the SSH config, or store a "
+                    "password in the OS keyring (`brickyard` asks for it with --ask-password).",
+                ) from exc
+            except (asyncssh.KeyImportError, asyncssh.KeyEncryptionError) as exc:
+                raise AuthenticationFailed(alias, f"cannot load an SSH key for {where}: {exc}") from exc
+            except asyncssh.DisconnectError as exc:
+                raise Unreachable(alias, f"{where} closed the connection: {exc.reason}") from exc
+            except (asyncio.TimeoutError, TimeoutError) as exc:
+                raise Unreachable(alias, f"{where} did not answer within {self.options.connect_timeout:g} s") from exc
+            except (OSError, UnicodeError) as exc:
+                raise Unreachable(alias, f"cannot reach {where}: {getattr(exc, 'strerror', None) or exc}") from exc
+        if client.presented is not None and not stored and fingerprint(client.presented) in self.options.accepted_fingerprints:
+            UnknownHostKey(alias, resolved.lookup, client.presented, resolved.known_hosts.own_file).accept()
+        if client.new_password:
+            passwords.set_password(passwords.label(resolved.user, resolved.host, resolved.port), client.new_password)
+        return _Host(conn, resolved, self.options.max_channels)
+
+    async def _jump(self, spec: str) -> asyncssh.SSHClientConnection:
+        """Connect through the ProxyJump hops (``[user@]host[:port],...``), each host-key checked."""
+        conn = None
+        for hop in [h.strip() for h in spec.split(",") if h.strip()]:
+            user, _, rest = hop.rpartition("@")
+            host, port = rest, None
+            m = re.fullmatch(r"\[?([^\]]+?)\]?:(\d+)", rest)
+            if m:
+                host, port = m.group(1), int(m.group(2))
+            if conn is None:
+                conn = (await self.host(host, user or None, port)).conn
+            else:  # later hops go through the earlier ones; they are not pooled
+                resolved, opts = await self.resolve(host, user or None, port)
+                merged, per_file = resolved.known_hosts.load()
+                stored = resolved.known_hosts.stored_for(per_file, resolved.host, resolved.port)
+                client = _Client(self, resolved, stored)
+                try:
+                    conn = await conn.connect_ssh(host, options=opts, config=None, known_hosts=merged,
+                                                  client_factory=lambda: client)
+                except asyncssh.HostKeyNotVerifiable as exc:
+                    if client.presented is not None and stored:
+                        raise HostKeyChanged(host, resolved.lookup, client.presented, stored) from exc
+                    if client.presented is not None:
+                        raise UnknownHostKey(host, resolved.lookup, client.presented, resolved.known_hosts.own_file) from exc
+                    raise
+        if conn is None:
+            raise ExecutorError(spec, "empty ProxyJump")
+        return conn
+
+    async def close(self) -> None:
+        hosts, self._hosts = list(self._hosts.values()), {}
+        for fut in hosts:
+            if fut.done() and not fut.cancelled() and not fut.exception():
+                fut.result().conn.close()
+                await fut.result().conn.wait_closed()
+            elif not fut.done():
+                fut.cancel()
+
+
+class _PgidWatcher:
+    """Reads stderr, takes the wrapper's ``brickyard-pgid=N`` line out, keeps the rest."""
+
+    def __init__(self) -> None:
+        self.pgid: int | None = None
+        self.seen = asyncio.Event()
+        self._head = b""
+        self.parts: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> None:
+        if self.seen.is_set():
+            self.parts.append(chunk)
+            return
+        self._head += chunk
+        while b"\n" in self._head:
+            line, self._head = self._head.split(b"\n", 1)
+            m = _PGID_RE.match(line)
+            if m:
+                self.pgid = int(m.group(1))
+                self.seen.set()
+                self.parts.append(self._head)
+                self._head = b""
+                return
+            self.parts.append(line + b"\n")
+
+    def finish(self) -> bytes:
+        self.parts.append(self._head)
+        self._head = b""
+        self.seen.set()
+        return b"".join(self.parts)
+
+
+class SshProcess(RemoteProcess):
+    def __init__(self, executor: "SshExecutor", host: _Host, argv: Sequence[str], proc: asyncssh.SSHClientProcess, sudo: bool):
+        self._executor = executor
+        self._host = host
+        self.argv = list(argv)
+        self._proc = proc
+        self._sudo = sudo
+        self._watch = _PgidWatcher()
+        self._stderr_task = asyncio.ensure_future(self._pump_stderr())
+        self._released = False
+
+    async def _pump_stderr(self) -> bytes:
+        while chunk := await self._proc.stderr.read(_CHUNK):
+            self._watch.feed(chunk)
+        return self._watch.finish()
+
+    @property
+    def pgid(self) -> int | None:
+        return self._watch.pgid
+
+    def _release(self) -> None:
+        if not self._released:
+            self._released = True
+            self._host.channels.release()
+
+    async def write(self, data: bytes) -> None:
+        self._proc.stdin.write(data)
+        await self._proc.stdin.drain()
+
+    async def close_stdin(self) -> None:
+        self._proc.stdin.write_eof()
+
+    async def stdout_lines(self) -> AsyncIterator[bytes]:
+        while True:
+            line = await self._proc.stdout.readline()
+            if not line:
+                return
+            yield line.rstrip(b"\n")
+
+    async def stderr_text(self) -> str:
+        return (await self._stderr_task).decode(errors="replace")
+
+    async def wait(self, timeout: float | None = None) -> int:
+        try:
+            await asyncio.wait_for(self._proc.wait_closed(), timeout)
+        except asyncio.TimeoutError:
+            await self.kill()
+            raise CommandTimeout(self._executor.host, self.argv, timeout or 0) from None
+        except asyncio.CancelledError:
+            await self.kill()
+            raise
+        self._release()
+        return _status(self._proc)
+
+    async def kill(self) -> None:
+        try:
+            await self._executor._kill_group(self._host, self._watch, self._sudo)
+        finally:
+            self._proc.close()
+            self._release()
+
+
+def _status(proc: asyncssh.SSHClientProcess) -> int:
+    if proc.exit_status is not None and proc.exit_status >= 0:
+        return proc.exit_status
+    code = proc.returncode
+    return code if code is not None else 255
+
+
+class SshExecutor(Executor):
+    """Runs argument lists on one host over the pool's connection to it."""
+
+    def __init__(self, pool: SshPool, host: str, *, user: str | None = None, port: int | None = None, name: str | None = None):
+        self.pool = pool
+        self.alias = host
+        self.user = user
+        self.port = port
+        self.host = name or host
+
+    async def _host(self) -> _Host:
+        return await self.pool.host(self.alias, self.user, self.port)
+
+    async def login_user(self) -> str:
+        return (await self._host()).resolved.user
+
+    async def _open(self, argv: Sequence[str], sudo: bool) -> tuple[_Host, asyncssh.SSHClientProcess, bool]:
+        for attempt in (1, 2):
+            host = await self._host()
+            use_sudo = sudo and host.resolved.user != "root"
+            command = remote_command(argv, sudo=use_sudo)
+            await host.channels.acquire()
+            try:
+                proc = await host.conn.create_process(command, encoding=None)
+                return host, proc, use_sudo
+            except (asyncssh.ChannelOpenError, asyncssh.ConnectionLost, asyncssh.DisconnectError, BrokenPipeError) as exc:
+                host.channels.release()
+                self.pool.forget(self.alias, self.user, self.port, host)
+                if attempt == 2:
+                    raise Unreachable(self.host, f"lost the SSH connection: {exc}") from exc
+            except BaseException:
+                host.channels.release()
+                raise
+        raise AssertionError("unreachable")
+
+    async def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float | None = 60.0,
+        input: bytes | None = None,
+        sudo: bool = False,
+        check: bool = False,
+        on_output: Callable[[bytes], None] | None = None,
+    ) -> CommandResult:
+        started = time.time()
+        host, proc, use_sudo = await self._open(argv, sudo)
+        watch = _PgidWatcher()
+
+        async def collect() -> tuple[bytes, bytes]:
+            async def pump_out() -> bytes:
+                parts = []
+                while chunk := await proc.stdout.read(_CHUNK):
+                    parts.append(chunk)
+                    if on_output is not None:
+                        on_output(chunk)
+                return b"".join(parts)
+
+            async def pump_err() -> bytes:
+                while chunk := await proc.stderr.read(_CHUNK):
+                    watch.feed(chunk)
+                return watch.finish()
+
+            if input:
+                proc.stdin.write(input)
+            proc.stdin.write_eof()
+            out, err = await asyncio.gather(pump_out(), pump_err())
+            await proc.wait_closed()
+            return out, err
+
+        try:
+            out, err = await asyncio.wait_for(collect(), timeout)
+        except asyncio.TimeoutError:
+            await self._kill_group(host, watch, use_sudo)
+            proc.close()
+            raise CommandTimeout(self.host, argv, timeout or 0) from None
+        except BaseException:
+            await self._kill_group(host, watch, use_sudo)
+            proc.close()
+            raise
+        finally:
+            host.channels.release()
+        result = CommandResult(self.host, tuple(map(str, argv)), _status(proc), out, err, started, time.time())
+        if check and not result.ok:
+            raise CommandFailed(result)
+        return result
+
+    async def _kill_group(self, host: _Host, watch: _PgidWatcher, sudo: bool) -> None:
+        """Kill the command's process group on the host (over a fresh channel)."""
+        try:
+            await asyncio.wait_for(watch.seen.wait(), 5)
+        except asyncio.TimeoutError:
+            return
+        if watch.pgid is None or watch.pgid <= 1:
+            return
+        kill = ["kill", "-KILL", "--", f"-{watch.pgid}"]
+        if sudo:
+            kill = ["sudo", "-n", "--", *kill]
+        try:
+            await asyncio.wait_for(host.conn.run(shlex.join(kill), check=False), 10)
+        except (asyncssh.Error, OSError, asyncio.TimeoutError):
+            pass
+
+    async def start(self, argv: Sequence[str], *, sudo: bool = False) -> RemoteProcess:
+        host, proc, use_sudo = await self._open(argv, sudo)
+        return SshProcess(self, host, argv, proc, use_sudo)
+
+    async def upload(self, data: bytes | Path, remote_path: str, mode: int = 0o644, *, sudo: bool = False) -> None:
+        payload = data.read_bytes() if isinstance(data, Path) else data
+        script = 'tmp="$1.brickyard-upload.$$"; cat > "$tmp" && chmod "$2" "$tmp" && mv -f "$tmp" "$1" || { rm -f "$tmp"; exit 1; }'
+        await self.run(["sh", "-c", script, "sh", remote_path, format(mode, "o")],
+                       input=payload, sudo=sudo, check=True, timeout=max(60.0, len(payload) / 1e6))
+
+    async def close(self) -> None:
+        key_host = self.pool._hosts.get((self.alias, self.user, self.port))
+        if key_host is not None and key_host.done() and not key_host.cancelled() and not key_host.exception():
+            host = key_host.result()
+            self.pool.forget(self.alias, self.user, self.port, host)
+            host.conn.close()
+            await host.conn.wait_closed()

@@ -1,0 +1,107 @@
+"""A throwaway OpenSSH server on 127.0.0.1 for the SSH executor tests (no sandbox needed).
+
+It runs as the current user (as root in CI) with its own generated host key and an
+authorized key for a generated client key; ``ssh_config`` names it ``target``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def keygen(path: Path, kind: str = "ed25519") -> Path:
+    subprocess.run(["ssh-keygen", "-q", "-t", kind, "-N", "", "-C", "brickyard-test", "-f", str(path)],
+                   check=True, stdin=subprocess.DEVNULL)
+    return path
+
+
+def key_fingerprint(pub: Path) -> str:
+    out = subprocess.run(["ssh-keygen", "-lf", str(pub)], check=True, capture_output=True, text=True).stdout
+    return out.split()[1]
+
+
+@dataclass
+class Sshd:
+    dir: Path
+    port: int
+    user: str
+    host_key: Path
+    client_key: Path
+    ssh_config: Path
+    user_known_hosts: Path
+    proc: subprocess.Popen
+
+    @property
+    def host_fingerprint(self) -> str:
+        return key_fingerprint(self.host_key.with_suffix(".pub"))
+
+    def known_hosts_line(self, pub: Path | None = None) -> str:
+        key = (pub or self.host_key.with_suffix(".pub")).read_text().split()[:2]
+        return f"[127.0.0.1]:{self.port} {key[0]} {key[1]}\n"
+
+    def trust(self) -> None:
+        """Put the real host key into the user's known_hosts (the ordinary, trusted case)."""
+        self.user_known_hosts.write_text(self.known_hosts_line())
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def start_sshd(root: Path) -> Sshd:
+    if not Path(SSHD).exists():
+        raise FileNotFoundError("sshd is not installed (Debian package openssh-server)")
+    root.mkdir(parents=True, exist_ok=True)
+    user = os.environ.get("USER") or subprocess.run(["id", "-un"], capture_output=True, text=True).stdout.strip()
+    if os.geteuid() == 0:
+        Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation directory
+    host_key = keygen(root / "ssh_host_ed25519_key")
+    client_key = keygen(root / "id_ed25519")
+    (root / "authorized_keys").write_text(client_key.with_suffix(".pub").read_text())
+    port = free_port()
+    config = root / "sshd_config"
+    config.write_text(
+        f"Port {port}\nListenAddress 127.0.0.1\nHostKey {host_key}\nPidFile {root / 'sshd.pid'}\n"
+        f"AuthorizedKeysFile {root / 'authorized_keys'}\nStrictModes no\nUsePAM no\n"
+        "PasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
+        "MaxSessions 10\nLogLevel ERROR\n"
+    )
+    log = open(root / "sshd.log", "wb")
+    proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"sshd did not start: {(root / 'sshd.log').read_text()}")
+            time.sleep(0.05)
+    known = root / "user_known_hosts"
+    ssh_config = root / "ssh_config"
+    ssh_config.write_text(
+        f"Host target\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n  IdentityFile {client_key}\n"
+        f"  IdentitiesOnly yes\n  UserKnownHostsFile {known}\n"
+    )
+    return Sshd(root, port, user, host_key, client_key, ssh_config, known, proc)

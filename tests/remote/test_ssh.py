@@ -1,0 +1,312 @@
+"""SshExecutor against a real throwaway sshd on 127.0.0.1."""
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from brickyard.remote.executor import CommandFailed, CommandTimeout, ExecutorError
+from brickyard.remote.hostkeys import HostKeyChanged, UnknownHostKey
+from brickyard.remote.ssh import SshOptions, SshPool, Unreachable, remote_command
+
+from .sshd import keygen, start_sshd
+from .test_local import _wait_gone
+
+
+@pytest.fixture(scope="module")
+def sshd(tmp_path_factory):
+    server = start_sshd(tmp_path_factory.mktemp("sshd"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def trusted(sshd):
+    sshd.trust()
+    return sshd
+
+
+def _pool(sshd, tmp_path, **kw) -> SshPool:
+    return SshPool(SshOptions(config_files=[str(sshd.ssh_config)], own_known_hosts=tmp_path / "by_known_hosts", **kw))
+
+
+def _with_pool(sshd, tmp_path, body, **kw):
+    async def main():
+        pool = _pool(sshd, tmp_path, **kw)
+        try:
+            return await body(pool)
+        finally:
+            await pool.close()
+
+    return asyncio.run(main())
+
+
+def test_remote_command_quotes_every_word_and_leads_a_process_group():
+    cmd = remote_command(["mkdir", "-p", "/b/x; rm -rf /", "$(id)"], sudo=True)
+    assert cmd.startswith("exec sudo -n -- setsid -w sh -c ")
+    assert "'/b/x; rm -rf /'" in cmd and "'$(id)'" in cmd
+
+
+def test_command_runs_with_status_streams_and_the_marker_removed(trusted, tmp_path):
+    async def body(pool):
+        return await pool.executor("target").run(["sh", "-c", "echo out; echo err >&2; exit 4"])
+
+    result = _with_pool(trusted, tmp_path, body)
+    assert (result.exit_status, result.stdout, result.stderr) == (4, b"out\n", b"err\n")
+    assert result.host == "target"
+
+
+def test_unknown_host_key_needs_acceptance_then_is_remembered(sshd, tmp_path):
+    sshd.user_known_hosts.write_text("")
+
+    async def body(pool):
+        with pytest.raises(UnknownHostKey) as info:
+            await pool.executor("target").run(["true"])
+        return info.value
+
+    err = _with_pool(sshd, tmp_path, body)
+    assert err.fingerprint == sshd.host_fingerprint and err.fingerprint in str(err)
+    assert not (tmp_path / "by_known_hosts").exists()  # nothing stored before the user says yes
+    stored = err.accept()
+    assert stored.read_text().startswith(f"[127.0.0.1]:{sshd.port} ssh-ed25519 ")
+
+    async def again(pool):
+        return await pool.executor("target").run(["echo", "hi"], check=True)
+
+    assert _with_pool(sshd, tmp_path, again).stdout == b"hi\n"
+
+
+def test_fingerprint_accepted_up_front_is_stored_and_used(sshd, tmp_path):
+    sshd.user_known_hosts.write_text("")
+
+    async def body(pool):
+        return await pool.executor("target").run(["true"], check=True)
+
+    _with_pool(sshd, tmp_path, body, accepted_fingerprints={sshd.host_fingerprint})
+    assert sshd.host_fingerprint and (tmp_path / "by_known_hosts").read_text().count("ssh-ed25519") == 1
+
+
+def test_changed_host_key_is_refused_even_when_its_fingerprint_is_offered(sshd, tmp_path):
+    other = keygen(tmp_path / "other_host_key")
+    sshd.user_known_hosts.write_text(sshd.known_hosts_line(other.with_suffix(".pub")))
+
+    async def body(pool):
+        with pytest.raises(HostKeyChanged) as info:
+            await pool.executor("target").run(["true"])
+        return info.value
+
+    err = _with_pool(sshd, tmp_path, body, accepted_fingerprints={sshd.host_fingerprint})
+    assert "HOST KEY CHANGED" in str(err) and str(sshd.user_known_hosts) in str(err)
+    assert not (tmp_path / "by_known_hosts").exists()
+
+
+def test_one_pooled_connection_serves_many_commands(trusted, tmp_path):
+    async def body(pool):
+        ex = pool.executor("target")
+        first = await ex.run(["sh", "-c", "echo $SSH_CONNECTION"], check=True)
+        many = await asyncio.gather(*(ex.run(["sh", "-c", "echo $SSH_CONNECTION"], check=True) for _ in range(20)))
+        return pool.connects, {r.text for r in [first, *many]}
+
+    connects, sources = _with_pool(trusted, tmp_path, body)
+    # 21 commands, 20 at once (more than sshd's MaxSessions 10): one handshake, one TCP source port
+    assert connects == 1 and len(sources) == 1
+
+
+def test_timeout_kills_the_remote_process_group(trusted, tmp_path):
+    pidfile = tmp_path / "child.pid"
+
+    async def body(pool):
+        with pytest.raises(CommandTimeout):
+            await pool.executor("target").run(["sh", "-c", f"sleep 60 & echo $! > {pidfile}; wait"], timeout=1.5)
+
+    _with_pool(trusted, tmp_path, body)
+    assert _wait_gone(int(pidfile.read_text()))
+
+
+def test_cancel_kills_the_remote_process_group(trusted, tmp_path):
+    pidfile = tmp_path / "child.pid"
+
+    async def body(pool):
+        task = asyncio.create_task(
+            pool.executor("target").run(["sh", "-c", f"sleep 60 & echo $! > {pidfile}; wait"], timeout=None))
+        for _ in range(200):
+            if pidfile.exists() and pidfile.read_text().strip():
+                break
+            await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    _with_pool(trusted, tmp_path, body)
+    assert _wait_gone(int(pidfile.read_text()))
+
+
+def test_shell_metacharacters_in_arguments_are_never_executed(trusted, tmp_path):
+    # the remote shell starts in the login user's home: that is where a relative canary would land
+    canary_name = f"brickyard-canary-{time.time_ns()}"
+    brick = tmp_path / f"b1; touch {canary_name}; $(touch {canary_name}) `touch {canary_name}` | touch {canary_name}"
+
+    async def body(pool):
+        ex = pool.executor("target")
+        await ex.run(["mkdir", "-p", str(brick)], check=True)
+        return await ex.run(["ls", str(tmp_path)], check=True)
+
+    listing = _with_pool(trusted, tmp_path, body)
+    assert brick.is_dir() and listing.text == brick.name + "\n"
+    assert not (Path.home() / canary_name).exists() and not list(tmp_path.glob("brickyard-canary-*"))
+
+
+def test_host_name_with_metacharacters_is_not_executed(trusted, tmp_path):
+    canary = tmp_path / "canary"
+
+    async def body(pool):
+        for bad in (f"target;touch {canary}", f"$(touch {canary})", "-oProxyCommand=touch canary"):
+            with pytest.raises(ExecutorError, match="not a valid host name"):
+                await pool.executor(bad).run(["true"])
+        with pytest.raises(ExecutorError, match="not a valid user name"):
+            await pool.executor("target", user=f"x;touch {canary}").run(["true"])
+        return pool.connects
+
+    assert _with_pool(trusted, tmp_path, body) == 0  # refused before any connection attempt
+    assert not canary.exists()
+
+
+def test_unreachable_port_is_a_clear_error(trusted, tmp_path):
+    from .sshd import free_port
+
+    async def body(pool):
+        with pytest.raises(Unreachable, match="cannot reach"):
+            await pool.executor("127.0.0.1", port=free_port()).run(["true"])
+
+    _with_pool(trusted, tmp_path, body)
+
+
+def test_check_failure_names_host_and_command(trusted, tmp_path):
+    async def body(pool):
+        with pytest.raises(CommandFailed, match=r"target: `ls /nonexistent-brickyard`"):
+            await pool.executor("target").run(["ls", "/nonexistent-brickyard"], check=True)
+
+    _with_pool(trusted, tmp_path, body)
+
+
+def test_upload_and_started_process(trusted, tmp_path):
+    target = tmp_path / "up it's.sh"
+
+    async def body(pool):
+        ex = pool.executor("target")
+        await ex.upload(b"#!/bin/sh\nwhile read l; do echo got:$l; done\n", str(target), mode=0o750)
+        proc = await ex.start([str(target)])
+        await proc.write(b"x\ny\n")
+        await proc.close_stdin()
+        lines = [line async for line in proc.stdout_lines()]
+        return lines, await proc.wait(10), await proc.stderr_text()
+
+    lines, status, err = _with_pool(trusted, tmp_path, body)
+    assert lines == [b"got:x", b"got:y"] and status == 0 and err == ""
+    assert target.stat().st_mode & 0o777 == 0o750
+
+
+def test_started_process_kill_takes_the_group(trusted, tmp_path):
+    pidfile = tmp_path / "child.pid"
+
+    async def body(pool):
+        proc = await pool.executor("target").start(["sh", "-c", f"sleep 60 & echo $! > {pidfile}; wait"])
+        deadline = time.monotonic() + 10
+        while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        await proc.kill()
+
+    _with_pool(trusted, tmp_path, body)
+    assert _wait_gone(int(pidfile.read_text()))
+
+
+class _MemoryKeyring:
+    """An in-memory keyring backend so the test never touches a real OS keyring."""
+
+    def __new__(cls):
+        import keyring.backend
+
+        class Backend(keyring.backend.KeyringBackend):
+            priority = 1
+
+            def __init__(self):
+                super().__init__()
+                self.items = {}
+
+            def get_password(self, service, username):
+                return self.items.get((service, username))
+
+            def set_password(self, service, username, password):
+                self.items[(service, username)] = password
+
+            def delete_password(self, service, username):
+                import keyring.errors
+
+                if self.items.pop((service, username), None) is None:
+                    raise keyring.errors.PasswordDeleteError(username)
+
+        return Backend()
+
+
+def test_password_lives_only_in_the_keyring(tmp_path, caplog):
+    import logging
+
+    import asyncssh
+    import keyring
+
+    from brickyard.remote import passwords
+
+    password = "pw-" + str(time.time_ns()) + "-Zq"
+    prompts = []
+    backend = _MemoryKeyring()
+    old = keyring.get_keyring()
+    keyring.set_keyring(backend)
+    caplog.set_level(logging.DEBUG)
+
+    class Server(asyncssh.SSHServer):
+        def begin_auth(self, username):
+            return True
+
+        def password_auth_supported(self):
+            return True
+
+        def validate_password(self, username, pw):
+            return username == "tester" and pw == password
+
+    async def handle(process):
+        process.stdout.write("authenticated\n")
+        process.exit(0)
+
+    async def main():
+        key = asyncssh.generate_private_key("ssh-ed25519")
+        server = await asyncssh.create_server(Server, "127.0.0.1", 0, server_host_keys=[key], process_factory=handle)
+        port = server.sockets[0].getsockname()[1]
+        (tmp_path / "known").write_text(f"[127.0.0.1]:{port} {key.export_public_key().decode()}")
+        (tmp_path / "ssh_config").write_text(
+            f"Host pw\n  HostName 127.0.0.1\n  Port {port}\n  User tester\n  UserKnownHostsFile {tmp_path / 'known'}\n"
+            "  IdentitiesOnly yes\n  PubkeyAuthentication no\n")
+        opts = dict(config_files=[str(tmp_path / "ssh_config")], own_known_hosts=tmp_path / "own_known")
+        try:
+            asking = SshPool(SshOptions(password_prompt=lambda label: prompts.append(label) or password, **opts))
+            first = await asking.executor("pw").run(["whoami"], check=True)
+            await asking.close()
+            # a second session finds it in the keyring and does not ask
+            quiet = SshPool(SshOptions(password_prompt=lambda label: prompts.append(label) or None, **opts))
+            second = await quiet.executor("pw").run(["whoami"], check=True)
+            await quiet.close()
+            return first, second, port
+        finally:
+            server.close()
+
+    try:
+        first, second, port = asyncio.run(main())
+    finally:
+        keyring.set_keyring(old)
+    assert first.stdout == second.stdout == b"authenticated\n"
+    assert prompts == [f"tester@127.0.0.1:{port}"]
+    assert backend.items == {(passwords.SERVICE, f"tester@127.0.0.1:{port}"): password}
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert password.encode() not in path.read_bytes(), path
+    assert password not in caplog.text and password not in repr(first)
