@@ -210,7 +210,7 @@ def tolerance(topo: Topology, sets: Iterable[BrickSet], options: dict[str, str] 
     sites = sorted({site_of(b) for s in sets for b in s.bricks})
     nodes_worst = _worst(sets, node_of, quorum)
     nodes_best = _best(sets, nodes, node_of, quorum, nodes_worst)
-    if len(sites) < 2:
+    if len({node_site.get(b.node, "") for s in sets for b in s.bricks} - {""}) < 2:
         return Tolerance(nodes_worst, nodes_best, None, None)
     sites_worst = _worst(sets, site_of, quorum)
     sites_best = _best(sets, sites, site_of, quorum, sites_worst)

@@ -1,0 +1,110 @@
+"""Set and volume states under failures, client quorum, and failures survived."""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from brickyard.core.failures import FailureSpecError, resolve_failures
+from brickyard.core.plan import plan_volume
+from brickyard.core.topology import VolumeType as T
+
+from ._topo import build, refs, volume
+
+
+def plan(topo, vol, *fail):
+    return plan_volume(topo, vol, fail)
+
+
+def test_replica_3_losing_one_node_is_degraded_and_still_writes():
+    topo = build({"a": 1, "b": 1, "c": 1})
+    r = plan(topo, volume(topo, T.REPLICATE, replica=3), "b")
+    assert (r.state.state, r.state.readable, r.state.writable) == ("DEGRADED", True, True)
+
+
+def test_replica_2_quorum_needs_the_first_brick():
+    topo = build({"a": 1, "b": 1})
+    vol = volume(topo, T.REPLICATE, replica=2)
+    second = plan(topo, vol, "b").state
+    assert (second.readable, second.writable) == (True, True)
+    first = plan(topo, vol, "a").state
+    assert (first.state, first.readable, first.writable) == ("DEGRADED", True, False)
+
+
+def test_quorum_type_none_keeps_writing_on_one_brick():
+    topo = build({"a": 1, "b": 1})
+    vol = volume(topo, T.REPLICATE, replica=2)
+    vol.options["cluster.quorum-type"] = "none"
+    assert plan(topo, vol, "a").state.writable
+
+
+def test_arbiter_alone_reads_nothing():
+    topo = build({"a": 1, "b": 1, "c": 1})
+    vol = volume(topo, T.REPLICATE, replica=3, arbiter=1)
+    s = plan(topo, vol, "a", "b").state
+    assert (s.state, s.readable, s.writable) == ("DOWN", False, False)
+    s = plan(topo, vol, "a").state
+    assert (s.readable, s.writable) == (True, True)
+
+
+def test_disperse_survives_redundancy_bricks_and_not_one_more():
+    topo = build({f"n{i}": 1 for i in range(6)})
+    vol = volume(topo, T.DISPERSE, disperse=6, redundancy=2)
+    assert plan(topo, vol, "n0", "n1").state.writable
+    assert plan(topo, vol, "n0", "n1", "n2").state.state == "DOWN"
+
+
+def test_site_and_brick_specs_and_unknown_names():
+    topo = build({"a": 1, "b": 1, "c": 1}, sites={"a": "X", "b": "X", "c": "Y"})
+    vol = volume(topo, T.REPLICATE, replica=3)
+    assert len(resolve_failures(topo, vol, ["site:X"])) == 2
+    assert len(resolve_failures(topo, vol, ["brick:c:/data/b1/brick"])) == 1
+    for bad in ("site:Z", "zz", "brick:c:/nope", "brick:nocolon"):
+        with pytest.raises(FailureSpecError):
+            resolve_failures(topo, vol, [bad])
+
+
+def test_tolerance_of_replica_3_across_three_sites():
+    topo = build({"a": 1, "b": 1, "c": 1}, sites={"a": "X", "b": "Y", "c": "Z"})
+    t = plan(topo, volume(topo, T.REPLICATE, replica=3)).tolerance
+    assert (t.nodes_worst, t.nodes_best, t.sites_worst, t.sites_best) == (1, 1, 1, 1)
+
+
+def test_tolerance_of_distributed_replica_2():
+    topo = build({f"n{i}": 1 for i in range(8)})
+    t = plan(topo, volume(topo, T.DISTRIBUTED_REPLICATE, replica=2)).tolerance
+    # Losing a set's first brick stops writes (quorum auto), losing every second brick does not.
+    assert (t.nodes_worst, t.nodes_best, t.sites_worst) == (0, 4, None)
+
+
+def test_tolerance_of_distributed_disperse():
+    topo = build({f"n{i}": 1 for i in range(8)})
+    t = plan(topo, volume(topo, T.DISTRIBUTED_DISPERSE, disperse=4, redundancy=1)).tolerance
+    assert (t.nodes_worst, t.nodes_best) == (1, 2)
+
+
+def test_bricks_of_one_set_on_one_node_cut_the_tolerance():
+    topo = build({"a": 2, "b": 1})
+    t = plan(topo, volume(topo, T.REPLICATE, refs(topo, "node"), replica=3)).tolerance
+    assert t.nodes_worst == 0
+
+
+def test_greedy_best_case_matches_exhaustive_on_disjoint_sets():
+    # 14 nodes > EXACT_UNITS: the greedy path; sets on disjoint nodes, so it is exact.
+    topo = build({f"n{i:02}": 1 for i in range(14)})
+    t = plan(topo, volume(topo, T.DISTRIBUTED_DISPERSE, disperse=7, redundancy=3)).tolerance
+    assert (t.nodes_worst, t.nodes_best) == (3, 6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n_nodes=st.integers(3, 7), per_node=st.integers(1, 3), data=st.data())
+def test_failing_one_node_never_takes_a_replica_3_set_down(n_nodes, per_node, data):
+    topo = build({f"n{i}": per_node for i in range(n_nodes)})
+    bricks = refs(topo, "round")
+    count = len(bricks) - len(bricks) % 3
+    vol = volume(topo, T.DISTRIBUTED_REPLICATE, bricks[:count], replica=3)
+    r = plan_volume(topo, vol, auto_place=True)
+    if not r.placement_note.startswith("Placed"):
+        return
+    node = data.draw(st.sampled_from([n.name for n in topo.nodes]))
+    state = plan_volume(topo, r.volume, [node]).state
+    assert all(s.state != "DOWN" and s.writable for s in state.sets)
+    assert r.tolerance.nodes_worst >= 1
