@@ -1,7 +1,7 @@
 import pytest
 
 from brickyard.core import edits, topofile
-from brickyard.core.topology import Brick, BrickRef, Layout, Node, Site, Topology, TopologyError, Volume, VolumeType
+from brickyard.core.topology import Brick, Client, BrickRef, Layout, Node, Site, Topology, TopologyError, Volume, VolumeType
 
 from ..conftest import EXAMPLES
 
@@ -43,6 +43,7 @@ def _round_trip(topo: Topology, edit: edits.Edit) -> None:
     lambda t: edits.SetVolumeLayout("gv0", Layout(VolumeType.REPLICATE, replica=3, arbiter=1)),
     lambda t: edits.UpdateVolume("gv0", {"name": "gv1", "force": True}),
     lambda t: edits.RemoveVolume("gv0"),
+    lambda t: edits.AddClient(Client("web1", site="A")),
     lambda t: edits.quick_fill(t, 3, 4, 2 * 10**12, site="B", volume="gv0"),
     lambda t: edits.duplicate_node(t, "n2"),
     lambda t: edits.move_brick_in_volume(t, "gv0", BrickRef("n3", "/b1"), BrickRef("n1", "/b1")),
@@ -82,10 +83,12 @@ def test_quick_fill_adds_bricks_round_robin_over_the_new_nodes():
         "node4:/data/brick1", "node5:/data/brick1", "node4:/data/brick2", "node5:/data/brick2"]
 
 
-def test_move_brick_in_volume_puts_it_before_the_target():
+def test_moving_a_brick_onto_another_takes_its_place_in_either_direction():
     topo = _topo()
     edits.move_brick_in_volume(topo, "gv0", BrickRef("n3", "/b1"), BrickRef("n1", "/b1")).apply(topo)
     assert [r.node for r in topo.volumes[0].bricks] == ["n3", "n1", "n2"]
+    edits.move_brick_in_volume(topo, "gv0", BrickRef("n3", "/b1"), BrickRef("n2", "/b1")).apply(topo)
+    assert [r.node for r in topo.volumes[0].bricks] == ["n1", "n2", "n3"]
 
 
 def test_unique_name_counts_up_from_two():
@@ -98,3 +101,10 @@ def test_unique_name_counts_up_from_two():
 def test_deleting_everything_in_an_example_undoes_cleanly(path):
     topo = topofile.load(path)
     _round_trip(topo, edits.delete_items(topo, sites=[s.name for s in topo.sites]))
+
+
+def test_client_edits_undo():
+    topo = _topo()
+    edits.AddClient(Client("web1", site="A")).apply(topo)
+    _round_trip(topo, edits.UpdateClient("web1", {"site": "B", "nic_gbps": 10.0}))
+    _round_trip(topo, edits.RemoveClient("web1"))

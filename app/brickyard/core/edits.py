@@ -398,6 +398,41 @@ class AddClient(Edit):
         topo.remove_client(self.client.name)
 
 
+@dataclass
+class RemoveClient(Edit):
+    name: str
+    _index: int = 0
+    _client: Client | None = None
+
+    @property
+    def text(self) -> str:
+        return f"delete client {self.name}"
+
+    def apply(self, topo: Topology) -> None:
+        self._index, self._client = topo.remove_client(self.name)
+
+    def revert(self, topo: Topology) -> None:
+        assert self._client is not None
+        topo.add_client(self._client, self._index)
+
+
+@dataclass
+class UpdateClient(Edit):
+    name: str
+    fields: dict[str, object]
+    _old: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return f"edit client {self.name} ({', '.join(self.fields)})"
+
+    def apply(self, topo: Topology) -> None:
+        self._old = topo.update_client(self.name, **self.fields)
+
+    def revert(self, topo: Topology) -> None:
+        topo.update_client(self.name, **self._old)
+
+
 # ---- helpers that build edits ---------------------------------------------------------
 
 def describe_layout(layout: Layout) -> str:
@@ -459,20 +494,23 @@ def duplicate_node(topo: Topology, name: str) -> AddNode:
     return AddNode(clone, topo.nodes.index(node) + 1)
 
 
-def move_brick_in_volume(topo: Topology, volume: str, ref: BrickRef, before: BrickRef | None) -> SetVolumeBricks:
-    """Put ``ref`` just before ``before`` in the volume's order (at the end when None);
-    a brick not yet in the volume is added there."""
-    bricks = [r for r in topo.require_volume(volume).bricks if r != ref]
-    at = bricks.index(before) if before is not None and before in bricks else len(bricks)
-    bricks.insert(at, ref)
+def move_brick_in_volume(topo: Topology, volume: str, ref: BrickRef, onto: BrickRef | None) -> SetVolumeBricks:
+    """Give ``ref`` the place ``onto`` has in the volume's order (the end when None), as a
+    drop onto a brick does; the bricks between shift by one. A brick not yet in the volume
+    is inserted there."""
+    old = list(topo.require_volume(volume).bricks)
+    at = old.index(onto) if onto is not None and onto in old else len(old)
+    bricks = [r for r in old if r != ref]
+    bricks.insert(min(at, len(bricks)), ref)
     return SetVolumeBricks(volume, bricks, text=f"move {ref} in {volume}")
 
 
 def delete_items(topo: Topology, sites: Sequence[str] = (), nodes: Sequence[str] = (),
-                 bricks: Sequence[BrickRef] = ()) -> Compound:
-    """Delete a selection: bricks first, then nodes, then (now empty) sites."""
+                 bricks: Sequence[BrickRef] = (), clients: Sequence[str] = ()) -> Compound:
+    """Delete a selection: clients and bricks first, then nodes, then (now empty) sites."""
     node_set = set(nodes)
-    parts: list[Edit] = [RemoveBrick(r) for r in bricks if r.node not in node_set]
+    parts: list[Edit] = [RemoveClient(c) for c in clients]
+    parts += [RemoveBrick(r) for r in bricks if r.node not in node_set]
     parts += [RemoveNode(n) for n in nodes]
     for s in sites:
         parts += [RemoveNode(n.name) for n in topo.nodes_in_site(s) if n.name not in node_set]

@@ -382,6 +382,22 @@ class Topology:
         self._emit("client-removed", name)
         return index, client
 
+    def update_client(self, name: str, /, **fields: object) -> dict[str, object]:
+        """Set plain fields (site, address, ssh_user, ssh_port, nic_gbps); returns old values."""
+        client = self.client(name)
+        if client is None:
+            raise TopologyError(f"no client named {name!r}")
+        if "site" in fields and fields["site"] and not self.site(str(fields["site"])):
+            raise TopologyError(f"no site named {fields['site']!r}")
+        old = {}
+        for key, value in fields.items():
+            if key == "name" or not hasattr(client, key):
+                raise TopologyError(f"client field {key!r} cannot be set this way")
+            old[key] = getattr(client, key)
+            setattr(client, key, value)
+        self._emit("client-changed", name)
+        return old
+
     def add_volume(self, volume: Volume, index: int | None = None) -> Volume:
         if self.volume(volume.name):
             raise TopologyError(f"a volume named {volume.name!r} exists already")
