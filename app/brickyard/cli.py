@@ -16,6 +16,8 @@ from . import __version__
 COMMAND_MODULES = (
     "brickyard.clicmd.plan",
     "brickyard.clicmd.lab",
+    "brickyard.clicmd.bench",
+    "brickyard.clicmd.history",
 )
 
 

@@ -1,0 +1,443 @@
+#!/usr/bin/env python3
+"""Brickyard's benchmark agent: one self-contained file, standard library only.
+
+Brickyard uploads this file to a temporary directory it created on the host, runs it with
+``python3 -u agent.py``, talks to it in JSON lines (commands on stdin, events on stdout)
+and removes the directory afterwards. Nothing is installed.
+
+For each step it forks the N workers first, holds them at a barrier (one pipe whose write
+end is closed to release every reader at once), then records each worker's start, end and
+I/O counters on this host's monotonic clock. Closing stdin or SIGTERM cancels: the workers'
+process groups are killed and only the directories this agent created (``mkdir`` op) are
+removed.
+
+Commands (one JSON object per line):
+  {"op": "hello"}
+  {"op": "clock", "id": K}                       -> {"event": "clock", "id": K, "t": monotonic}
+  {"op": "mkdir", "path": P}                     exclusive: fails if P exists; P becomes owned
+  {"op": "rmtree", "path": P}                    only for owned paths (or files inside them)
+  {"op": "dropcaches"}                           sync + /proc/sys/vm/drop_caches = 3 (root only)
+  {"op": "step", "id": S, "workers": [...], "release_at": T|null, "stall_seconds": X,
+   "timeout": Y, "interval": Z}
+  {"op": "exit"}
+Worker specs: {"kind": "exec", "argv": [...], "cwd": D} or
+              {"kind": "randread", "files": [...], "seconds": T, "block": B}
+"""
+
+import ctypes
+import json
+import os
+import random
+import select
+import shutil
+import signal
+import struct
+import sys
+import threading
+import time
+
+VERSION = 1
+OUTPUT_LIMIT = 256 * 1024
+owned = []          # directories this agent created
+children = set()    # pids of live worker process groups
+out_lock = threading.Lock()
+
+
+PTRACE_TRACEME, PTRACE_DETACH = 0, 17
+_libc = None
+
+
+def libc():
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+        _libc.ptrace.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+        _libc.ptrace.restype = ctypes.c_long
+    return _libc
+
+
+def parking_works():
+    """Can a child stop right after exec (PTRACE_TRACEME) so the program is loaded before
+    the release? Then exec cost stays out of the start skew. Probed once per agent."""
+    true = shutil.which("true")
+    if not true or not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc()
+    except OSError:
+        return False
+    pid = os.fork()
+    if pid == 0:
+        try:
+            if libc().ptrace(PTRACE_TRACEME, 0, None, None) != 0:
+                os._exit(124)
+            os.execv(true, [true])
+        finally:
+            os._exit(125)
+    _, status = os.waitpid(pid, 0)
+    if not os.WIFSTOPPED(status):
+        return False
+    libc().ptrace(PTRACE_DETACH, pid, None, None)
+    os.waitpid(pid, 0)
+    return True
+
+
+PARKING = None
+
+
+def boost(on):
+    """Real-time priority for the few microseconds of the release loop (root only)."""
+    try:
+        if on:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+        else:
+            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+        return True
+    except (OSError, AttributeError):
+        return False
+
+
+def emit(obj):
+    line = json.dumps(obj, separators=(",", ":")) + "\n"
+    with out_lock:
+        sys.stdout.write(line)
+        sys.stdout.flush()
+
+
+def is_owned(path):
+    real = os.path.realpath(path)
+    return any(real == d or real.startswith(d + os.sep) for d in owned)
+
+
+def kill_children():
+    for pid in list(children):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def remove_owned():
+    for d in list(owned):
+        shutil.rmtree(d, ignore_errors=True)
+        owned.remove(d)
+
+
+def cancel_and_exit(reason):
+    kill_children()
+    remove_owned()
+    emit({"event": "cancelled", "reason": reason})
+    os._exit(3)
+
+
+def io_counters(pid):
+    try:
+        with open("/proc/%d/io" % pid) as fh:
+            vals = dict(line.split(": ") for line in fh.read().splitlines())
+        return int(vals.get("rchar", 0)), int(vals.get("wchar", 0))
+    except (OSError, ValueError):
+        return None
+
+
+# ---- the worker side (runs in the forked child) ----------------------------------------
+
+def worker_main(spec, barrier_r, status_w, out_path, err_path):
+    os.setsid()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 1)
+    os.dup2(os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 2)
+    if spec.get("cwd"):
+        os.chdir(spec["cwd"])
+    if spec.get("_park"):                     # stop right after exec until the parent detaches
+        os.write(status_w, b"R")
+        if libc().ptrace(PTRACE_TRACEME, 0, None, None) != 0:
+            os._exit(124)
+        try:
+            os.execv(spec["_path"], spec["argv"])
+        except OSError as exc:
+            os.write(2, ("cannot run %s: %s\n" % (spec["argv"][0], exc.strerror)).encode())
+            os._exit(127)
+    os.write(status_w, b"R")                  # ready
+    os.read(barrier_r, 1)                     # blocks until the parent closes the write end
+    if spec.get("delay"):                     # deliberate stagger (tests of the aggregates)
+        time.sleep(float(spec["delay"]))
+    start = time.monotonic()
+    os.write(status_w, b"S" + struct.pack("d", start))
+    kind = spec.get("kind", "exec")
+    if kind == "exec":
+        try:
+            os.execvp(spec["argv"][0], spec["argv"])
+        except OSError as exc:
+            os.write(2, ("cannot run %s: %s\n" % (spec["argv"][0], exc.strerror)).encode())
+            os._exit(127)
+    elif kind == "sleep":
+        time.sleep(float(spec.get("seconds", 0)))
+        os.write(status_w, b"J" + json.dumps({"end": time.monotonic()}).encode())
+        os._exit(0)
+    elif kind == "randread":
+        result = randread(spec)
+        os.write(status_w, b"J" + json.dumps(result).encode())
+        os._exit(0)
+    os._exit(126)
+
+
+def randread(spec):
+    files = spec["files"]
+    block = int(spec.get("block", 1 << 20))
+    deadline = time.monotonic() + float(spec["seconds"])
+    rng = random.Random(spec.get("seed"))
+    nbytes = ops = 0
+    buf = bytearray(block)
+    view = memoryview(buf)
+    while time.monotonic() < deadline:
+        path = files[rng.randrange(len(files))]
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            while True:
+                n = os.readv(fd, [view])
+                if not n:
+                    break
+                nbytes += n
+        finally:
+            os.close(fd)
+        ops += 1
+    return {"bytes": nbytes, "ops": ops, "end": time.monotonic()}
+
+
+# ---- the parent side --------------------------------------------------------------------
+
+def read_status(fd):
+    data = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    os.close(fd)
+    info = {}
+    if b"S" in data[:2]:
+        i = data.index(b"S")
+        info["start"] = struct.unpack("d", data[i + 1:i + 9])[0]
+        rest = data[i + 9:]
+        if rest.startswith(b"J"):
+            try:
+                info["result"] = json.loads(rest[1:].decode())
+            except ValueError:
+                pass
+    return info
+
+
+def tail(path):
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, 2)
+            size = fh.tell()
+            fh.seek(max(0, size - OUTPUT_LIMIT))
+            return fh.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def run_step(cmd, scratch):
+    global PARKING
+    sid = cmd["id"]
+    specs = cmd["workers"]
+    if PARKING is None:
+        PARKING = parking_works()
+    for spec in specs:
+        path = shutil.which(spec["argv"][0]) if spec.get("kind", "exec") == "exec" else None
+        if PARKING and path and not spec.get("delay"):
+            spec["_park"], spec["_path"] = True, path
+    interval = float(cmd.get("interval", 0.5))
+    stall_seconds = float(cmd.get("stall_seconds") or 0)
+    timeout = float(cmd.get("timeout") or 0)
+    barrier_r, barrier_w = os.pipe()
+    procs = []
+    for i, spec in enumerate(specs):
+        status_r, status_w = os.pipe()
+        out_path = os.path.join(scratch, "w%d.%s.out" % (i, sid))
+        err_path = os.path.join(scratch, "w%d.%s.err" % (i, sid))
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(barrier_w)
+                os.close(status_r)
+                worker_main(spec, barrier_r, status_w, out_path, err_path)
+            finally:
+                os._exit(125)
+        os.close(status_w)
+        children.add(pid)
+        procs.append({"pid": pid, "status": status_r, "out": out_path, "err": err_path,
+                      "end": None, "exit": None, "io": (0, 0), "io_t": time.monotonic()})
+    os.close(barrier_r)
+    for p, spec in zip(procs, specs):         # wait until every worker is parked
+        if os.read(p["status"], 1) != b"R":
+            continue
+        if spec.get("_park"):
+            _, status = os.waitpid(p["pid"], 0)
+            if os.WIFSTOPPED(status):
+                p["parked"] = True
+            else:                             # exec failed: it has already exited
+                p["end"], p["exit"] = time.monotonic(), os.waitstatus_to_exitcode(status)
+
+    def reap(p):
+        _, status = os.waitpid(p["pid"], 0)
+        p["end"] = time.monotonic()
+        p["exit"] = os.waitstatus_to_exitcode(status)
+
+    threads = [threading.Thread(target=reap, args=(p,), daemon=True) for p in procs
+               if p["end"] is None]
+    for t, p in zip(threads, [p for p in procs if p["end"] is None]):
+        if not p.get("parked"):
+            t.start()
+    release_at = cmd.get("release_at")
+    if release_at is not None:
+        while True:
+            left = release_at - time.monotonic()
+            if left <= 0:
+                break
+            time.sleep(left - 0.002 if left > 0.003 else 0)
+    boosted = boost(True)                     # root: the release loop is not preempted
+    released = time.monotonic()
+    os.close(barrier_w)                       # every waiting worker wakes now
+    for p in procs:                           # parked programs continue, already loaded
+        if p.get("parked"):
+            p["start"] = time.monotonic()
+            libc().ptrace(PTRACE_DETACH, p["pid"], None, None)
+    if boosted:
+        boost(False)
+    for t in threads:
+        if not t.is_alive() and t.ident is None:
+            t.start()
+    emit({"event": "released", "id": sid, "t": released})
+    stalled = timed_out = False
+    last_any_progress = released
+    while any(p["end"] is None for p in procs):
+        ready, _, _ = select.select([sys.stdin], [], [], interval)
+        if ready:
+            line = sys.stdin.readline()
+            if not line:
+                cancel_and_exit("stdin closed")
+            try:
+                if json.loads(line).get("op") == "cancel":
+                    cancel_and_exit("cancel requested")
+            except ValueError:
+                pass
+        now = time.monotonic()
+        total = 0
+        for p in procs:
+            if p["end"] is not None:
+                continue
+            c = io_counters(p["pid"])
+            if c is not None:
+                if c != p["io"]:
+                    p["io"], p["io_t"] = c, now
+                    last_any_progress = now
+            total += p["io"][0] + p["io"][1]
+        done = sum(1 for p in procs if p["end"] is not None)
+        emit({"event": "progress", "id": sid, "io_bytes": total, "done": done, "t": now})
+        if stall_seconds and now - last_any_progress > stall_seconds:
+            stalled = True
+        if timeout and now - released > timeout:
+            timed_out = True
+        if stalled or timed_out:
+            for p in procs:
+                if p["end"] is None:
+                    try:
+                        os.killpg(p["pid"], signal.SIGKILL)
+                    except OSError:
+                        pass
+            break
+    for t in threads:
+        t.join(0.5 if (stalled or timed_out) else None)
+    results = []
+    for i, p in enumerate(procs):
+        info = read_status(p["status"]) if p["end"] is not None else {}
+        children.discard(p["pid"])
+        res = info.get("result") or {}
+        results.append({
+            "worker": i,
+            "start": p.get("start", info.get("start")),
+            "end": res.get("end", p["end"]),
+            "exit": p["exit"],
+            "rchar": p["io"][0],
+            "wchar": p["io"][1],
+            "bytes": res.get("bytes"),
+            "ops": res.get("ops"),
+            "stdout": tail(p["out"]),
+            "stderr": tail(p["err"]),
+            "parked": bool(p.get("parked")),
+        })
+        for path in (p["out"], p["err"]):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+    emit({"event": "step_done", "id": sid, "released": released, "workers": results,
+          "stalled": stalled, "timed_out": timed_out,
+          "idle_seconds": time.monotonic() - last_any_progress})
+
+
+def main():
+    scratch = os.path.dirname(os.path.abspath(__file__))
+    signal.signal(signal.SIGTERM, lambda *_: cancel_and_exit("SIGTERM"))
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    emit({"event": "hello", "version": VERSION, "pid": os.getpid(), "t": time.monotonic(),
+          "euid": os.geteuid(), "python": sys.version.split()[0]})
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            cancel_and_exit("stdin closed")
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            cmd = json.loads(line)
+            op = cmd.get("op")
+            if op == "clock":
+                emit({"event": "clock", "id": cmd.get("id"), "t": time.monotonic()})
+            elif op == "hello":
+                emit({"event": "hello", "version": VERSION, "pid": os.getpid(), "t": time.monotonic()})
+            elif op == "mkdir":
+                path = os.path.realpath(cmd["path"])
+                os.mkdir(path, 0o755)
+                owned.append(path)
+                emit({"event": "ok", "op": op, "path": path})
+            elif op == "rmtree":
+                path = cmd["path"]
+                if not is_owned(path):
+                    raise ValueError("refusing to remove %s: this run did not create it" % path)
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path)
+                elif os.path.lexists(path):
+                    os.unlink(path)
+                real = os.path.realpath(path)
+                if real in owned:
+                    owned.remove(real)
+                emit({"event": "ok", "op": op, "path": path})
+            elif op == "dropcaches":
+                os.sync()
+                with open("/proc/sys/vm/drop_caches", "w") as fh:
+                    fh.write("3\n")
+                emit({"event": "ok", "op": op})
+            elif op == "step":
+                run_step(cmd, scratch)
+            elif op == "exit":
+                remove_owned() if cmd.get("remove_owned") else None
+                emit({"event": "bye"})
+                return
+            elif op == "cancel":
+                cancel_and_exit("cancel requested")
+            else:
+                raise ValueError("unknown op %r" % op)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            emit({"event": "error", "op": locals().get("op"), "message": str(exc)})
+
+
+if __name__ == "__main__":
+    main()

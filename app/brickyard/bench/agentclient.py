@@ -1,0 +1,238 @@
+"""The workstation side of the benchmark agent: start it on a host, talk JSON lines to it,
+measure its clock offset, run barrier-released steps, tell a dead host from a stalled mount.
+
+The agent file (``bench/agent/agent.py``) is uploaded into a temporary directory made with
+``mktemp -d`` on the host; ``close()`` removes that directory and nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Callable
+
+from ..remote.executor import Executor, ExecutorError, RemoteProcess
+
+
+def agent_source() -> bytes:
+    return resources.files("brickyard.bench.agent").joinpath("agent.py").read_bytes()
+
+
+class HostLost(Exception):
+    """The agent on ``host`` went away mid-run (connection dropped, host died, killed)."""
+
+    def __init__(self, host: str, message: str):
+        self.host = host
+        super().__init__(f"{host}: {message}")
+
+
+class StepStalled(Exception):
+    """No worker on ``host`` made any I/O progress for ``seconds`` (a hung mount)."""
+
+    def __init__(self, host: str, seconds: float, partial: "AgentStep | None" = None):
+        self.host = host
+        self.seconds = seconds
+        self.partial = partial
+        super().__init__(f"{host}: I/O stalled: no worker made progress for {seconds:.0f} s (mount hung?)")
+
+
+class AgentError(Exception):
+    def __init__(self, host: str, message: str):
+        self.host = host
+        super().__init__(f"{host}: {message}")
+
+
+@dataclass
+class AgentStep:
+    """What the agent reported for one step, times on the agent's monotonic clock."""
+
+    host: str
+    released: float
+    workers: list[dict[str, Any]]
+    stalled: bool = False
+    timed_out: bool = False
+    idle_seconds: float = 0.0
+
+
+@dataclass
+class ClockSync:
+    offset: float   # agent clock − workstation clock (seconds)
+    rtt: float      # round trip of the best sample
+
+
+@dataclass
+class AgentSession:
+    """One running agent on one host."""
+
+    executor: Executor
+    python: str = "python3"
+    heartbeat_timeout: float = 20.0
+    tmpdir: str = ""
+    euid: int = -1
+    clock: ClockSync | None = None
+    _proc: RemoteProcess | None = None
+    _events: asyncio.Queue = field(default_factory=asyncio.Queue)
+    _reader: asyncio.Task | None = None
+    _step_seq: int = 0
+    _closed: bool = False
+
+    @property
+    def host(self) -> str:
+        return self.executor.host
+
+    @property
+    def is_root(self) -> bool:
+        return self.euid == 0
+
+    async def open(self) -> None:
+        res = await self.executor.run(["mktemp", "-d", "/tmp/brickyard-agent.XXXXXXXX"], timeout=30)
+        if not res.ok or not res.text.strip().startswith("/tmp/brickyard-agent."):
+            raise ExecutorError(self.host, f"cannot create a temporary directory: {res.stderr.decode(errors='replace').strip()}")
+        self.tmpdir = res.text.strip()
+        path = f"{self.tmpdir}/agent.py"
+        await self.executor.upload(agent_source(), path, 0o600)
+        self._proc = await self.executor.start([self.python, "-u", path])
+        self._reader = asyncio.ensure_future(self._read_events())
+        hello = await self._next_event(timeout=30)
+        if hello.get("event") != "hello":
+            raise AgentError(self.host, f"agent did not start: {hello}")
+        self.euid = int(hello.get("euid", -1))
+
+    async def _read_events(self) -> None:
+        assert self._proc is not None
+        try:
+            async for line in self._proc.stdout_lines():
+                try:
+                    await self._events.put(json.loads(line))
+                except ValueError:
+                    await self._events.put({"event": "garbage", "line": line.decode(errors="replace")})
+        except Exception as exc:  # the channel broke: the same as EOF for us
+            await self._events.put({"event": "eof", "why": str(exc)})
+            return
+        await self._events.put({"event": "eof", "why": "agent output ended"})
+
+    async def _next_event(self, timeout: float | None = None) -> dict[str, Any]:
+        try:
+            ev = await asyncio.wait_for(self._events.get(), timeout or self.heartbeat_timeout)
+        except asyncio.TimeoutError:
+            raise HostLost(self.host, f"no word from the benchmark agent for {timeout or self.heartbeat_timeout:.0f} s") from None
+        if ev.get("event") == "eof":
+            detail = ""
+            if self._proc is not None:
+                try:
+                    detail = (await asyncio.wait_for(self._proc.stderr_text(), 2)).strip().splitlines()[-1:]
+                    detail = f" ({detail[0]})" if detail else ""
+                except (asyncio.TimeoutError, Exception):
+                    detail = ""
+            raise HostLost(self.host, f"connection to the benchmark agent lost{detail}")
+        return ev
+
+    async def send(self, obj: dict[str, Any]) -> None:
+        if self._proc is None:
+            raise AgentError(self.host, "agent not started")
+        try:
+            await self._proc.write((json.dumps(obj) + "\n").encode())
+        except (BrokenPipeError, ConnectionError, OSError) as exc:
+            raise HostLost(self.host, f"cannot talk to the benchmark agent: {exc}") from exc
+
+    async def request(self, obj: dict[str, Any], timeout: float = 60) -> dict[str, Any]:
+        await self.send(obj)
+        while True:
+            ev = await self._next_event(timeout)
+            if ev.get("event") in ("ok", "error", "clock", "hello"):
+                if ev["event"] == "error":
+                    raise AgentError(self.host, ev.get("message", "agent error"))
+                return ev
+
+    async def sync_clock(self, samples: int = 7) -> ClockSync:
+        """Offset of the agent's monotonic clock from ours, from the lowest-RTT ping."""
+        best: ClockSync | None = None
+        for i in range(samples):
+            t0 = time.monotonic()
+            ev = await self.request({"op": "clock", "id": i}, timeout=15)
+            t1 = time.monotonic()
+            sample = ClockSync(offset=float(ev["t"]) - (t0 + t1) / 2, rtt=t1 - t0)
+            if best is None or sample.rtt < best.rtt:
+                best = sample
+        assert best is not None
+        self.clock = best
+        return best
+
+    async def mkdir(self, path: str) -> str:
+        return (await self.request({"op": "mkdir", "path": path}))["path"]
+
+    async def rmtree(self, path: str, timeout: float = 60) -> None:
+        await self.request({"op": "rmtree", "path": path}, timeout=timeout)
+
+    async def drop_caches(self) -> None:
+        await self.request({"op": "dropcaches"}, timeout=120)
+
+    async def run_step(
+        self,
+        workers: list[dict[str, Any]],
+        *,
+        release_at: float | None = None,
+        stall_seconds: float = 45.0,
+        timeout: float = 0.0,
+        on_progress: Callable[[dict[str, Any]], None] | None = None,
+    ) -> AgentStep:
+        """Fork, park, release and time ``workers``. ``release_at`` is on the agent's clock."""
+        self._step_seq += 1
+        sid = self._step_seq
+        await self.send({"op": "step", "id": sid, "workers": workers, "release_at": release_at,
+                         "stall_seconds": stall_seconds, "timeout": timeout, "interval": 0.5})
+        while True:
+            ev = await self._next_event(self.heartbeat_timeout + (max(0.0, release_at - time.monotonic()) if release_at else 0))
+            kind = ev.get("event")
+            if kind == "progress" and on_progress is not None:
+                on_progress(ev)
+            elif kind == "error":
+                raise AgentError(self.host, ev.get("message", "agent error"))
+            elif kind == "cancelled":
+                raise HostLost(self.host, f"agent stopped: {ev.get('reason')}")
+            elif kind == "step_done" and ev.get("id") == sid:
+                step = AgentStep(self.host, float(ev["released"]), ev["workers"], bool(ev.get("stalled")),
+                                 bool(ev.get("timed_out")), float(ev.get("idle_seconds", 0)))
+                if step.stalled:
+                    raise StepStalled(self.host, step.idle_seconds, step)
+                return step
+
+    async def cancel(self) -> None:
+        """Stop workers now: the agent kills them and removes what it created."""
+        if self._proc is None or self._closed:
+            return
+        try:
+            await self._proc.close_stdin()
+        except Exception:
+            pass
+
+    async def close(self, *, remove_owned: bool = True, timeout: float = 30) -> list[str]:
+        """End the agent and remove its temporary directory. Returns problems (not raised:
+        cleanup must not hide the run's own outcome)."""
+        problems: list[str] = []
+        if self._closed:
+            return problems
+        self._closed = True
+        if self._proc is not None:
+            try:
+                await asyncio.wait_for(self.send({"op": "exit", "remove_owned": remove_owned}), 5)
+                await self._proc.close_stdin()
+                await self._proc.wait(timeout)
+            except Exception as exc:  # noqa: BLE001 - report, then kill
+                problems.append(f"{self.host}: agent did not exit cleanly ({exc}); killed")
+                try:
+                    await self._proc.kill()
+                except Exception:
+                    pass
+        if self._reader is not None:
+            self._reader.cancel()
+        if self.tmpdir.startswith("/tmp/brickyard-agent."):
+            try:
+                await self.executor.run(["rm", "-rf", "--", self.tmpdir], timeout=30)
+            except Exception as exc:  # noqa: BLE001
+                problems.append(f"{self.host}: could not remove {shlex.quote(self.tmpdir)}: {exc}")
+        return problems

@@ -1,0 +1,241 @@
+"""Run one workload on one or more targets and produce a ``RunResult``.
+
+``run_benchmark`` is a plain async function with a progress/cancel object (``remote.loop.
+Progress``) and a result sink that receives each step as it is measured (the store writes
+them as they arrive). Failure modes end the run in a named state, never as a crash:
+
+- cancel → the agents kill their workers and remove the run directories; status PARTIAL
+  (steps kept) or FAILED (none measured), error "cancelled by the user";
+- a host dying → PARTIAL/FAILED with ``failed_host`` set and the steps measured so far kept;
+- a stalled mount → a step flagged ``stall`` (invalid) and the run PARTIAL with the stall named.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, Protocol, Sequence
+
+from .. import __version__
+from ..core.results import Provenance, RunResult, RunStatus, StepResult
+from ..remote.executor import Executor, ExecutorError
+from ..remote.loop import Progress
+from . import provenance as prov
+from .agentclient import AgentError, AgentSession, HostLost, StepStalled
+from .api import ParamError, Workload
+from .context import Physics, RunContext, TargetSession
+
+
+class ResultSink(Protocol):
+    """Receives results as they are measured (the store implements this; so can a test)."""
+
+    def run_started(self, run: RunResult) -> None: ...
+
+    def step_finished(self, run: RunResult, step: StepResult) -> None: ...
+
+    def run_finished(self, run: RunResult) -> None: ...
+
+
+class TargetError(ValueError):
+    """A ``--target`` text that does not name a host and an absolute path."""
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    host: str        # "local" for this workstation
+    path: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.host}:{self.path}"
+
+    @property
+    def is_local(self) -> bool:
+        return self.host == "local"
+
+
+def parse_target(text: str) -> TargetSpec:
+    host, sep, path = text.partition(":")
+    if not sep or not host or not path:
+        raise TargetError(f"target {text!r}: write HOST:PATH (e.g. client1:/mnt/gv0) or local:PATH")
+    if not path.startswith("/"):
+        raise TargetError(f"target {text!r}: the path must be absolute")
+    if any(c in host for c in " /\\'\"$`;"):
+        raise TargetError(f"target {text!r}: {host!r} is not a host name")
+    return TargetSpec(host, path.rstrip("/") or "/")
+
+
+async def run_benchmark(
+    workload: Workload,
+    params: dict[str, Any],
+    targets: Sequence[tuple[TargetSpec, Executor]],
+    *,
+    servers: Sequence[Executor] = (),
+    progress: Progress | None = None,
+    sink: ResultSink | None = None,
+    link_bps: float | None = None,
+    volume_info_xml: str = "",
+    agent_python: str = "python3",
+    heartbeat_timeout: float = 20.0,
+) -> RunResult:
+    """Measure ``workload`` on ``targets``; see the module docstring for the end states.
+    Raises ParamError for bad parameters (before anything runs on a host)."""
+    values = workload.resolve(params)
+    if not targets:
+        raise ParamError("give at least one target")
+    progress = progress or Progress()
+    run = RunResult(
+        run_id=uuid.uuid4().hex,
+        workload=workload.name,
+        status=RunStatus.RUNNING,
+        started_at=time.time(),
+        ended_at=None,
+        provenance=Provenance(brickyard_version=__version__, hosts={}, target=",".join(t.text for t, _ in targets),
+                              target_kind="unknown", workload=workload.name,
+                              parameters={p.name: p.show(values[p.name]) for p in workload.all_params()}),
+    )
+    sessions: list[TargetSession] = []
+    server_agents: list[AgentSession] = []
+    cleanup_notes: list[str] = []
+    stalled = False
+
+    def record(step: StepResult) -> None:
+        run.steps.append(step)
+        if sink is not None:
+            sink.step_finished(run, step)
+
+    def finish(status: RunStatus, error: str = "", host: str = "") -> RunResult:
+        run.status = status
+        run.error = "; ".join(x for x in [error, *cleanup_notes] if x)
+        run.failed_host = host
+        run.ended_at = time.time()
+        return run
+
+    if sink is not None:
+        sink.run_started(run)
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    progress.on_cancel(lambda: loop.call_soon_threadsafe(task.cancel) if task else None)
+    try:
+        try:
+            physics = Physics(link_bps=link_bps)
+            layout: dict[str, Any] = {}
+            if volume_info_xml:
+                layout = prov.parse_volume_info(volume_info_xml)
+            progress.set_progress(0.0, "starting agents")
+            for spec, ex in targets:
+                agent = AgentSession(ex, python=agent_python, heartbeat_timeout=heartbeat_timeout)
+                sessions.append(TargetSession(spec.text, ex.host, spec.path, ex, agent))
+                await agent.open()
+            for ex in servers:
+                agent = AgentSession(ex, python=agent_python, heartbeat_timeout=heartbeat_timeout)
+                server_agents.append(agent)
+                await agent.open()
+            await _check_requirements(workload, sessions)
+            hosts: dict[str, dict[str, str]] = {}
+            kinds, mount_opts = [], []
+            for s in sessions:
+                hosts.setdefault(s.host, await prov.host_facts(s.executor))
+                mount = await prov.mount_of(s.executor, s.path)
+                s.kind = prov.target_kind(mount.get("fstype", ""))
+                kinds.append(s.kind)
+                mount_opts.append(f"{s.spec}: {mount.get('fstype', '?')} {mount.get('source', '')} {mount.get('options', '')}".strip())
+            for a in server_agents:
+                hosts.setdefault(a.host, await prov.host_facts(a.executor))
+            if not volume_info_xml and server_agents:
+                volume_info_xml, layout = await _volume_info(server_agents[0].executor, sessions)
+            physics.layout = layout
+            run.provenance = Provenance(
+                brickyard_version=__version__, hosts=hosts, target=run.provenance.target,
+                target_kind=kinds[0] if len(set(kinds)) == 1 else ",".join(kinds),
+                volume_name=str(layout.get("name", "")), volume_info_xml=volume_info_xml,
+                volume_options=dict(layout.get("options", {})),
+                layout={k: v for k, v in layout.items() if k != "options"},
+                mount_options="; ".join(mount_opts), workload=workload.name,
+                parameters=run.provenance.parameters,
+                extra={"link_bps": link_bps} if link_bps else {},
+            )
+            for s in sessions:
+                try:
+                    s.rundir = await s.agent.mkdir(f"{s.path}/brickyard-{run.run_id[:12]}")
+                except AgentError as exc:
+                    raise ParamError(f"cannot create a run directory on {s.spec}: {exc}") from None
+            ctx = RunContext(workload, values, sessions, run, record_sink=record,
+                             progress=progress.set_progress, is_cancelled=progress.is_cancelled,
+                             physics=physics, servers=server_agents,
+                             step_total=workload.step_count(values) * int(values.get("repeats", 1)))
+            progress.set_progress(0.0, f"{workload.name}: measuring")
+            await workload.run(ctx)
+            return finish(RunStatus.COMPLETE)
+        except asyncio.CancelledError:
+            if not progress.is_cancelled():
+                raise
+            for s in sessions:
+                await s.agent.cancel()
+            return finish(RunStatus.PARTIAL if run.steps else RunStatus.FAILED, "cancelled by the user")
+        except StepStalled as exc:
+            stalled = True
+            if exc.partial is not None:
+                record(_stall_step(len(run.steps), exc))
+            for s in sessions:
+                await s.agent.cancel()
+            return finish(RunStatus.PARTIAL if run.steps else RunStatus.FAILED, str(exc), exc.host)
+        except (HostLost, ExecutorError) as exc:
+            for s in sessions:
+                await s.agent.cancel()
+            return finish(RunStatus.PARTIAL if run.steps else RunStatus.FAILED, str(exc), exc.host)
+        except AgentError as exc:
+            return finish(RunStatus.PARTIAL if run.steps else RunStatus.FAILED, str(exc), exc.host)
+        except ParamError as exc:
+            return finish(RunStatus.FAILED, str(exc))
+    finally:
+        for s in sessions:
+            if s.rundir and not stalled:
+                try:
+                    await s.agent.rmtree(s.rundir, timeout=120)
+                except Exception as exc:  # noqa: BLE001 - reported, not raised
+                    cleanup_notes.append(f"could not remove {s.spec}/{s.rundir.rsplit('/', 1)[-1]}: {exc}")
+            elif s.rundir and stalled:
+                cleanup_notes.append(f"{s.host}:{s.rundir} may be left behind (the mount stalled)")
+        for agent in [s.agent for s in sessions] + server_agents:
+            cleanup_notes += await agent.close(timeout=5 if stalled else 30)
+        if run.status is not RunStatus.RUNNING:
+            run.error = "; ".join(dict.fromkeys(x for x in [run.error, *cleanup_notes] if x))
+        if sink is not None and run.status is not RunStatus.RUNNING:
+            sink.run_finished(run)
+        progress.set_progress(1.0, f"{workload.name}: {run.status.value}")
+
+
+def _stall_step(index: int, exc: StepStalled) -> StepResult:
+    return StepResult(index=index, params={"stalled_host": exc.host}, repeat=0, workers=(), metrics=(),
+                      flags=("stall",), valid=False, note=str(exc))
+
+
+async def _check_requirements(workload: Workload, sessions: Sequence[TargetSession]) -> None:
+    missing = []
+    for s in sessions:
+        for req in workload.requires:
+            res = await s.executor.run(req.probe_argv(), timeout=30)
+            if not res.ok and not req.optional:
+                missing.append(f"{req.program} is missing on {s.host}" + (f" ({req.hint})" if req.hint else ""))
+    if missing:
+        raise ParamError("; ".join(missing))
+
+
+async def _volume_info(server: Executor, sessions: Sequence[TargetSession]) -> tuple[str, dict[str, Any]]:
+    """``gluster volume info VOL --xml`` on a server for the volume the first target mounts."""
+    mount = await prov.mount_of(sessions[0].executor, sessions[0].path)
+    source = mount.get("source", "")
+    if ":" not in source:
+        return "", {}
+    volume = source.split(":", 1)[1].lstrip("/")
+    res = await server.run(["gluster", "volume", "info", volume, "--xml"], timeout=60)
+    if not res.ok:
+        return "", {}
+    try:
+        return res.text, prov.parse_volume_info(res.text)
+    except ValueError:
+        return res.text, {}
+

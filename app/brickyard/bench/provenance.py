@@ -1,0 +1,85 @@
+"""What Brickyard records about the hosts and the volume so two runs can be compared:
+kernel, OS, gluster version, mount type and options, ``volume info --xml``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from defusedxml import ElementTree
+
+from ..remote.executor import Executor
+
+
+async def _out(ex: Executor, argv: list[str], timeout: float = 20) -> str:
+    try:
+        res = await ex.run(argv, timeout=timeout)
+    except Exception:  # noqa: BLE001 - provenance is best effort, never fails a run
+        return ""
+    return res.text.strip() if res.ok else ""
+
+
+async def host_facts(ex: Executor) -> dict[str, str]:
+    """Kernel, hostname, OS and gluster client version of one host."""
+    facts = {
+        "kernel": await _out(ex, ["uname", "-r"]),
+        "hostname": await _out(ex, ["uname", "-n"]),
+        "os": "",
+        "gluster": "",
+        "cpus": await _out(ex, ["nproc"]),
+    }
+    release = await _out(ex, ["cat", "/etc/os-release"])
+    for line in release.splitlines():
+        if line.startswith("PRETTY_NAME="):
+            facts["os"] = line.split("=", 1)[1].strip('"')
+    version = await _out(ex, ["glusterfs", "--version"])
+    if version:
+        facts["gluster"] = version.splitlines()[0]
+    return facts
+
+
+async def mount_of(ex: Executor, path: str) -> dict[str, str]:
+    """``{"fstype", "source", "options", "target"}`` of the mount holding ``path``."""
+    text = await _out(ex, ["findmnt", "-n", "-P", "-o", "FSTYPE,SOURCE,OPTIONS,TARGET", "--target", path])
+    info: dict[str, str] = {}
+    for token in text.splitlines()[:1]:
+        import shlex
+
+        for part in shlex.split(token):
+            key, _, value = part.partition("=")
+            info[key.lower()] = value
+    return info
+
+
+def target_kind(fstype: str) -> str:
+    if fstype.startswith("fuse.glusterfs") or fstype == "glusterfs":
+        return "gluster"
+    if fstype == "tmpfs":
+        return "tmpfs"
+    if fstype.startswith("nfs"):
+        return "nfs"
+    return "local" if fstype else "unknown"
+
+
+def parse_volume_info(xml_text: str) -> dict[str, Any]:
+    """Layout facts from ``gluster volume info VOL --xml`` (first volume)."""
+    root = ElementTree.fromstring(xml_text.encode() if isinstance(xml_text, str) else xml_text)
+    vol = root.find("./volInfo/volumes/volume")
+    if vol is None:
+        raise ValueError("no <volume> in the volume info XML")
+
+    def num(tag: str) -> int:
+        text = vol.findtext(tag) or "0"
+        return int(text) if text.strip().isdigit() else 0
+
+    options = {o.findtext("name") or "": o.findtext("value") or "" for o in vol.findall("./options/option")}
+    return {
+        "name": vol.findtext("name") or "",
+        "type": vol.findtext("typeStr") or "",
+        "bricks": [b.findtext("name") or (b.text or "").strip() for b in vol.findall("./bricks/brick")],
+        "replica": num("replicaCount"),
+        "arbiter": num("arbiterCount"),
+        "disperse": num("disperseCount"),
+        "redundancy": num("redundancyCount"),
+        "distribute": num("distCount"),
+        "options": options,
+    }

@@ -1,0 +1,193 @@
+"""`brickyard bench`: run one workload on one or more targets, headless.
+
+    brickyard bench --target client1:/mnt/gv0 --workload dd --param block_sizes=4K,1M --json
+    brickyard bench --target local:/tmp/base --workload smallfile
+    brickyard bench --list
+
+Exit codes: 0 every step measured and valid; 1 the run ended partial/failed or a step is
+invalid (the JSON and the last line say why); 2 bad input; 130 cancelled with Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import enum
+import json
+import math
+import re
+import sys
+from typing import Any
+
+from ..core.results import RunResult, RunStatus
+from ..core.units import UnitError, format_bytes, parse_size
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("bench", help="run a benchmark workload over SSH or locally")
+    p.add_argument("--target", action="append", default=[], metavar="HOST:PATH",
+                   help="where to measure (repeat for several client hosts); local:PATH for this machine")
+    p.add_argument("--workload", metavar="NAME", help="workload name (see --list)")
+    p.add_argument("--param", action="append", default=[], metavar="K=V", help="workload parameter (repeatable)")
+    p.add_argument("--server", action="append", default=[], metavar="HOST",
+                   help="gluster server: caches dropped there before reads; volume info read from the first")
+    p.add_argument("--link", metavar="RATE", help="client link speed for the physics check, e.g. 1Gbit, 10Gbit, 117MB/s")
+    p.add_argument("--ssh-config", metavar="FILE", help="OpenSSH config file to use for host aliases")
+    p.add_argument("--json", action="store_true", help="print the run result as JSON")
+    p.add_argument("--list", action="store_true", help="list the workloads found (and broken plugins) and exit")
+    p.set_defaults(func=run)
+
+
+_BITS = re.compile(r"^\s*([0-9.]+)\s*([kKmMgGtT]?)bit(?:/s)?\s*$")
+
+
+def parse_rate(text: str) -> float:
+    """Bytes per second from '1Gbit', '10 Gbit/s', '117MB/s' or '125000000'."""
+    m = _BITS.match(text)
+    if m:
+        scale = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}[m.group(2).lower()]
+        return float(m.group(1)) * scale / 8
+    try:
+        return float(parse_size(text.strip().removesuffix("/s")))
+    except UnitError as exc:
+        raise ValueError(f"--link {text!r}: write e.g. 1Gbit, 10Gbit or 117MB/s ({exc})") from None
+
+
+def _params(pairs: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--param {pair!r}: write NAME=VALUE")
+        out[key.strip()] = value
+    return out
+
+
+def to_jsonable(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, float) and (math.isnan(obj) or math.isinf(obj)):
+        return None
+    return obj
+
+
+def exit_code(run: RunResult) -> int:
+    if run.status is RunStatus.COMPLETE and all(s.valid for s in run.steps) and run.steps:
+        return 0
+    return 1
+
+
+def _show_step(step) -> str:
+    params = " ".join(f"{k}={v}" for k, v in step.params.items() if k != "repeat")
+    bits = []
+    for m in step.metrics:
+        if m.name in ("throughput", "sum_of_rates", "ops_per_s", "tps", "lstat_us", "seconds", "files_per_s",
+                      "per_object_ms", "scaling_efficiency", "init_seconds"):
+            value = f"{format_bytes(m.value)}/s" if m.unit == "B/s" else f"{m.value:.4g} {m.unit}"
+            bits.append(f"{m.name}={value}")
+    skew = step.start_skew.get("p99")
+    if skew and len(step.workers) > 1:
+        bits.append(f"skew_p99={skew * 1000:.2f}ms")
+    flags = f" [{','.join(step.flags)}]" if step.flags else ""
+    valid = "" if step.valid else " INVALID"
+    return f"#{step.index} r{step.repeat} {params}: {' '.join(bits)}{flags}{valid}" + (f"  ({step.note})" if step.note else "")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..bench import registry
+    from ..cli import UsageError
+
+    if args.list:
+        for entry in registry.discover():
+            if entry.ok:
+                w = entry.workload
+                print(f"{entry.name}: {w.title}")
+                for p in w.all_params():
+                    print(f"    {p.describe()}")
+            else:
+                print(f"{entry.name}: BROKEN ({entry.source}): {entry.error}")
+        return 0
+    if not args.workload:
+        raise UsageError("give --workload NAME (see --list)")
+    if not args.target:
+        raise UsageError("give at least one --target HOST:PATH (or local:PATH)")
+    from ..bench.api import ParamError
+    from ..bench.engine import TargetError, parse_target
+
+    try:
+        workload = registry.find(args.workload)
+        params = _params(args.param)
+        workload.resolve(params)
+        targets = [parse_target(t) for t in args.target]
+        link = parse_rate(args.link) if args.link else None
+    except (LookupError, ParamError, TargetError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    return _run(args, workload, params, targets, link)
+
+
+def _run(args, workload, params, targets, link) -> int:
+    from ..bench.engine import run_benchmark
+    from ..remote.local import LocalExecutor
+    from ..remote.loop import AsyncLoopThread, Progress
+
+    pool = None
+    if any(not t.is_local for t in targets) or args.server:
+        from ..remote.ssh import SshOptions, SshPool
+
+        pool = SshPool(SshOptions(config_files=[args.ssh_config] if args.ssh_config else None))
+
+    def executor(host: str):
+        return LocalExecutor("local") if host == "local" else pool.executor(host)
+
+    last = [""]
+
+    def on_progress(fraction: float, text: str) -> None:
+        if not args.json and sys.stderr.isatty() and text != last[0]:
+            print(f"\r{fraction * 100:5.1f}% {text[:100]:<100}", end="", file=sys.stderr, flush=True)
+            last[0] = text
+
+    progress = Progress(on_progress=on_progress)
+
+    class PrintSink:
+        def run_started(self, run): pass
+
+        def step_finished(self, run, step):
+            if not args.json:
+                print(("\r" if sys.stderr.isatty() else "") + _show_step(step), flush=True)
+
+        def run_finished(self, run): pass
+
+    async def main():
+        try:
+            return await run_benchmark(workload, params, [(t, executor(t.host)) for t in targets],
+                                       servers=[executor(h) for h in args.server], progress=progress,
+                                       sink=PrintSink(), link_bps=link)
+        finally:
+            if pool is not None:
+                await pool.close()
+
+    interrupted = False
+    with AsyncLoopThread("brickyard-bench") as loop:
+        future = loop.submit(main())
+        while True:
+            try:
+                result = future.result()
+                break
+            except KeyboardInterrupt:
+                interrupted = True
+                progress.cancel()
+    if args.json:
+        print(json.dumps(to_jsonable(result), indent=1))
+    else:
+        tail = f": {result.error}" if result.error else ""
+        print(f"{workload.name} on {','.join(t.text for t in targets)}: {result.status.value}"
+              f" ({len(result.steps)} steps, {sum(1 for s in result.steps if not s.valid)} invalid){tail}")
+    if interrupted:
+        return 130
+    return exit_code(result)
