@@ -17,7 +17,6 @@ COMMAND_MODULES = (
     "brickyard.clicmd.plan",
     "brickyard.clicmd.lab",
     "brickyard.clicmd.bench",
-    "brickyard.clicmd.history",
 )
 
 
