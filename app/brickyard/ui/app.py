@@ -17,19 +17,51 @@ def _display_problem() -> str | None:
     return None
 
 
+def _startup_file(argv: list[str], files) -> tuple[str, object] | None:
+    """What to open: the FILE argument, else the last file, else the first example."""
+    from pathlib import Path
+
+    from .files import example_files
+
+    if argv:
+        return "open", Path(argv[0])
+    last = files.last_file()
+    if last is not None:
+        return "open", last
+    examples = example_files()
+    return ("example", examples[0]) if examples else None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if any(a in ("-h", "--help") for a in argv):
+        print("usage: brickyard-gui [FILE]\n\nOpen the Brickyard planner with FILE (a .brickyard.json topology), "
+              "or the last file, or an example.")
+        return 0
+    if len(argv) > 1:
+        print("usage: brickyard-gui [FILE]", file=sys.stderr)
+        return 2
     problem = _display_problem()
     if problem:
         print(problem, file=sys.stderr)
         return 3
-    from PySide6.QtWidgets import QApplication, QLabel
+    from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication([sys.argv[0], *argv])
-    label = QLabel("Brickyard")
-    label.setWindowTitle("Brickyard")
-    label.resize(640, 400)
-    label.show()
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    app.setOrganizationName("Brickyard")
+    app.setApplicationName("Brickyard")
+    from .mainwindow import MainWindow
+
+    window = MainWindow()
+    if not window.files.offer_recovery():
+        start = _startup_file(argv, window.files)
+        if start is not None:
+            kind, path = start
+            ok = window.files.open(path) if kind == "open" else window.files.open_example(path)
+            if not ok and argv:
+                print(f"brickyard-gui: cannot open {path}; see the window for why", file=sys.stderr)
+    window.show()
+    window.canvas.fit()
     return app.exec()
 
 

@@ -1,0 +1,240 @@
+"""What the canvas draws: sites as labelled regions, nodes as cards, bricks as chips.
+
+Items hold only what they paint; the scene sets it from the model and the plan. Painting
+is plain ``drawRect``/``drawText`` with a level-of-detail cut, so 5,000 chips stay cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+
+from ...core.topology import Brick, BrickRef, Client, Node, Site
+from ...core.units import format_bytes
+from .. import style
+
+CARD_W = 260.0
+BADGE_W = 66.0
+HEADER_H = 36.0
+CHIP_H = 20.0
+CHIP_GAP = 2.0
+PAD = 6.0
+SITE_TITLE_H = 34.0
+SITE_PAD = 16.0
+CLIENT_W = 120.0
+CLIENT_H = 26.0
+
+_FONT = QFont("DejaVu Sans", 8)
+_BOLD = QFont("DejaVu Sans", 9, QFont.Weight.Bold)
+_TITLE = QFont("DejaVu Sans", 12, QFont.Weight.Bold)
+
+
+def _lod(option: QStyleOptionGraphicsItem, painter: QPainter) -> float:
+    return option.levelOfDetailFromTransform(painter.worldTransform())
+
+
+@dataclass(frozen=True)
+class BrickLook:
+    """How the plan wants a brick drawn: its set, its place in the volume, its state."""
+
+    set_index: int | None = None    # None: not in the current volume
+    position: int | None = None     # 1-based place in the volume's brick order
+    arbiter: bool = False
+    failed: bool = False
+    set_state: str = ""
+
+
+class SiteItem(QGraphicsItem):
+    """A site: a rounded region with its name; nodes sit on top of it, not inside it."""
+
+    def __init__(self, site: Site | None):
+        super().__init__()
+        self.name = site.name if site else ""
+        self.description = site.description if site else ""
+        self.rect = QRectF(0, 0, 300, 200)
+        self.failed = False
+        self.setZValue(-10)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, site is not None)
+
+    @property
+    def kind(self) -> str:
+        return "site"
+
+    def set_rect(self, rect: QRectF) -> None:
+        if rect != self.rect:
+            self.prepareGeometryChange()
+            self.rect = rect
+
+    def boundingRect(self) -> QRectF:
+        return self.rect.adjusted(-2, -2, 2, 2)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        border = QColor(style.SELECTED if self.isSelected() else style.FAILED if self.failed else style.SITE_BORDER)
+        painter.setPen(QPen(border, 3 if self.isSelected() or self.failed else 1.5,
+                            Qt.PenStyle.SolidLine if self.name else Qt.PenStyle.DashLine))
+        painter.setBrush(QBrush(QColor("#fbeaea" if self.failed else style.SITE_FILL)))
+        painter.drawRoundedRect(self.rect, 10, 10)
+        painter.setFont(_TITLE)
+        painter.setPen(QColor("#263238"))
+        title = self.name or "(no site)"
+        if self.failed:
+            title += "   FAILED"
+        painter.drawText(self.rect.adjusted(SITE_PAD, 6, -SITE_PAD, 0), Qt.AlignmentFlag.AlignLeft, title)
+
+
+class NodeItem(QGraphicsItem):
+    """A node card: header (name, site, NIC) and its brick chips as children."""
+
+    def __init__(self, node: Node):
+        super().__init__()
+        self.name = node.name
+        self.header = ""
+        self.failed = False
+        self.bricks: list[BrickItem] = []
+        self.slot = None  # where the layout put it; a drag that ends elsewhere snaps back
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+                      | QGraphicsItem.GraphicsItemFlag.ItemIsMovable)
+        self.sync(node)
+
+    @property
+    def kind(self) -> str:
+        return "node"
+
+    def sync(self, node: Node) -> None:
+        """Take name, header text and bricks from the model (chips reused by path)."""
+        self.name = node.name
+        nic = f" · {node.nic_gbps:g} Gbit/s" if node.nic_gbps else ""
+        total = format_bytes(sum(b.size_bytes for b in node.bricks), digits=1)
+        self.header = f"{len(node.bricks)} brick(s) · {total}{nic}"
+        old = {b.path: b for b in self.bricks}
+        self.prepareGeometryChange()
+        chips = []
+        for i, brick in enumerate(node.bricks):
+            chip = old.pop(brick.path, None) or BrickItem(self, brick)
+            chip.sync(brick)
+            chip.setPos(PAD, HEADER_H + i * (CHIP_H + CHIP_GAP))
+            chips.append(chip)
+        for chip in old.values():
+            chip.setParentItem(None)
+            if chip.scene():
+                chip.scene().removeItem(chip)
+        self.bricks = chips
+        self.update()
+
+    def height(self) -> float:
+        return HEADER_H + len(self.bricks) * (CHIP_H + CHIP_GAP) + PAD
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(-2, -2, CARD_W + 4, self.height() + 4)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        selected = self.isSelected()
+        border = QColor(style.SELECTED if selected else style.FAILED if self.failed else style.NODE_BORDER)
+        painter.setPen(QPen(border, 3 if selected or self.failed else 1))
+        painter.setBrush(QBrush(QColor("#fdecea" if self.failed else style.NODE_FILL)))
+        painter.drawRoundedRect(QRectF(0, 0, CARD_W, self.height()), 6, 6)
+        if _lod(option, painter) < 0.35:
+            return
+        painter.setFont(_BOLD)
+        painter.setPen(QColor(style.FAILED if self.failed else "#263238"))
+        name = self.name + ("  ✕ FAILED" if self.failed else "")
+        painter.drawText(QRectF(PAD, 3, CARD_W - 2 * PAD, 16), Qt.AlignmentFlag.AlignLeft, name)
+        painter.setFont(_FONT)
+        painter.setPen(QColor("#546e7a"))
+        painter.drawText(QRectF(PAD, 18, CARD_W - 2 * PAD, 14), Qt.AlignmentFlag.AlignLeft, self.header)
+
+
+class BrickItem(QGraphicsItem):
+    """A brick chip: set colour, its number in the volume, path, size and disk kind."""
+
+    def __init__(self, node: NodeItem, brick: Brick):
+        super().__init__(node)
+        self.node_item = node
+        self.path = brick.path
+        self.text = ""
+        self.look = BrickLook()
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+
+    @property
+    def kind(self) -> str:
+        return "brick"
+
+    @property
+    def ref(self) -> BrickRef:
+        return BrickRef(self.node_item.name, self.path)
+
+    def sync(self, brick: Brick) -> None:
+        self.path = brick.path
+        parts = [brick.path, format_bytes(brick.size_bytes, digits=1)]
+        if brick.disk_kind:
+            parts.append(brick.disk_kind)
+        text = " · ".join(parts)
+        metrics = QFontMetricsF(_FONT)
+        self.text = metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, CARD_W - 2 * PAD - BADGE_W - 8)
+        self.setToolTip(f"{BrickRef(self.node_item.name, brick.path)}\n{text}\nfilesystem {brick.filesystem or '(own)'}")
+        self.update()
+
+    def set_look(self, look: BrickLook) -> None:
+        if look != self.look:
+            self.look = look
+            self.update()
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(-1, -1, CARD_W - 2 * PAD + 2, CHIP_H + 2)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        look = self.look
+        w = CARD_W - 2 * PAD
+        in_volume = look.set_index is not None
+        colour = style.set_colour(look.set_index) if in_volume else QColor(style.UNUSED)
+        fill = QColor(colour)
+        fill.setAlpha(70 if look.arbiter else 150)
+        pen = QPen(QColor(style.SELECTED), 2.5) if self.isSelected() else QPen(colour.darker(130), 1)
+        if not in_volume:
+            pen.setStyle(Qt.PenStyle.DashLine)
+            fill = QColor("#f5f5f5")
+        painter.setPen(pen)
+        painter.setBrush(QBrush(fill))
+        painter.drawRect(QRectF(0, 0, w, CHIP_H))
+        if look.arbiter:
+            painter.setBrush(QBrush(colour.darker(120), Qt.BrushStyle.BDiagPattern))
+            painter.drawRect(QRectF(0, 0, w, CHIP_H))
+        if _lod(option, painter) >= 0.45:
+            painter.setFont(_FONT)
+            painter.setPen(QColor("#102027"))
+            badge = f"#{look.position} S{look.set_index + 1}" if in_volume else "unused"
+            if look.arbiter:
+                badge += " ARB"
+            painter.drawText(QRectF(4, 0, BADGE_W, CHIP_H), Qt.AlignmentFlag.AlignVCenter, badge)
+            painter.drawText(QRectF(BADGE_W + 6, 0, w - BADGE_W - 8, CHIP_H), Qt.AlignmentFlag.AlignVCenter, self.text)
+        if look.failed:
+            painter.setPen(QPen(QColor(style.FAILED), 2))
+            painter.drawLine(0, 0, w, CHIP_H)
+            painter.drawLine(0, CHIP_H, w, 0)
+
+
+class ClientItem(QGraphicsItem):
+    """A client that mounts volumes: a small card below its site's nodes."""
+
+    def __init__(self, client: Client):
+        super().__init__()
+        self.name = client.name
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+
+    @property
+    def kind(self) -> str:
+        return "client"
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(-2, -2, CLIENT_W + 4, CLIENT_H + 4)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        painter.setPen(QPen(QColor(style.SELECTED if self.isSelected() else "#78909c"), 2 if self.isSelected() else 1))
+        painter.setBrush(QBrush(QColor("#e8eaf6")))
+        painter.drawRoundedRect(QRectF(0, 0, CLIENT_W, CLIENT_H), 13, 13)
+        painter.setFont(_FONT)
+        painter.setPen(QColor("#263238"))
+        painter.drawText(QRectF(0, 0, CLIENT_W, CLIENT_H), Qt.AlignmentFlag.AlignCenter, f"client {self.name}")

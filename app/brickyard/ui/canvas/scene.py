@@ -1,0 +1,225 @@
+"""The canvas scene: mirrors the session's model change by change, colours by the plan.
+
+A ``Change`` batch touches only the items it names (a new node gets a card, a renamed
+brick its chip); positions are then recomputed, which moves items but creates none. A new
+``PlanResult`` recolours chips whose look changed. Nothing here is rebuilt per edit.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtWidgets import QGraphicsScene
+
+from ...core.events import Change
+from ...core.plan import PlanResult
+from ...core.topology import BrickRef
+from ..session import Session
+from .items import (CARD_W, CLIENT_H, CLIENT_W, SITE_PAD, SITE_TITLE_H, BrickItem, BrickLook,
+                    ClientItem, NodeItem, SiteItem)
+
+NODE_GAP = 14.0
+SITE_GAP = 40.0
+_NODE_KINDS = {"node-added", "node-removed", "node-renamed", "node-moved", "node-changed"}
+_BRICK_KINDS = {"brick-added", "brick-removed", "brick-renamed", "brick-changed"}
+
+
+class TopologyScene(QGraphicsScene):
+    def __init__(self, session: Session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.sites: dict[str, SiteItem] = {}
+        self.nodes: dict[str, NodeItem] = {}
+        self.clients: dict[str, ClientItem] = {}
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        session.sig_model_changed.connect(self.on_changes)
+        session.sig_plan_changed.connect(self.apply_plan)
+        session.sig_topology_replaced.connect(self.rebuild)
+        self.rebuild()
+        self.apply_plan(session.plan)
+
+    # ---- mirroring the model --------------------------------------------------------
+    def rebuild(self) -> None:
+        """Every item from scratch: only when a different topology is loaded."""
+        self.clear()
+        self.sites, self.nodes, self.clients = {}, {}, {}
+        topo = self.session.topo
+        for site in topo.sites:
+            self._add_site(site.name)
+        for node in topo.nodes:
+            self._add_node(node.name)
+        for client in topo.clients:
+            self._add_client(client.name)
+        self.relayout()
+
+    def _add_site(self, name: str) -> None:
+        item = SiteItem(self.session.topo.site(name))
+        self.sites[name] = item
+        self.addItem(item)
+
+    def _add_node(self, name: str) -> None:
+        item = NodeItem(self.session.topo.require_node(name))
+        self.nodes[name] = item
+        self.addItem(item)
+
+    def _add_client(self, name: str) -> None:
+        client = self.session.topo.client(name)
+        if client is not None:
+            item = ClientItem(client)
+            self.clients[name] = item
+            self.addItem(item)
+
+    def _drop(self, table: dict, name: str) -> None:
+        item = table.pop(name, None)
+        if item is not None:
+            self.removeItem(item)
+
+    def on_changes(self, changes: list[Change]) -> None:
+        topo = self.session.topo
+        for ch in changes:
+            kind, name = ch.kind, ch.subject
+            if kind == "site-added":
+                self._add_site(name)
+            elif kind == "site-removed":
+                self._drop(self.sites, name)
+            elif kind == "site-renamed":
+                item = self.sites.pop(ch.detail["old"])
+                item.name = name
+                self.sites[name] = item
+                item.update()
+            elif kind == "site-changed" and name in self.sites:
+                site = topo.site(name)
+                self.sites[name].description = site.description if site else ""
+            elif kind == "node-added":
+                self._add_node(name)
+            elif kind == "node-removed":
+                self._drop(self.nodes, name)
+            elif kind == "node-renamed":
+                self.nodes[name] = self.nodes.pop(ch.detail["old"])
+                self.nodes[name].sync(topo.require_node(name))
+            elif kind in _NODE_KINDS and name in self.nodes and topo.node(name):
+                self.nodes[name].sync(topo.require_node(name))
+            elif kind in _BRICK_KINDS:
+                node = BrickRef.parse(name).node
+                if node in self.nodes and topo.node(node):
+                    self.nodes[node].sync(topo.require_node(node))
+            elif kind == "client-added":
+                self._add_client(name)
+            elif kind == "client-removed":
+                self._drop(self.clients, name)
+        self.relayout()
+
+    # ---- positions ------------------------------------------------------------------
+    def relayout(self) -> None:
+        """Sites left to right; each site's nodes in a grid, then its clients."""
+        topo = self.session.topo
+        groups: dict[str, list[NodeItem]] = {name: [] for name in self.sites}
+        orphans: list[NodeItem] = []
+        for node in topo.nodes:
+            item = self.nodes.get(node.name)
+            if item is not None:
+                groups[node.site].append(item) if node.site in groups else orphans.append(item)
+        clients: dict[str, list[ClientItem]] = {}
+        for client in topo.clients:
+            if client.name in self.clients:
+                clients.setdefault(client.site if client.site in groups else "", []).append(self.clients[client.name])
+        x = 0.0
+        if orphans or clients.get(""):
+            if "" not in self.sites:
+                self.sites[""] = SiteItem(None)
+                self.addItem(self.sites[""])
+            groups[""] = orphans
+        elif "" in self.sites:
+            self._drop(self.sites, "")
+        order = [s.name for s in topo.sites if s.name in self.sites] + ([""] if "" in groups else [])
+        for name in order:
+            width, height = self._place_group(groups[name], clients.get(name, []), x)
+            self.sites[name].set_rect(QRectF(x, 0, width, height))
+            x += width + SITE_GAP
+        self.setSceneRect(self.itemsBoundingRect().adjusted(-40, -40, 40, 40))
+
+    @staticmethod
+    def _place_group(nodes: list[NodeItem], clients: list[ClientItem], x0: float) -> tuple[float, float]:
+        cols = max(1, math.ceil(math.sqrt(len(nodes) * 1.6))) if nodes else 1
+        y = SITE_TITLE_H
+        for row in range(0, len(nodes), cols):
+            items = nodes[row:row + cols]
+            for i, item in enumerate(items):
+                slot = QPointF(x0 + SITE_PAD + i * (CARD_W + NODE_GAP), y)
+                item.slot = slot
+                if item.pos() != slot:
+                    item.setPos(slot)
+            y += max(i.height() for i in items) + NODE_GAP
+        width = 2 * SITE_PAD + cols * CARD_W + (cols - 1) * NODE_GAP
+        for i, item in enumerate(clients):
+            per_row = max(1, int((width - SITE_PAD) // (CLIENT_W + NODE_GAP)))
+            item.setPos(x0 + SITE_PAD + (i % per_row) * (CLIENT_W + NODE_GAP),
+                        y + (i // per_row) * (CLIENT_H + NODE_GAP))
+        if clients:
+            y += math.ceil(len(clients) / max(1, int((width - SITE_PAD) // (CLIENT_W + NODE_GAP)))) * (CLIENT_H + NODE_GAP)
+        return width, max(y + SITE_PAD - NODE_GAP, SITE_TITLE_H + 60)
+
+    def site_at(self, point: QPointF) -> str | None:
+        """The site whose region holds ``point`` ('' for the no-site region), or None."""
+        for name, item in self.sites.items():
+            if item.rect.contains(point):
+                return name
+        return None
+
+    # ---- the plan -------------------------------------------------------------------
+    def apply_plan(self, plan: PlanResult | None) -> None:
+        looks: dict[BrickRef, BrickLook] = {}
+        failed_nodes: set[str] = set()
+        failed_sites: set[str] = set()
+        for spec in self.session.failures:
+            if spec.startswith("site:"):
+                failed_sites.add(spec[5:])
+            elif not spec.startswith("brick:"):
+                failed_nodes.add(spec)
+        if plan is not None:
+            positions = {ref: i + 1 for i, ref in enumerate(plan.volume.bricks)}
+            states = {s.index: s for s in plan.state.sets}
+            for bset in plan.sets:
+                state = states.get(bset.index)
+                failed = set(state.failed) if state else set()
+                for ref in bset.bricks:
+                    looks[ref] = BrickLook(bset.index, positions.get(ref), ref == bset.arbiter,
+                                           ref in failed, state.state if state else "")
+        failed_bricks = {s[6:] for s in self.session.failures if s.startswith("brick:")}
+        for name, item in self.nodes.items():
+            node_failed = name in failed_nodes or self.session.topo.site_of(name) in failed_sites
+            if item.failed != node_failed:
+                item.failed = node_failed
+                item.update()
+            for chip in item.bricks:
+                ref = chip.ref
+                look = looks.get(ref)
+                if look is None:
+                    down = node_failed or str(ref) in failed_bricks
+                    look = BrickLook(failed=down)
+                chip.set_look(look)
+        for name, item in self.sites.items():
+            if item.failed != (name in failed_sites):
+                item.failed = name in failed_sites
+                item.update()
+
+    # ---- selection ------------------------------------------------------------------
+    def selected_names(self) -> tuple[list[str], list[str], list[BrickRef], list[str]]:
+        """(sites, nodes, bricks, clients) currently selected."""
+        sites, nodes, bricks, clients = [], [], [], []
+        for item in self.selectedItems():
+            kind = getattr(item, "kind", "")
+            if kind == "site" and item.name:
+                sites.append(item.name)
+            elif kind == "node":
+                nodes.append(item.name)
+            elif kind == "brick":
+                bricks.append(item.ref)
+            elif kind == "client":
+                clients.append(item.name)
+        return sites, nodes, bricks, clients
+
+    def brick_item(self, ref: BrickRef) -> BrickItem | None:
+        node = self.nodes.get(ref.node)
+        return next((b for b in node.bricks if b.path == ref.path), None) if node else None

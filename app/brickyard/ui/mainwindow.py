@@ -1,0 +1,219 @@
+"""The main window: the planner canvas in a tab, its panels in docks, menus over both.
+
+Later views (provisioning, benchmark runs, history, reports) join as tabs next to the
+planner through ``add_view``; ``View > History`` opens ``brickyard.ui.history`` when that
+module is installed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QScrollArea, QTabWidget, QVBoxLayout, QWidget
+
+from ..core.topology import BrickRef, Topology
+from .canvas.view import CanvasView
+from .files import FileController, example_files
+from .panels.commands_panel import CommandsPanel
+from .panels.compare_panel import ComparePanel
+from .panels.inspector import Inspector
+from .panels.layout_panel import LayoutPanel
+from .panels.quickfill import QuickFillDialog
+from .panels.verdict_panel import VerdictPanel
+from .session import Session
+
+# Optional views: (menu text, module, names the module may give its widget class or factory).
+OPTIONAL_VIEWS = (("&History", "brickyard.ui.history", ("HistoryView", "HistoryWidget", "create_widget")),)
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, topo: Topology | None = None, settings_path: Path | None = None,
+                 autosave_dir: Path | None = None):
+        super().__init__()
+        self.session = Session(topo or Topology(), self)
+        self.files = FileController(self.session, self, settings_path, autosave_dir)
+        self.canvas = CanvasView(self.session)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.canvas, "Planner")
+        self.setCentralWidget(self.tabs)
+        self.layout_panel = LayoutPanel(self.session)
+        self.verdict = VerdictPanel(self.session)
+        self.inspector = Inspector(self.session)
+        self.commands = CommandsPanel(self.session)
+        self.compare = ComparePanel(self.session)
+        self.docks: dict[str, QDockWidget] = {}
+        right = QWidget()
+        column = QVBoxLayout(right)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.layout_panel)
+        column.addWidget(self.verdict)
+        self._dock("layout", "Layout and verdict", right, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.docks["layout"].setMinimumWidth(420)
+        self._dock("inspector", "Inspector", self.inspector, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self._dock("commands", "Commands", self.commands, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._dock("compare", "Compare layouts", self.compare, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.docks["commands"], self.docks["compare"])
+        self.docks["commands"].raise_()
+        self.resizeDocks([self.docks["inspector"], self.docks["layout"]], [270, 440], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["commands"]], [190], Qt.Orientation.Vertical)
+        self.setAcceptDrops(True)
+        self._menus()
+        self.canvas.board.selectionChanged.connect(self._selection_changed)
+        self.canvas.sig_rename_requested.connect(self._focus_name)
+        self.canvas.sig_quick_fill_requested.connect(self.quick_fill)
+        self.session.sig_edit_refused.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.session.stack.indexChanged.connect(lambda _i: self.statusBar().clearMessage())
+        self.files.sig_title_changed.connect(self._set_title)
+        self.files.sig_recent_changed.connect(lambda _items: self._fill_recent())
+        self.files.sig_error.connect(lambda text: self.statusBar().showMessage(text.splitlines()[0], 15000))
+        self._set_title(self.files.title())
+        self.resize(1600, 1000)
+
+    def _dock(self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> None:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock-{key}")
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(widget)
+        dock.setWidget(scroll)
+        self.addDockWidget(area, dock)
+        self.docks[key] = dock
+
+    # ---- menus ----------------------------------------------------------------------
+    def _menus(self) -> None:
+        a = self.canvas.actions_by_name
+        file_menu = self.menuBar().addMenu("&File")
+        for text, keys, slot in (("&New", QKeySequence.StandardKey.New, self.files.new),
+                                 ("&Open…", QKeySequence.StandardKey.Open, self.open_dialog),
+                                 ("&Save", QKeySequence.StandardKey.Save, self.files.save),
+                                 ("Save &As…", QKeySequence.StandardKey.SaveAs, self.files.save_as)):
+            action = file_menu.addAction(text)
+            action.setShortcut(QKeySequence(keys))
+            action.triggered.connect(lambda _=False, s=slot: s())
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        examples = file_menu.addMenu("Open &example")
+        for path in example_files():
+            action = examples.addAction(path.name.removesuffix(".brickyard.json"))
+            action.triggered.connect(lambda _=False, p=path: self.files.open_example(p))
+        file_menu.addSeparator()
+        quit_action = file_menu.addAction("&Quit")
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        self._fill_recent()
+        edit = self.menuBar().addMenu("&Edit")
+        for name in ("undo", "redo", None, "add_site", "add_node", "add_brick", "quick_fill", "duplicate",
+                     "rename", "delete", None, "add_to_volume", "remove_from_volume", None, "select_all"):
+            edit.addSeparator() if name is None else edit.addAction(a[name])
+        simulate = self.menuBar().addMenu("&Simulate")
+        simulate.addAction(a["fail"])
+        simulate.addAction(a["clear_failures"])
+        view = self.menuBar().addMenu("&View")
+        for name in ("fit", "zoom_in", "zoom_out"):
+            view.addAction(a[name])
+        view.addSeparator()
+        for dock in self.docks.values():
+            view.addAction(dock.toggleViewAction())
+        view.addSeparator()
+        for text, module, names in OPTIONAL_VIEWS:
+            action = view.addAction(text)
+            action.triggered.connect(lambda _=False, t=text, m=module, n=names: self.open_optional_view(t, m, n))
+
+    def _fill_recent(self) -> None:
+        menu: QMenu = self.recent_menu
+        menu.clear()
+        for item in self.files.recent():
+            action = menu.addAction(item)
+            action.triggered.connect(lambda _=False, p=item: self.files.open(p))
+        menu.setEnabled(bool(menu.actions()))
+
+    def _set_title(self, title: str) -> None:
+        self.setWindowTitle(title)
+        self.setWindowModified(self.files.dirty)
+
+    # ---- views ----------------------------------------------------------------------
+    def add_view(self, title: str, widget: QWidget) -> int:
+        """Add a view (history, provisioning, a run) as a tab next to the planner."""
+        index = self.tabs.addTab(widget, title.replace("&", ""))
+        self.tabs.setCurrentIndex(index)
+        return index
+
+    def open_optional_view(self, title: str, module_name: str, names: tuple[str, ...]) -> QWidget | None:
+        plain = title.replace("&", "")
+        for i in range(self.tabs.count()):
+            if self.tabs.tabText(i) == plain:
+                self.tabs.setCurrentIndex(i)
+                return self.tabs.widget(i)
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            self.statusBar().showMessage(f"{plain} is not part of this installation ({module_name} is missing)", 8000)
+            return None
+        factory = next((getattr(module, n) for n in names if hasattr(module, n)), None)
+        if factory is None:
+            self.statusBar().showMessage(f"{module_name} offers none of {', '.join(names)}", 8000)
+            return None
+        widget = factory()
+        self.add_view(plain, widget)
+        return widget
+
+    # ---- actions --------------------------------------------------------------------
+    def open_dialog(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        from .files import FILE_FILTER
+        start = str(self.files.path.parent) if self.files.path else str(Path.home())
+        path, _ = QFileDialog.getOpenFileName(self, "Open topology", start, FILE_FILTER)
+        if path:
+            self.files.open(path)
+
+    def quick_fill(self) -> None:
+        dialog = QuickFillDialog(self.session, self)
+        if dialog.exec():
+            edit = dialog.edit()
+            if edit is not None:
+                self.session.push(edit)
+
+    def _selection_changed(self) -> None:
+        sites, nodes, bricks, clients = self.canvas.board.selected_names()
+        chosen: tuple[str, str | BrickRef] | None = None
+        if bricks:
+            chosen = ("brick", bricks[0])
+        elif nodes:
+            chosen = ("node", nodes[0])
+        elif sites:
+            chosen = ("site", sites[0])
+        elif clients:
+            chosen = ("client", clients[0])
+        self.inspector.show_item(chosen)
+
+    def _focus_name(self) -> None:
+        kind = self.inspector.selection[0] if self.inspector.selection else ""
+        key = {"site": "name", "node": "name", "brick": "path", "client": "address"}.get(kind)
+        if key:
+            self.docks["inspector"].raise_()
+            edit = self.inspector.field(kind, key).edit
+            edit.setFocus()
+            edit.selectAll()
+
+    # ---- window events --------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if any(u.isLocalFile() and u.toLocalFile().endswith(".json") for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        for url in event.mimeData().urls():
+            if url.isLocalFile() and url.toLocalFile().endswith(".json"):
+                self.files.open(url.toLocalFile())
+                event.acceptProposedAction()
+                return
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.files.maybe_save():
+            self.files.discard_autosave()
+            event.accept()
+        else:
+            event.ignore()

@@ -1,0 +1,51 @@
+"""The exact gluster commands for the current volume, selectable, with a copy button."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QFont, QGuiApplication
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+
+from ...core.gluster_cli import render
+from ...core.plan import PlanResult
+from ..session import Session
+
+
+class CommandsPanel(QWidget):
+    def __init__(self, session: Session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setFont(QFont("DejaVu Sans Mono", 9))
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        self.copy = QPushButton("Copy commands")
+        row = QHBoxLayout()
+        row.addWidget(self.note, 1)
+        row.addWidget(self.copy)
+        box = QVBoxLayout(self)
+        box.addWidget(self.text)
+        box.addLayout(row)
+        self.copy.clicked.connect(self.copy_to_clipboard)
+        session.sig_plan_changed.connect(self.show_plan)
+        self.show_plan(session.plan)
+
+    def command_text(self) -> str:
+        return self.text.toPlainText()
+
+    def show_plan(self, plan: PlanResult | None) -> None:
+        if plan is None:
+            self.text.setPlainText("")
+            self.note.setText(self.session.plan_problem)
+            return
+        self.text.setPlainText("\n".join(render(c) for c in plan.commands) + "\n")
+        if plan.errors:
+            self.note.setText(f"gluster would refuse the create command: {plan.errors[0].message}")
+        elif plan.needs_force and not plan.volume.force:
+            self.note.setText("gluster refuses this without force; tick force in the Layout panel to add it.")
+        else:
+            self.note.setText(f"{len(plan.commands)} command(s), run on any node of the pool.")
+
+    def copy_to_clipboard(self) -> None:
+        QGuiApplication.clipboard().setText(self.command_text())

@@ -1,0 +1,150 @@
+"""Every layout gluster would accept for the current bricks, side by side.
+
+Rows are planned a few at a time on a zero-delay timer (a big volume has thousands of
+candidate layouts), only while the table is visible, and restart when the model changes.
+Double-clicking a row (or Apply) sets that layout on the volume, as one undoable edit.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from ...core import edits
+from ...core.plan import PlanResult, candidate_layouts, plan_volume
+from ...core.topology import Layout
+from ...core.units import format_bytes, format_rate
+from ..session import Session
+
+COLUMNS = ("Layout", "gluster creates", "Usable", "Usable %", "Nodes may fail (any / best)",
+           "Sites may fail (any / best)", "Single write", "Single read", "Concurrent write",
+           "Concurrent read", "gluster asks")
+SLICE_SECONDS = 0.03
+
+
+def _rate(v: float | None) -> str:
+    return "?" if v is None else format_rate(v)
+
+
+class _Sortable(QTableWidgetItem):
+    def __init__(self, text: str, key: float | str):
+        super().__init__(text)
+        self.key = key
+        self.setFlags(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled)
+
+    def __lt__(self, other: QTableWidgetItem) -> bool:
+        return self.key < getattr(other, "key", 0)
+
+
+class ComparePanel(QWidget):
+    def __init__(self, session: Session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.status = QLabel()
+        self.apply = QPushButton("Apply selected layout")
+        row = QHBoxLayout()
+        row.addWidget(self.status, 1)
+        row.addWidget(self.apply)
+        box = QVBoxLayout(self)
+        box.addWidget(self.table)
+        box.addLayout(row)
+        self.layouts: list[Layout] = []
+        self._pending: list[Layout] = []
+        self._timer = QTimer(self)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._work)
+        self.table.cellDoubleClicked.connect(lambda r, _c: self.apply_row(r))
+        self.apply.clicked.connect(lambda: self.apply_row(self.table.currentRow()))
+        session.sig_model_changed.connect(self.restart)
+        session.sig_topology_replaced.connect(self.restart)
+        session.sig_volume_selected.connect(self.restart)
+        self.restart()
+
+    def restart(self, *_: object) -> None:
+        """Recompute from scratch (rows appear as they are planned)."""
+        self.table.setSortingEnabled(False)
+        self.table.setRowCount(0)
+        self.layouts = []
+        volume = self.session.volume
+        self._pending = list(candidate_layouts(self.session.topo, volume.bricks)) if volume else []
+        self._total = len(self._pending)
+        self.status.setText(f"planning {self._total} layout(s)…" if self._total else
+                            ("no volume" if volume is None else "no layout is possible without bricks"))
+        if self._pending and self.isVisible():
+            self._timer.start()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._pending:
+            self._timer.start()
+
+    def hideEvent(self, event) -> None:
+        super().hideEvent(event)
+        self._timer.stop()
+
+    def finish(self) -> None:
+        """Plan every remaining row now (tests, and a window about to take a screenshot)."""
+        while self._pending:
+            self._work(budget=1e9)
+
+    def _work(self, budget: float = SLICE_SECONDS) -> None:
+        volume = self.session.volume
+        if volume is None:
+            self._pending = []
+        start = time.perf_counter()
+        while self._pending and time.perf_counter() - start < budget:
+            layout = self._pending.pop(0)
+            self._add_row(layout, plan_volume(self.session.topo, replace(volume, layout=layout)))
+        if not self._pending:
+            self._timer.stop()
+            self.table.setSortingEnabled(True)
+            self.table.resizeColumnsToContents()
+            self.status.setText(f"{self._total} layout(s) gluster accepts for {len(volume.bricks) if volume else 0} "
+                                "bricks in this order (estimates, not measurements). Double-click a row to use it.")
+        else:
+            self.status.setText(f"planned {self._total - len(self._pending)} of {self._total} layouts…")
+
+    def _add_row(self, layout: Layout, plan: PlanResult) -> None:
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        self.layouts.append(layout)
+        cap, tol, est = plan.capacity, plan.tolerance, plan.estimate
+        sites = "—" if tol.sites_worst is None else f"{tol.sites_worst} / {tol.sites_best}"
+        asks = "; ".join(sorted({f.severity for f in plan.findings})) or "nothing"
+        cells = [
+            (edits.describe_layout(layout), row),
+            (plan.gluster_type.value, plan.gluster_type.value),
+            (format_bytes(cap.usable_bytes, digits=1), cap.usable_bytes),
+            (f"{cap.efficiency:.0%}", cap.efficiency),
+            (f"{tol.nodes_worst} / {tol.nodes_best}", (tol.nodes_worst, tol.nodes_best)),
+            (sites, (tol.sites_worst or -1, tol.sites_best or -1)),
+            (_rate(est.single_write_bps), est.single_write_bps or 0),
+            (_rate(est.single_read_bps), est.single_read_bps or 0),
+            (_rate(est.concurrent_write_bps), est.concurrent_write_bps or 0),
+            (_rate(est.concurrent_read_bps), est.concurrent_read_bps or 0),
+            (asks, asks),
+        ]
+        for col, (text, key) in enumerate(cells):
+            item = _Sortable(text, key)
+            item.setData(Qt.ItemDataRole.UserRole, len(self.layouts) - 1)
+            if col == len(cells) - 1 and plan.findings:
+                item.setToolTip("\n".join(f.message for f in plan.findings))
+            self.table.setItem(row, col, item)
+
+    def apply_row(self, row: int) -> None:
+        volume = self.session.volume
+        item = self.table.item(row, 0) if row >= 0 else None
+        if volume is None or item is None:
+            return
+        layout = self.layouts[item.data(Qt.ItemDataRole.UserRole)]
+        if layout != volume.layout:
+            self.session.push(edits.SetVolumeLayout(volume.name, layout))

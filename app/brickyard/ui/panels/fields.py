@@ -1,0 +1,136 @@
+"""Validated text fields: bad input is marked at the field with the reason, never coerced."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
+
+from ...core.units import UnitError, format_bytes, parse_size
+
+INVALID_STYLE = "QLineEdit { border: 2px solid #c62828; background: #fdecea; }"
+
+
+def mark_field(edit: QLineEdit, label: QLabel, problem: str | None) -> None:
+    """Show ``problem`` under ``edit`` and frame it red, or clear both."""
+    edit.setStyleSheet(INVALID_STYLE if problem else "")
+    edit.setProperty("invalid", bool(problem))
+    edit.setToolTip(problem or "")
+    label.setText(problem or "")
+    label.setVisible(bool(problem))
+    label.setStyleSheet("color: #c62828;")
+    label.setWordWrap(True)
+
+
+class ValidatedField(QWidget):
+    """A line edit that parses its text on Enter/focus-out and emits the value only when
+    it parses and differs from what the model holds."""
+
+    sig_value_entered = Signal(object)
+    """object: the parsed value the user entered (the model may still refuse it)."""
+
+    def __init__(self, parse: Callable[[str], Any], show: Callable[[Any], str] = str,
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self.parse = parse
+        self.show = show
+        self.value: Any = None
+        self.edit = QLineEdit()
+        self.error = QLabel()
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(1)
+        box.addWidget(self.edit)
+        box.addWidget(self.error)
+        self.error.hide()
+        self.edit.editingFinished.connect(self._finished)
+
+    def set_value(self, value: Any) -> None:
+        """Show the model's value (and clear any mark), unless the user is typing."""
+        self.value = value
+        if not self.edit.hasFocus() or not self.invalid:
+            self.edit.setText("" if value is None else self.show(value))
+            self.set_problem(None)
+
+    @property
+    def invalid(self) -> bool:
+        return bool(self.edit.property("invalid"))
+
+    def set_problem(self, problem: str | None) -> None:
+        mark_field(self.edit, self.error, problem)
+
+    def _finished(self) -> None:
+        try:
+            value = self.parse(self.edit.text())
+        except (ValueError, UnitError) as exc:
+            self.set_problem(str(exc))
+            return
+        self.set_problem(None)
+        if value != self.value:
+            self.sig_value_entered.emit(value)
+
+
+# ---- parsers (each raises ValueError with the reason) ---------------------------------
+
+def parse_name(text: str) -> str:
+    text = text.strip()
+    if not text:
+        raise ValueError("a name cannot be empty")
+    if any(c.isspace() for c in text) or ":" in text or "/" in text:
+        raise ValueError(f"{text!r}: a name cannot hold spaces, ':' or '/'")
+    return text
+
+
+def parse_text(text: str) -> str:
+    return text.strip()
+
+
+def parse_path(text: str) -> str:
+    text = text.strip()
+    if not text.startswith("/"):
+        raise ValueError(f"a brick path must be absolute (start with '/'), not {text!r}")
+    return text
+
+
+def parse_port(text: str) -> int:
+    try:
+        port = int(text.strip())
+    except ValueError:
+        raise ValueError(f"a port is a whole number from 1 to 65535, not {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise ValueError(f"a port is from 1 to 65535, not {port}")
+    return port
+
+
+def parse_gbps(text: str) -> float | None:
+    text = text.strip().removesuffix("Gbit/s").removesuffix("Gbps").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"a link speed in Gbit/s, e.g. 1 or 10 or 25, not {text!r}") from None
+    if value <= 0:
+        raise ValueError("a link speed must be more than 0 Gbit/s")
+    return value
+
+
+def parse_rate(text: str) -> float | None:
+    """'500 MB/s', '1.2 GB/s', '300M' → bytes per second; empty → unknown."""
+    text = text.strip()
+    if not text:
+        return None
+    per_second = text.removesuffix("/s").strip()
+    value = parse_size(per_second)
+    if value <= 0:
+        raise ValueError("a speed must be more than 0")
+    return float(value)
+
+
+def show_size(n: int) -> str:
+    return format_bytes(n, digits=2).replace(".00 ", " ")
+
+
+def show_rate(bps: float | None) -> str:
+    return "" if bps is None else f"{show_size(int(bps))}/s"

@@ -1,0 +1,232 @@
+"""The Layout panel: which volume, its name, type and counts, auto-place and force.
+
+Only counts gluster could accept for the current bricks are selectable; the others stay
+in the list, disabled, with gluster's own reason (``core.layout.resolve``). Changing a
+control pushes one ``SetVolumeLayout``/``UpdateVolume`` edit, so it can be undone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QPushButton, QVBoxLayout, QWidget)
+
+from ...core import edits
+from ...core.layout import resolve, volname_problem
+from ...core.plan import PlanResult, candidate_layouts, plan_volume
+from ...core.topology import Layout, Volume, VolumeType
+from ..session import Session
+from .fields import mark_field
+
+MAX_LISTED = 24  # counts listed beyond the valid ones, so the list stays short on big volumes
+
+
+def _count_choices(valid: set[int], start: int, upto: int, brick_count: int,
+                   layout_for) -> list[tuple[int, str | None]]:
+    """(value, None) for a count gluster accepts, (value, gluster's reason) for one it
+    refuses; refused counts are listed from ``start`` up to ``upto`` (capped)."""
+    values = sorted(valid | set(range(start, min(upto, start + MAX_LISTED) + 1)))
+    out = []
+    for value in values:
+        if value in valid:
+            out.append((value, None))
+            continue
+        _, findings = resolve(layout_for(value), brick_count)
+        errors = [f.message for f in findings if f.severity == "error"]
+        out.append((value, errors[0] if errors else "not accepted for these bricks"))
+    return out
+
+
+class LayoutPanel(QWidget):
+    def __init__(self, session: Session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self._syncing = False
+        self.volume_box = QComboBox()
+        self.new_volume = QPushButton("New volume")
+        self.delete_volume = QPushButton("Delete")
+        self.name = QLineEdit()
+        self.name_error = QLabel()
+        self.type = QComboBox()
+        for kind in VolumeType:
+            self.type.addItem(kind.value, kind)
+        self.replica = QComboBox()
+        self.arbiter = QCheckBox("arbiter (3rd brick of a set: metadata only)")
+        self.disperse = QComboBox()
+        self.redundancy = QComboBox()
+        self.force = QCheckBox("force (gluster's 'force' word)")
+        self.auto_place = QPushButton("Auto-place bricks")
+        self.auto_place.setToolTip("Reorder the volume's bricks so no set has two bricks on one node "
+                                   "and sets span as many sites as they can")
+        self.placement_note = QLabel()
+        self.placement_note.setWordWrap(True)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+
+        top = QHBoxLayout()
+        top.addWidget(self.volume_box, 1)
+        top.addWidget(self.new_volume)
+        top.addWidget(self.delete_volume)
+        form = QFormLayout()
+        form.addRow("Volume", top)
+        form.addRow("Name", self.name)
+        form.addRow("", self.name_error)
+        form.addRow("Type", self.type)
+        form.addRow("Replica", self.replica)
+        form.addRow("", self.arbiter)
+        form.addRow("Disperse", self.disperse)
+        form.addRow("Redundancy", self.redundancy)
+        form.addRow("", self.force)
+        box = QVBoxLayout(self)
+        box.addLayout(form)
+        box.addWidget(self.auto_place)
+        box.addWidget(self.placement_note)
+        box.addWidget(self.summary)
+
+        self.volume_box.activated.connect(lambda i: session.select_volume(self.volume_box.itemText(i)))
+        self.new_volume.clicked.connect(self.add_volume)
+        self.delete_volume.clicked.connect(self.remove_volume)
+        self.name.editingFinished.connect(self._rename)
+        self.type.activated.connect(self._type_chosen)
+        for combo in (self.replica, self.disperse, self.redundancy):
+            combo.activated.connect(self._counts_chosen)
+        self.arbiter.toggled.connect(self._counts_chosen)
+        self.force.toggled.connect(self._force_toggled)
+        self.auto_place.clicked.connect(self.place_automatically)
+        session.sig_plan_changed.connect(self.sync)
+        self.sync(session.plan)
+
+    # ---- model -> widgets -----------------------------------------------------------
+    def sync(self, plan: PlanResult | None = None) -> None:
+        self._syncing = True
+        try:
+            self._sync()
+        finally:
+            self._syncing = False
+
+    def _sync(self) -> None:
+        topo, volume = self.session.topo, self.session.volume
+        self.volume_box.clear()
+        self.volume_box.addItems([v.name for v in topo.volumes])
+        self.volume_box.setCurrentText(self.session.volume_name)
+        for w in (self.name, self.type, self.replica, self.arbiter, self.disperse, self.redundancy,
+                  self.force, self.auto_place, self.delete_volume):
+            w.setEnabled(volume is not None)
+        if volume is None:
+            self.summary.setText(self.session.plan_problem)
+            return
+        if not self.name.hasFocus():
+            self.name.setText(volume.name)
+            mark_field(self.name, self.name_error, volname_problem(volume.name))
+        layout = volume.layout
+        self.type.setCurrentIndex(self.type.findData(layout.type))
+        count = len(volume.bricks)
+        valid = candidate_layouts(topo, volume.bricks)
+        replicas = {l.replica for l in valid if l.replica}
+        disperses = {l.disperse for l in valid if l.disperse}
+        d = layout.disperse or count
+        redundancies = {l.redundancy for l in valid if l.disperse == d and l.redundancy}
+        self._fill(self.replica, _count_choices(replicas, 2, count, count,
+                                                lambda v: Layout(VolumeType.REPLICATE, replica=v)),
+                   layout.replica, "all bricks (one set)" if layout.type is VolumeType.REPLICATE else None)
+        self._fill(self.disperse, _count_choices(disperses, 3, count, count,
+                                                 lambda v: Layout(VolumeType.DISPERSE, disperse=v, redundancy=1)),
+                   layout.disperse, "all bricks (one set)" if layout.type is VolumeType.DISPERSE else None)
+        d = layout.disperse or count
+        self._fill(self.redundancy, _count_choices(redundancies, 1, d - 1, count,
+                                                   lambda v: Layout(VolumeType.DISPERSE, disperse=d, redundancy=v)),
+                   layout.redundancy, "gluster's choice")
+        self.arbiter.setChecked(bool(layout.arbiter))
+        self.replica.setEnabled(layout.type.is_replicated)
+        self.arbiter.setEnabled(layout.type.is_replicated)
+        self.disperse.setEnabled(layout.type.is_dispersed)
+        self.redundancy.setEnabled(layout.type.is_dispersed)
+        self.force.setChecked(volume.force)
+        plan = self.session.plan
+        if plan is not None:
+            verdict = "gluster accepts this" if plan.valid else (
+                "gluster refuses this without force" if not plan.errors else "gluster refuses this")
+            self.summary.setText(f"{count} bricks → {plan.gluster_type.value}, {len(plan.sets)} set(s): {verdict}.")
+
+    @staticmethod
+    def _fill(combo: QComboBox, choices: list[tuple[int, str | None]], current: int | None, none_text: str | None) -> None:
+        combo.clear()
+        model = combo.model()
+        if none_text:
+            combo.addItem(none_text, None)
+        for value, reason in choices:
+            combo.addItem(str(value) if reason is None else f"{value} — {reason}", value)
+            if reason is not None and isinstance(model, QStandardItemModel):
+                item = model.item(combo.count() - 1)
+                item.setEnabled(False)
+                item.setToolTip(reason)
+        if current is not None and combo.findData(current) < 0:
+            combo.addItem(f"{current} (current)", current)
+        combo.setCurrentIndex(max(combo.findData(current), 0))
+
+    # ---- widgets -> edits -----------------------------------------------------------
+    def _push_layout(self, layout: Layout) -> None:
+        volume = self.session.volume
+        if volume is not None and layout != volume.layout:
+            self.session.push(edits.SetVolumeLayout(volume.name, layout))
+
+    def _type_chosen(self) -> None:
+        volume = self.session.volume
+        kind = self.type.currentData()
+        if self._syncing or volume is None or kind is None:
+            return
+        family = [l for l in candidate_layouts(self.session.topo, volume.bricks)
+                  if (l.replica is not None) == kind.is_replicated and (l.disperse is not None) == kind.is_dispersed
+                  and not l.arbiter]
+        preferred = [l for l in family if l.replica == 3] + [l for l in family if l.type is kind] + family
+        self._push_layout(replace(preferred[0], type=kind) if preferred else Layout(kind))
+
+    def _counts_chosen(self, *_: object) -> None:
+        volume = self.session.volume
+        if self._syncing or volume is None:
+            return
+        kind = volume.layout.type
+        if kind.is_replicated:
+            self._push_layout(Layout(kind, replica=self.replica.currentData(),
+                                     arbiter=1 if self.arbiter.isChecked() else 0))
+        elif kind.is_dispersed:
+            self._push_layout(Layout(kind, disperse=self.disperse.currentData(),
+                                     redundancy=self.redundancy.currentData()))
+
+    def _force_toggled(self, on: bool) -> None:
+        volume = self.session.volume
+        if not self._syncing and volume is not None and volume.force != on:
+            self.session.push(edits.UpdateVolume(volume.name, {"force": on}))
+
+    def _rename(self) -> None:
+        volume = self.session.volume
+        text = self.name.text().strip()
+        if volume is None or text == volume.name:
+            return
+        problem = volname_problem(text)
+        mark_field(self.name, self.name_error, problem)
+        if problem is None and self.session.push(edits.UpdateVolume(volume.name, {"name": text})):
+            self.session.select_volume(text)
+
+    def add_volume(self) -> None:
+        topo = self.session.topo
+        name = edits.unique_name({v.name for v in topo.volumes}, "gv0" if not topo.volumes else f"gv{len(topo.volumes)}")
+        bricks = [ref for ref, _ in topo.all_bricks()]
+        if self.session.push(edits.AddVolume(Volume(name, Layout(VolumeType.DISTRIBUTE), bricks))):
+            self.session.select_volume(name)
+
+    def remove_volume(self) -> None:
+        if self.session.volume is not None:
+            self.session.push(edits.RemoveVolume(self.session.volume_name))
+
+    def place_automatically(self) -> None:
+        volume = self.session.volume
+        if volume is None:
+            return
+        placed = plan_volume(self.session.topo, volume, auto_place=True)
+        self.placement_note.setText(placed.placement_note)
+        if list(placed.volume.bricks) != list(volume.bricks):
+            self.session.push(edits.SetVolumeBricks(volume.name, list(placed.volume.bricks), text="auto-place bricks"))

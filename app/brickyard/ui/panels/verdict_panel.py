@@ -1,0 +1,139 @@
+"""The planner's verdict on the current volume: findings, capacity, tolerance, state, estimate.
+
+Every word and figure comes from the ``PlanResult``; this panel only lays them out.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
+                               QVBoxLayout, QWidget)
+
+from ...core.plan import PlanResult
+from ...core.units import describe_size, format_rate
+from .. import style
+from ..session import Session
+from .capacity_bar import CapacityBar
+
+MAX_SET_ROWS = 200
+
+
+def _rate(value: float | None) -> str:
+    return "unknown" if value is None else format_rate(value)
+
+
+class VerdictPanel(QWidget):
+    def __init__(self, session: Session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.findings = QLabel()
+        self.findings.setWordWrap(True)
+        self.findings.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.capacity_bar = CapacityBar()
+        self.capacity_text = QLabel()
+        self.capacity_text.setWordWrap(True)
+        self.tolerance = QLabel()
+        self.tolerance.setWordWrap(True)
+        self.state = QLabel()
+        self.state.setWordWrap(True)
+        self.sets = QListWidget()
+        self.sets.setMaximumHeight(120)
+        self.failures = QLabel()
+        self.failures.setWordWrap(True)
+        self.clear_failures = QPushButton("Clear all failures")
+        self.estimate = QLabel()
+        self.estimate.setWordWrap(True)
+
+        box = QVBoxLayout(self)
+        box.addWidget(self._group("What gluster will say", self.findings))
+        box.addWidget(self._group("Capacity", self.capacity_bar, self.capacity_text))
+        box.addWidget(self._group("Failures tolerated", self.tolerance))
+        fail_row = QHBoxLayout()
+        fail_row.addWidget(self.failures, 1)
+        fail_row.addWidget(self.clear_failures)
+        state_group = self._group("Failure simulation (select + F, or Alt+click)", self.state, self.sets)
+        state_group.layout().addLayout(fail_row)
+        box.addWidget(state_group)
+        box.addWidget(self._group("Throughput estimate", self.estimate))
+        box.addStretch(1)
+        self.clear_failures.clicked.connect(session.clear_failures)
+        session.sig_plan_changed.connect(self.show_plan)
+        self.show_plan(session.plan)
+
+    @staticmethod
+    def _group(title: str, *widgets: QWidget) -> QGroupBox:
+        group = QGroupBox(title)
+        layout = QVBoxLayout(group)
+        for w in widgets:
+            layout.addWidget(w)
+        return group
+
+    def show_plan(self, plan: PlanResult | None) -> None:
+        self.sets.clear()
+        if plan is None:
+            for w in (self.capacity_text, self.tolerance, self.state, self.estimate, self.failures):
+                w.setText("")
+            self.capacity_bar.set_capacity(None)
+            self.findings.setText(self.session.plan_problem)
+            return
+        self._show_findings(plan)
+        cap = plan.capacity
+        self.capacity_bar.set_capacity(cap)
+        lines = [f"raw {describe_size(cap.raw_bytes)}", f"usable {describe_size(cap.usable_bytes)}",
+                 f"overhead {describe_size(cap.overhead_bytes)}"]
+        if cap.arbiter_bytes:
+            lines.append(f"in arbiter bricks {describe_size(cap.arbiter_bytes)}")
+        if cap.df_bytes != cap.usable_bytes:
+            lines.append(f"client df will show {describe_size(cap.df_bytes)}")
+        self.capacity_text.setText("\n".join(lines))
+        tol = plan.tolerance
+        text = f"Nodes: any {tol.nodes_worst} may fail; up to {tol.nodes_best} if the right ones fail."
+        if tol.sites_worst is not None:
+            text += f"\nSites: any {tol.sites_worst} may fail; up to {tol.sites_best} if the right ones fail."
+        self.tolerance.setText(text)
+        self._show_state(plan)
+        est = plan.estimate
+        text = (f"single file: write {_rate(est.single_write_bps)}, read {_rate(est.single_read_bps)}\n"
+                f"concurrent: write {_rate(est.concurrent_write_bps)}, read {_rate(est.concurrent_read_bps)}\n"
+                f"({est.label}; {est.formula})")
+        if est.missing:
+            text += "\nunknown: " + ", ".join(est.missing)
+        self.estimate.setText(text)
+
+    def _show_findings(self, plan: PlanResult) -> None:
+        if not plan.findings:
+            ok = style.STATE_COLOURS["UP"]
+            self.findings.setText(f"<span style='color:{ok}'>✓ gluster accepts this layout without a question</span>")
+            return
+        rows = []
+        for finding in plan.findings:
+            where = ""
+            if finding.bricks:
+                shown = ", ".join(str(b) for b in finding.bricks[:4])
+                where = f" <i>[{html.escape(shown)}{' …' if len(finding.bricks) > 4 else ''}]</i>"
+            colour = style.SEVERITY_COLOURS.get(finding.severity, "#000")
+            word = style.SEVERITY_WORDS.get(finding.severity, finding.severity)
+            rows.append(f"<p style='color:{colour}; margin:0 0 4px 0'><b>{word}:</b> "
+                        f"{html.escape(finding.message)}{where}</p>")
+        self.findings.setText("".join(rows))
+
+    def _show_state(self, plan: PlanResult) -> None:
+        state = plan.state
+        colour = style.STATE_COLOURS.get(state.state, "#000")
+        rw = ("readable" if state.readable else "NOT readable") + ", " + ("writable" if state.writable else "NOT writable")
+        self.state.setText(f"<b style='color:{colour}; font-size:14pt'>Volume {state.state}</b> — "
+                           f"{style.STATE_WORDS.get(state.state, '')} ({rw})")
+        self.failures.setText("Failed: " + (", ".join(self.session.failures) or "nothing"))
+        self.clear_failures.setEnabled(bool(self.session.failures))
+        shown = [s for s in state.sets if s.state != "UP"] or list(state.sets[:MAX_SET_ROWS])
+        for s in shown[:MAX_SET_ROWS]:
+            item = QListWidgetItem(f"set {s.index + 1}: {s.state}"
+                                   + (f" — failed {', '.join(str(b) for b in s.failed)}" if s.failed else ""))
+            item.setForeground(QColor(style.STATE_COLOURS.get(s.state, "#000")))
+            self.sets.addItem(item)
+        ups = sum(1 for s in state.sets if s.state == "UP")
+        if len(shown) < len(state.sets):
+            self.sets.addItem(f"… and {ups} set(s) UP")

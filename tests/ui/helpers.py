@@ -1,0 +1,58 @@
+"""Real input on a canvas view: clicks and drags as the mouse sends them."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QApplication, QGraphicsItem
+
+from brickyard.core.topology import Brick, BrickRef, Layout, Node, Site, Topology, Volume, VolumeType
+
+
+def small_topology() -> Topology:
+    """Two sites; n1, n2 in A with two 1 TB bricks each, n3 in B; volume gv0 replica 2 over
+    n1's and n2's bricks in node-major order (so each set sits on one node)."""
+    topo = Topology(name="small", sites=[Site("A"), Site("B")])
+    for name, site in (("n1", "A"), ("n2", "A"), ("n3", "B")):
+        topo.nodes.append(Node(name, site=site, nic_gbps=10.0,
+                               bricks=[Brick("/b1", 10**12, speed_bps=5e8), Brick("/b2", 10**12, speed_bps=5e8)]))
+    refs = [BrickRef("n1", "/b1"), BrickRef("n1", "/b2"), BrickRef("n2", "/b1"), BrickRef("n2", "/b2")]
+    topo.volumes.append(Volume("gv0", Layout(VolumeType.DISTRIBUTED_REPLICATE, replica=2), refs))
+    return topo
+
+
+def show_active(qtbot, widget) -> None:
+    """Show a top-level widget and make it the active window, so its shortcuts fire."""
+    qtbot.addWidget(widget)
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.windowHandle().requestActivate()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is widget, timeout=3000)
+
+
+def point_of(view, item: QGraphicsItem, where: QPointF | None = None) -> QPoint:
+    """Viewport coordinates of an item's centre (or of a point in item coordinates)."""
+    scene_point = item.mapToScene(where) if where is not None else item.sceneBoundingRect().center()
+    view.ensureVisible(item, 10, 10)
+    return view.mapFromScene(scene_point)
+
+
+def _send(view, kind, pos: QPoint, button, buttons, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
+    viewport = view.viewport()
+    event = QMouseEvent(kind, QPointF(pos), QPointF(viewport.mapToGlobal(pos)), button, buttons, modifiers)
+    QApplication.sendEvent(viewport, event)
+
+
+def click(view, pos: QPoint, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
+    left = Qt.MouseButton.LeftButton
+    _send(view, QMouseEvent.Type.MouseButtonPress, pos, left, left, modifiers)
+    _send(view, QMouseEvent.Type.MouseButtonRelease, pos, left, Qt.MouseButton.NoButton, modifiers)
+
+
+def drag(view, start: QPoint, end: QPoint, steps: int = 8, button=Qt.MouseButton.LeftButton) -> None:
+    """Press at ``start``, move in ``steps`` to ``end`` with the button held, release."""
+    _send(view, QMouseEvent.Type.MouseButtonPress, start, button, button)
+    for i in range(1, steps + 1):
+        p = start + (end - start) * (i / steps)
+        _send(view, QMouseEvent.Type.MouseMove, p, Qt.MouseButton.NoButton, button)
+    _send(view, QMouseEvent.Type.MouseButtonRelease, end, button, Qt.MouseButton.NoButton)
