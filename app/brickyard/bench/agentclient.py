@@ -79,6 +79,7 @@ class AgentSession:
     _reader: asyncio.Task | None = None
     _step_seq: int = 0
     _closed: bool = False
+    cancelled: bool = False
 
     @property
     def host(self) -> str:
@@ -203,8 +204,9 @@ class AgentSession:
 
     async def cancel(self) -> None:
         """Stop workers now: the agent kills them and removes what it created."""
-        if self._proc is None or self._closed:
+        if self._proc is None or self._closed or self.cancelled:
             return
+        self.cancelled = True
         try:
             await self._proc.close_stdin()
         except Exception:
@@ -217,7 +219,16 @@ class AgentSession:
         if self._closed:
             return problems
         self._closed = True
-        if self._proc is not None:
+        if self._proc is not None and self.cancelled:
+            try:
+                await self._proc.wait(timeout)
+            except Exception as exc:  # noqa: BLE001
+                problems.append(f"{self.host}: agent did not stop after cancel ({exc}); killed")
+                try:
+                    await asyncio.wait_for(self._proc.kill(), 10)
+                except Exception:  # noqa: BLE001 - a process stuck on a hung mount: leave it
+                    pass
+        elif self._proc is not None:
             try:
                 await asyncio.wait_for(self.send({"op": "exit", "remove_owned": remove_owned}), 5)
                 await self._proc.close_stdin()
@@ -225,8 +236,8 @@ class AgentSession:
             except Exception as exc:  # noqa: BLE001 - report, then kill
                 problems.append(f"{self.host}: agent did not exit cleanly ({exc}); killed")
                 try:
-                    await self._proc.kill()
-                except Exception:
+                    await asyncio.wait_for(self._proc.kill(), 10)
+                except Exception:  # noqa: BLE001 - a process stuck on a hung mount: leave it
                     pass
         if self._reader is not None:
             self._reader.cancel()

@@ -14,6 +14,7 @@ from ..core import stats
 from ..core.results import Metric, RunResult, StepResult, WorkerTiming
 from ..core.units import format_bytes
 from ..remote.executor import CommandResult, Executor
+from ..remote.loop import Cancelled
 from .agentclient import AgentSession, AgentStep
 from .api import Measurement, Workload
 
@@ -133,7 +134,7 @@ class RunContext:
     # ---- operations ---------------------------------------------------------------------
     def check_cancelled(self) -> None:
         if self._is_cancelled():
-            raise asyncio.CancelledError()
+            raise Cancelled("cancelled by the user")
 
     def progress(self, text: str, within_step: float = 0.0) -> None:
         self.label = text

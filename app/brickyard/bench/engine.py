@@ -21,7 +21,7 @@ from typing import Any, Protocol, Sequence
 from .. import __version__
 from ..core.results import Provenance, RunResult, RunStatus, StepResult
 from ..remote.executor import Executor, ExecutorError
-from ..remote.loop import Progress
+from ..remote.loop import Cancelled, Progress
 from . import provenance as prov
 from .agentclient import AgentError, AgentSession, HostLost, StepStalled
 from .api import ParamError, Workload
@@ -115,9 +115,13 @@ async def run_benchmark(
 
     if sink is not None:
         sink.run_started(run)
-    task = asyncio.current_task()
     loop = asyncio.get_running_loop()
-    progress.on_cancel(lambda: loop.call_soon_threadsafe(task.cancel) if task else None)
+
+    def cancel_agents() -> None:   # on the loop thread: agents kill workers, remove run dirs
+        for s in sessions:
+            asyncio.ensure_future(s.agent.cancel())
+
+    progress.on_cancel(lambda: loop.call_soon_threadsafe(cancel_agents))
     try:
         try:
             physics = Physics(link_bps=link_bps)
@@ -169,29 +173,29 @@ async def run_benchmark(
             progress.set_progress(0.0, f"{workload.name}: measuring")
             await workload.run(ctx)
             return finish(RunStatus.COMPLETE)
-        except asyncio.CancelledError:
+        except (Cancelled, HostLost, AgentError, ExecutorError, asyncio.CancelledError) as exc:
             if not progress.is_cancelled():
-                raise
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
+                for s in sessions:
+                    await s.agent.cancel()
+                return finish(RunStatus.PARTIAL if run.steps else RunStatus.FAILED, str(exc), getattr(exc, "host", ""))
             for s in sessions:
                 await s.agent.cancel()
             return finish(RunStatus.PARTIAL if run.steps else RunStatus.FAILED, "cancelled by the user")
         except StepStalled as exc:
             stalled = True
-            if exc.partial is not None:
-                record(_stall_step(len(run.steps), exc))
+            measured = bool(run.steps)
+            record(_stall_step(len(run.steps), exc))
             for s in sessions:
                 await s.agent.cancel()
-            return finish(RunStatus.PARTIAL if run.steps else RunStatus.FAILED, str(exc), exc.host)
-        except (HostLost, ExecutorError) as exc:
-            for s in sessions:
-                await s.agent.cancel()
-            return finish(RunStatus.PARTIAL if run.steps else RunStatus.FAILED, str(exc), exc.host)
-        except AgentError as exc:
-            return finish(RunStatus.PARTIAL if run.steps else RunStatus.FAILED, str(exc), exc.host)
+            return finish(RunStatus.PARTIAL if measured else RunStatus.FAILED, str(exc), exc.host)
         except ParamError as exc:
             return finish(RunStatus.FAILED, str(exc))
     finally:
         for s in sessions:
+            if s.agent.cancelled:
+                continue     # the agent removed its run directory itself before exiting
             if s.rundir and not stalled:
                 try:
                     await s.agent.rmtree(s.rundir, timeout=120)

@@ -1,0 +1,161 @@
+"""The run engine end to end on this machine: results stream to the sink as measured, and
+cancel, a dying host and a stalled worker each end the run in their named state."""
+
+import asyncio
+import os
+import signal
+import threading
+
+import pytest
+
+from brickyard.bench import registry
+from brickyard.bench.api import Measurement, Param, Workload
+from brickyard.bench.engine import TargetSpec, parse_target, run_benchmark, TargetError
+from brickyard.core.results import RunStatus, WorkerTiming
+from brickyard.remote.local import LocalExecutor
+from brickyard.remote.loop import Progress
+
+
+class Recorder:
+    def __init__(self):
+        self.events = []
+
+    def run_started(self, run):
+        self.events.append(("started", run.status))
+
+    def step_finished(self, run, step):
+        self.events.append(("step", step.index))
+
+    def run_finished(self, run):
+        self.events.append(("finished", run.status))
+
+
+class Sleeper(Workload):
+    """Each step: one worker sleeping ``seconds`` (no I/O at all)."""
+
+    name = "sleeper"
+    params = (Param("seconds", "float", 0.2, "sleep per step", minimum=0, maximum=60),
+              Param("steps", "int", 3, "steps", minimum=1, maximum=100))
+
+    def step_count(self, values):
+        return values["steps"]
+
+    async def run(self, ctx):
+        for i in range(ctx.values["steps"]):
+            runs = await ctx.run_workers([(t, ctx.exec_worker(["sleep", str(ctx.values["seconds"])]))
+                                          for t in ctx.targets])
+            ctx.record(Measurement({"i": i}, [r.timing for r in runs]))
+
+
+def local(tmp_path):
+    return [(TargetSpec("local", str(tmp_path)), LocalExecutor("local"))]
+
+
+def test_dd_run_streams_valid_steps_to_the_sink_and_cleans_up(tmp_path):
+    sink = Recorder()
+    dd = registry.find("dd", tmp_path / "no-user-plugins")
+    run = asyncio.run(run_benchmark(dd, {"block_sizes": "64K,1M", "concurrency": "1,2", "size": "2M",
+                                         "repeats": "1", "direction": "both"}, local(tmp_path), sink=sink))
+    assert run.status is RunStatus.COMPLETE, run.error
+    assert len(run.steps) == 8 and all(s.valid for s in run.steps)
+    assert sink.events[0][0] == "started" and sink.events[-1] == ("finished", RunStatus.COMPLETE)
+    assert [e for e in sink.events if e[0] == "step"] == [("step", i) for i in range(8)]
+    step = run.steps[2]
+    assert step.params["concurrency"] == 2 and step.params["direction"] == "write"
+    assert sum(w.bytes for w in step.workers) == 2 * 2 * 1024 * 1024
+    assert step.metric("scaling_efficiency") is not None
+    assert {"p50", "p99", "max"} <= set(step.start_skew)
+    assert run.provenance.parameters["block_sizes"] == "64K,1M"
+    assert run.provenance.hosts["local"]["kernel"]
+    assert os.listdir(tmp_path) == []          # the run directory is gone
+
+
+def test_bad_parameters_fail_before_anything_runs(tmp_path):
+    dd = registry.find("dd", tmp_path)
+    from brickyard.bench.api import ParamError
+    with pytest.raises(ParamError, match="block_sizes"):
+        asyncio.run(run_benchmark(dd, {"block_sizes": "1G"}, local(tmp_path)))
+
+
+def test_cancel_ends_the_run_partial_with_measured_steps_kept(tmp_path):
+    progress = Progress()
+    sink = Recorder()
+    seen = threading.Event()
+
+    class CancelAfterFirst(Recorder):
+        def step_finished(self, run, step):
+            super().step_finished(run, step)
+            progress.cancel()
+
+    run = asyncio.run(run_benchmark(Sleeper(), {"steps": "5", "repeats": "1", "seconds": "0.3"}, local(tmp_path),
+                                    progress=progress, sink=CancelAfterFirst()))
+    assert run.status is RunStatus.PARTIAL and run.error.startswith("cancelled by the user")
+    assert len(run.steps) == 1
+    assert os.listdir(tmp_path) == []
+    del sink, seen
+
+
+def test_a_host_dying_mid_run_is_partial_with_the_host_named(tmp_path):
+    class KillAgentAfterFirst(Recorder):
+        def step_finished(self, run, step):
+            super().step_finished(run, step)
+            # the agent is the only python child running agent.py in its own process group
+            for pid in os.listdir("/proc"):
+                if pid.isdigit():
+                    try:
+                        cmd = open(f"/proc/{pid}/cmdline", "rb").read()
+                    except OSError:
+                        continue
+                    if b"brickyard-agent." in cmd and cmd.endswith(b"agent.py\0") and int(pid) in agent_pids:
+                        os.kill(int(pid), signal.SIGKILL)
+
+    agent_pids = set()
+    import brickyard.bench.agentclient as ac
+    original = ac.AgentSession.open
+
+    async def spy(self):
+        await original(self)
+        agent_pids.add(self._proc.pid)
+    ac.AgentSession.open = spy
+    try:
+        run = asyncio.run(run_benchmark(Sleeper(), {"steps": "4", "repeats": "1"}, local(tmp_path),
+                                        sink=KillAgentAfterFirst()))
+    finally:
+        ac.AgentSession.open = original
+    assert run.status is RunStatus.PARTIAL
+    assert run.failed_host == "local" and "connection to the benchmark agent lost" in run.error
+    assert len(run.steps) == 1
+
+
+def test_a_stalled_worker_is_reported_as_a_stall_not_a_crash(tmp_path):
+    run = asyncio.run(run_benchmark(Sleeper(), {"steps": "2", "repeats": "1", "seconds": "20", "stall_seconds": "1"},
+                                    local(tmp_path)))
+    assert run.status is RunStatus.FAILED          # nothing measured before the stall
+    assert "I/O stalled" in run.error and run.failed_host == "local"
+    assert run.steps and "stall" in run.steps[-1].flags and not run.steps[-1].valid
+
+
+def test_targets_must_name_host_and_absolute_path():
+    assert parse_target("client1:/mnt/gv0/") == TargetSpec("client1", "/mnt/gv0")
+    for bad in ("client1", "client1:mnt", ":/x", "a b:/x"):
+        with pytest.raises(TargetError):
+            parse_target(bad)
+
+
+def test_headline_and_sum_of_rates_are_both_recorded_and_labelled(tmp_path):
+    class Staggered(Workload):
+        name = "staggered"
+
+        def step_count(self, values):
+            return 1
+
+        async def run(self, ctx):
+            t = ctx.targets[0]
+            runs = await ctx.run_workers([(t, {"kind": "sleep", "seconds": 0.3, "delay": 0.1 * i}) for i in range(3)])
+            ctx.record(Measurement({}, [WorkerTiming(r.timing.worker, r.timing.host, r.timing.start, r.timing.end,
+                                                     bytes=10**8) for r in runs]))
+
+    run = asyncio.run(run_benchmark(Staggered(), {"repeats": "1"}, local(tmp_path)))
+    step = run.steps[0]
+    assert step.metric("sum_of_rates").value > 1.4 * step.metric("throughput").value
+    assert step.start_skew["max"] > 0.19
