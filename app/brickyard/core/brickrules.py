@@ -14,9 +14,10 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
-from .planmodel import ERROR, NEEDS_FORCE, Finding
+from .planmodel import ERROR, NEEDS_FORCE, Finding, TopologyIndex
 from .topology import BrickRef, Node, Topology, Volume
 
 if TYPE_CHECKING:
@@ -37,96 +38,120 @@ def _inside(inner: str, outer: str) -> bool:
 
 
 def brick_findings(topo: Topology, volume: Volume, resolved: "Resolved",
-                   sets: tuple[tuple[BrickRef, ...], ...]) -> list[Finding]:
+                   sets: tuple[tuple[BrickRef, ...], ...], index: TopologyIndex) -> list[Finding]:
     out: list[Finding] = []
     seen: dict[tuple[str, str], BrickRef] = {}
-    nodes = {n.name: n for n in topo.nodes}
+    nodes, bricks = index.nodes, index.bricks
     for ref in volume.bricks:
-        if not ref.path.startswith("/"):
+        node_name, path = ref.node, ref.path
+        if path[:1] != "/":
             out.append(Finding(ERROR, "brick-path", f"wrong brick type: {ref}, use "
                                "<HOSTNAME>:<export-dir-abs-path>", (ref,)))
             continue
-        if ref.node in LOCAL_HOSTS:
+        if node_name in LOCAL_HOSTS:
             out.append(Finding(ERROR, "brick-localhost", "Please provide a valid hostname/ip "
                                "other than localhost or 127.0.0.1", (ref,)))
-        key = (ref.node, _clean(ref.path))
+        clean = path.rstrip("/") or "/"
+        key = (node_name, clean)
         if key in seen:
             out.append(Finding(ERROR, "duplicate-brick", f"Found duplicate exports {ref}",
                                (seen[key], ref)))
             continue
         seen[key] = ref
-        node = nodes.get(ref.node)
-        brick = node.brick(ref.path) if node else None
+        brick = bricks.get((node_name, path))
         if brick is None:
-            what = f"no node {ref.node!r}" if node is None else f"node {ref.node!r} has no brick {ref.path!r}"
+            what = (f"no node {node_name!r}" if node_name not in nodes
+                    else f"node {node_name!r} has no brick {path!r}")
             out.append(Finding(ERROR, "unknown-brick", f"Brick {ref} is not in the topology ({what}).", (ref,)))
             continue
-        out.extend(_partition_findings(ref, brick.mount))
-    out.extend(_nesting_findings(topo, volume, list(seen.values())))
+        mount = brick.mount
+        if mount:
+            mount = mount.rstrip("/") or "/"
+            if mount == clean or mount == "/":
+                out.append(_partition_finding(ref, at_mount=mount == clean))
+    out.extend(_nesting_findings(topo, volume, seen))
     if resolved.set_size > 1:
         out.extend(_same_server_findings(nodes, resolved, sets))
     return out
 
 
-def _partition_findings(ref: BrickRef, mount: str) -> list[Finding]:
+def _partition_finding(ref: BrickRef, at_mount: bool) -> Finding:
     """glusterd_validate_and_create_brickpath, read from the brick's recorded mount point
     (unknown mount: no verdict)."""
-    if not mount:
-        return []
-    if _clean(mount) == _clean(ref.path):
-        return [Finding(NEEDS_FORCE, "brick-is-mount-point",
-                        f"The brick {ref} is a mount point. Please create a sub-directory under "
-                        "the mount point and use that as the brick directory. Or use 'force' at "
-                        "the end of the command if you want to override this behavior.", (ref,))]
-    if _clean(mount) == "/":
-        return [Finding(NEEDS_FORCE, "brick-in-root-partition",
-                        f"The brick {ref} is being created in the root partition. It is "
-                        "recommended that you don't use the system's root partition for storage "
-                        "backend. Or use 'force' at the end of the command if you want to "
-                        "override this behavior.", (ref,))]
-    return []
+    if at_mount:
+        return Finding(NEEDS_FORCE, "brick-is-mount-point",
+                       f"The brick {ref} is a mount point. Please create a sub-directory under "
+                       "the mount point and use that as the brick directory. Or use 'force' at "
+                       "the end of the command if you want to override this behavior.", (ref,))
+    return Finding(NEEDS_FORCE, "brick-in-root-partition",
+                   f"The brick {ref} is being created in the root partition. It is "
+                   "recommended that you don't use the system's root partition for storage "
+                   "backend. Or use 'force' at the end of the command if you want to "
+                   "override this behavior.", (ref,))
 
 
-def _nesting_findings(topo: Topology, volume: Volume, bricks: list[BrickRef]) -> list[Finding]:
-    """A brick inside another of this volume, or in or around a brick of another volume."""
+def _ancestors(path: str) -> list[str]:
+    """Every parent directory of a cleaned absolute path, nearest first ("/a/b" -> "/a", "/")."""
+    out = []
+    i = path.rfind("/")
+    while i >= 0 and path != "/":
+        out.append(path[:i] or "/")
+        i = path.rfind("/", 0, i) if i > 0 else -1
+    return out
+
+
+def _nesting_findings(topo: Topology, volume: Volume,
+                      seen: dict[tuple[str, str], BrickRef]) -> list[Finding]:
+    """A brick inside another of this volume, or in or around a brick of another volume.
+    ``seen`` maps (node, path without trailing slash) to each brick of this volume.
+
+    Nesting is a relation between paths, so it is looked for among the distinct paths
+    first (a handful, even on 1,000 nodes) and per node only for the nested pairs found."""
     out: list[Finding] = []
-    by_node: dict[str, list[BrickRef]] = {}
-    for ref in bricks:
-        if ref.path.startswith("/"):
-            by_node.setdefault(ref.node, []).append(ref)
-    others: dict[str, list[tuple[BrickRef, str]]] = {}
-    for other in topo.volumes:
-        if other.name == volume.name:
-            continue
-        for ref in other.bricks:
-            if ref.node in by_node:
-                others.setdefault(ref.node, []).append((ref, other.name))
-    for node, refs in by_node.items():
-        ordered = sorted(refs, key=lambda r: _clean(r.path))
-        # Sorted paths put a parent right before its children, so one pass finds nesting.
-        stack: list[BrickRef] = []
-        for ref in ordered:
-            path = _clean(ref.path)
-            while stack and not _inside(path, stack[-1].path):
-                stack.pop()
-            if stack:
-                out.append(Finding(ERROR, "brick-inside-brick",
-                                   f"Brick {ref} is inside brick {stack[-1]} of the same volume. "
-                                   "Brick may be containing or be contained by an existing brick.",
-                                   (stack[-1], ref)))
-            stack.append(ref)
-        for used, vol_name in others.get(node, ()):
-            used_path = _clean(used.path)
-            for ref in refs:
-                path = _clean(ref.path)
-                if path == used_path:
-                    out.append(Finding(ERROR, "brick-in-use",
-                                       f"{ref} is already part of a volume ({vol_name}).", (ref,)))
-                elif _inside(path, used_path) or _inside(used_path, path):
+    paths = {p for _, p in seen}
+    pairs = [(outer, inner) for inner in paths for outer in _ancestors(inner) if outer in paths]
+    if pairs:
+        nodes_by_path: dict[str, list[str]] = {}
+        for node, path in seen:
+            nodes_by_path.setdefault(path, []).append(node)
+        reported: set[BrickRef] = set()
+        for outer_path, inner_path in sorted(pairs, key=lambda p: (-len(p[0]), p)):
+            for node in nodes_by_path[inner_path]:
+                outer = seen.get((node, outer_path))
+                ref = seen[(node, inner_path)]
+                if outer is not None and ref not in reported:
+                    reported.add(ref)
                     out.append(Finding(ERROR, "brick-inside-brick",
-                                       f"Brick: {ref} not available. Brick may be containing or be "
-                                       f"contained by an existing brick ({used} of volume {vol_name}).",
-                                       (ref,)))
+                                       f"Brick {ref} is inside brick {outer} of the same volume. "
+                                       "Brick may be containing or be contained by an existing brick.",
+                                       (outer, ref)))
+    by_node: dict[str, list[tuple[str, BrickRef]]] | None = None
+    for other in topo.volumes:
+        if other.name == volume.name or not other.bricks:
+            continue
+        if by_node is None:
+            by_node = {}
+            for (node, path), ref in seen.items():
+                by_node.setdefault(node, []).append((path, ref))
+        for used in other.bricks:
+            if used.node not in by_node:
+                continue
+            used_path = _clean(used.path)
+            same = seen.get((used.node, used_path))
+            if same is not None:
+                # gluster 10.3's words: lab-error-create-brick-reused.xml
+                out.append(Finding(ERROR, "brick-in-use",
+                                   f"{used_path} is already part of a volume (volume {other.name} "
+                                   f"uses {same})", (same,)))
+                continue
+            # ours inside theirs, or theirs inside ours
+            inner = [r for p, r in by_node[used.node] if _inside(p, used_path)]
+            outer = [seen[(used.node, a)] for a in _ancestors(used_path) if (used.node, a) in seen]
+            for ref in inner + outer:
+                out.append(Finding(ERROR, "brick-inside-brick",
+                                   f"Brick: {ref} not available. Brick may be containing or be "
+                                   f"contained by an existing brick ({used} of volume {other.name}).",
+                                   (ref,)))
     return out
 
 
@@ -135,22 +160,18 @@ def _same_server_findings(nodes: dict[str, Node], resolved: "Resolved",
     """glusterd_check_brick_order: any two bricks of one set on one server (same peer name,
     or two names with the same address)."""
     kind = "replicate" if resolved.replica else "disperse"
+    server_of = {name: node.address or name for name, node in nodes.items()}
     out: list[Finding] = []
     for index, members in enumerate(sets):
-        hosts: dict[str, BrickRef] = {}
-        clashes: list[BrickRef] = []
-        for ref in members:
-            node = nodes.get(ref.node)
-            server = (node.address or node.name) if node else ref.node
-            if server in hosts:
-                clashes.extend(r for r in (hosts[server], ref) if r not in clashes)
-            else:
-                hosts[server] = ref
-        if clashes:
-            out.append(Finding(
-                NEEDS_FORCE, "same-server-set",
-                f"Multiple bricks of a {kind} volume are present on the same server. This setup "
-                f"is not optimal. Bricks should be on different nodes to have best fault tolerant "
-                f"configuration. {FORCE_TAIL} (set {index + 1}: {', '.join(map(str, clashes))})",
-                tuple(clashes)))
+        servers = [server_of.get(r.node, r.node) for r in members]
+        if len(set(servers)) == len(servers):
+            continue
+        counts = Counter(servers)
+        clashes = [r for r, srv in zip(members, servers) if counts[srv] > 1]
+        out.append(Finding(
+            NEEDS_FORCE, "same-server-set",
+            f"Multiple bricks of a {kind} volume are present on the same server. This setup "
+            f"is not optimal. Bricks should be on different nodes to have best fault tolerant "
+            f"configuration. {FORCE_TAIL} (set {index + 1}: {', '.join(map(str, clashes))})",
+            tuple(clashes)))
     return out

@@ -14,33 +14,48 @@
 from __future__ import annotations
 
 from .layout import Resolved
-from .planmodel import WARNING, BrickSet, Capacity, Finding, SharedFilesystem, brick_index
+from .planmodel import WARNING, BrickSet, Capacity, Finding, SharedFilesystem, TopologyIndex
 from .topology import BrickRef, Topology, Volume
 from .units import describe_size
 
 
-def _shares(topo: Topology, volume: Volume) -> tuple[dict[BrickRef, int], dict[BrickRef, int], list[SharedFilesystem]]:
-    """Each brick's recorded size, its share of its filesystem, and the shared filesystems."""
-    index = brick_index(topo)
-    sizes: dict[BrickRef, int] = {}
-    groups: dict[tuple[str, str], list[BrickRef]] = {}
-    for ref in dict.fromkeys(volume.bricks):
-        found = index.get(ref)
-        if found is None:
-            sizes[ref] = 0
-            continue
-        node, brick = found
-        sizes[ref] = brick.size_bytes
-        groups.setdefault((node.name, node.filesystem_of(brick)), []).append(ref)
-    shares = dict(sizes)
+def _shares(topo: Topology, volume: Volume, index: TopologyIndex | None = None
+            ) -> tuple[list[int], list[int], list[SharedFilesystem], list[bool]]:
+    """Per position in ``volume.bricks``: the brick's recorded size, its share of its
+    filesystem, and whether it is the first mention of that brick; plus the shared
+    filesystems."""
+    bricks = (index or TopologyIndex(topo)).bricks
+    keys = [(r.node, r.path) for r in volume.bricks]
+    found = [bricks.get(k) for k in keys]
+    sizes = [b.size_bytes if b is not None else 0 for b in found]
+    groups: dict[tuple[str, str], list[int]] = {}
+    if len(set(keys)) == len(keys):
+        first = [True] * len(keys)
+    else:  # a brick listed twice (an error of its own) is counted once
+        seen: set[tuple[str, str]] = set()
+        first = []
+        for k in keys:
+            first.append(k not in seen)
+            seen.add(k)
+    fs_keys = [(k[0], b.filesystem or "brick:" + k[1]) if b is not None and new else None
+               for k, b, new in zip(keys, found, first)]
+    fs_set = set(fs_keys)
+    if len(fs_set) < len(fs_keys) - fs_keys.count(None) + (None in fs_set):
+        for pos, fs_key in enumerate(fs_keys):
+            if fs_key is not None:
+                groups.setdefault(fs_key, []).append(pos)
+    shares = sizes
     shared: list[SharedFilesystem] = []
-    for (node, fs), refs in groups.items():
-        if len(refs) < 2:
+    for (node, fs), positions in groups.items():
+        if len(positions) < 2:
             continue
-        fs_size = max(sizes[r] for r in refs)
-        for ref in refs:
-            shares[ref] = min(sizes[ref], fs_size // len(refs))
-        counted = sum(sizes[r] for r in refs)
+        if shares is sizes:
+            shares = list(sizes)
+        refs = [volume.bricks[p] for p in positions]
+        fs_size = max(sizes[p] for p in positions)
+        for p in positions:
+            shares[p] = min(sizes[p], fs_size // len(positions))
+        counted = sum(sizes[p] for p in positions)
         message = (
             f"{len(refs)} bricks of volume {volume.name} ({', '.join(map(str, refs))}) share "
             f"filesystem {fs} on {node} ({describe_size(fs_size)}). gluster adds up each "
@@ -48,45 +63,56 @@ def _shares(topo: Topology, volume: Volume) -> tuple[dict[BrickRef, int], dict[B
             f"({describe_size(counted)}) although it holds {describe_size(fs_size)}; "
             "Brickyard counts it once.")
         shared.append(SharedFilesystem(node, fs, tuple(refs), fs_size, counted, message))
-    return sizes, shares, shared
+    return sizes, shares, shared, first
+
+
+def analyse(topo: Topology, volume: Volume, sets: tuple[tuple[BrickRef, ...], ...],
+            resolved: Resolved, index: TopologyIndex | None = None) -> tuple[list[BrickSet], Capacity]:
+    """The sets (consecutive runs of ``volume.bricks``) with their arbiter and usable bytes,
+    and the volume's capacity."""
+    sizes, shares, shared, first = _shares(topo, volume, index)
+    built = _build_sets(sets, resolved, shares)
+    raw = sum(s for s, new in zip(shares, first) if new)  # a shared filesystem counts once
+    usable = sum(s.usable_bytes for s in built)
+    size = max(resolved.set_size, 1)
+    arbiter_bytes = sum(shares[s.index * size + size - 1] for s in built if s.arbiter is not None)
+    df = usable
+    if shared:
+        df = sum(s.usable_bytes for s in _build_sets(sets, resolved, sizes))
+    cap = Capacity(raw_bytes=raw, usable_bytes=usable, overhead_bytes=raw - usable,
+                   arbiter_bytes=arbiter_bytes, shared_filesystems=tuple(shared), df_bytes=df)
+    return built, cap
 
 
 def brick_sets(topo: Topology, sets: tuple[tuple[BrickRef, ...], ...], resolved: Resolved,
                volume: Volume | None = None) -> list[BrickSet]:
-    """The sets with their arbiter and usable bytes (shared filesystems counted once)."""
     if volume is None:
         volume = Volume("", bricks=[b for s in sets for b in s])
-    _, shares, _ = _shares(topo, volume)
-    return _build_sets(sets, resolved, shares)
+    return analyse(topo, volume, sets, resolved)[0]
+
+
+def capacity(topo: Topology, volume: Volume, sets: tuple[tuple[BrickRef, ...], ...],
+             resolved: Resolved) -> Capacity:
+    return analyse(topo, volume, sets, resolved)[1]
 
 
 def _build_sets(sets: tuple[tuple[BrickRef, ...], ...], resolved: Resolved,
-                sizes: dict[BrickRef, int]) -> list[BrickSet]:
+                sizes: list[int]) -> list[BrickSet]:
+    """``sizes`` by position in the volume's brick list, of which ``sets`` are the runs."""
     out = []
+    data_bricks = resolved.data_bricks
+    redundancy = (resolved.redundancy or 0) if resolved.disperse else 0
+    full = max(resolved.set_size, 1)
+    has_arbiter = bool(resolved.arbiter)
+    start = 0
     for index, members in enumerate(sets):
-        arbiter = members[-1] if resolved.arbiter and len(members) == resolved.set_size else None
-        data = [sizes.get(b, 0) for b in members if b != arbiter] if arbiter else [sizes.get(b, 0) for b in members]
+        n = len(members)
+        arbiter = members[-1] if has_arbiter and n == full else None
+        data = sizes[start:start + n - (arbiter is not None)]
+        start += n
         smallest = min(data) if data else 0
-        out.append(BrickSet(index=index, bricks=members, arbiter=arbiter,
-                            data_bricks=resolved.data_bricks, usable_bytes=smallest * resolved.data_bricks,
-                            redundancy=resolved.redundancy or 0 if resolved.disperse else 0))
+        out.append(BrickSet(index, members, arbiter, data_bricks, smallest * data_bricks, redundancy))
     return out
-
-
-def capacity(topo: Topology, volume: Volume, sets: list[BrickSet], resolved: Resolved | None = None) -> Capacity:
-    """Raw, usable, overhead and arbiter bytes of ``volume`` laid out in ``sets``."""
-    sizes, shares, shared = _shares(topo, volume)
-    raw = sum(shares.values())
-    # raw counts a shared filesystem once: its bricks' shares add up to (at most) its size.
-    usable = sum(s.usable_bytes for s in sets)
-    arbiter_bytes = sum(shares.get(s.arbiter, 0) for s in sets if s.arbiter)
-    df = usable
-    if shared:
-        df = sum(
-            min((sizes.get(b, 0) for b in s.bricks if b != s.arbiter), default=0) * s.data_bricks
-            for s in sets)
-    return Capacity(raw_bytes=raw, usable_bytes=usable, overhead_bytes=raw - usable,
-                    arbiter_bytes=arbiter_bytes, shared_filesystems=tuple(shared), df_bytes=df)
 
 
 def shared_filesystem_findings(cap: Capacity) -> list[Finding]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .planmodel import BrickSet, brick_index
+from .planmodel import BrickSet, TopologyIndex
 from .topology import Topology, Volume
 
 LABEL = "estimate"
@@ -69,16 +69,16 @@ def _mul(a: float | None, b: float) -> float | None:
     return None if a is None else a * b
 
 
-def estimate(topo: Topology, volume: Volume, sets: list[BrickSet], alpha: float = 0.0) -> Estimate:
-    index = brick_index(topo)
+def estimate(topo: Topology, volume: Volume, sets: list[BrickSet], alpha: float = 0.0,
+             index: TopologyIndex | None = None) -> Estimate:
+    index = index or TopologyIndex(topo)
     missing: list[str] = []
-    speeds, links = [], []
-    for s in sets:
-        members = [index.get(b) for b in s.bricks if b != s.arbiter]
-        bs = [m[1].speed_bps for m in members if m]
-        ls = [_gbps(m[0].nic_gbps) for m in members if m]
-        speeds.append(min(bs) if bs and None not in bs else None)
-        links.append(min(ls) if ls and None not in ls else None)
+    # The slowest data brick and the slowest link of a server holding one bound every set.
+    data = [b for s in sets for b in s.bricks if b != s.arbiter]
+    bricks = [index.bricks.get((b.node, b.path)) for b in data]
+    speeds = [b.speed_bps if b is not None else None for b in bricks]
+    nodes = {b.node for b in data}
+    links = [_gbps(index.nodes[n].nic_gbps) if n in index.nodes else None for n in nodes]
     brick = min(speeds) if speeds and None not in speeds else None
     server_link = min(links) if links and None not in links else None
     if brick is None:

@@ -79,25 +79,33 @@ def _quorum(volume_options: dict[str, str] | None) -> tuple[str, int]:
     return (kind if kind in ("auto", "fixed", "none") else "auto"), count
 
 
-def set_works(s: BrickSet, up: Callable[[BrickRef], bool], quorum: tuple[str, int] = ("auto", 0)) -> tuple[bool, bool]:
-    """(readable, writable) of one set given which bricks are up."""
+def _works(s: BrickSet, lost: int, data_lost: int, first_lost: bool,
+           quorum: tuple[str, int]) -> tuple[bool, bool]:
+    """(readable, writable) of a set that lost ``lost`` bricks (``data_lost`` of them not
+    the arbiter; ``first_lost``: the set's first brick among them)."""
     n = len(s.bricks)
-    up_count = sum(1 for b in s.bricks if up(b))
     if s.redundancy:  # disperse
-        ok = n - up_count <= s.redundancy
+        ok = lost <= s.redundancy
         return ok, ok
     if n == 1:
-        ok = up_count == 1
+        ok = lost == 0
         return ok, ok
-    readable = any(up(b) for b in s.bricks if b != s.arbiter)
+    readable = data_lost < n - (s.arbiter is not None)
+    up = n - lost
     kind, count = quorum
     if kind == "none":
-        has_quorum = up_count >= 1
+        has_quorum = up >= 1
     elif kind == "fixed" and count > 0:
-        has_quorum = up_count >= count
+        has_quorum = up >= count
     else:
-        has_quorum = 2 * up_count > n or (2 * up_count == n and up(s.bricks[0]))
+        has_quorum = 2 * up > n or (2 * up == n and not first_lost)
     return readable, readable and has_quorum
+
+
+def set_works(s: BrickSet, up: Callable[[BrickRef], bool], quorum: tuple[str, int] = ("auto", 0)) -> tuple[bool, bool]:
+    """(readable, writable) of one set given which bricks are up."""
+    down = [b for b in s.bricks if not up(b)]
+    return _works(s, len(down), sum(1 for b in down if b != s.arbiter), bool(s.bricks) and s.bricks[0] in down, quorum)
 
 
 def volume_state(topo: Topology, sets: Iterable[BrickSet], failed: frozenset[BrickRef],
@@ -105,10 +113,13 @@ def volume_state(topo: Topology, sets: Iterable[BrickSet], failed: frozenset[Bri
     quorum = _quorum(options)
     states = []
     for s in sets:
-        lost = tuple(b for b in s.bricks if b in failed)
-        readable, writable = set_works(s, lambda b: b not in failed, quorum)
-        state = UP if not lost else (DEGRADED if readable else DOWN)
-        states.append(SetState(s.index, state, readable, writable, lost))
+        lost = tuple(b for b in s.bricks if b in failed) if failed else ()
+        if not lost:
+            states.append(SetState(s.index, UP, True, True, ()))
+            continue
+        data_lost = sum(1 for b in lost if b != s.arbiter)
+        readable, writable = _works(s, len(lost), data_lost, s.bricks[0] in lost, quorum)
+        states.append(SetState(s.index, DEGRADED if readable else DOWN, readable, writable, lost))
     readable = all(s.readable for s in states)
     writable = all(s.writable for s in states)
     if all(s.state == UP for s in states):
@@ -122,96 +133,137 @@ def volume_state(topo: Topology, sets: Iterable[BrickSet], failed: frozenset[Bri
 
 # ---- tolerance --------------------------------------------------------------------------
 
-def _min_units_to_break(s: BrickSet, unit_of: Callable[[BrickRef], str], quorum: tuple[str, int]) -> int:
-    """The fewest units whose failure stops ``s`` reading or writing (exact, greedy)."""
-    counts = Counter(unit_of(b) for b in s.bricks)
-    ranked = [c for _, c in counts.most_common()]
-    n = len(s.bricks)
+def _fewest(need: int, ranked: list[int]) -> int | None:
+    """How many of the largest counts (``ranked``, descending) reach ``need``."""
+    if need <= 0:
+        return 0
+    total = 0
+    for k, c in enumerate(ranked, 1):
+        total += c
+        if total >= need:
+            return k
+    return None
 
-    def fewest(need: int, pool: list[int]) -> int | None:
-        if need <= 0:
-            return 0
-        total = 0
-        for k, c in enumerate(pool, 1):
-            total += c
-            if total >= need:
-                return k
-        return None
 
+def _min_units_to_break(s: BrickSet, units: list[str], quorum: tuple[str, int]) -> int:
+    """The fewest units whose failure stops ``s`` reading or writing (exact)."""
+    n = len(units)
+    kind, count = quorum
+    has_arbiter = s.arbiter is not None
+    if len(set(units)) == n:  # one brick per unit: the common case, in closed form
+        if s.redundancy:
+            return min(s.redundancy + 1, n)
+        if n == 1:
+            return 1
+        data = n - has_arbiter
+        if kind == "none":
+            return data
+        if kind == "fixed" and count > 0:
+            return min(data, n - count + 1)
+        return min(data, n // 2 + 1, n // 2 if n % 2 == 0 else n)
+    counts = Counter(units)
+    ranked = sorted(counts.values(), reverse=True)
     if s.redundancy:
-        return fewest(s.redundancy + 1, ranked) or len(ranked)
+        return _fewest(s.redundancy + 1, ranked) or len(ranked)
     if n == 1:
         return 1
-    # Losing every data brick stops reads (and writes).
-    data_counts = Counter(unit_of(b) for b in s.bricks if b != s.arbiter)
-    options = [len(data_counts)]
-    kind, count = quorum
+    data_units = set(units[:-1] if has_arbiter else units)
+    options = [len(data_units)]  # every data brick lost: no reads
     if kind == "fixed" and count > 0:
-        k = fewest(n - count + 1, ranked)
-        options.append(k if k is not None else len(ranked))
+        options.append(_fewest(n - count + 1, ranked) or len(ranked))
     elif kind != "none":
-        k = fewest(n // 2 + 1, ranked)  # fewer than half up
+        k = _fewest(n // 2 + 1, ranked)  # fewer than half up
         if k is not None:
             options.append(k)
         if n % 2 == 0:  # exactly half up, without the first brick
-            first = unit_of(s.bricks[0])
-            rest = [c for u, c in counts.most_common() if u != first]
-            k = fewest(n // 2 - counts[first], rest)
+            first = units[0]
+            rest = sorted((c for u, c in counts.items() if u != first), reverse=True)
+            k = _fewest(n // 2 - counts[first], rest)
             if k is not None:
                 options.append(k + 1)
     return min(options)
 
 
-def _worst(sets: list[BrickSet], unit_of: Callable[[BrickRef], str], quorum: tuple[str, int]) -> int:
-    if not sets:
-        return 0
-    return min(_min_units_to_break(s, unit_of, quorum) for s in sets) - 1
+class _Tracker:
+    """Per-set loss counts while units fail one by one (for the best case)."""
+
+    def __init__(self, sets: list[BrickSet], units_of: list[list[str]], quorum: tuple[str, int]):
+        self.sets, self.quorum = sets, quorum
+        self.reset()
+        self.hits: dict[str, list[tuple[int, int, int, bool]]] = {}
+        hits = self.hits
+        for i, (s, units) in enumerate(zip(sets, units_of)):
+            last = len(units) - 1 if s.arbiter is not None else -1
+            if len(set(units)) == len(units):  # one brick per unit: no merging needed
+                for j, u in enumerate(units):
+                    entry = (i, 1, j != last, j == 0)
+                    if u in hits:
+                        hits[u].append(entry)
+                    else:
+                        hits[u] = [entry]
+                continue
+            per: dict[str, list[int]] = {}
+            for j, u in enumerate(units):
+                c = per.setdefault(u, [0, 0, 0])
+                c[0] += 1
+                c[1] += j != last
+                c[2] |= j == 0
+            for u, (c, d, f) in per.items():
+                self.hits.setdefault(u, []).append((i, c, d, bool(f)))
+
+    def reset(self) -> None:
+        self.lost = [0] * len(self.sets)
+        self.data_lost = [0] * len(self.sets)
+        self.first_lost = [False] * len(self.sets)
+
+    def fail(self, unit: str) -> bool:
+        """Fail ``unit`` if every set keeps reading and writing; says whether it did."""
+        hits = self.hits.get(unit, ())
+        for i, c, d, f in hits:
+            if not all(_works(self.sets[i], self.lost[i] + c, self.data_lost[i] + d,
+                              self.first_lost[i] or f, self.quorum)):
+                return False
+        for i, c, d, f in hits:
+            self.lost[i] += c
+            self.data_lost[i] += d
+            self.first_lost[i] = self.first_lost[i] or f
+        return True
 
 
-def _survives(sets: list[BrickSet], dead: set[str], unit_of: Callable[[BrickRef], str],
-              quorum: tuple[str, int]) -> bool:
-    return all(all(set_works(s, lambda b: unit_of(b) not in dead, quorum)) for s in sets)
-
-
-def _best(sets: list[BrickSet], units: list[str], unit_of: Callable[[BrickRef], str],
-          quorum: tuple[str, int], worst: int) -> int:
+def _best(sets: list[BrickSet], units_of: list[list[str]], quorum: tuple[str, int], worst: int) -> int:
+    units = sorted({u for us in units_of for u in us})
     if len(units) <= EXACT_UNITS:
+        tracker = _Tracker(sets, units_of, quorum)
         for k in range(len(units), worst, -1):
-            if any(_survives(sets, set(c), unit_of, quorum) for c in combinations(units, k)):
-                return k
+            for dead in combinations(units, k):
+                tracker.reset()
+                if all(tracker.fail(u) for u in dead):
+                    return k
         return max(worst, 0)
-    # Greedy: per set, fail its units holding fewest bricks first while the set survives;
-    # a unit is failed only if every set it holds bricks of survives it.
-    load = Counter(unit_of(b) for s in sets for b in s.bricks)
-    sets_of: dict[str, list[BrickSet]] = {}
-    for s in sets:
-        for u in {unit_of(b) for b in s.bricks}:
-            sets_of.setdefault(u, []).append(s)
-    dead: set[str] = set()
-    for u in sorted(units, key=lambda x: (load[x], x)):
-        dead.add(u)
-        if not _survives(sets_of.get(u, []), dead, unit_of, quorum):
-            dead.discard(u)
-    return max(len(dead), worst)
+    # Greedy: fail the units holding the fewest bricks first, skipping any whose failure
+    # would stop a set.
+    tracker = _Tracker(sets, units_of, quorum)
+    load = {u: sum(c for _, c, _, _ in hits) for u, hits in tracker.hits.items()}
+    failed = sum(1 for u in sorted(units, key=lambda x: (load[x], x)) if tracker.fail(u))
+    return max(failed, worst)
+
+
+def worst_node_failures(sets: Iterable[BrickSet], options: dict[str, str] | None = None) -> int:
+    """How many node failures the volume survives whichever nodes fail."""
+    quorum = _quorum(options)
+    return min((_min_units_to_break(s, [b.node for b in s.bricks], quorum) for s in sets), default=1) - 1
 
 
 def tolerance(topo: Topology, sets: Iterable[BrickSet], options: dict[str, str] | None = None) -> Tolerance:
     sets = list(sets)
     quorum = _quorum(options)
+    node_units = [[b.node for b in s.bricks] for s in sets]
+    nodes_worst = worst_node_failures(sets, options)
+    nodes_best = _best(sets, node_units, quorum, nodes_worst)
     node_site = {n.name: n.site for n in topo.nodes}
-
-    def node_of(b: BrickRef) -> str:
-        return b.node
-
-    def site_of(b: BrickRef) -> str:
-        return node_site.get(b.node, "") or f"(no site: {b.node})"
-
-    nodes = sorted({b.node for s in sets for b in s.bricks})
-    sites = sorted({site_of(b) for s in sets for b in s.bricks})
-    nodes_worst = _worst(sets, node_of, quorum)
-    nodes_best = _best(sets, nodes, node_of, quorum, nodes_worst)
-    if len({node_site.get(b.node, "") for s in sets for b in s.bricks} - {""}) < 2:
+    if len({node_site.get(u, "") for us in node_units for u in us} - {""}) < 2:
         return Tolerance(nodes_worst, nodes_best, None, None)
-    sites_worst = _worst(sets, site_of, quorum)
-    sites_best = _best(sets, sites, site_of, quorum, sites_worst)
+    site_units = [[node_site.get(u) or f"(no site: {u})" for u in us] for us in node_units]
+    sites_worst = min((_min_units_to_break(s, u, quorum) for s, u in zip(sets, site_units)), default=1) - 1
+    sites_best = _best(sets, site_units, quorum, sites_worst)
     return Tolerance(nodes_worst, nodes_best, sites_worst, sites_best)

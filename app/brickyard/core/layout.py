@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from posixpath import normpath
 
 from .brickrules import brick_findings
-from .planmodel import ERROR, WARNING, Finding
+from .planmodel import ERROR, WARNING, Finding, TopologyIndex
 from .topology import BrickRef, Layout, Topology, Volume, VolumeType
 
 # cli-cmd-parser.c cli_validate_volname: words gluster keeps for itself.
@@ -163,7 +163,7 @@ def resolve(layout: Layout, brick_count: int) -> tuple[Resolved, list[Finding]]:
             else:
                 replica = 3
         if brick_count % replica:
-            err("not-multiple", "number of bricks is not a multiple of replica count")
+            err("not-multiple", _not_divisible(brick_count, replica))
         if replica == 2 and not arbiter:
             findings.append(Finding(WARNING, "replica-2-split-brain", SPLIT_BRAIN_QUESTION))
         sets = max(brick_count // replica, 1)
@@ -191,7 +191,7 @@ def _resolve_disperse(layout: Layout, count: int, findings: list[Finding]) -> Re
         err("disperse-too-small", "disperse count must be greater than 2")
         disperse = 3
     if redundancy is not None and redundancy < 1:
-        err("redundancy-too-small", "redundancy must be greater than 0")
+        err("redundancy-too-small", _redundancy_range(disperse))
         redundancy = None
     if disperse is None:
         if layout.type is VolumeType.DISTRIBUTED_DISPERSE:
@@ -207,8 +207,7 @@ def _resolve_disperse(layout: Layout, count: int, findings: list[Finding]) -> Re
         if not _power_of_two(disperse - redundancy) and redundancy <= (disperse - 1) // 2:
             findings.append(Finding(WARNING, "disperse-not-optimal", NOT_OPTIMAL))
     if redundancy > (disperse - 1) // 2:
-        err("redundancy-too-large",
-            f"redundancy must be less than {(disperse + 1) // 2} for a disperse {disperse} volume")
+        err("redundancy-too-large", _redundancy_range(disperse))
     if disperse - redundancy > EC_MAX_FRAGMENTS and redundancy <= (disperse - 1) // 2:
         # Not a create-time check: glusterd creates the volume, but the disperse translator
         # (xlators/cluster/ec/src/ec.c ec_parse_options) refuses to start with more than
@@ -218,10 +217,23 @@ def _resolve_disperse(layout: Layout, count: int, findings: list[Finding]) -> Re
             f"{EC_MAX_FRAGMENTS} data bricks per set ({disperse - redundancy} here): mounts and "
             f"self-heal fail with \"Invalid redundancy (must be between 1 and {(disperse - 1) // 2})\".")))
     if count % disperse:
-        err("not-multiple", "number of bricks is not a multiple of disperse count")
+        err("not-multiple", _not_divisible(count, disperse))
     sets = max(count // disperse, 1)
     gtype = VolumeType.DISPERSE if sets == 1 else VolumeType.DISTRIBUTED_DISPERSE
     return Resolved(gtype, disperse, disperse=disperse, redundancy=redundancy, brick_count=count)
+
+
+def _not_divisible(count: int, set_size: int) -> str:
+    # gluster 10.3 lets this through its CLI; glusterd then fails in its commit phase (and
+    # leaves the brick directories behind). Recorded: tests/fixtures/gluster/lab-error-create-brick-count.xml
+    return (f"Failed to create volume files (glusterd: total number of bricks ({count}) is not "
+            f"divisible with number of bricks per cluster ({set_size}))")
+
+
+def _redundancy_range(disperse: int) -> str:
+    # gluster 10.3's words (lab-error-create-disperse-redundancy.stderr.txt).
+    return (f"redundancy must be greater than or equal to 1 and less than {(disperse + 1) // 2} "
+            f"for a disperse {disperse} volume")
 
 
 def volname_problem(name: str) -> str | None:
@@ -249,7 +261,7 @@ def split_sets(bricks: list[BrickRef], set_size: int) -> tuple[tuple[BrickRef, .
     return tuple(tuple(bricks[i:i + size]) for i in range(0, len(bricks), size))
 
 
-def check_volume(topo: Topology, volume: Volume) -> LayoutCheck:
+def check_volume(topo: Topology, volume: Volume, index: TopologyIndex | None = None) -> LayoutCheck:
     """Every verdict gluster would give on ``gluster volume create`` for this volume."""
     resolved, findings = resolve(volume.layout, len(volume.bricks))
     problem = volname_problem(volume.name)
@@ -259,7 +271,7 @@ def check_volume(topo: Topology, volume: Volume) -> LayoutCheck:
         findings.append(Finding(ERROR, "transport", "incorrect transport protocol specified "
                                 f"({volume.transport!r}; use tcp)"))
     sets = split_sets(volume.bricks, resolved.set_size)
-    findings.extend(brick_findings(topo, volume, resolved, sets))
+    findings.extend(brick_findings(topo, volume, resolved, sets, index or TopologyIndex(topo)))
     return LayoutCheck(resolved, sets, tuple(findings))
 
 

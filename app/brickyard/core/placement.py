@@ -34,8 +34,11 @@ def place(topo: Topology, bricks: Sequence[BrickRef], layout: Layout) -> Placeme
     bricks = list(bricks)
     resolved, findings = resolve(layout, len(bricks))
     count_errors = [f for f in findings if f.severity == ERROR]
+    if len(bricks) % resolved.set_size:
+        return Placement(None, f"Impossible: {len(bricks)} bricks do not make whole sets of "
+                               f"{resolved.set_size}.")
     if count_errors:
-        return Placement(None, f"Cannot place: {count_errors[0].message}.")
+        return Placement(None, f"Impossible: {count_errors[0].message}.")
     size = resolved.set_size
     if size <= 1:
         return Placement(tuple(bricks), "Distribute: every brick is its own set; the order does not matter.")
@@ -47,11 +50,16 @@ def place(topo: Topology, bricks: Sequence[BrickRef], layout: Layout) -> Placeme
             f"Impossible: node {node} holds {most} of the {len(bricks)} bricks but there are only "
             f"{n_sets} set{'s' if n_sets != 1 else ''} of {size}, so two of its bricks would share a set."))
     site_of = {n.name: n.site for n in topo.nodes}
-    site_count = Counter(site_of.get(b.node, "") for b in bricks)
-    node_rank = {name: i for i, name in enumerate(dict.fromkeys(b.node for b in bricks))}
+    by_node: dict[str, list[BrickRef]] = {}
+    for b in bricks:
+        by_node.setdefault(b.node, []).append(b)
+    site_count = Counter()
+    for name, mine in by_node.items():
+        site_count[site_of.get(name, "")] += len(mine)
     # Biggest sites first, then each site's nodes in the order the user listed them.
-    ordered = sorted(bricks, key=lambda b: (-site_count[site_of.get(b.node, "")],
-                                            site_of.get(b.node, ""), node_rank[b.node]))
+    order = sorted(enumerate(by_node), key=lambda item: (-site_count[site_of.get(item[1], "")],
+                                                         site_of.get(item[1], ""), item[0]))
+    ordered = [b for _, name in order for b in by_node[name]]
     rows = [ordered[r * n_sets:(r + 1) * n_sets] for r in range(size)]
     placed = tuple(rows[r][c] for c in range(n_sets) for r in range(size))
     return Placement(placed, _site_note(placed, size, site_of, len(site_count)))

@@ -28,6 +28,7 @@ from .planmodel import (
     SetState,
     SharedFilesystem,
     Tolerance,
+    TopologyIndex,
     VolumeState,
 )
 from .topology import BrickRef, Layout, Topology, Volume, VolumeType
@@ -144,9 +145,9 @@ def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
         note = placed.note
         if placed.bricks is not None:
             volume = replace(volume, bricks=list(placed.bricks))
-    check = _layout.check_volume(topo, volume)
-    sets = _capacity.brick_sets(topo, check.sets, check.resolved, volume)
-    cap = _capacity.capacity(topo, volume, sets)
+    index = TopologyIndex(topo)
+    check = _layout.check_volume(topo, volume, index)
+    sets, cap = _capacity.analyse(topo, volume, check.sets, check.resolved, index)
     findings = list(check.findings)
     findings.extend(_capacity.shared_filesystem_findings(cap))
     tolerance = _failures.tolerance(topo, sets, volume.options)
@@ -156,7 +157,7 @@ def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
                          gluster_cli.provision_commands(topo, volume, resolved=check.resolved))
     except ValueError:  # a name no gluster command can carry; the findings say why
         commands = ()
-    est = _estimate.estimate(topo, volume, sets)
+    est = _estimate.estimate(topo, volume, sets, index=index)
     return PlanResult(
         volume=volume,
         gluster_type=check.resolved.gluster_type,

@@ -114,7 +114,21 @@ class VolumeState:
     state: str                # "UP" | "DEGRADED" | "DOWN"
 
 
+class TopologyIndex:
+    """O(1) look-ups of nodes and bricks by name, built once per plan (1,000-node topologies)."""
+
+    __slots__ = ("nodes", "bricks")
+
+    def __init__(self, topo: Topology):
+        self.nodes: dict[str, Node] = {n.name: n for n in topo.nodes}
+        self.bricks: dict[tuple[str, str], Brick] = {
+            (n.name, b.path): b for n in topo.nodes for b in n.bricks}
+
+    def brick(self, ref: BrickRef) -> Brick | None:
+        return self.bricks.get((ref.node, ref.path))
+
+
 def brick_index(topo: Topology) -> dict[BrickRef, tuple[Node, Brick]]:
-    """Every brick of the topology by reference, for O(1) look-ups on big topologies."""
+    """Every brick of the topology by reference."""
     return {BrickRef(node.name, brick.path): (node, brick)
             for node in topo.nodes for brick in node.bricks}
