@@ -42,6 +42,9 @@ SCRATCH_DIR = "/srv/scratch"
 MOUNT_ROOT = "/mnt"
 # Dirs that must already exist on this machine: the lab mounts private tmpfs over them.
 PRIVATE_MOUNT_POINTS = ("/run", "/tmp", BRICK_ROOT, MOUNT_ROOT)
+# Where each machine sees the lab folder (bind-mounted before /tmp is covered, so a lab
+# folder under /tmp works too).
+LAB_INSIDE = "/run/brickyard/lab"
 GLUSTERD_DIR = "/var/lib/glusterd"
 GLUSTER_LOG_DIR = "/var/log/glusterfs"
 
@@ -156,6 +159,10 @@ def plan_lab(spec: LabSpec) -> LabPlan:
             f"(it names network interfaces, which allow 15 characters), not {spec.prefix!r}")
     if not spec.directory.is_absolute():
         raise LabConfigError(f"--dir must be an absolute path, not {str(spec.directory)!r}")
+    for point in ("/run", BRICK_ROOT, MOUNT_ROOT):
+        if spec.directory == Path(point) or Path(point) in spec.directory.parents:
+            raise LabConfigError(f"--dir must not be under {point}: the lab covers {point} with a private "
+                                 f"filesystem inside its machines")
     net = parse_subnet(spec.subnet)
     hosts = list(net.hosts())
     machines = []
@@ -228,11 +235,16 @@ def render_hosts(plan: LabPlan) -> str:
     return "\n".join(lines) + "\n"
 
 
+def inside(plan: LabPlan, path: Path) -> str:
+    """``path`` (in the lab folder) as a lab machine sees it."""
+    return f"{LAB_INSIDE}/{path.relative_to(plan.spec.directory)}"
+
+
 def render_sshd_config(plan: LabPlan, machine: MachinePlan) -> str:
     return "\n".join([
         f"# Brickyard lab sshd for {machine.name}; started by its init inside the namespaces",
         f"ListenAddress {machine.address}:{SSH_PORT}",
-        f"HostKey {machine.dir / 'ssh_host_ed25519_key'}",
+        f"HostKey {inside(plan, machine.dir / 'ssh_host_ed25519_key')}",
         # copied by the init onto the machine's private /run, so StrictModes holds
         "AuthorizedKeysFile /run/brickyard/authorized_keys",
         "PermitRootLogin prohibit-password",
@@ -296,6 +308,10 @@ def render_init(plan: LabPlan, machine: MachinePlan, loop_devices: dict[str, str
     ``loop_devices`` maps a brick mount point to its attached loop device.
     """
     q = shlex.quote
+
+    def p(path: Path) -> str:
+        return q(inside(plan, path))
+
     d = machine.dir
     lines = [
         "#!/bin/bash",
@@ -306,26 +322,27 @@ def render_init(plan: LabPlan, machine: MachinePlan, loop_devices: dict[str, str
         # the copied /run/netns bind mounts would pin other machines' namespaces
         "if mountpoint -q /run/netns; then umount -l /run/netns; fi",
         "mount -t tmpfs -o mode=0755,size=64m brickyard-run /run",
-        "mkdir -p /run/sshd /run/lock /run/brickyard",
+        f"mkdir -p /run/sshd /run/lock {LAB_INSIDE}",
         "chmod 0700 /run/brickyard",
-        f"install -m 0600 {q(str(plan.spec.directory / 'authorized_keys'))} /run/brickyard/authorized_keys",
+        f"mount --bind {q(str(plan.spec.directory))} {LAB_INSIDE}",
+        f"install -m 0600 {p(plan.spec.directory / 'authorized_keys')} /run/brickyard/authorized_keys",
         "mount -t tmpfs -o mode=1777,size=256m brickyard-tmp /tmp",
-        f"mount --bind {q(str(plan.hosts_file))} /etc/hosts",
-        f"mount --bind {q(str(d / 'glusterd'))} {GLUSTERD_DIR}",
-        f"mount --bind {q(str(d / 'log'))} {GLUSTER_LOG_DIR}",
+        f"mount --bind {p(plan.hosts_file)} /etc/hosts",
+        f"mount --bind {p(d / 'glusterd')} {GLUSTERD_DIR}",
+        f"mount --bind {p(d / 'log')} {GLUSTER_LOG_DIR}",
         f"mount -t tmpfs -o mode=0755,size=16m brickyard-srv {BRICK_ROOT}",
         f"mkdir {SCRATCH_DIR}",
-        f"mount --bind {q(str(d / 'scratch'))} {SCRATCH_DIR}",
+        f"mount --bind {p(d / 'scratch')} {SCRATCH_DIR}",
         f"mount -t tmpfs -o mode=0755,size=16m brickyard-mnt {MOUNT_ROOT}",
     ]
     for brick in machine.bricks:
         lines += [f"mkdir {q(brick.mount)}",
                   f"mount -t xfs -o noatime {q(loop_devices[brick.mount])} {q(brick.mount)}"]
-    lines.append(f"/usr/sbin/sshd -D -f {q(str(d / 'sshd_config'))} -E {q(str(d / 'sshd.log'))} &")
+    lines.append(f"/usr/sbin/sshd -D -f {p(d / 'sshd_config')} -E {p(d / 'sshd.log')} &")
     if machine.is_server:
         lines.append("/usr/sbin/glusterd -N -p /run/glusterd.pid &")
     lines += [
-        f"echo \"$(date -u +%FT%TZ)\" > {q(str(d / 'ready'))}",
+        f"echo \"$(date -u +%FT%TZ)\" > {p(d / 'ready')}",
         "trap 'exit 0' TERM INT",
         # bash reaps every child, adopted ones too, while it waits
         "while :; do sleep 3600 & wait $! || true; done",

@@ -75,34 +75,39 @@ def check_host(plan: cfg.LabPlan) -> None:
 
 def lab_up(spec: cfg.LabSpec, say: Say = _quiet, owner: str = "cli") -> LabState:
     """Build the lab; returns its state. Raises AlreadyUp, LabError or LabConfigError."""
+    with lab_lock(spec.directory):
+        return up_locked(spec, say, owner)
+
+
+def up_locked(spec: cfg.LabSpec, say: Say = _quiet, owner: str = "cli") -> LabState:
+    """``lab_up`` for a caller that holds ``lab_lock`` already."""
     plan = cfg.plan_lab(spec)
     directory = spec.directory
-    with lab_lock(directory):
-        existing = load_state(directory)
-        if existing is not None:
-            if existing.status == "up" and all(_machine_alive(m) for m in existing.machines):
-                raise AlreadyUp(existing)
-            raise LabError(f"{directory} holds a lab that is not (fully) up; run `brickyard lab down --dir {directory}` first")
-        if directory.exists() and any(directory.iterdir()):
-            raise LabError(f"{directory} exists and is not empty; the lab uses a new or empty folder (choose another --dir)")
-        check_host(plan)
-        started = time.monotonic()
-        created_dir = not directory.exists()
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(directory, 0o755)
-        state = _new_state(plan, created_dir, owner)
-        state.save()
-        try:
-            _build(plan, state, say)
-        except BaseException:
-            say("lab up failed; undoing what it made")
-            _teardown(state, _quiet)
-            raise
-        state.status = "up"
-        state.up_seconds = round(time.monotonic() - started, 2)
-        state.save()
-        say(f"lab up in {state.up_seconds:.1f} s: ssh -F {state.ssh_config} node1")
-        return state
+    existing = load_state(directory)
+    if existing is not None:
+        if existing.status == "up" and all(machine_alive(m) for m in existing.machines):
+            raise AlreadyUp(existing)
+        raise LabError(f"{directory} holds a lab that is not (fully) up; run `brickyard lab down --dir {directory}` first")
+    if directory.exists() and any(directory.iterdir()):
+        raise LabError(f"{directory} exists and is not empty; the lab uses a new or empty folder (choose another --dir)")
+    check_host(plan)
+    started = time.monotonic()
+    created_dir = not directory.exists()
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(directory, 0o755)
+    state = _new_state(plan, created_dir, owner)
+    state.save()
+    try:
+        _build(plan, state, say)
+    except BaseException:
+        say("lab up failed; undoing what it made")
+        teardown(state, _quiet)
+        raise
+    state.status = "up"
+    state.up_seconds = round(time.monotonic() - started, 2)
+    state.save()
+    say(f"lab up in {state.up_seconds:.1f} s: ssh -F {state.ssh_config} node1")
+    return state
 
 
 def _new_state(plan: cfg.LabPlan, created_dir: bool, owner: str) -> LabState:
@@ -279,7 +284,7 @@ def machine_exec(state: LabState, name: str, argv: list[str], what: str = "",
                what or f"running {argv[0]} on {name}", timeout=timeout, check=check)
 
 
-def _machine_alive(m: MachineState) -> bool:
+def machine_alive(m: MachineState) -> bool:
     return is_alive(m.init_pid, m.init_start)
 
 
@@ -294,10 +299,11 @@ def lab_down(directory: Path, say: Say = _quiet) -> list[str]:
                 raise LabError(f"{directory} holds no lab.json; not touching it")
             say(f"no lab at {directory}")
             return []
-        return _teardown(state, say)
+        return teardown(state, say)
 
 
-def _teardown(state: LabState, say: Say) -> list[str]:
+def teardown(state: LabState, say: Say = _quiet) -> list[str]:
+    """Undo everything ``state`` records (the caller holds ``lab_lock``)."""
     left: list[str] = []
     killed = []
     for m in state.machines:
@@ -319,6 +325,11 @@ def _teardown(state: LabState, say: Say) -> list[str]:
     for m in state.machines:
         if m.netns_created and netns_exists(m.netns):
             _try(["ip", "netns", "del", m.netns], f"deleting namespace {m.netns}", left)
+    for m in state.machines:
+        # a veth goes with its namespace's end, a moment after the namespace is deleted
+        deadline = time.monotonic() + 5
+        while m.veth_created and link_exists(m.veth) and time.monotonic() < deadline:
+            time.sleep(0.02)
         if m.veth_created and link_exists(m.veth):
             _try(["ip", "link", "del", m.veth], f"deleting link {m.veth}", left)
     if state.bridge_created and link_exists(state.bridge):

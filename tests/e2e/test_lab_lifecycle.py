@@ -1,0 +1,116 @@
+"""``lab up`` / ``lab down`` on a small lab of its own: idempotent up, teardown of every kind of
+partial state, and nothing left behind (processes, loop devices, namespaces, links, folders)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from brickyard import cli
+from brickyard.lab import config as cfg
+from brickyard.lab import sandbox
+from brickyard.lab.sandbox import AlreadyUp, lab_down, lab_up
+from brickyard.lab.state import LabState, is_alive, load_state
+from brickyard.lab.system import LabError, link_exists, loops_of, mounts_under, netns_exists
+
+# its own names and subnet, so it never meets the session's shared lab
+PREFIX = "bytst"
+SUBNET = "10.78.0.0/24"
+
+
+def small_spec(directory: Path) -> cfg.LabSpec:
+    return cfg.LabSpec(nodes=1, clients=1, brick_size=320 << 20, bricks_per_node=1,
+                       directory=directory, subnet=SUBNET, prefix=PREFIX)
+
+
+def assert_nothing_left(state: LabState) -> None:
+    for m in state.machines:
+        assert not is_alive(m.init_pid, m.init_start), f"{m.name}'s init still runs"
+        assert not is_alive(m.launcher_pid, m.launcher_start), f"{m.name}'s launcher still runs"
+        assert not netns_exists(m.netns), m.netns
+        assert not link_exists(m.veth), m.veth
+        for b in m.bricks:
+            assert loops_of(Path(b.image)) == [], b.image
+    assert not link_exists(state.bridge)
+    assert mounts_under(Path(state.directory)) == []
+
+
+def test_up_is_idempotent_and_down_removes_everything_it_made(tmp_path, capsys):
+    directory = tmp_path / "lab"
+    state = lab_up(small_spec(directory))
+    assert state.status == "up" and (directory / "lab.json").is_file()
+    assert [b.loop_device for b in state.machines[0].bricks][0].startswith("/dev/loop")
+    with pytest.raises(AlreadyUp):
+        lab_up(small_spec(directory))
+    assert cli.main(["lab", "up", "1", "--dir", str(directory), "--prefix", PREFIX, "--subnet", SUBNET]) == 0
+    assert "already up" in capsys.readouterr().out
+    assert cli.main(["lab", "status", "--json", "--dir", str(directory)]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["status"] == "up"
+    assert [m["name"] for m in status["machines"]] == ["node1", "client1"]
+
+    assert cli.main(["lab", "down", "--dir", str(directory)]) == 0
+    assert_nothing_left(state)
+    assert not directory.exists()
+    capsys.readouterr()
+    assert cli.main(["lab", "down", "--dir", str(directory)]) == 0  # nothing to do is fine
+    assert "no lab at" in capsys.readouterr().out
+    assert cli.main(["lab", "status", "--json", "--dir", str(directory)]) == 1
+    assert json.loads(capsys.readouterr().out)["status"] == "down"
+
+
+def test_a_failed_up_undoes_what_it_had_made(tmp_path, monkeypatch):
+    directory = tmp_path / "lab"
+
+    def broken_init(plan, machine, loops):
+        return "#!/bin/bash\necho 'init exploded on purpose' >&2\nexit 3\n"
+
+    monkeypatch.setattr(sandbox.cfg, "render_init", broken_init)
+    with pytest.raises(LabError, match="did not start: .*init exploded on purpose"):
+        lab_up(small_spec(directory))
+    assert not directory.exists()
+    for m in cfg.plan_lab(small_spec(directory)).machines:
+        assert not netns_exists(m.netns) and not link_exists(m.veth)
+    assert not link_exists(f"{PREFIX}-br")
+
+
+def test_down_clears_a_lab_whose_machines_died(tmp_path):
+    directory = tmp_path / "lab"
+    state = lab_up(small_spec(directory))
+    for m in state.machines:
+        os.kill(m.init_pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while any(is_alive(m.init_pid, m.init_start) for m in state.machines) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert lab_down(directory) == []
+    assert_nothing_left(state)
+    assert not directory.exists()
+
+
+def test_down_of_a_lab_in_a_folder_it_did_not_create_keeps_the_folder(tmp_path):
+    directory = tmp_path / "mine"
+    directory.mkdir()
+    state = lab_up(small_spec(directory))
+    assert load_state(directory).created_directory is False
+    assert lab_down(directory) == []
+    assert_nothing_left(state)
+    assert directory.is_dir() and list(directory.iterdir()) == []
+
+
+def test_down_refuses_a_folder_that_holds_no_lab(tmp_path):
+    (tmp_path / "precious.txt").write_text("keep me")
+    with pytest.raises(LabError, match="no lab.json"):
+        lab_down(tmp_path)
+    assert (tmp_path / "precious.txt").read_text() == "keep me"
+
+
+def test_up_refuses_a_folder_with_other_files(tmp_path):
+    (tmp_path / "precious.txt").write_text("keep me")
+    with pytest.raises(LabError, match="not empty"):
+        lab_up(small_spec(tmp_path))
+    assert [p.name for p in tmp_path.iterdir()] == ["precious.txt"]

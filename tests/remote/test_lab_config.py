@@ -1,0 +1,229 @@
+"""The lab's plain logic, no root needed: names and addresses, input checks, free-space check,
+rendered configs (read back by the real ssh and bash), lab.json, process identity, leases."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from brickyard import cli
+from brickyard.core import topofile
+from brickyard.lab import config as cfg
+from brickyard.lab.state import (
+    BrickState, LabState, LabStateError, MachineState, is_alive, live_leases, load_state,
+    start_time, take_lease,
+)
+from brickyard.lab.topology import lab_topology
+
+
+def spec(**kw) -> cfg.LabSpec:
+    base = dict(nodes=4, clients=1, directory=Path("/var/lib/test lab"))
+    base.update(kw)
+    return cfg.LabSpec(**base)
+
+
+def test_plan_gives_each_machine_its_address_namespace_and_bricks():
+    plan = cfg.plan_lab(spec())
+    assert plan.bridge == "bylab-br" and plan.bridge_address == "10.77.0.1" and plan.network == "10.77.0.0/24"
+    assert [(m.name, m.role, m.address, m.netns) for m in plan.machines] == [
+        ("node1", "server", "10.77.0.11", "bylab-node1"),
+        ("node2", "server", "10.77.0.12", "bylab-node2"),
+        ("node3", "server", "10.77.0.13", "bylab-node3"),
+        ("node4", "server", "10.77.0.14", "bylab-node4"),
+        ("client1", "client", "10.77.0.101", "bylab-client1"),
+    ]
+    node2 = plan.machine("node2")
+    assert [(b.mount, b.path, b.image.name) for b in node2.bricks] == [
+        ("/srv/brick1", "/srv/brick1/brick", "node2-brick1.xfs"),
+        ("/srv/brick2", "/srv/brick2/brick", "node2-brick2.xfs"),
+    ]
+    assert plan.clients[0].bricks == ()
+    assert plan.image_bytes == 4 * 2 * (1 << 30)
+
+
+def test_interface_names_fit_the_kernel_limit_at_the_largest_lab():
+    plan = cfg.plan_lab(spec(nodes=cfg.MAX_NODES, clients=cfg.MAX_CLIENTS, prefix="abcdef",
+                             subnet="192.168.200.0/24"))
+    names = [plan.bridge] + [m.veth for m in plan.machines]
+    assert max(len(n) for n in names) <= 15
+    addresses = [m.address for m in plan.machines]
+    assert len(set(addresses)) == len(addresses) and "192.168.200.1" not in addresses
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(nodes=0), "number of server nodes must be 1 to 80, not 0"),
+    (dict(nodes=81), "number of server nodes must be 1 to 80, not 81"),
+    (dict(clients=-1), "--clients must be 0 to 50"),
+    (dict(bricks_per_node=0), "--bricks-per-node must be 1 to 8"),
+    (dict(brick_size=100 << 20), "--brick-size must be at least 300.00 MB"),
+    (dict(prefix="Lab_1"), "--prefix must be 1-6 lower-case"),
+    (dict(prefix="toolongname"), "--prefix must be 1-6 lower-case"),
+    (dict(directory=Path("relative/lab")), "--dir must be an absolute path"),
+    (dict(directory=Path("/run/lab")), "--dir must not be under /run"),
+    (dict(directory=Path("/srv")), "--dir must not be under /srv"),
+    (dict(subnet="10.77.0.0/16"), "--subnet must be a /24, not /16"),
+    (dict(subnet="8.8.8.0/24"), "--subnet must be a private range"),
+    (dict(subnet="10.77.0.5/24"), "is not an IPv4 network"),
+    (dict(subnet="lab"), "is not an IPv4 network"),
+])
+def test_bad_lab_requests_are_refused_with_the_reason(kw, message):
+    with pytest.raises(cfg.LabConfigError, match=message.replace(".", r"\.").replace("(", r"\(")):
+        cfg.plan_lab(spec(**kw))
+
+
+def test_subnets_that_overlap_this_machines_routes_are_named():
+    routes = [{"dst": "default", "dev": "eth0"}, {"dst": "10.77.0.0/16", "dev": "wg0"},
+              {"dst": "10.78.0.0/24", "dev": "br1"}, {"dst": "10.77.0.9", "dev": "tun0"}]
+    assert cfg.overlapping_routes("10.77.0.0/24", routes) == ["10.77.0.0/16 dev wg0", "10.77.0.9 dev tun0"]
+    assert cfg.overlapping_routes("10.99.0.0/24", routes) == []
+
+
+def test_free_space_check_says_what_is_needed_and_what_is_free():
+    plan = cfg.plan_lab(spec(nodes=4, bricks_per_node=2, brick_size=2 << 30))
+    need = 16 * 2**30 + cfg.HEADROOM_BYTES
+    assert cfg.space_shortfall(plan, need) is None
+    text = cfg.space_shortfall(plan, need - 1)
+    assert "8 brick images (4 nodes x 2 x 2.00 GiB) need 16.00 GiB plus 512.00 MiB headroom" in text
+    assert "/var/lib/test lab has only 16.50 GiB free" in text
+
+
+def test_ssh_config_resolves_in_openssh_to_strict_checking_with_the_lab_key(tmp_path):
+    plan = cfg.plan_lab(spec(directory=tmp_path))
+    plan.ssh_config.write_text(cfg.render_ssh_config(plan))
+    for name, address in (("node3", "10.77.0.13"), ("client1", "10.77.0.101"), ("10.77.0.12", "10.77.0.12")):
+        out = subprocess.run(["ssh", "-F", str(plan.ssh_config), "-G", name], capture_output=True,
+                             text=True, check=True).stdout
+        resolved = dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
+        assert resolved["hostname"] == address
+        assert resolved["user"] == "root"
+        assert resolved["port"] == "22"
+        assert resolved["stricthostkeychecking"] == "true"
+        assert resolved["userknownhostsfile"] == str(plan.known_hosts)
+        assert resolved["identityfile"] == str(plan.client_key)
+        assert resolved["batchmode"] == "yes"
+
+
+def test_known_hosts_lists_each_machine_by_name_and_address():
+    plan = cfg.plan_lab(spec(nodes=1, clients=1))
+    keys = {"node1": "ssh-ed25519 AAAAnode1 node1@brickyard-lab\n", "client1": "ssh-ed25519 AAAAclient1 c"}
+    assert cfg.render_known_hosts(plan, keys) == (
+        "node1,10.77.0.11 ssh-ed25519 AAAAnode1\nclient1,10.77.0.101 ssh-ed25519 AAAAclient1\n")
+
+
+def test_hosts_file_names_every_machine():
+    text = cfg.render_hosts(cfg.plan_lab(spec(nodes=2, clients=1)))
+    assert "10.77.0.11\tnode1\n10.77.0.12\tnode2\n10.77.0.101\tclient1\n" in text
+    assert "127.0.0.1\tlocalhost" in text
+
+
+def test_init_script_is_valid_bash_quotes_the_lab_folder_and_starts_glusterd_only_on_servers():
+    plan = cfg.plan_lab(spec(nodes=1, clients=1))
+    loops = {"/srv/brick1": "/dev/loop7", "/srv/brick2": "/dev/loop8"}
+    server = cfg.render_init(plan, plan.machine("node1"), loops)
+    client = cfg.render_init(plan, plan.machine("client1"), {})
+    for script in (server, client):
+        subprocess.run(["bash", "-n"], input=script, text=True, check=True)
+        assert "mount --bind '/var/lib/test lab' /run/brickyard/lab" in script
+        # everything else from the lab folder is reached through the private bind
+        assert script.count("/var/lib/test lab") == 1
+        assert script.index("brickyard-run /run") < script.index("--bind '/var/lib/test lab'") < script.index("brickyard-tmp /tmp")
+    assert "mount -t xfs -o noatime /dev/loop8 /srv/brick2" in server
+    assert "glusterd" in server and "glusterd -N" not in client
+    assert "/usr/sbin/sshd -D -f /run/brickyard/lab/machines/client1/sshd_config" in client
+
+
+def test_sshd_config_allows_only_the_lab_key_for_root():
+    plan = cfg.plan_lab(spec(nodes=1, clients=0))
+    text = cfg.render_sshd_config(plan, plan.machine("node1"))
+    assert "ListenAddress 10.77.0.11:22" in text
+    assert "PasswordAuthentication no" in text and "UsePAM no" in text
+    assert "HostKey /run/brickyard/lab/machines/node1/ssh_host_ed25519_key" in text
+
+
+def _state(directory: Path) -> LabState:
+    return LabState(
+        directory=str(directory), prefix="bylab", subnet="10.77.0.0/24", bridge="bylab-br",
+        bridge_address="10.77.0.1", brick_size=1 << 30, bricks_per_node=1, created_directory=True,
+        topology_file=str(directory / "topology.brickyard.json"),
+        machines=[
+            MachineState("node1", "server", "10.77.0.11", "bylab-node1", "bylab-node1", str(directory / "n1"),
+                         bricks=[BrickState(1, "/srv/brick1", "/srv/brick1/brick", str(directory / "i.xfs"),
+                                            "/dev/loop3", 1006632960)]),
+            MachineState("client1", "client", "10.77.0.101", "bylab-client1", "bylab-client1", str(directory / "c1")),
+        ])
+
+
+def test_lab_json_round_trips_and_garbage_is_refused_by_name(tmp_path):
+    state = _state(tmp_path)
+    state.save()
+    assert load_state(tmp_path) == state
+    assert load_state(tmp_path / "nothing-here") is None
+    (tmp_path / "lab.json").write_text('{"format": 1, "machines": "x"}')
+    with pytest.raises(LabStateError, match="lab.json: unexpected content"):
+        load_state(tmp_path)
+    (tmp_path / "lab.json").write_text("{not json")
+    with pytest.raises(LabStateError, match="lab.json: cannot read"):
+        load_state(tmp_path)
+
+
+def test_lab_topology_file_lists_nodes_bricks_and_clients(tmp_path):
+    topo = lab_topology(_state(tmp_path))
+    again = topofile.loads(topofile.dumps(topo))
+    assert [(n.name, n.address) for n in again.nodes] == [("node1", "10.77.0.11")]
+    brick = again.nodes[0].bricks[0]
+    assert (brick.path, brick.size_bytes, brick.filesystem, brick.mount, brick.fs_type) == (
+        "/srv/brick1/brick", 1006632960, "/dev/loop3", "/srv/brick1", "xfs")
+    assert [(c.name, c.address) for c in again.clients] == [("client1", "10.77.0.101")]
+
+
+def test_a_recorded_process_is_alive_only_with_its_own_start_time():
+    me = os.getpid()
+    assert is_alive(me, start_time(me))
+    assert not is_alive(me, start_time(me) + 1)  # a reused PID is not our process
+    assert not is_alive(0, 0)
+    done = subprocess.Popen(["true"])
+    started = start_time(done.pid)
+    done.wait()
+    assert not is_alive(done.pid, started)
+
+
+def test_leases_of_ended_processes_are_dropped(tmp_path):
+    mine = take_lease(tmp_path)
+    gone = subprocess.Popen(["true"])
+    stale = take_lease(tmp_path, gone.pid)
+    gone.wait()
+    assert live_leases(tmp_path) == [mine]
+    assert not stale.exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["lab", "up", "0"], "number of server nodes must be 1 to 80"),
+    (["lab", "up", "2", "--brick-size", "10M"], "--brick-size must be at least"),
+    (["lab", "up", "2", "--brick-size", "lots"], "--brick-size: not a size"),
+    (["lab", "up", "2", "--subnet", "1.2.3.0/24"], "--subnet must be a private range"),
+])
+def test_cli_refuses_bad_lab_requests_with_exit_2(argv, message, capsys):
+    assert cli.main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_status_of_an_empty_folder_says_there_is_no_lab(tmp_path, capsys):
+    assert cli.main(["lab", "status", "--dir", str(tmp_path)]) == 1
+    assert f"no lab at {tmp_path}" in capsys.readouterr().out
+
+
+def test_e2e_rule_skips_without_the_lab_but_fails_under_ci(monkeypatch):
+    from tests.e2e import conftest as e2e
+
+    monkeypatch.setattr(e2e, "_REASON", ["the gluster lab needs root"])
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="needs root"):
+        e2e.require_lab()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="cannot run under CI=true: the gluster lab needs root"):
+        e2e.require_lab()
+    monkeypatch.setattr(e2e, "_REASON", [None])
+    e2e.require_lab()  # available: neither skips nor fails
