@@ -15,6 +15,9 @@ from . import __version__
 
 COMMAND_MODULES = (
     "brickyard.clicmd.plan",
+    "brickyard.clicmd.preflight",
+    "brickyard.clicmd.provision",
+    "brickyard.clicmd.teardown",
     "brickyard.clicmd.lab",
     "brickyard.clicmd.bench",
 )

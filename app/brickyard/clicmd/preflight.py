@@ -1,0 +1,48 @@
+"""`brickyard preflight FILE [--volume NAME]`: a checklist per host before provisioning.
+
+Exit codes: 0 every check ok or warn, 1 at least one check failed, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..core.topology import TopologyError
+from ..remote.hosts import TopologyHosts
+from ..remote.preflight import preflight
+from ..cli import UsageError
+from .plan import _load
+from .remote_common import add_ssh_arguments, run_with_pool
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("preflight", help="check every host before provisioning",
+                       description="Per host: reachable, authenticated, root or sudo, gluster and glusterd, "
+                                   "peers, brick paths (creatable, empty, not root fs, not a mount point, "
+                                   "xattrs, free space), clock; on clients the FUSE client, fio, python3, tar.")
+    p.add_argument("file", help="a topology file (*.brickyard.json)")
+    p.add_argument("--volume", metavar="NAME", help="check only the hosts and bricks of this volume")
+    add_ssh_arguments(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    topo = _load(args.file)
+    if args.volume:
+        try:
+            topo.require_volume(args.volume)
+        except TopologyError as exc:
+            raise UsageError(str(exc)) from None
+    hosts = TopologyHosts(topo)
+
+    async def body(pool):
+        hosts.pool = pool
+        return await preflight(topo, hosts, args.volume)
+
+    report = run_with_pool(args, body)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print(report.text())
+    return 0 if report.ok else 1

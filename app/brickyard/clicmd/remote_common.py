@@ -1,0 +1,140 @@
+"""What every command that reaches hosts over SSH shares: the SSH flags, the pool, host-key
+acceptance, and printing a step report as text or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Awaitable, Callable, TypeVar
+
+from ..cli import UsageError
+from ..remote import provision as _provision, teardown as _teardown
+from ..remote.hostkeys import HostKeyChanged, UnknownHostKey
+from ..remote.loop import Progress
+from ..remote.ssh import SshOptions, SshPool
+from ..remote.steps import RunReport
+
+T = TypeVar("T")
+
+HELPER_SCRIPTS = {
+    _provision.MKDIR_SCRIPT: "MKDIR_BRICK", _provision.MOUNT_SCRIPT: "MOUNT_VOLUME",
+    _provision.FSTAB_ADD_SCRIPT: "FSTAB_ADD", _teardown.RMBRICK_SCRIPT: "REMOVE_BRICK_IF_OURS",
+    _teardown.FSTAB_REMOVE_SCRIPT: "FSTAB_REMOVE",
+}
+
+
+def add_ssh_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ssh-config", metavar="FILE",
+                   help="OpenSSH client config to use instead of ~/.ssh/config (hosts, users, ports, keys, ProxyJump, known_hosts)")
+    p.add_argument("--accept-host-key", metavar="SHA256:...", action="append", default=[],
+                   help="accept this unknown host key fingerprint once and remember it (repeatable)")
+    p.add_argument("--ask-password", action="store_true",
+                   help="ask for an SSH password when keys fail and keep it in the OS keyring only")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def _interactive() -> bool:
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+def make_pool(args: argparse.Namespace) -> SshPool:
+    config = None
+    if args.ssh_config:
+        path = Path(args.ssh_config)
+        if not path.is_file():
+            raise UsageError(f"--ssh-config {args.ssh_config}: no such file")
+        config = [str(path)]
+    for fp in args.accept_host_key:
+        if not fp.startswith("SHA256:"):
+            raise UsageError(f"--accept-host-key {fp!r}: expected a SHA256:... fingerprint as ssh-keygen -l prints it")
+    interactive = _interactive()
+    return SshPool(SshOptions(
+        config_files=config,
+        accepted_fingerprints=set(args.accept_host_key),
+        passphrase=(lambda name: getpass.getpass(f"passphrase for {name}: ")) if interactive else None,
+        password_prompt=(lambda label: getpass.getpass(f"SSH password for {label}: ")) if interactive and args.ask_password else None,
+    ))
+
+
+def run_with_pool(args: argparse.Namespace, body: Callable[[SshPool], Awaitable[T]]) -> T:
+    """Run ``body(pool)``; on an unknown host key ask the user (on a terminal) and retry."""
+    accepted: set[str] = set()
+    while True:
+        pool = make_pool(args)
+
+        async def main() -> T:
+            try:
+                return await body(pool)
+            finally:
+                await pool.close()
+
+        try:
+            return asyncio.run(main())
+        except UnknownHostKey as exc:
+            if args.json or not _interactive() or exc.fingerprint in accepted:
+                raise
+            print(f"{exc.host}: the host key of {exc.lookup} is not known yet:\n  {exc.algorithm} {exc.fingerprint}",
+                  file=sys.stderr)
+            answer = input("Type 'yes' to trust it and remember it in Brickyard's known_hosts: ")
+            if answer.strip() != "yes":
+                raise
+            accepted.add(exc.fingerprint)
+            print(f"stored in {exc.accept()}", file=sys.stderr)
+
+
+def host_key_exit(exc: Exception, as_json: bool) -> int:
+    """Report a refused host key (exit 1)."""
+    doc = {"ok": False, "error": str(exc), "host": getattr(exc, "host", "")}
+    if isinstance(exc, (UnknownHostKey, HostKeyChanged)):
+        doc["host_key"] = {"kind": "unknown" if isinstance(exc, UnknownHostKey) else "changed",
+                           "fingerprint": exc.fingerprint}
+    if as_json:
+        print(json.dumps(doc, indent=2))
+    else:
+        print(f"error: {exc}", file=sys.stderr)
+    return 1
+
+
+def cli_progress(as_json: bool) -> Progress:
+    """Log lines go to stderr as they happen (stdout stays clean for --json)."""
+    quiet = os.environ.get("BRICKYARD_QUIET") == "1"
+    return Progress(on_log=None if quiet else (lambda line: print(line, file=sys.stderr, flush=True)))
+
+
+def print_report(report: RunReport, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        if report.dry_run:
+            print(f"# {report.action} {report.subject}: dry run, nothing was run "
+                  "(commands run as root: through `sudo -n` when the SSH user is not root)")
+            scripts: dict[str, str] = {}
+            for outcome in report.outcomes:
+                step = outcome.step
+                print(f"# {step.host}: {step.title}")
+                for argv in step.commands:
+                    print(f"ssh {step.host} {_display(argv, scripts)}")
+            for name, body in scripts.items():
+                print(f"# ${name} (a fixed Brickyard helper; the arguments after it are quoted data):")
+                print("\n".join(f"#   {line}" for line in body.strip().splitlines()))
+        else:
+            for line in report.summary():
+                print(line)
+        for note in report.notes if report.dry_run else []:
+            print(f"# {note}")
+    return 0 if report.ok else 1
+
+
+def _display(argv: list[str], scripts: dict[str, str]) -> str:
+    """One command line; Brickyard's fixed helper scripts are named here and printed once."""
+    name = HELPER_SCRIPTS.get(argv[2]) if len(argv) >= 3 and argv[:2] == ["sh", "-c"] else None
+    if name is None:
+        return shlex.join(argv)
+    scripts[name] = argv[2]
+    return f'sh -c "${name}" ' + shlex.join(argv[3:])

@@ -1,0 +1,200 @@
+"""Asking a live cluster whether a provisioning or teardown step is already done.
+
+Each ``*_check`` returns an async function for ``Step.done_check``: it runs one read-only
+command (``gluster --xml ...``, ``findmnt``) and returns a sentence when the step's effect is
+already in place, ``None`` when the step still has to run, and raises when the cluster is in
+a state the plan must not paper over (a volume of that name with other bricks, another
+filesystem mounted on the mount point).
+
+gluster 10 with ``--xml`` exits 0 even when it refuses; ``<opRet>`` says what happened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+from defusedxml import ElementTree as SafeET
+
+from ..core.topology import Volume
+from .executor import Executor, ExecutorError
+
+PEER_IN_CLUSTER = "Peer in Cluster"
+
+
+@dataclass
+class LiveVolume:
+    name: str
+    status: str  # "Created", "Started", "Stopped"
+    type: str
+    bricks: list[str] = field(default_factory=list)
+    options: dict[str, str] = field(default_factory=dict)
+
+
+async def gluster_xml_output(ex: Executor, *args: str, timeout: float = 60.0) -> bytes:
+    """Run ``gluster --mode=script --xml ARGS`` and return its XML (the CLI's own errors raise)."""
+    result = await ex.run(["gluster", "--mode=script", "--xml", *args], sudo=True, timeout=timeout)
+    if not result.stdout.lstrip().startswith(b"<"):
+        tail = (result.stderr + result.stdout).decode(errors="replace").strip().splitlines()
+        raise ExecutorError(ex.host, f"`gluster {' '.join(args)}` failed: {tail[-1] if tail else f'exit status {result.exit_status}'}")
+    return result.stdout
+
+
+def _root(ex: Executor, xml: bytes, what: str):
+    try:
+        root = SafeET.fromstring(xml)
+    except SafeET.ParseError as exc:
+        raise ExecutorError(ex.host, f"{what}: gluster printed XML Brickyard cannot read ({exc})") from exc
+    return root, (root.findtext("opRet") or "0").strip() == "0", (root.findtext("opErrstr") or "").strip()
+
+
+async def live_volume(ex: Executor, name: str) -> LiveVolume | None:
+    """The volume as glusterd on this node knows it, or None when it does not exist."""
+    xml = await gluster_xml_output(ex, "volume", "info", name)
+    root, ok, error = _root(ex, xml, f"gluster volume info {name}")
+    if not ok:
+        if "does not exist" in error:
+            return None
+        raise ExecutorError(ex.host, f"gluster volume info {name}: {error or 'failed'}")
+    for vol in root.iter("volume"):
+        if (vol.findtext("name") or "") != name:
+            continue
+        bricks = [(b.findtext("name") or b.text or "").strip() for b in vol.iter("brick")]
+        options = {(o.findtext("name") or ""): (o.findtext("value") or "") for o in vol.iter("option")}
+        return LiveVolume(name, (vol.findtext("statusStr") or "").strip(), (vol.findtext("typeStr") or "").strip(),
+                          bricks, options)
+    return None
+
+
+async def live_peers(ex: Executor) -> dict[str, tuple[bool, str]]:
+    """Every host name a peer answers to -> (connected, state text)."""
+    xml = await gluster_xml_output(ex, "peer", "status")
+    root, ok, error = _root(ex, xml, "gluster peer status")
+    if not ok:
+        raise ExecutorError(ex.host, f"gluster peer status: {error or 'failed'} (is glusterd running?)")
+    names: dict[str, tuple[bool, str]] = {}
+    for peer in root.iter("peer"):
+        state = ((peer.findtext("connected") or "0").strip() == "1", (peer.findtext("stateStr") or "").strip())
+        for hostname in {peer.findtext("hostname") or "", *(h.text or "" for h in peer.iter("hostname"))}:
+            if hostname.strip():
+                names[hostname.strip()] = state
+    return names
+
+
+def peer_in_pool_check(host: str):
+    async def check(ex: Executor) -> str | None:
+        peers = await live_peers(ex)
+        connected, state = peers.get(host, (False, ""))
+        return "already in the trusted pool" if state == PEER_IN_CLUSTER else None
+
+    return check
+
+
+def wait_peers_connected(hosts: list[str], seconds: float = 60.0):
+    async def action(ex: Executor) -> str:
+        deadline = time.monotonic() + seconds
+        while True:
+            peers = await live_peers(ex)
+            missing = [h for h in hosts if peers.get(h, (False, ""))[0] is not True or peers[h][1] != PEER_IN_CLUSTER]
+            if not missing:
+                return f"{len(hosts)} peer(s) connected"
+            if time.monotonic() > deadline:
+                states = ", ".join(f"{h}: {peers[h][1] or 'unknown'}{'' if peers[h][0] else ', disconnected'}"
+                                   if h in peers else f"{h}: not a peer" for h in missing)
+                raise ExecutorError(ex.host, f"peers not connected after {seconds:g} s ({states}); is glusterd running there?")
+            await asyncio.sleep(0.5)
+
+    return action
+
+
+def volume_exists_check(volume: Volume):
+    wanted = [str(b) for b in volume.bricks]
+
+    async def check(ex: Executor) -> str | None:
+        live = await live_volume(ex, volume.name)
+        if live is None:
+            return None
+        if live.bricks != wanted:
+            raise ExecutorError(
+                ex.host,
+                f"a volume named {volume.name} exists already with other bricks ({', '.join(live.bricks)}); "
+                "Brickyard leaves it alone — choose another name or tear that one down first",
+            )
+        return f"exists already with the same {len(wanted)} bricks ({live.status})"
+
+    return check
+
+
+def option_set_check(name: str, key: str, value: str):
+    async def check(ex: Executor) -> str | None:
+        live = await live_volume(ex, name)
+        if live is not None and live.options.get(key) == str(value):
+            return f"{key} is {value} already"
+        return None
+
+    return check
+
+
+def volume_started_check(name: str):
+    async def check(ex: Executor) -> str | None:
+        live = await live_volume(ex, name)
+        return "started already" if live is not None and live.status == "Started" else None
+
+    return check
+
+
+def volume_stopped_check(name: str):
+    async def check(ex: Executor) -> str | None:
+        live = await live_volume(ex, name)
+        if live is None:
+            return "the volume does not exist"
+        return f"not running ({live.status})" if live.status != "Started" else None
+
+    return check
+
+
+def volume_absent_check(name: str):
+    async def check(ex: Executor) -> str | None:
+        return "the volume does not exist" if await live_volume(ex, name) is None else None
+
+    return check
+
+
+async def mounted_source(ex: Executor, path: str) -> tuple[str, str] | None:
+    """(source, fstype) mounted exactly on ``path``, or None."""
+    result = await ex.run(["findmnt", "-rn", "-o", "SOURCE,FSTYPE", "--mountpoint", path], sudo=True, timeout=30)
+    if result.exit_status != 0 or not result.stdout.strip():
+        return None
+    source, _, fstype = result.stdout.decode(errors="replace").strip().splitlines()[-1].partition(" ")
+    return source, fstype
+
+
+def mounted_check(source: str, path: str):
+    volume = source.partition(":/")[2]
+
+    async def check(ex: Executor) -> str | None:
+        found = await mounted_source(ex, path)
+        if found is None:
+            return None
+        src, fstype = found
+        if fstype == "fuse.glusterfs" and src.partition(":/")[2] == volume:
+            return f"mounted already ({src})"
+        raise ExecutorError(ex.host, f"{path} has {src} ({fstype}) mounted; Brickyard will not mount over it")
+
+    return check
+
+
+def unmounted_check(source: str, path: str):
+    volume = source.partition(":/")[2]
+
+    async def check(ex: Executor) -> str | None:
+        found = await mounted_source(ex, path)
+        if found is None:
+            return "not mounted"
+        src, fstype = found
+        if fstype == "fuse.glusterfs" and src.partition(":/")[2] == volume:
+            return None
+        return f"{path} has {src} ({fstype}) mounted, not this volume: left alone"
+
+    return check

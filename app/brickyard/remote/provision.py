@@ -1,0 +1,217 @@
+"""Provisioning a planned volume: the steps, each with a check so a re-run skips what is done.
+
+``provision_plan(topo, volume_name)`` returns the planner's result and the steps:
+
+1. ``peer probe`` each other node from the first node (skipped when already in the pool),
+2. create each brick directory that does not exist yet, leaving a marker file next to it
+   (``PARENT/.NAME.brickyard-created``) so teardown removes only what Brickyard made,
+3. ``gluster --mode=script volume create`` (the caller runs it only after the user saw and
+   accepted the planner's warnings; ``force`` only when the volume asks for it),
+4. ``volume set`` each option, 5. ``volume start``,
+6. mount on each client named in the volume's mounts (and an optional fstab line).
+
+Nothing here formats a disk; brick paths and names are validated before any command exists.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..core import gluster_cli
+from ..core.plan import PlanResult, plan_volume
+from ..core.topology import Topology, Volume
+from .executor import Executor, ExecutorError
+from .steps import Step
+from . import glusterstate
+
+MARKER_SUFFIX = ".brickyard-created"
+_NAME_RE = re.compile(r"^(?!-)[A-Za-z0-9_.\-]{1,253}$")
+_VOL_RE = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
+_OPTION_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
+
+# Create one brick directory and say who made it. $1 brick path, $2 volume.
+# Writes nothing when the directory exists already (it is then not Brickyard's).
+MKDIR_SCRIPT = r'''
+p="$1"; v="$2"
+[ -d "$p" ] && exit 0
+[ -e "$p" ] && { echo "$p exists and is not a directory" >&2; exit 3; }
+top="$p"
+while [ ! -e "$(dirname -- "$top")" ]; do top="$(dirname -- "$top")"; done
+mkdir -p -- "$p" || exit 4
+printf 'brickyard-created\t%s\t%s\t%s\n' "$p" "$top" "$v" > "$(dirname -- "$p")/.$(basename -- "$p").brickyard-created"
+'''
+
+# Mount the volume unless it is mounted there already. $1 server:/volume, $2 mount point, $3 options.
+MOUNT_SCRIPT = r'''
+src="$1"; dst="$2"; opts="$3"
+mkdir -p -- "$dst" || exit 4
+if [ -n "$opts" ]; then exec mount -t glusterfs -o "$opts" "$src" "$dst"; fi
+exec mount -t glusterfs "$src" "$dst"
+'''
+
+# Add one exact line to /etc/fstab unless it is there. $1 the line.
+FSTAB_ADD_SCRIPT = r'''
+grep -qxF -- "$1" /etc/fstab 2>/dev/null && exit 0
+printf '%s\n' "$1" >> /etc/fstab
+'''
+
+
+class ProvisionError(ValueError):
+    """The topology or plan cannot be provisioned as it stands; the message says why."""
+
+
+def check_brick_path(path: str) -> None:
+    if not path.startswith("/") or path == "/" or "\n" in path or "\0" in path:
+        raise ProvisionError(f"brick path {path!r} must be an absolute directory path other than /")
+    parts = path.split("/")
+    if any(p in (".", "..") for p in parts) or "//" in path or path.endswith("/"):
+        raise ProvisionError(f"brick path {path!r} must be normalised (no '.', '..', '//' or trailing '/')")
+
+
+def check_names(topo: Topology, volume: Volume) -> None:
+    if not _VOL_RE.match(volume.name):
+        raise ProvisionError(f"volume name {volume.name!r}: letters, digits, '-' and '_' only")
+    for ref in volume.bricks:
+        if not _NAME_RE.match(ref.node):
+            raise ProvisionError(f"node name {ref.node!r} is not a host name gluster can use")
+        check_brick_path(ref.path)
+    for key in volume.options:
+        if not _OPTION_RE.match(key):
+            raise ProvisionError(f"volume option {key!r} is not an option name")
+    for mount in volume.mounts:
+        if topo.client(mount.client) is None:
+            raise ProvisionError(f"mount names client {mount.client!r}, which is not in the topology")
+        check_brick_path(mount.path)
+        if "\n" in mount.options or " " in mount.options:
+            raise ProvisionError(f"mount options {mount.options!r} must not contain spaces")
+
+
+def mount_source(volume: Volume) -> tuple[str, str]:
+    """``first-node:/volume`` and the backup-volfile-servers option naming the others."""
+    hosts = list(dict.fromkeys(r.node for r in volume.bricks))
+    backup = f"backup-volfile-servers={':'.join(hosts[1:])}" if len(hosts) > 1 else ""
+    return f"{hosts[0]}:/{volume.name}", backup
+
+
+def mount_options(volume: Volume, extra: str) -> str:
+    _, backup = mount_source(volume)
+    return ",".join(o for o in (extra, backup) if o)
+
+
+def fstab_line(volume: Volume, mount_path: str, extra: str) -> str:
+    source, _ = mount_source(volume)
+    opts = ",".join(o for o in ("defaults", "_netdev", mount_options(volume, extra)) if o)
+    return f"{source} {mount_path} glusterfs {opts} 0 0"
+
+
+@dataclass
+class ProvisionPlan:
+    volume: Volume
+    plan: PlanResult
+    steps: list[Step]
+    first_node: str
+
+    @property
+    def questions(self) -> list[str]:
+        """What gluster would ask or refuse without ``force``: the user must accept these."""
+        return [f"{f.severity}: {f.message}" for f in (*self.plan.forced, *self.plan.warnings)]
+
+
+def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> ProvisionPlan:
+    volume = topo.require_volume(volume_name)
+    if not volume.bricks:
+        raise ProvisionError(f"volume {volume.name!r} has no bricks")
+    check_names(topo, volume)
+    result = plan_volume(topo, volume)
+    if result.errors:
+        raise ProvisionError(
+            f"gluster would refuse volume {volume.name!r}: " + "; ".join(f.message for f in result.errors))
+    if result.needs_force and not volume.force:
+        raise ProvisionError(
+            f"gluster refuses volume {volume.name!r} without force: "
+            + "; ".join(f.message for f in result.forced) + " (set force on the volume to create it anyway)")
+    volume = result.volume
+    first = volume.bricks[0].node
+    hosts = list(dict.fromkeys(r.node for r in volume.bricks))
+    steps: list[Step] = []
+    for host in hosts[1:]:
+        steps.append(Step(
+            f"peer-probe:{host}", f"probe {host} into the trusted pool", first,
+            [gluster_cli.peer_probe_argv(host, mode_script=True)],
+            undo=f"gluster peer detach {host} (only if no other volume uses it)",
+            done_check=glusterstate.peer_in_pool_check(host),
+        ))
+    if hosts[1:]:
+        steps.append(Step(
+            "peers-connected", "wait until every probed peer is connected", first,
+            [["gluster", "--mode=script", "--xml", "peer", "status"]],
+            action=glusterstate.wait_peers_connected(hosts[1:]), done_check=None, sudo=True,
+        ))
+    for ref in volume.bricks:
+        steps.append(Step(
+            f"mkdir:{ref}", f"create brick directory {ref.path}", ref.node,
+            [["sh", "-c", MKDIR_SCRIPT, "sh", ref.path, volume.name]],
+            undo=f"teardown removes {ref.path} if Brickyard created it",
+            done_check=_dir_exists(ref.path),
+        ))
+    steps.append(Step(
+        "volume-create", f"create volume {volume.name}", first,
+        [gluster_cli.volume_create_argv(topo, volume, mode_script=True)],
+        undo=f"gluster volume delete {volume.name}",
+        done_check=glusterstate.volume_exists_check(volume),
+    ))
+    for key, value in volume.options.items():
+        steps.append(Step(
+            f"volume-set:{key}", f"set {key}={value} on {volume.name}", first,
+            [gluster_cli.volume_set_argv(volume.name, key, value, mode_script=True)],
+            undo=f"gluster volume reset {volume.name} {key}",
+            done_check=glusterstate.option_set_check(volume.name, key, value),
+        ))
+    steps.append(Step(
+        "volume-start", f"start volume {volume.name}", first,
+        [gluster_cli.volume_start_argv(volume.name, mode_script=True)],
+        undo=f"gluster volume stop {volume.name}",
+        done_check=glusterstate.volume_started_check(volume.name),
+    ))
+    source, _ = mount_source(volume)
+    for mount in volume.mounts:
+        opts = mount_options(volume, mount.options)
+        steps.append(Step(
+            f"mount:{mount.client}:{mount.path}", f"mount {source} on {mount.path}", mount.client,
+            [["sh", "-c", MOUNT_SCRIPT, "sh", source, mount.path, opts]],
+            undo=f"umount {mount.path}",
+            done_check=glusterstate.mounted_check(source, mount.path),
+        ))
+        if fstab:
+            line = fstab_line(volume, mount.path, mount.options)
+            steps.append(Step(
+                f"fstab:{mount.client}:{mount.path}", f"add {mount.path} to /etc/fstab", mount.client,
+                [["sh", "-c", FSTAB_ADD_SCRIPT, "sh", line]],
+                undo=f"remove the line '{line}' from /etc/fstab",
+            ))
+    return ProvisionPlan(volume, result, steps, first)
+
+
+def _dir_exists(path: str):
+    async def check(ex: Executor) -> str | None:
+        result = await ex.run(["test", "-d", path], sudo=True, timeout=30)
+        if result.exit_status == 0:
+            return "exists already"
+        if result.exit_status == 1:
+            return None
+        raise ExecutorError(ex.host, f"cannot check {path}: exit status {result.exit_status}")
+
+    return check
+
+
+async def run_provision(plan: ProvisionPlan, executor_for, progress=None):
+    """Run the plan's steps (each skipped when already done); returns the RunReport."""
+    from .steps import run_steps
+
+    report = await run_steps("provision", plan.volume.name, plan.steps, executor_for, progress)
+    if not report.ok:
+        report.notes.append(
+            f"to undo everything Brickyard did for {plan.volume.name}: "
+            f"brickyard teardown FILE --volume {plan.volume.name} --confirm {plan.volume.name}")
+    return report

@@ -1,0 +1,171 @@
+"""Plans as lists of steps, run one at a time with a check first, a log, and an honest report.
+
+A ``Step`` names the host it runs on, the argument lists it will run (what a dry run shows),
+how to tell it is already done (so a re-run skips it), and how to undo it. ``run_steps``
+stops at the first failure and the ``RunReport`` says what was done, what is left and how
+to undo what was done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Awaitable, Callable, Sequence
+
+from .executor import CommandResult, Executor, ExecutorError
+from .loop import Cancelled, Progress
+
+DONE = "done"
+SKIPPED = "skipped"  # already done before this run
+FAILED = "failed"
+PENDING = "pending"  # not reached
+PLANNED = "planned"  # dry run
+
+# returns a sentence when the step is already done, None when it still has to run
+DoneCheck = Callable[[Executor], Awaitable[str | None]]
+Action = Callable[[Executor], Awaitable[str]]
+
+
+@dataclass
+class Step:
+    key: str  # stable id, e.g. "peer-probe:node2"
+    title: str  # a sentence: "probe node2 into the trusted pool"
+    host: str  # topology name of the node or client it runs on
+    commands: list[list[str]]  # what it runs, in order (what --dry-run prints)
+    undo: str = ""  # how to undo it by hand
+    sudo: bool = True
+    timeout: float = 120.0
+    done_check: DoneCheck | None = None
+    action: Action | None = None  # default: run ``commands`` in order, each must succeed
+
+    async def perform(self, ex: Executor) -> str:
+        if self.action is not None:
+            return await self.action(ex)
+        for argv in self.commands:
+            await ex.run(argv, sudo=self.sudo, check=True, timeout=self.timeout)
+        return ""
+
+
+@dataclass
+class StepOutcome:
+    step: Step
+    status: str
+    message: str = ""
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        return {
+            "key": self.step.key, "title": self.step.title, "host": self.step.host,
+            "commands": [list(c) for c in self.step.commands], "status": self.status,
+            "message": self.message, "seconds": round(self.seconds, 3), "undo": self.step.undo,
+        }
+
+
+@dataclass
+class RunReport:
+    action: str  # "provision", "teardown"
+    subject: str  # the volume
+    outcomes: list[StepOutcome] = field(default_factory=list)
+    dry_run: bool = False
+    error: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and all(o.status != FAILED for o in self.outcomes)
+
+    @property
+    def failed(self) -> StepOutcome | None:
+        return next((o for o in self.outcomes if o.status == FAILED), None)
+
+    def undo_lines(self) -> list[str]:
+        """Undo hints of the steps this run did, last first."""
+        return [f"{o.step.host}: {o.step.undo}" for o in reversed(self.outcomes) if o.status == DONE and o.step.undo]
+
+    def summary(self) -> list[str]:
+        done = [o for o in self.outcomes if o.status in (DONE, SKIPPED)]
+        left = [o for o in self.outcomes if o.status in (PENDING, FAILED)]
+        lines = []
+        if self.failed:
+            lines.append(f"FAILED at step '{self.failed.step.title}' on {self.failed.step.host}: {self.failed.message}")
+        elif self.error:
+            lines.append(f"FAILED: {self.error}")
+        lines.append(f"done ({len(done)}): " + ("; ".join(f"{o.step.host}: {o.step.title}" for o in done) or "nothing"))
+        if left:
+            lines.append(f"left ({len(left)}): " + "; ".join(f"{o.step.host}: {o.step.title}" for o in left))
+        if not self.ok:
+            undo = self.undo_lines()
+            lines.append("to undo what this run did: " + (" | ".join(undo) if undo else "nothing to undo"))
+        lines.extend(self.notes)
+        return lines
+
+    def to_json(self) -> dict:
+        return {
+            "action": self.action, "volume": self.subject, "dry_run": self.dry_run, "ok": self.ok,
+            "error": self.error or (self.failed.message if self.failed else ""),
+            "failed_step": self.failed.step.key if self.failed else None,
+            "steps": [o.to_json() for o in self.outcomes],
+            "undo": self.undo_lines(), "notes": self.notes,
+        }
+
+
+def dry_run(action: str, subject: str, steps: Sequence[Step], notes: Sequence[str] = ()) -> RunReport:
+    return RunReport(action, subject, [StepOutcome(s, PLANNED) for s in steps], dry_run=True, notes=list(notes))
+
+
+async def run_steps(
+    action: str,
+    subject: str,
+    steps: Sequence[Step],
+    executor_for: Callable[[str], Executor],
+    progress: Progress | None = None,
+) -> RunReport:
+    """Run each step after its done-check; stop at the first failure."""
+    progress = progress or Progress()
+    report = RunReport(action, subject, [StepOutcome(s, PENDING) for s in steps])
+    total = len(steps)
+    for index, outcome in enumerate(report.outcomes):
+        step = outcome.step
+        progress.set_progress(index / max(total, 1), f"{step.host}: {step.title}")
+        if progress.is_cancelled():
+            report.error = f"cancelled before step '{step.title}' on {step.host}"
+            break
+        started = time.monotonic()
+        try:
+            ex = executor_for(step.host)
+            already = await step.done_check(ex) if step.done_check is not None else None
+            if already is not None:
+                outcome.status, outcome.message = SKIPPED, already
+            else:
+                note = await step.perform(ex)
+                outcome.status, outcome.message = DONE, note
+        except (ExecutorError, ValueError, OSError) as exc:
+            outcome.status, outcome.message = FAILED, _reason(exc, step)
+        except (asyncio.CancelledError, Cancelled):
+            outcome.status, outcome.message = FAILED, "cancelled by the user while it ran"
+            outcome.seconds = time.monotonic() - started
+            progress.log(f"[{index + 1}/{total}] {step.host}: {step.title}: CANCELLED")
+            break
+        outcome.seconds = time.monotonic() - started
+        word = {DONE: "done", SKIPPED: "already done", FAILED: "FAILED"}[outcome.status]
+        extra = f" ({outcome.message})" if outcome.message else ""
+        progress.log(f"[{index + 1}/{total}] {step.host}: {step.title}: {word}{extra} [{outcome.seconds:.1f} s]")
+        if outcome.status == FAILED:
+            break
+    if report.ok:
+        progress.set_progress(1.0, f"{action} {subject}: finished")
+    for line in report.summary() if not report.ok else []:
+        progress.log(line)
+    return report
+
+
+def _reason(exc: Exception, step: Step) -> str:
+    text = str(exc)
+    host_prefix = f"{step.host}: "
+    return text[len(host_prefix):] if text.startswith(host_prefix) else text
+
+
+def first_line(result: CommandResult) -> str:
+    lines = (result.stderr or result.stdout).decode(errors="replace").strip().splitlines()
+    return lines[-1] if lines else f"exit status {result.exit_status}"

@@ -1,0 +1,127 @@
+"""Tearing a provisioned volume down: unmount, stop, delete, and remove only what Brickyard made.
+
+A brick directory is removed only when the marker ``PARENT/.NAME.brickyard-created`` that
+provisioning wrote names exactly that path and this volume; then the directory goes with
+everything in it (data, ``.glusterfs``, the ``trusted.glusterfs.volume-id`` and
+``trusted.gfid`` xattrs that would block reusing the path), and so do the parent
+directories ``mkdir -p`` made, while they are empty. A directory without the marker is left
+as it is; the report says how to make it reusable by hand. Peers stay in the pool (other
+volumes may use them). Nothing is formatted, nothing outside the brick paths is touched.
+"""
+
+from __future__ import annotations
+
+from ..core.topology import Topology
+from .executor import Executor
+from .provision import check_names, fstab_line, mount_source
+from .steps import Step
+from . import glusterstate
+
+# Remove one brick directory if Brickyard created it for this volume. $1 path, $2 volume.
+RMBRICK_SCRIPT = r'''
+p="$1"; want="$2"
+m="$(dirname -- "$p")/.$(basename -- "$p").brickyard-created"
+if [ ! -f "$m" ]; then
+  if [ -e "$p" ]; then echo "kept: not created by Brickyard"; else echo "absent"; fi
+  exit 0
+fi
+tab="$(printf '\t')"
+IFS="$tab" read -r tag path top vol < "$m"
+if [ "$tag" != brickyard-created ] || [ "$path" != "$p" ]; then echo "marker $m does not name $p; left alone" >&2; exit 3; fi
+if [ "$vol" != "$want" ]; then echo "kept: Brickyard created it for volume $vol, not $want"; exit 0; fi
+rm -rf -- "$p" || exit 4
+rm -f -- "$m"
+d="$(dirname -- "$p")"
+while :; do
+  case "$d" in "$top"|"$top"/*) ;; *) break;; esac
+  rmdir -- "$d" 2>/dev/null || break
+  d="$(dirname -- "$d")"
+done
+echo "removed"
+'''
+
+# Remove one exact line from /etc/fstab if it is there. $1 the line.
+FSTAB_REMOVE_SCRIPT = r'''
+grep -qxF -- "$1" /etc/fstab 2>/dev/null || { echo "not in /etc/fstab"; exit 0; }
+tmp="$(mktemp /etc/.fstab.brickyard.XXXXXX)" || exit 4
+grep -vxF -- "$1" /etc/fstab > "$tmp"
+cat "$tmp" > /etc/fstab && rm -f "$tmp" && echo "removed"
+'''
+
+
+def _script_action(argv: list[str]):
+    async def action(ex: Executor) -> str:
+        result = await ex.run(argv, sudo=True, check=True, timeout=600)
+        lines = result.text.strip().splitlines()
+        return lines[-1] if lines else ""
+
+    return action
+
+
+def _fstab_present(line: str):
+    async def check(ex: Executor) -> str | None:
+        result = await ex.run(["grep", "-qxF", "--", line, "/etc/fstab"], sudo=True, timeout=30)
+        return None if result.exit_status == 0 else "not in /etc/fstab"
+
+    return check
+
+
+def teardown_plan(topo: Topology, volume_name: str) -> list[Step]:
+    volume = topo.require_volume(volume_name)
+    check_names(topo, volume)
+    if not volume.bricks:
+        return []
+    first = volume.bricks[0].node
+    source, _ = mount_source(volume)
+    steps: list[Step] = []
+    for mount in volume.mounts:
+        steps.append(Step(
+            f"umount:{mount.client}:{mount.path}", f"unmount {mount.path}", mount.client,
+            [["umount", mount.path]], undo=f"mount -t glusterfs {source} {mount.path}",
+            done_check=glusterstate.unmounted_check(source, mount.path),
+        ))
+        line = fstab_line(volume, mount.path, mount.options)
+        fstab_argv = ["sh", "-c", FSTAB_REMOVE_SCRIPT, "sh", line]
+        steps.append(Step(
+            f"fstab-remove:{mount.client}:{mount.path}", f"remove {mount.path} from /etc/fstab", mount.client,
+            [fstab_argv], done_check=_fstab_present(line), action=_script_action(fstab_argv),
+        ))
+    steps.append(Step(
+        "volume-stop", f"stop volume {volume.name}", first,
+        [["gluster", "--mode=script", "volume", "stop", volume.name]],
+        undo=f"gluster volume start {volume.name}",
+        done_check=glusterstate.volume_stopped_check(volume.name),
+    ))
+    steps.append(Step(
+        "volume-delete", f"delete volume {volume.name}", first,
+        [["gluster", "--mode=script", "volume", "delete", volume.name]],
+        undo="none: the volume definition is gone (the data is still in the bricks until they are removed)",
+        done_check=glusterstate.volume_absent_check(volume.name),
+    ))
+    for ref in volume.bricks:
+        argv = ["sh", "-c", RMBRICK_SCRIPT, "sh", ref.path, volume.name]
+        steps.append(Step(
+            f"rmbrick:{ref}", f"remove brick directory {ref.path} if Brickyard created it", ref.node,
+            [argv], action=_script_action(argv),
+        ))
+    return steps
+
+
+def reuse_hint(path: str) -> str:
+    """The commands that make a kept brick directory usable for a new volume."""
+    return (f"setfattr -x trusted.glusterfs.volume-id {path}; setfattr -x trusted.gfid {path}; "
+            f"rm -rf {path}/.glusterfs")
+
+
+async def run_teardown(topo: Topology, volume_name: str, executor_for, progress=None):
+    """Run the teardown steps; notes say how to reuse brick directories Brickyard kept."""
+    from .steps import DONE, run_steps
+
+    steps = teardown_plan(topo, volume_name)
+    report = await run_steps("teardown", volume_name, steps, executor_for, progress)
+    for outcome in report.outcomes:
+        if outcome.status == DONE and outcome.step.key.startswith("rmbrick:") and outcome.message.startswith("kept"):
+            path = outcome.step.commands[0][4]
+            report.notes.append(f"{outcome.step.host}:{path} was kept ({outcome.message}); to reuse it for a new "
+                                f"volume: {reuse_hint(path)}")
+    return report

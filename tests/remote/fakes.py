@@ -1,0 +1,191 @@
+"""A fake cluster behind fake executors, answering with gluster output recorded in the lab.
+
+``FakeCluster`` keeps the state a few commands change (peers, directories, volumes, mounts)
+and answers ``gluster --xml`` queries from the recorded fixtures in tests/fixtures/gluster,
+edited only where the state differs (peers not probed yet, a volume not started, an option
+set). Every command each host received is in ``calls``.
+"""
+
+from __future__ import annotations
+
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from brickyard.remote import preflight as _preflight
+from brickyard.remote import provision as _provision
+from brickyard.remote import teardown as _teardown
+from brickyard.remote.executor import CommandFailed, CommandResult, Executor, RemoteProcess
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "gluster"
+GLUSTERD_DOWN = b"Connection failed. Please check if gluster daemon is operational.\n"
+
+
+def fixture(name: str) -> bytes:
+    return (FIXTURES / name).read_bytes()
+
+
+@dataclass
+class FakeCluster:
+    peers: set[str] = field(default_factory=set)  # probed from node1
+    dirs: set[tuple[str, str]] = field(default_factory=set)
+    markers: dict[tuple[str, str], str] = field(default_factory=dict)  # (host, path) -> volume
+    volumes: dict[str, dict] = field(default_factory=dict)
+    mounts: dict[tuple[str, str], str] = field(default_factory=dict)  # (client, path) -> source
+    fstab: dict[str, list[str]] = field(default_factory=dict)  # host -> lines
+    glusterd_down: set[str] = field(default_factory=set)
+    calls: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    brick_facts: dict[tuple[str, str], str] = field(default_factory=dict)  # preflight probe answers
+
+    def executor(self, host: str) -> "FakeExecutor":
+        return FakeExecutor(host, self)
+
+    def commands_on(self, host: str) -> list[tuple[str, ...]]:
+        return [argv for h, argv in self.calls if h == host]
+
+    # ---- gluster ---------------------------------------------------------------------
+    def _peer_status(self) -> bytes:
+        root = ET.fromstring(fixture("lab-peer-status.xml"))
+        status = root.find("peerStatus")
+        for peer in list(status.findall("peer")):
+            if peer.findtext("hostname") not in self.peers:
+                status.remove(peer)
+        return ET.tostring(root)
+
+    def _volume_info(self, name: str) -> bytes:
+        vol = self.volumes.get(name)
+        if vol is None:
+            return fixture("lab-error-volume-info-missing.xml")
+        root = ET.fromstring(fixture(f"lab-volume-info-{name}.xml"))
+        v = root.find(".//volume")
+        v.find("statusStr").text = vol["status"]
+        options = v.find("options")
+        for key, value in vol["options"].items():
+            opt = ET.SubElement(options, "option")
+            ET.SubElement(opt, "name").text = key
+            ET.SubElement(opt, "value").text = value
+        return ET.tostring(root)
+
+    def gluster(self, host: str, args: list[str]) -> tuple[int, bytes, bytes]:
+        if host in self.glusterd_down:
+            return 1, GLUSTERD_DOWN, b""
+        xml = "--xml" in args
+        args = [a for a in args if a not in ("--mode=script", "--xml")]
+        if args == ["peer", "status"]:
+            return 0, self._peer_status(), b""
+        if args[:2] == ["peer", "probe"]:
+            self.peers.add(args[2])
+            return 0, b"peer probe: success\n", b""
+        if args[:2] == ["volume", "info"] and xml:
+            return 0, self._volume_info(args[2]), b""
+        if args[:2] == ["volume", "create"]:
+            name = args[2]
+            if name in self.volumes:
+                return 1, b"", f"volume create: {name}: failed: Volume {name} already exists\n".encode()
+            self.volumes[name] = {"status": "Created", "options": {}, "argv": args}
+            return 0, f"volume create: {name}: success: please start the volume to access data\n".encode(), b""
+        if args[:2] == ["volume", "set"]:
+            self.volumes[args[2]]["options"][args[3]] = args[4]
+            return 0, b"volume set: success\n", b""
+        if args[:2] == ["volume", "start"]:
+            self.volumes[args[2]]["status"] = "Started"
+            return 0, f"volume start: {args[2]}: success\n".encode(), b""
+        if args[:2] == ["volume", "stop"]:
+            self.volumes[args[2]]["status"] = "Stopped"
+            return 0, f"volume stop: {args[2]}: success\n".encode(), b""
+        if args[:2] == ["volume", "delete"]:
+            del self.volumes[args[2]]
+            return 0, f"volume delete: {args[2]}: success\n".encode(), b""
+        if args == ["--version"]:
+            return 0, b"glusterfs 10.3\nRepository revision: git://git.gluster.org/glusterfs.git\n", b""
+        raise AssertionError(f"fake gluster does not know {args}")
+
+    # ---- everything else --------------------------------------------------------------
+    def answer(self, host: str, argv: Sequence[str]) -> tuple[int, bytes, bytes]:
+        argv = list(argv)
+        self.calls.append((host, tuple(argv)))
+        if argv[0] == "gluster":
+            return self.gluster(host, argv[1:])
+        if argv[:2] == ["test", "-d"]:
+            return (0 if (host, argv[2]) in self.dirs else 1), b"", b""
+        if argv[:2] == ["sh", "-c"]:
+            script, args = argv[2], argv[4:]
+            if script == _provision.MKDIR_SCRIPT:
+                if (host, args[0]) not in self.dirs:
+                    self.dirs.add((host, args[0]))
+                    self.markers[(host, args[0])] = args[1]
+                return 0, b"", b""
+            if script == _provision.MOUNT_SCRIPT:
+                self.mounts[(host, args[1])] = args[0]
+                return 0, b"", b""
+            if script == _provision.FSTAB_ADD_SCRIPT:
+                lines = self.fstab.setdefault(host, [])
+                if args[0] not in lines:
+                    lines.append(args[0])
+                return 0, b"", b""
+            if script == _teardown.FSTAB_REMOVE_SCRIPT:
+                lines = self.fstab.get(host, [])
+                if args[0] not in lines:
+                    return 0, b"not in /etc/fstab\n", b""
+                lines.remove(args[0])
+                return 0, b"removed\n", b""
+            if script == _teardown.RMBRICK_SCRIPT:
+                path, volume = args
+                if (host, path) not in self.markers:
+                    return 0, (b"kept: not created by Brickyard\n" if (host, path) in self.dirs else b"absent\n"), b""
+                if self.markers[(host, path)] != volume:
+                    return 0, b"kept: Brickyard created it for volume other\n", b""
+                self.dirs.discard((host, path))
+                del self.markers[(host, path)]
+                return 0, b"removed\n", b""
+            if script == _preflight.BRICK_PROBE_SCRIPT:
+                return 0, self.brick_facts[(host, args[0])].encode(), b""
+            if script == _preflight.TOOLS_SCRIPT:
+                return 0, b"".join(f"{t}={1 if t != 'fio' else 0}\n".encode() for t in args), b""
+        if argv[:3] == ["grep", "-qxF", "--"] and argv[4] == "/etc/fstab":
+            return (0 if argv[3] in self.fstab.get(host, []) else 1), b"", b""
+        if argv[0] == "findmnt":
+            src = self.mounts.get((host, argv[-1]))
+            return (0, f"{src} fuse.glusterfs\n".encode(), b"") if src else (1, b"", b"")
+        if argv[0] == "umount":
+            self.mounts.pop((host, argv[1]), None)
+            return 0, b"", b""
+        if argv == ["id", "-u"]:
+            return 0, b"0\n", b""
+        if argv == ["date", "+%s.%N"]:
+            return 0, f"{time.time():.9f}\n".encode(), b""
+        raise AssertionError(f"fake host {host} does not know {argv}")
+
+
+class FakeExecutor(Executor):
+    def __init__(self, host: str, cluster: FakeCluster):
+        self.host = host
+        self.cluster = cluster
+
+    async def run(self, argv, *, timeout=60.0, input=None, sudo=False, check=False, on_output=None) -> CommandResult:
+        now = time.time()
+        status, out, err = self.cluster.answer(self.host, argv)
+        result = CommandResult(self.host, tuple(argv), status, out, err, now, time.time())
+        if check and not result.ok:
+            raise CommandFailed(result)
+        return result
+
+    async def start(self, argv, *, sudo=False) -> RemoteProcess:
+        raise NotImplementedError("the fake cluster runs commands to completion only")
+
+    async def upload(self, data, remote_path, mode=0o644) -> None:
+        raise NotImplementedError("the fake cluster takes no uploads")
+
+    async def close(self) -> None:
+        return None
+
+
+def executors(cluster: FakeCluster) -> Callable[[str], FakeExecutor]:
+    cache: dict[str, FakeExecutor] = {}
+
+    def get(name: str) -> FakeExecutor:
+        return cache.setdefault(name, cluster.executor(name))
+
+    return get

@@ -1,0 +1,216 @@
+"""Provisioning and teardown plans, run against a fake cluster that answers with recorded gluster XML."""
+
+import asyncio
+import json
+
+import pytest
+
+from brickyard.cli import main
+from brickyard.core import topofile
+from brickyard.core.topology import Brick, BrickRef, Client, Layout, Mount, Node, Topology, Volume, VolumeType
+from brickyard.remote.loop import Progress
+from brickyard.remote.provision import ProvisionError, provision_plan, run_provision
+from brickyard.remote.steps import DONE, FAILED, PENDING, SKIPPED
+from brickyard.remote.teardown import run_teardown
+
+from .fakes import GLUSTERD_DOWN, FakeCluster, executors
+
+GIB = 1 << 30
+
+
+def lab_like(volume: str = "vrep", nodes: int = 4) -> Topology:
+    topo = Topology(name="t")
+    for i in range(1, nodes + 1):
+        topo.nodes.append(Node(f"node{i}", address=f"10.77.0.{10 + i}", bricks=[
+            Brick(f"/srv/brick1/{volume}", GIB, filesystem=f"loop{i}a", mount="/srv/brick1"),
+            Brick(f"/srv/brick2/{volume}", GIB, filesystem=f"loop{i}b", mount="/srv/brick2"),
+        ]))
+    topo.clients.append(Client("client1", address="10.77.0.101"))
+    return topo
+
+
+def vrep_topology(**volume_fields) -> Topology:
+    topo = lab_like()
+    fields = dict(layout=Layout(VolumeType.REPLICATE, replica=3),
+                  bricks=[BrickRef(f"node{i}", "/srv/brick1/vrep") for i in (1, 2, 3)],
+                  options={"performance.write-behind": "off"},
+                  mounts=[Mount("client1", "/mnt/vrep")])
+    fields.update(volume_fields)
+    topo.volumes.append(Volume("vrep", **fields))
+    return topo
+
+
+def _provision(topo, cluster, name="vrep"):
+    plan = provision_plan(topo, name)
+    progress = Progress()
+    report = asyncio.run(run_provision(plan, executors(cluster), progress))
+    return report, progress
+
+
+MUTATING = ("probe", "create", "set", "start", "stop", "delete", "umount")
+
+
+def _mutations(cluster):
+    out = []
+    for host, argv in cluster.calls:
+        if argv[0] == "gluster" and any(w in argv for w in MUTATING):
+            out.append((host, argv))
+        elif argv[0] in ("umount",) or (argv[:2] == ("sh", "-c") and "findmnt" not in argv[2]):
+            out.append((host, argv))
+    return out
+
+
+def test_plan_lists_the_steps_with_exact_argument_lists():
+    plan = provision_plan(vrep_topology(), "vrep")
+    keys = [s.key for s in plan.steps]
+    assert keys == [
+        "peer-probe:node2", "peer-probe:node3", "peers-connected",
+        "mkdir:node1:/srv/brick1/vrep", "mkdir:node2:/srv/brick1/vrep", "mkdir:node3:/srv/brick1/vrep",
+        "volume-create", "volume-set:performance.write-behind", "volume-start", "mount:client1:/mnt/vrep",
+    ]
+    create = next(s for s in plan.steps if s.key == "volume-create")
+    assert create.host == "node1"
+    assert create.commands == [["gluster", "--mode=script", "volume", "create", "vrep", "replica", "3",
+                                "transport", "tcp", "node1:/srv/brick1/vrep", "node2:/srv/brick1/vrep",
+                                "node3:/srv/brick1/vrep"]]
+    mount = plan.steps[-1]
+    assert mount.host == "client1" and mount.commands[0][4:] == [
+        "node1:/vrep", "/mnt/vrep", "backup-volfile-servers=node2:node3"]
+
+
+def test_provision_runs_every_step_then_a_rerun_changes_nothing():
+    cluster = FakeCluster()
+    report, progress = _provision(vrep_topology(), cluster)
+    assert report.ok, report.summary()
+    assert [o.status for o in report.outcomes] == [DONE] * len(report.outcomes)
+    assert cluster.volumes["vrep"]["status"] == "Started"
+    assert cluster.volumes["vrep"]["options"] == {"performance.write-behind": "off"}
+    assert cluster.mounts == {("client1", "/mnt/vrep"): "node1:/vrep"}
+    assert set(cluster.markers) == {(f"node{i}", "/srv/brick1/vrep") for i in (1, 2, 3)}
+    assert any("create volume vrep: done" in line for line in progress.lines)
+
+    before = len(_mutations(cluster))
+    again, _ = _provision(vrep_topology(), cluster)
+    assert again.ok
+    statuses = {o.step.key: o.status for o in again.outcomes}
+    assert statuses.pop("peers-connected") == DONE  # a read-only wait, always run
+    assert set(statuses.values()) == {SKIPPED}
+    assert len(_mutations(cluster)) == before  # nothing was changed the second time
+
+
+def test_existing_volume_with_other_bricks_is_left_alone_and_the_run_stops():
+    cluster = FakeCluster(volumes={"vrep": {"status": "Started", "options": {}}})
+    topo = vrep_topology(bricks=[BrickRef(f"node{i}", "/srv/brick1/vrep") for i in (2, 3, 4)])
+    report, _ = _provision(topo, cluster)
+    assert not report.ok and report.failed.step.key == "volume-create"
+    assert "exists already with other bricks" in report.failed.message
+    assert not any("create" in argv for _, argv in _mutations(cluster))
+
+
+def test_glusterd_dying_mid_run_names_host_and_step_and_says_what_was_done():
+    class DiesAtCreate(FakeCluster):
+        def answer(self, host, argv):
+            if "create" in argv:
+                self.glusterd_down.add(host)
+            return super().answer(host, argv)
+
+    cluster = DiesAtCreate()
+    report, progress = _provision(vrep_topology(), cluster)
+    failed = report.failed
+    assert failed.step.key == "volume-create" and failed.step.host == "node1"
+    assert "Connection failed" in failed.message
+    summary = "\n".join(report.summary())
+    assert "FAILED at step 'create volume vrep' on node1" in summary
+    assert "done (6)" in summary and "left (4)" in summary
+    assert "gluster peer detach node2" in summary  # how to undo what was done
+    assert [o.status for o in report.outcomes].count(PENDING) == 3
+    assert any("FAILED" in line for line in progress.lines)
+    assert report.to_json()["failed_step"] == "volume-create"
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(layout=Layout(VolumeType.REPLICATE, replica=3),
+          bricks=[BrickRef(f"node{i}", "/srv/brick1/vrep") for i in (1, 2, 3, 4)]), "gluster would refuse"),
+    (dict(bricks=[BrickRef("node1", "/srv/brick1/vrep"), BrickRef("node1", "/srv/brick2/vrep"),
+                  BrickRef("node2", "/srv/brick1/vrep")]), "without force"),
+])
+def test_layouts_gluster_refuses_are_not_provisioned(change, message):
+    with pytest.raises(ProvisionError, match=message):
+        provision_plan(vrep_topology(**change), "vrep")
+
+
+def test_brick_paths_and_names_with_metacharacters_are_rejected():
+    topo = vrep_topology()
+    topo.nodes[0].bricks.append(Brick("/srv/brick1/x;touch canary", GIB))
+    topo.volumes[0].bricks[0] = BrickRef("node1", "/srv/brick1/x;touch canary")
+    # a path with ';' is legal for gluster and for the shell-quoting executor; '..' is not normalised
+    plan = provision_plan(topo, "vrep")
+    assert ["sh", "-c"] == plan.steps[3].commands[0][:2] and plan.steps[3].commands[0][4] == "/srv/brick1/x;touch canary"
+    bad = vrep_topology()
+    bad.nodes[0].bricks.append(Brick("/srv/brick1/../etc", GIB))
+    bad.volumes[0].bricks[0] = BrickRef("node1", "/srv/brick1/../etc")
+    with pytest.raises(ProvisionError, match="normalised"):
+        provision_plan(bad, "vrep")
+    named = vrep_topology()
+    named.volumes[0].name = "v$(id)"
+    with pytest.raises(ProvisionError, match="volume name"):
+        provision_plan(named, "v$(id)")
+
+
+def test_teardown_removes_what_provisioning_made_and_keeps_the_rest():
+    topo = vrep_topology()
+    cluster = FakeCluster(dirs={("node3", "/srv/brick1/vrep")})  # node3's brick existed before
+    report, _ = _provision(topo, cluster)
+    assert report.ok
+    down = asyncio.run(run_teardown(topo, "vrep", executors(cluster), Progress()))
+    assert down.ok, down.summary()
+    assert cluster.volumes == {} and cluster.mounts == {}
+    assert cluster.dirs == {("node3", "/srv/brick1/vrep")} and cluster.markers == {}
+    assert any("node3:/srv/brick1/vrep was kept" in n and "setfattr -x trusted.glusterfs.volume-id" in n
+               for n in down.notes)
+    again = asyncio.run(run_teardown(topo, "vrep", executors(cluster), Progress()))
+    assert again.ok and {o.status for o in again.outcomes[:3]} == {SKIPPED}
+
+
+def test_cli_dry_run_prints_commands_per_host_and_runs_nothing(tmp_path, capsys):
+    path = tmp_path / "t.brickyard.json"
+    topofile.save(vrep_topology(), path)
+    assert main(["provision", str(path), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "ssh node1 gluster --mode=script volume create vrep replica 3 transport tcp" in out
+    assert "ssh node2 sh -c \"$MKDIR_BRICK\" sh /srv/brick1/vrep vrep" in out
+    assert "# $MKDIR_BRICK" in out
+    assert main(["provision", str(path), "--dry-run", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["dry_run"] and {s["status"] for s in doc["steps"]} == {"planned"}
+
+
+def test_cli_provision_asks_before_accepting_gluster_warnings(tmp_path, capsys):
+    topo = lab_like()
+    topo.volumes.append(Volume("vdistrep", Layout(VolumeType.DISTRIBUTED_REPLICATE, replica=2),
+                               [BrickRef(f"node{i}", "/srv/brick1/vrep") for i in (1, 2, 3, 4)]))
+    path = tmp_path / "t.brickyard.json"
+    topofile.save(topo, path)
+    assert main(["provision", str(path), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert not doc["ok"] and any("split" in q.lower() for q in doc["questions"])
+
+
+def test_cli_teardown_needs_the_typed_confirmation(tmp_path, capsys):
+    path = tmp_path / "t.brickyard.json"
+    topofile.save(vrep_topology(), path)
+    assert main(["teardown", str(path), "--confirm", "vre"]) == 2
+    assert "--confirm vrep" in capsys.readouterr().err
+    assert main(["teardown", str(path)]) == 2
+
+
+def test_fstab_line_is_added_once_and_removed_by_teardown():
+    topo = vrep_topology()
+    cluster = FakeCluster()
+    plan = provision_plan(topo, "vrep", fstab=True)
+    for _ in range(2):
+        assert asyncio.run(run_provision(plan, executors(cluster), Progress())).ok
+    line = "node1:/vrep /mnt/vrep glusterfs defaults,_netdev,backup-volfile-servers=node2:node3 0 0"
+    assert cluster.fstab == {"client1": [line]}
+    assert asyncio.run(run_teardown(topo, "vrep", executors(cluster), Progress())).ok
+    assert cluster.fstab == {"client1": []}
