@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "brickyard.clicmd.preflight",
     "brickyard.clicmd.provision",
     "brickyard.clicmd.teardown",
+    "brickyard.clicmd.import_",
     "brickyard.clicmd.lab",
     "brickyard.clicmd.bench",
 )

@@ -189,3 +189,20 @@ def executors(cluster: FakeCluster) -> Callable[[str], FakeExecutor]:
         return cache.setdefault(name, cluster.executor(name))
 
     return get
+
+
+class ReplayExecutor(FakeExecutor):
+    """Answers each exact argument list with a recorded fixture file (stdout, exit 0)."""
+
+    def __init__(self, host: str, answers: dict[tuple[str, ...], str]):
+        super().__init__(host, FakeCluster())
+        self.answers = answers
+        self.seen: list[tuple[str, ...]] = []
+
+    async def run(self, argv, *, timeout=60.0, input=None, sudo=False, check=False, on_output=None) -> CommandResult:
+        self.seen.append(tuple(argv))
+        name = self.answers.get(tuple(argv))
+        if name is None:
+            raise AssertionError(f"no recorded answer for {argv}")
+        now = time.time()
+        return CommandResult(self.host, tuple(argv), 0, fixture(name), b"", now, now)

@@ -15,8 +15,7 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
-from defusedxml import ElementTree as SafeET
-
+from ..core import gluster_xml
 from ..core.topology import Volume
 from .executor import Executor, ExecutorError
 
@@ -41,45 +40,31 @@ async def gluster_xml_output(ex: Executor, *args: str, timeout: float = 60.0) ->
     return result.stdout
 
 
-def _root(ex: Executor, xml: bytes, what: str):
-    try:
-        root = SafeET.fromstring(xml)
-    except SafeET.ParseError as exc:
-        raise ExecutorError(ex.host, f"{what}: gluster printed XML Brickyard cannot read ({exc})") from exc
-    return root, (root.findtext("opRet") or "0").strip() == "0", (root.findtext("opErrstr") or "").strip()
-
-
 async def live_volume(ex: Executor, name: str) -> LiveVolume | None:
     """The volume as glusterd on this node knows it, or None when it does not exist."""
     xml = await gluster_xml_output(ex, "volume", "info", name)
-    root, ok, error = _root(ex, xml, f"gluster volume info {name}")
-    if not ok:
-        if "does not exist" in error:
+    try:
+        infos = gluster_xml.parse_volume_info(xml)
+    except gluster_xml.GlusterCommandError as exc:
+        if "does not exist" in exc.op_errstr:
             return None
-        raise ExecutorError(ex.host, f"gluster volume info {name}: {error or 'failed'}")
-    for vol in root.iter("volume"):
-        if (vol.findtext("name") or "") != name:
-            continue
-        bricks = [(b.findtext("name") or b.text or "").strip() for b in vol.iter("brick")]
-        options = {(o.findtext("name") or ""): (o.findtext("value") or "") for o in vol.iter("option")}
-        return LiveVolume(name, (vol.findtext("statusStr") or "").strip(), (vol.findtext("typeStr") or "").strip(),
-                          bricks, options)
+        raise ExecutorError(ex.host, f"gluster volume info {name}: {exc.op_errstr or exc}") from exc
+    except gluster_xml.GlusterXMLError as exc:
+        raise ExecutorError(ex.host, f"gluster volume info {name}: {exc}") from exc
+    for v in infos:
+        if v.name == name:
+            return LiveVolume(v.name, v.status, v.type_str, [str(b.ref) for b in v.bricks], dict(v.options))
     return None
 
 
 async def live_peers(ex: Executor) -> dict[str, tuple[bool, str]]:
     """Every host name a peer answers to -> (connected, state text)."""
     xml = await gluster_xml_output(ex, "peer", "status")
-    root, ok, error = _root(ex, xml, "gluster peer status")
-    if not ok:
-        raise ExecutorError(ex.host, f"gluster peer status: {error or 'failed'} (is glusterd running?)")
-    names: dict[str, tuple[bool, str]] = {}
-    for peer in root.iter("peer"):
-        state = ((peer.findtext("connected") or "0").strip() == "1", (peer.findtext("stateStr") or "").strip())
-        for hostname in {peer.findtext("hostname") or "", *(h.text or "" for h in peer.iter("hostname"))}:
-            if hostname.strip():
-                names[hostname.strip()] = state
-    return names
+    try:
+        peers = gluster_xml.parse_peer_status(xml)
+    except gluster_xml.GlusterXMLError as exc:
+        raise ExecutorError(ex.host, f"gluster peer status: {exc} (is glusterd running?)") from exc
+    return {hostname: (p.connected, p.state) for p in peers for hostname in p.hostnames}
 
 
 def peer_in_pool_check(host: str):

@@ -164,7 +164,7 @@ class SshPool:
             user_files = [Path(str(f)).expanduser() for f in files]
         else:
             user_files = [Path(str(files)).expanduser()]
-        own = self.options.own_known_hosts or brickyard_known_hosts()
+        own = Path(self.options.own_known_hosts) if self.options.own_known_hosts else brickyard_known_hosts()
         lookup_host = opts.host_key_alias or opts.host
         resolved = Resolved(
             alias, opts.host, int(opts.port), opts.username,

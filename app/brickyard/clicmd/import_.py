@@ -1,0 +1,69 @@
+"""`brickyard import HOST [--volume NAME] --out FILE`: draw an existing cluster.
+
+Reads ``gluster volume info/status detail/peer status --xml`` on HOST over SSH and writes a
+topology file. Exit codes: 0 written, 1 the host or gluster failed, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..cli import UsageError
+from ..core import topofile
+from ..remote.executor import ExecutorError
+from ..remote.hostkeys import HostKeyError
+from ..remote.importer import import_cluster
+from ..remote.ssh import check_host_name
+from .provision import _refused
+from .remote_common import add_ssh_arguments, host_key_exit, run_with_pool
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("import", help="build a topology file from a running cluster",
+                       description="Read volume info, brick status and peers from one gluster node over "
+                                   "SSH and write them as a topology file.")
+    p.add_argument("host", help="a gluster node (as ssh would name it)")
+    p.add_argument("--volume", metavar="NAME", help="import only this volume (default: all)")
+    p.add_argument("--out", metavar="FILE", required=True, help="the topology file to write")
+    p.add_argument("--overwrite", action="store_true", help="replace FILE if it exists")
+    add_ssh_arguments(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    if out.exists() and not args.overwrite:
+        raise UsageError(f"{out} exists; choose another --out or add --overwrite")
+    if not out.parent.is_dir():
+        raise UsageError(f"--out {out}: {out.parent} is not a directory")
+    try:
+        check_host_name(args.host)
+    except ExecutorError as exc:
+        raise UsageError(str(exc)) from None
+
+    async def body(pool):
+        return await import_cluster(pool.executor(args.host), args.volume)
+
+    try:
+        result = run_with_pool(args, body)
+    except HostKeyError as exc:
+        return host_key_exit(exc, args.json)
+    except ExecutorError as exc:
+        return _refused(str(exc), args.json)
+    topofile.save(result.topology, out)
+    topo = result.topology
+    if args.json:
+        print(json.dumps({"ok": True, "out": str(out), "notes": result.notes,
+                          "volumes": [{"name": v.name, "type": v.layout.type.value, "bricks": [str(b) for b in v.bricks]}
+                                      for v in topo.volumes],
+                          "nodes": [n.name for n in topo.nodes]}, indent=2))
+    else:
+        for v in topo.volumes:
+            print(f"{v.name}: {v.layout.type.value}, {len(v.bricks)} bricks")
+        for note in result.notes:
+            print(f"note: {note}", file=sys.stderr)
+        print(f"wrote {out} ({len(topo.nodes)} nodes, {len(topo.volumes)} volumes)")
+    return 0

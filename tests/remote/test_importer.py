@@ -1,0 +1,58 @@
+"""Import: recorded gluster XML from the lab becomes the topology that was provisioned."""
+
+import asyncio
+import json
+
+import pytest
+
+from brickyard.cli import main
+from brickyard.core.plan import plan_volume
+from brickyard.core.topology import BrickRef, VolumeType
+from brickyard.remote.executor import ExecutorError
+from brickyard.remote.importer import import_cluster
+
+from .fakes import ReplayExecutor
+
+G = ("gluster", "--mode=script", "--xml")
+
+
+@pytest.mark.parametrize("vol, kind, counts", [
+    ("vrep", VolumeType.REPLICATE, dict(replica=3, arbiter=0)),
+    ("varb", VolumeType.REPLICATE, dict(replica=3, arbiter=1)),
+    ("vdisp", VolumeType.DISPERSE, dict(disperse=4, redundancy=1)),
+    ("vdistrep", VolumeType.DISTRIBUTED_REPLICATE, dict(replica=2)),
+    ("vdistdisp", VolumeType.DISTRIBUTED_DISPERSE, dict(disperse=3, redundancy=1)),
+    ("vdist", VolumeType.DISTRIBUTE, {}),
+])
+def test_import_rebuilds_layout_bricks_and_sizes(vol, kind, counts):
+    ex = ReplayExecutor("node1", {
+        (*G, "volume", "info", vol): f"lab-volume-info-{vol}.xml",
+        (*G, "volume", "status", vol, "detail"): f"lab-volume-status-{vol}-detail.xml",
+        (*G, "peer", "status"): "lab-peer-status.xml",
+    })
+    result = asyncio.run(import_cluster(ex, vol))
+    topo = result.topology
+    volume = topo.require_volume(vol)
+    assert volume.layout.type == kind
+    for key, value in counts.items():
+        assert getattr(volume.layout, key) == value
+    assert {n.name for n in topo.nodes} == {"node1", "node2", "node3", "node4"}
+    assert all(topo.brick(ref).size_bytes > 900_000_000 for ref in volume.bricks)  # the lab's 960 MiB XFS
+    plan = plan_volume(topo, volume)
+    assert not plan.errors and plan.gluster_type == kind
+    assert result.notes == ([] if vol != "varb" else ["node1 (where gluster was asked) holds no brick of the imported volume(s)"])
+
+
+def test_import_of_a_missing_volume_says_so():
+    ex = ReplayExecutor("node1", {(*G, "volume", "info", "nosuchvol"): "lab-error-volume-info-missing.xml"})
+    with pytest.raises(ExecutorError, match="Volume does not exist"):
+        asyncio.run(import_cluster(ex, "nosuchvol"))
+
+
+def test_cli_import_refuses_to_overwrite_and_bad_hosts(tmp_path, capsys):
+    out = tmp_path / "x.brickyard.json"
+    out.write_text("{}")
+    assert main(["import", "node1", "--out", str(out)]) == 2
+    assert "exists" in capsys.readouterr().err
+    assert main(["import", "node1;touch /tmp/x", "--out", str(tmp_path / "y.json")]) == 2
+    assert "not a valid host name" in capsys.readouterr().err
