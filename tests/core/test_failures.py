@@ -20,20 +20,37 @@ def test_replica_3_losing_one_node_is_degraded_and_still_writes():
     assert (r.state.state, r.state.readable, r.state.writable) == ("DEGRADED", True, True)
 
 
-def test_replica_2_quorum_needs_the_first_brick():
+def test_replica_2_has_no_client_quorum_by_default():
+    # AFR enables quorum "auto" by itself only for sets of more than two bricks.
     topo = build({"a": 1, "b": 1})
     vol = volume(topo, T.REPLICATE, replica=2)
-    second = plan(topo, vol, "b").state
-    assert (second.readable, second.writable) == (True, True)
-    first = plan(topo, vol, "a").state
-    assert (first.state, first.readable, first.writable) == ("DEGRADED", True, False)
+    for node in ("a", "b"):
+        s = plan(topo, vol, node).state
+        assert (s.state, s.readable, s.writable) == ("DEGRADED", True, True)
 
 
-def test_quorum_type_none_keeps_writing_on_one_brick():
+def test_quorum_auto_on_replica_2_needs_the_first_brick():
     topo = build({"a": 1, "b": 1})
     vol = volume(topo, T.REPLICATE, replica=2)
-    vol.options["cluster.quorum-type"] = "none"
-    assert plan(topo, vol, "a").state.writable
+    vol.options["cluster.quorum-type"] = "auto"
+    assert plan(topo, vol, "b").state.writable
+    first = plan(topo, vol, "a").state  # since 3.13: ENOTCONN, not read-only
+    assert (first.state, first.readable, first.writable) == ("DOWN", False, False)
+
+
+def test_replica_3_losing_two_bricks_loses_quorum_entirely():
+    topo = build({"a": 1, "b": 1, "c": 1})
+    s = plan(topo, volume(topo, T.REPLICATE, replica=3), "a", "b").state
+    assert (s.state, s.readable, s.writable) == ("DOWN", False, False)
+
+
+def test_fixed_quorum_count():
+    topo = build({"a": 1, "b": 1, "c": 1, "d": 1})
+    vol = volume(topo, T.REPLICATE, replica=4)
+    vol.options.update({"cluster.quorum-type": "fixed", "cluster.quorum-count": "3"})
+    assert plan(topo, vol, "d").state.writable
+    assert not plan(topo, vol, "c", "d").state.writable
+    assert plan(topo, vol).tolerance.nodes_worst == 1
 
 
 def test_arbiter_alone_reads_nothing():
@@ -70,9 +87,12 @@ def test_tolerance_of_replica_3_across_three_sites():
 
 def test_tolerance_of_distributed_replica_2():
     topo = build({f"n{i}": 1 for i in range(8)})
-    t = plan(topo, volume(topo, T.DISTRIBUTED_REPLICATE, replica=2)).tolerance
-    # Losing a set's first brick stops writes (quorum auto), losing every second brick does not.
-    assert (t.nodes_worst, t.nodes_best, t.sites_worst) == (0, 4, None)
+    vol = volume(topo, T.DISTRIBUTED_REPLICATE, replica=2)
+    t = plan(topo, vol).tolerance
+    assert (t.nodes_worst, t.nodes_best, t.sites_worst) == (1, 4, None)
+    vol.options["cluster.quorum-type"] = "auto"  # now losing a set's first brick stops it
+    t = plan(topo, vol).tolerance
+    assert (t.nodes_worst, t.nodes_best) == (0, 4)
 
 
 def test_tolerance_of_distributed_disperse():

@@ -29,7 +29,8 @@ def _shares(topo: Topology, volume: Volume, index: TopologyIndex | None = None
     found = [bricks.get(k) for k in keys]
     sizes = [b.size_bytes if b is not None else 0 for b in found]
     groups: dict[tuple[str, str], list[int]] = {}
-    if len(set(keys)) == len(keys):
+    unique = len(set(keys)) == len(keys)
+    if unique:
         first = [True] * len(keys)
     else:  # a brick listed twice (an error of its own) is counted once
         seen: set[tuple[str, str]] = set()
@@ -37,13 +38,11 @@ def _shares(topo: Topology, volume: Volume, index: TopologyIndex | None = None
         for k in keys:
             first.append(k not in seen)
             seen.add(k)
-    fs_keys = [(k[0], b.filesystem or "brick:" + k[1]) if b is not None and new else None
-               for k, b, new in zip(keys, found, first)]
-    fs_set = set(fs_keys)
-    if len(fs_set) < len(fs_keys) - fs_keys.count(None) + (None in fs_set):
-        for pos, fs_key in enumerate(fs_keys):
-            if fs_key is not None:
-                groups.setdefault(fs_key, []).append(pos)
+    fs_keys = [(k[0], b.filesystem or "brick:" + k[1]) for k, b in zip(keys, found) if b is not None]
+    if not unique or len(set(fs_keys)) < len(fs_keys):  # some bricks share a filesystem
+        for pos, (k, b, new) in enumerate(zip(keys, found, first)):
+            if b is not None and new:
+                groups.setdefault((k[0], b.filesystem or "brick:" + k[1]), []).append(pos)
     shares = sizes
     shared: list[SharedFilesystem] = []
     for (node, fs), positions in groups.items():

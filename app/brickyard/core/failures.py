@@ -1,11 +1,14 @@
 """What a volume does when bricks, nodes or sites fail, and how many failures it survives.
 
 Rules (gluster 10):
-- replica sets follow AFR client quorum. ``cluster.quorum-type`` "auto" (the default):
-  writes need more than half of the set's bricks up, or exactly half including the set's
-  first brick; "fixed" needs ``cluster.quorum-count`` bricks; "none" needs one. Without
-  quorum the set turns read-only (EROFS) but still serves reads. The arbiter counts for
-  quorum but holds no file data: a set whose only brick up is the arbiter reads nothing.
+- replica sets follow AFR client quorum (xlators/cluster/afr/src/afr.c
+  ``fix_quorum_options``; docs "arbiter-volumes-and-quorum"). ``cluster.quorum-type``
+  "auto" needs more than half of the set's bricks up, or exactly half including the set's
+  first brick; "fixed" needs ``cluster.quorum-count``; "none" needs one. When the volume does
+  not set it, AFR uses "auto" for sets of more than two bricks (replica 3, arbiter) and
+  "none" for replica 2. Since glusterfs 3.13 a set without quorum is unavailable (ENOTCONN)
+  for reads and writes alike, no longer read-only. The arbiter counts for quorum but holds
+  no file data: a set whose only brick up is the arbiter serves nothing.
 - disperse sets work with at most ``redundancy`` bricks lost, and not at all beyond that.
 - a plain distribute "set" is one brick.
 A set is UP (nothing failed), DEGRADED (something failed, still readable) or DOWN. The
@@ -70,13 +73,14 @@ def resolve_failures(topo: Topology, volume: Volume, specs: Iterable[str]) -> fr
 
 
 def _quorum(volume_options: dict[str, str] | None) -> tuple[str, int]:
+    """("auto" | "fixed" | "none" | "" for AFR's default, quorum-count)."""
     opts = volume_options or {}
-    kind = opts.get("cluster.quorum-type", "auto").strip().lower()
+    kind = opts.get("cluster.quorum-type", "").strip().lower()
     try:
         count = int(opts.get("cluster.quorum-count", "0"))
     except ValueError:
         count = 0
-    return (kind if kind in ("auto", "fixed", "none") else "auto"), count
+    return (kind if kind in ("auto", "fixed", "none") else ""), count
 
 
 def _works(s: BrickSet, lost: int, data_lost: int, first_lost: bool,
@@ -90,19 +94,22 @@ def _works(s: BrickSet, lost: int, data_lost: int, first_lost: bool,
     if n == 1:
         ok = lost == 0
         return ok, ok
-    readable = data_lost < n - (s.arbiter is not None)
+    if data_lost >= n - (s.arbiter is not None):
+        return False, False  # no brick with file data left
     up = n - lost
     kind, count = quorum
+    if not kind:
+        kind = "auto" if n > 2 else "none"
     if kind == "none":
-        has_quorum = up >= 1
+        ok = True
     elif kind == "fixed" and count > 0:
-        has_quorum = up >= count
+        ok = up >= count
     else:
-        has_quorum = 2 * up > n or (2 * up == n and not first_lost)
-    return readable, readable and has_quorum
+        ok = 2 * up > n or (2 * up == n and not first_lost)
+    return ok, ok
 
 
-def set_works(s: BrickSet, up: Callable[[BrickRef], bool], quorum: tuple[str, int] = ("auto", 0)) -> tuple[bool, bool]:
+def set_works(s: BrickSet, up: Callable[[BrickRef], bool], quorum: tuple[str, int] = ("", 0)) -> tuple[bool, bool]:
     """(readable, writable) of one set given which bricks are up."""
     down = [b for b in s.bricks if not up(b)]
     return _works(s, len(down), sum(1 for b in down if b != s.arbiter), bool(s.bricks) and s.bricks[0] in down, quorum)
@@ -149,6 +156,8 @@ def _min_units_to_break(s: BrickSet, units: list[str], quorum: tuple[str, int]) 
     """The fewest units whose failure stops ``s`` reading or writing (exact)."""
     n = len(units)
     kind, count = quorum
+    if not kind:
+        kind = "auto" if n > 2 else "none"
     has_arbiter = s.arbiter is not None
     if len(set(units)) == n:  # one brick per unit: the common case, in closed form
         if s.redundancy:
