@@ -83,12 +83,15 @@ def exit_code(run: RunResult) -> int:
     return 1
 
 
+SHOWN = ("throughput", "sum_of_rates", "fio_group_bw", "iops", "clat_p99_us", "ops_per_s", "objects_per_s",
+         "per_object_ms", "seconds", "tps", "init_seconds", "calls_per_s", "lstat_us", "scaling_efficiency")
+
+
 def _show_step(step) -> str:
     params = " ".join(f"{k}={v}" for k, v in step.params.items() if k != "repeat")
     bits = []
     for m in step.metrics:
-        if m.name in ("throughput", "sum_of_rates", "ops_per_s", "tps", "lstat_us", "seconds", "files_per_s",
-                      "per_object_ms", "scaling_efficiency", "init_seconds"):
+        if m.name in SHOWN:
             value = f"{format_bytes(m.value)}/s" if m.unit == "B/s" else f"{m.value:.4g} {m.unit}"
             bits.append(f"{m.name}={value}")
     skew = step.start_skew.get("p99")

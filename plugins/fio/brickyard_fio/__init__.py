@@ -1,0 +1,249 @@
+"""fio presets (sequential read/write 1 MiB, random read/write 4 KiB) plus user job options,
+JSON output parsed, one fio per client released together by Brickyard's agent, or fio's own
+client/server mode across several client hosts.
+
+Two throughput figures are kept apart (they differ by 4–18 % on the sandbox):
+- ``throughput``: bytes ÷ (last fio end − first fio start), the wall clock Brickyard measured,
+  fio's start-up and end_fsync included;
+- ``fio_group_bw``: bytes ÷ the longest job's own runtime, fio's "group" bandwidth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+from brickyard.bench.api import Measurement, Metric, Param, Requirement, WorkerTiming, Workload
+
+PRESETS = {
+    "seq-write": {"rw": "write", "bs": "1M", "end_fsync": "1"},
+    "seq-read": {"rw": "read", "bs": "1M"},
+    "rand-write": {"rw": "randwrite", "bs": "4k", "end_fsync": "1"},
+    "rand-read": {"rw": "randread", "bs": "4k"},
+}
+# options Brickyard sets itself, or that would run commands / write files outside the run dir
+FORBIDDEN = {"directory", "filename", "filename_format", "opendir", "exec_prerun", "exec_postrun",
+             "output", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log",
+             "ioscheduler", "trigger", "trigger-file", "trigger-timeout", "create_only", "name"}
+_OPT = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class FioOutputError(ValueError):
+    pass
+
+
+def parse_options(text: str) -> dict[str, str]:
+    """User job options "iodepth=16 direct=1" (spaces or commas) → dict, refusing unsafe ones."""
+    out: dict[str, str] = {}
+    for token in re.split(r"[\s,]+", text.strip()):
+        if not token:
+            continue
+        key, sep, value = token.partition("=")
+        key = key.lstrip("-")
+        if not _OPT.match(key):
+            raise ValueError(f"options: {token!r} is not a fio option (write name=value)")
+        if key in FORBIDDEN or key.startswith("exec_"):
+            raise ValueError(f"options: {key} is set by Brickyard or not allowed")
+        out[key] = value if sep else "1"
+    return out
+
+
+def extract_json(text: str) -> dict[str, Any]:
+    """The JSON document in fio's output (client mode prefixes lines like '<host> ...')."""
+    start = text.find("\n{")
+    start = 0 if text.startswith("{") else (start + 1 if start >= 0 else -1)
+    if start < 0:
+        raise FioOutputError("no JSON in fio's output: " + text.strip()[-200:])
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(text[start:])
+    except ValueError as exc:
+        raise FioOutputError(f"fio's JSON does not parse: {exc}") from None
+    return doc
+
+
+def job_stats(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per-job figures from a fio JSON document (plain or client/server)."""
+    jobs = doc.get("jobs") or [j for j in doc.get("client_stats", []) if j.get("jobname") != "All clients"]
+    out = []
+    for j in jobs:
+        io_bytes = ios = 0
+        p99 = 0.0
+        runtime_ms = 0
+        bw = iops = 0.0
+        for d in ("read", "write", "trim"):
+            part = j.get(d) or {}
+            io_bytes += int(part.get("io_bytes", 0))
+            ios += int(part.get("total_ios", 0))
+            bw += float(part.get("bw_bytes", 0))
+            iops += float(part.get("iops", 0))
+            runtime_ms = max(runtime_ms, int(part.get("runtime", 0)))
+            pct = (part.get("clat_ns") or {}).get("percentile") or {}
+            p99 = max(p99, float(pct.get("99.000000", 0)))
+        out.append({"job": j.get("jobname", ""), "host": j.get("hostname", ""), "error": int(j.get("error", 0)),
+                    "io_bytes": io_bytes, "ios": ios, "bw_bytes": bw, "iops": iops,
+                    "runtime_ms": runtime_ms or int(j.get("job_runtime", 0)), "clat_p99_ns": p99})
+    if not out:
+        raise FioOutputError("fio's JSON has no jobs")
+    return out
+
+
+def fio_args(opts: dict[str, str]) -> list[str]:
+    return [f"--{k}={v}" for k, v in opts.items()]
+
+
+def job_file(opts: dict[str, str]) -> str:
+    return "[by]\n" + "".join(f"{k}={v}\n" for k, v in opts.items())
+
+
+class Fio(Workload):
+    name = "fio"
+    title = "fio presets"
+    description = "fio sequential 1 MiB and random 4 KiB reads/writes, user job options, several clients."
+    params = (
+        Param("presets", "str", "seq-write,seq-read,rand-write,rand-read",
+              f"comma-separated presets: {', '.join(PRESETS)}"),
+        Param("size", "size", "64M", "file size per fio job", minimum=4096, maximum=1 << 40),
+        Param("numjobs", "int", 1, "fio jobs per client host", minimum=1, maximum=256),
+        Param("runtime", "seconds", 0, "0: each job does its whole size once; >0: time-based for this many seconds",
+              minimum=0, maximum=86400),
+        Param("options", "str", "", "extra fio job options, e.g. 'iodepth=16 ioengine=libaio direct=1'"),
+        Param("client_server", "bool", False, "several targets: run through fio --server/--client "
+              "(one controller on the first target) instead of one fio per host released together"),
+        Param("port", "int", 8765, "fio server port (client_server mode)", minimum=1024, maximum=65535),
+        Param("server_names", "str", "", "client_server mode: names the first target reaches the others by "
+              "(comma-separated, in target order); default the target host names"),
+    )
+    requires = (Requirement("fio", "apt-get install fio"),)
+    phases = ("lay out files", "drop caches", "measure", "cleanup")
+
+    def check(self, values: dict[str, Any]) -> list[str]:
+        problems = []
+        names = [p.strip() for p in values["presets"].split(",") if p.strip()]
+        bad = [n for n in names if n not in PRESETS]
+        if not names or bad:
+            problems.append(f"presets: {', '.join(bad) or 'none given'}: choose from {', '.join(PRESETS)}")
+        try:
+            parse_options(values["options"])
+        except ValueError as exc:
+            problems.append(str(exc))
+        return problems
+
+    def step_count(self, values: dict[str, Any]) -> int:
+        return len([p for p in values["presets"].split(",") if p.strip()])
+
+    def _opts(self, v: dict[str, Any], preset: str, directory: str) -> dict[str, str]:
+        opts = {"directory": directory, "size": str(v["size"]), "numjobs": str(v["numjobs"]),
+                "ioengine": "psync", **PRESETS[preset]}
+        if v["runtime"]:
+            opts.update(runtime=f"{v['runtime']:g}", time_based="1")
+        opts.update(parse_options(v["options"]))
+        return opts
+
+    async def run(self, ctx) -> None:
+        v = ctx.values
+        presets = [p.strip() for p in v["presets"].split(",") if p.strip()]
+        servers = []
+        if v["client_server"] and len(ctx.targets) > 1:
+            servers = await self._start_servers(ctx)
+        try:
+            for repeat in range(ctx.repeats):
+                for preset in presets:
+                    dirs = {}
+                    for t in ctx.targets:
+                        dirs[t.host] = f"{t.rundir}/fio-{preset}-r{repeat}"
+                        await ctx.sh(t, ["mkdir", dirs[t.host]])
+                    if PRESETS[preset]["rw"] in ("read", "randread"):
+                        ctx.progress(f"{preset}: laying out files (not recorded)")
+                        await ctx.run_workers([(t, ctx.exec_worker(["fio", "--output-format=json", "--create_only=1",
+                                                                     "--name=by", *fio_args(self._opts(v, preset, dirs[t.host]))]))
+                                               for t in ctx.targets])
+                        await ctx.drop_caches()
+                    ctx.progress(f"{preset} repeat {repeat + 1}/{ctx.repeats}")
+                    if servers:
+                        m = await self._measure_client_server(ctx, preset, dirs, repeat)
+                    else:
+                        runs = await ctx.run_workers([(t, ctx.exec_worker(["fio", "--output-format=json", "--name=by",
+                                                                            *fio_args(self._opts(v, preset, dirs[t.host]))]))
+                                                      for t in ctx.targets])
+                        m = self._measurement(preset, repeat, [(r.timing, r.stdout, r.stderr) for r in runs])
+                    ctx.record(m, direction="read" if "read" in preset else "write")
+                    for t in ctx.targets:
+                        await ctx.remove(t, dirs[t.host])
+        finally:
+            for proc in servers:
+                await proc.kill()
+
+    async def _start_servers(self, ctx):
+        procs = []
+        for t in ctx.targets:
+            procs.append(await t.executor.start(["fio", f"--server=,{ctx.values['port']}"]))
+        ready = ctx.targets[0]
+        for name in self._server_names(ctx):      # wait until each server accepts connections
+            for _ in range(50):
+                res = await ctx.sh(ready, ["python3", "-c", "import socket,sys;socket.create_connection((sys.argv[1],int(sys.argv[2])),2)",
+                                           name, str(ctx.values["port"])], check=False, timeout=5)
+                if res.ok:
+                    break
+                await asyncio.sleep(0.2)
+            else:
+                raise RuntimeError(f"fio server on {name}:{ctx.values['port']} did not answer from {ready.host}")
+        return procs
+
+    def _server_names(self, ctx) -> list[str]:
+        names = [n.strip() for n in ctx.values["server_names"].split(",") if n.strip()]
+        return names if names else [t.host for t in ctx.targets]
+
+    async def _measure_client_server(self, ctx, preset, dirs, repeat) -> Measurement:
+        controller = ctx.targets[0]
+        argv = ["fio", "--output-format=json"]
+        for i, (t, name) in enumerate(zip(ctx.targets, self._server_names(ctx))):
+            path = f"{controller.tmpdir}/job-{i}.fio"
+            await controller.executor.upload(job_file(self._opts(ctx.values, preset, dirs[t.host])).encode(), path)
+            argv += [f"--client={name},{ctx.values['port']}", path]
+        runs = await ctx.run_workers([(controller, ctx.exec_worker(argv))])
+        m = self._measurement(preset, repeat, [(runs[0].timing, runs[0].stdout, runs[0].stderr)])
+        m.note = (m.note + "; " if m.note else "") + "fio client/server: one controller on " + controller.host
+        return m
+
+    @staticmethod
+    def _measurement(preset: str, repeat: int, runs) -> Measurement:
+        workers, problems, jobs_all = [], [], []
+        raw = []
+        for timing, stdout, stderr in runs:
+            try:
+                jobs = job_stats(extract_json(stdout))
+            except FioOutputError as exc:
+                problems.append(f"{timing.host}: {exc} {stderr.strip()[-200:]}")
+                workers.append(timing)
+                continue
+            jobs_all += jobs
+            raw.append(stdout[-20000:])
+            err = timing.error or "; ".join(f"job {j['job']} error {j['error']}" for j in jobs if j["error"])
+            workers.append(WorkerTiming(timing.worker, timing.host, timing.start, timing.end,
+                                        bytes=sum(j["io_bytes"] for j in jobs), ops=sum(j["ios"] for j in jobs),
+                                        error=err))
+        metrics = []
+        if jobs_all:
+            total = sum(j["io_bytes"] for j in jobs_all)
+            longest = max(j["runtime_ms"] for j in jobs_all) / 1000
+            if longest > 0:
+                metrics.append(Metric("fio_group_bw", total / longest, "B/s",
+                                      "bytes ÷ the longest job's own runtime (fio's group bandwidth; excludes fio start-up)"))
+            metrics.append(Metric("fio_sum_job_bw", sum(j["bw_bytes"] for j in jobs_all), "B/s",
+                                  "sum of each fio job's own bandwidth (not a wall-clock rate)"))
+            metrics.append(Metric("iops", sum(j["iops"] for j in jobs_all), "ops/s", "sum of each fio job's own IOPS"))
+            metrics.append(Metric("clat_p99_us", max(j["clat_p99_ns"] for j in jobs_all) / 1000, "us",
+                                  "worst job's 99th percentile completion latency"))
+        return Measurement(params={"preset": preset, "repeat": repeat, "jobs": len(jobs_all), **PRESETS[preset]},
+                           workers=workers, metrics=metrics, problems=problems,
+                           note="throughput = bytes ÷ fio wall time incl. start-up; fio_group_bw = fio's own",
+                           raw={"fio_json_tail": raw})
+
+    def validate(self, step) -> list[str]:
+        problems = [f"worker {w.worker} on {w.host} failed: {w.error}" for w in step.workers if w.error]
+        if not any(w.bytes for w in step.workers):
+            problems.append("fio moved no bytes")
+        return problems
+

@@ -1,0 +1,65 @@
+"""Built-in workloads' pure parts against recorded real output (dd 9.1, fio 3.33)."""
+
+from pathlib import Path
+
+import pytest
+from brickyard_dd import dd_argv, file_plan, parse_dd_stderr
+from brickyard_fio import extract_json, job_stats, parse_options
+from brickyard_smallfile.tree import DIRS, FILES, TOTAL_BYTES, wordpress_shaped
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def test_dd_status_line_gives_bytes_and_seconds():
+    assert parse_dd_stderr((FIX / "dd/write-1M-x8.stderr").read_text()) == (8388608, 0.0106614)
+    assert parse_dd_stderr((FIX / "dd/write-1K-x1.stderr").read_text()) == (1024, 5.7034e-05)
+    assert parse_dd_stderr("dd: error writing: No space left on device\n") is None
+
+
+def test_dd_write_includes_the_flush_and_steps_are_whole_blocks():
+    assert "conv=fdatasync" in dd_argv("write", "/m/f", 4096, 10)
+    assert "conv=fdatasync" not in dd_argv("read", "/m/f", 4096, 10)
+    assert file_plan(1 << 20, 64 << 20) == (64, 64 << 20)
+    assert file_plan(512 << 20, 64 << 20) == (1, 512 << 20)      # at least one block
+    assert file_plan(4096, 10000) == (2, 8192)
+
+
+def test_fio_plain_json_parsed_per_job():
+    jobs = job_stats(extract_json((FIX / "fio/seq-write-1M-2jobs.json").read_text()))
+    assert len(jobs) == 2
+    assert all(j["io_bytes"] == 32 << 20 for j in jobs)
+    assert all(j["runtime_ms"] > 0 and j["bw_bytes"] > 0 for j in jobs)
+
+
+def test_fio_client_server_output_with_host_prefixed_lines_parses():
+    text = (FIX / "fio/client-server-seq-write-2jobs.txt").read_text()
+    assert text.startswith("<")
+    jobs = job_stats(extract_json(text))
+    assert [j["host"] for j in jobs] == ["localhost", "localhost"]
+    assert sum(j["io_bytes"] for j in jobs) == 2 * (16 << 20)
+
+
+def test_fio_random_read_latency_percentile_is_read():
+    (job,) = job_stats(extract_json((FIX / "fio/rand-read-4k-1job.json").read_text()))
+    assert job["clat_p99_ns"] > 0 and job["iops"] > 0 and job["ios"] > 0
+
+
+def test_fio_user_options_refuse_what_brickyard_owns_or_would_run_commands():
+    assert parse_options("iodepth=16 direct=1,ioengine=libaio") == {"iodepth": "16", "direct": "1", "ioengine": "libaio"}
+    for bad in ("directory=/etc", "exec_prerun=rm", "filename=/dev/sda", "x;y=1"):
+        with pytest.raises(ValueError):
+            parse_options(bad)
+
+
+def test_wordpress_shaped_tarball_matches_the_write_up_and_is_deterministic():
+    import io
+    import tarfile
+
+    t = wordpress_shaped(1.0)
+    assert (t.dirs, t.files, t.file_bytes) == (DIRS, FILES, TOTAL_BYTES)
+    assert t.objects == 2028 and round(t.file_bytes / t.objects) == 21053
+    members = tarfile.open(fileobj=io.BytesIO(t.data), mode="r:gz").getmembers()
+    assert sum(m.isdir() for m in members) == DIRS and sum(m.isfile() for m in members) == FILES
+    assert sum(m.size for m in members if m.isfile()) == TOTAL_BYTES
+    small = wordpress_shaped(0.05)
+    assert small.data == wordpress_shaped(0.05).data and small.files == round(FILES * 0.05)
