@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "brickyard.clicmd.import_",
     "brickyard.clicmd.lab",
     "brickyard.clicmd.bench",
+    "brickyard.clicmd.history",
 )
 
 

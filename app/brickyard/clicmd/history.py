@@ -1,0 +1,238 @@
+"""`brickyard history list|show|compare|export|import`: the benchmark history from a terminal.
+
+    brickyard history list --gluster-version 6.0 --since 2026-01-01
+    brickyard history show 3fa2c1 --json
+    brickyard history compare 3fa2c1 9b07de --metric throughput
+    brickyard history export 3fa2c1 9b07de --format csv -o runs.csv
+    brickyard history import runs.json --db postgresql://lab/brickyard
+
+The database is ``--db URL``, else ``BRICKYARD_DB``, else the settings file, else the
+SQLite file in the user data directory. Run ids may be shortened to a unique prefix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import calendar
+import json
+import sys
+import time
+from typing import Any
+
+from ..cli import UsageError
+from ..core.compare import compare_runs, describe_layout, describe_point, point_of, provenance_diff, run_labels
+from ..core.results import RunResult
+from ..store import DatabaseError, HistoryStore, RunFilter, SettingsError, StoreError
+from ..store.codec import run_to_dict
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", metavar="URL", help="history database (SQLAlchemy URL); default: BRICKYARD_DB, "
+                                                      "settings, then the SQLite file in the user data dir")
+    common.add_argument("--json", action="store_true", help="machine-readable output")
+    p = sub.add_parser("history", help="list, show, compare, export and import stored benchmark runs")
+    hs = p.add_subparsers(dest="history_command", metavar="ACTION", parser_class=type(p))
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+    ls = hs.add_parser("list", parents=[common], help="stored runs, newest first")
+    for flag, dest, what in (("--volume", "volume", "volume name"), ("--layout", "layout", "layout label or type"),
+                             ("--workload", "workload", "workload name"), ("--host", "host", "server host"),
+                             ("--gluster-version", "gluster_version", "gluster version on any host"),
+                             ("--option", "option", "volume option NAME or NAME=VALUE"),
+                             ("--status", "status", "running, complete, partial, failed or interrupted")):
+        ls.add_argument(flag, dest=dest, default="", help=what)
+    ls.add_argument("--since", metavar="DATE", help="started on or after (YYYY-MM-DD or ISO time, UTC)")
+    ls.add_argument("--until", metavar="DATE", help="started before (YYYY-MM-DD or ISO time, UTC)")
+    ls.add_argument("--limit", type=int, metavar="N")
+    ls.set_defaults(func=_list)
+
+    show = hs.add_parser("show", parents=[common], help="one run: provenance and per-step metrics")
+    show.add_argument("run_id")
+    show.set_defaults(func=_show)
+
+    cmp_ = hs.add_parser("compare", parents=[common], help="what differs between runs, then each metric's change")
+    cmp_.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="the first is the baseline")
+    cmp_.add_argument("--metric", action="append", default=[], help="metric name (default: throughput)")
+    cmp_.set_defaults(func=_compare)
+
+    exp = hs.add_parser("export", parents=[common], help="write runs to JSON (importable) or CSV")
+    exp.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="runs to export (default: all)")
+    exp.add_argument("--format", choices=("json", "csv"), default="json")
+    exp.add_argument("-o", "--output", default="-", help="file to write ('-': standard output)")
+    exp.set_defaults(func=_export)
+
+    imp = hs.add_parser("import", parents=[common], help="add the runs of a JSON export that are not stored yet")
+    imp.add_argument("file")
+    imp.set_defaults(func=_import)
+
+
+def parse_date(text: str, flag: str) -> float:
+    for fmt in ("%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"):
+        try:
+            return float(calendar.timegm(time.strptime(text.removesuffix("Z"), fmt)))
+        except ValueError:
+            continue
+    raise UsageError(f"{flag} {text!r}: write a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM (UTC)")
+
+
+def _open(args: argparse.Namespace) -> HistoryStore:
+    try:
+        store = HistoryStore.open(args.db)
+        store.mark_interrupted_runs()
+        return store
+    except (DatabaseError, SettingsError) as exc:
+        raise UsageError(str(exc)) from None
+    except Exception as exc:  # a driver's connection error: say which database, in one line
+        raise UsageError(f"cannot open the history database: {type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
+
+
+def resolve(store: HistoryStore, prefix: str) -> str:
+    matches = [s.run_id for s in store.list_runs() if s.run_id.startswith(prefix)]
+    if not matches:
+        raise UsageError(f"no stored run id starts with {prefix!r} (see `brickyard history list`)")
+    if len(matches) > 1:
+        raise UsageError(f"{prefix!r} matches {len(matches)} runs: {', '.join(m[:12] for m in matches[:5])}…")
+    return matches[0]
+
+
+def _when(ts: float | None) -> str:
+    return "" if ts is None else time.strftime("%Y-%m-%d %H:%M", time.gmtime(ts))
+
+
+def _print_table(rows: list[list[str]], head: list[str]) -> None:
+    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
+    for r in [head, *rows]:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+
+
+def _list(args: argparse.Namespace) -> int:
+    filters = RunFilter(volume=args.volume, layout=args.layout, workload=args.workload, host=args.host,
+                        gluster_version=args.gluster_version, option=args.option, status=args.status,
+                        since=parse_date(args.since, "--since") if args.since else None,
+                        until=parse_date(args.until, "--until") if args.until else None, limit=args.limit)
+    if args.status and args.status not in ("running", "complete", "partial", "failed", "interrupted"):
+        raise UsageError(f"--status {args.status!r}: use running, complete, partial, failed or interrupted")
+    with _open(args) as store:
+        runs = store.list_runs(filters)
+    if args.json:
+        print(json.dumps([{**s.__dict__, "status": s.status.value} for s in runs], indent=1))
+        return 0
+    if not runs:
+        print("no runs match", file=sys.stderr)
+        return 0
+    _print_table([[_when(s.started_at), s.run_id[:12], s.status.value, s.workload, s.volume, s.layout,
+                   s.gluster_versions, s.hosts, str(s.step_count)] for s in runs],
+                 ["started (UTC)", "run", "status", "workload", "volume", "layout", "gluster", "hosts", "steps"])
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        try:
+            run = store.load_run(resolve(store, args.run_id))
+        except StoreError as exc:
+            raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps(run_to_dict(run), indent=1))
+        return 0
+    p = run.provenance
+    print(f"run {run.run_id}  {run.workload}  {run.status.value}  {_when(run.started_at)} → {_when(run.ended_at)} UTC")
+    if run.error:
+        print(f"  {run.error}")
+    print(f"  target {p.target} ({p.target_kind})  volume {p.volume_name or '-'}  {describe_layout(p.layout)}")
+    for host, info in sorted(p.hosts.items()):
+        print(f"  {host}: " + ", ".join(f"{k} {v}" for k, v in info.items()))
+    for name, value in sorted(p.volume_options.items()):
+        print(f"  option {name} = {value}")
+    rows = []
+    for step in run.steps:
+        for m in step.metrics:
+            rows.append([str(step.index), str(step.repeat), describe_point(point_of(step)), m.name, _fmt(m.value, m.unit),
+                         "" if step.valid else "invalid " + step.note])
+    _print_table(rows, ["step", "rep", "point", "metric", "value", "note"])
+    return 0
+
+
+def _fmt(value: float, unit: str) -> str:
+    if unit == "B/s":
+        return f"{value / 2**20:,.1f} MiB/s"
+    if unit == "B":
+        return f"{value / 2**20:,.1f} MiB"
+    return f"{value:.6g} {unit}"
+
+
+def comparison_data(runs: list[RunResult], metrics: list[str]) -> dict[str, Any]:
+    labels = run_labels(runs)
+    base = runs[0]
+    out: dict[str, Any] = {
+        "runs": [{"run_id": r.run_id, "label": label} for r, label in zip(runs, labels)],
+        "differences": [{"field": d.field, "values": list(d.values)} for d in provenance_diff(runs)],
+        "metrics": [],
+    }
+    for other, label in zip(runs[1:], labels[1:]):
+        for c in compare_runs(base, other, metrics):
+            out["metrics"].append({
+                "baseline": base.run_id, "other": other.run_id, "metric": c.metric, "unit": c.unit,
+                "point": dict(c.point), "point_label": describe_point(c.point),
+                "baseline_median": c.baseline.median, "other_median": c.other.median,
+                "baseline_n": c.baseline.n, "other_n": c.other.n, "ratio": c.ratio, "ratio_low": c.low,
+                "ratio_high": c.high, "p_value": None if c.p_value != c.p_value else c.p_value,
+                "significant": c.significant, "sentence": c.sentence(labels[0], label), "certainty": c.certainty()})
+    return out
+
+
+def _compare(args: argparse.Namespace) -> int:
+    if len(args.run_ids) < 2:
+        raise UsageError("compare needs at least two run ids (the first is the baseline)")
+    with _open(args) as store:
+        runs = store.load_runs([resolve(store, r) for r in args.run_ids])
+    data = comparison_data(runs, args.metric or ["throughput"])
+    if args.json:
+        print(json.dumps(data, indent=1))
+        return 0
+    print("What differs:")
+    if not data["differences"]:
+        print("  nothing recorded differs")
+    labels = [r["label"] for r in data["runs"]]
+    for d in data["differences"]:
+        print(f"  {d['field']}: " + "  |  ".join(f"{v}" for v in d["values"]))
+    print("\nRuns: " + ",  ".join(f"{r['label']} = {r['run_id'][:12]}" for r in data["runs"]))
+    if not data["metrics"]:
+        print("\nno sweep point was measured by both runs")
+        return 0
+    print()
+    _print_table([[m["point_label"], m["metric"], _fmt(m["baseline_median"], m["unit"]),
+                   _fmt(m["other_median"], m["unit"]), f"{m['ratio'] - 1:+.1%}", m["sentence"], m["certainty"]]
+                  for m in data["metrics"]],
+                 ["point", "metric", f"{labels[0]} (median)", "other (median)", "change", "", "how sure"])
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        ids = [resolve(store, r) for r in args.run_ids]
+        out = sys.stdout if args.output == "-" else args.output
+        try:
+            n = store.export_json(ids, out) if args.format == "json" else store.export_csv(ids, out)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    if args.output != "-":
+        print(f"exported {n} runs to {args.output}", file=sys.stderr)
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from ..store.exchange import ExchangeError
+
+    with _open(args) as store:
+        try:
+            report = store.import_json(args.file)
+        except ExchangeError as exc:
+            raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps({"added": report.added, "skipped": report.skipped}))
+    else:
+        print(f"imported {len(report.added)} runs; {len(report.skipped)} were already in the history")
+    return 0

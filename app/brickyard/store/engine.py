@@ -1,0 +1,108 @@
+"""Opening a history database and bringing its schema up to date.
+
+SQLite files get WAL (readers never block the writer), foreign keys, a busy timeout, and
+``synchronous=FULL`` (a committed batch survives a power cut, not only a killed process).
+Python's sqlite3 module is told to leave transactions to us, so every write transaction is
+``BEGIN IMMEDIATE``: two app instances on one file queue for the write lock instead of
+failing half-way through a batch.
+
+Migrations (Alembic scripts shipped inside the package, no alembic.ini) run at start-up
+inside one transaction that holds a lock (SQLite: the write lock; PostgreSQL: an advisory
+lock), so two instances starting at once migrate once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+BUSY_TIMEOUT_MS = 30_000
+_PG_MIGRATION_LOCK = 0x62726B79  # "brky"
+IMMEDIATE = "brickyard_immediate"  # execution option: take the SQLite write lock at BEGIN
+
+
+class DatabaseError(RuntimeError):
+    """A database Brickyard cannot use, with the reason in words."""
+
+
+def create_history_engine(url: str) -> Engine:
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise DatabaseError(f"not a database URL: {url!r} (write e.g. sqlite:////path/history.sqlite3 "
+                            "or postgresql://user@host/brickyard)") from None
+    kwargs: dict = {}
+    is_sqlite = parsed.get_backend_name() == "sqlite"
+    if is_sqlite:
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_MS / 1000}
+    else:
+        kwargs["pool_pre_ping"] = True
+    try:
+        engine = create_engine(parsed, **kwargs)
+    except (NoSuchModuleError, ImportError) as exc:
+        raise DatabaseError(f"no driver for {parsed.drivername!r}: {exc}") from None
+    if is_sqlite:
+        _configure_sqlite(engine)
+    return engine
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn, _record) -> None:  # noqa: ANN001
+        dbapi_conn.isolation_level = None  # we emit BEGIN ourselves
+        cur = dbapi_conn.cursor()
+        cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cur.execute("PRAGMA journal_mode = WAL")
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.execute("PRAGMA synchronous = FULL")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        immediate = conn.get_execution_options().get(IMMEDIATE, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def _alembic_config(conn: Connection | None = None) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.attributes["connection"] = conn
+    return cfg
+
+
+def head_revision() -> str:
+    head = ScriptDirectory.from_config(_alembic_config()).get_current_head()
+    assert head is not None, "no migration scripts shipped"
+    return head
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def migrate(engine: Engine, target: str = "head") -> None:
+    """Upgrade the schema to ``target`` (a revision id or "head"), under a migration lock."""
+    known = {script.revision for script in ScriptDirectory.from_config(_alembic_config()).walk_revisions()}
+    with engine.connect() as plain:
+        conn = plain.execution_options(**{IMMEDIATE: True})
+        with conn.begin():
+            if conn.dialect.name == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
+            current = MigrationContext.configure(conn).get_current_revision()
+            if current is not None and current not in known:
+                raise DatabaseError(
+                    f"{engine.url.render_as_string(hide_password=True)}: the history schema is at revision "
+                    f"{current!r}, which this Brickyard does not know; it was written by a newer version "
+                    "(upgrade Brickyard, or use another --db)")
+            command.upgrade(_alembic_config(conn), target)

@@ -1,0 +1,512 @@
+"""``HistoryStore``: the run engine's sink and the history browser's source.
+
+Nothing measured is lost: ``begin_run`` commits the run before the first step, each
+``add_step``/``add_steps`` call is its own transaction (committed before it returns), and
+``finish_run`` only changes the status. A process killed mid-run leaves every committed
+step readable; the next start-up's ``mark_interrupted_runs`` marks the run interrupted —
+but only when its owner (host, pid and that pid's start time) is gone, or, for another
+host, when its heartbeat is stale, so a second instance never steals a live run.
+
+Everything read out is a ``brickyard.core.results`` object (or a ``RunSummary`` for the
+list); ORM rows never leave this module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import statistics
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence
+
+from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
+
+from brickyard.core.compare import describe_layout
+from brickyard.core.results import Metric, RunResult, RunStatus, StepResult, WorkerTiming
+from brickyard.core.topology import Topology
+
+from . import codec
+from .engine import IMMEDIATE, create_history_engine, migrate
+from .models import Run, RunHost, RunOption, Sample, Step, TopologySnapshot, VolumeLayout, WorkerTimingRow
+from .settings import resolve_db_url
+
+STALE_AFTER_S = 15 * 60   # another host's running run with no heartbeat for this long is dead
+
+
+class StoreError(ValueError):
+    """A request the history cannot honour (unknown run, duplicate step, …)."""
+
+
+@dataclass(frozen=True)
+class RunFilter:
+    """What the history list shows; empty fields do not filter."""
+
+    volume: str = ""
+    layout: str = ""             # a layout label ("replica 3 × 2 (6 bricks)") or type ("disperse")
+    workload: str = ""
+    host: str = ""
+    gluster_version: str = ""
+    option: str = ""             # "performance.write-behind" or "performance.write-behind=off"
+    status: str = ""
+    since: float | None = None   # time.time() bounds on the start
+    until: float | None = None
+    run_ids: tuple[str, ...] = ()
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One line of the history list."""
+
+    run_id: str
+    workload: str
+    status: RunStatus
+    started_at: float
+    ended_at: float | None
+    volume: str
+    layout: str
+    target: str
+    hosts: str
+    gluster_versions: str
+    step_count: int
+    sample_count: int
+    error: str
+
+
+@dataclass(frozen=True)
+class FilterChoices:
+    volumes: list[str]
+    layouts: list[str]
+    workloads: list[str]
+    hosts: list[str]
+    gluster_versions: list[str]
+    options: list[str]           # "name=value" as set in at least one run
+
+
+def _proc_stat(pid: int) -> list[str]:
+    """Fields of /proc/<pid>/stat after the command name ([0] state, [19] start time), or []."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read().decode("ascii", "replace")
+    except OSError:
+        return []
+    return stat[stat.rfind(")") + 2:].split()
+
+
+def _process_start(pid: int) -> str:
+    """The kernel's start time of ``pid`` (clock ticks since boot), '' where unknown: with the
+    pid it names one process, so a recycled pid is not taken for the run's owner."""
+    fields = _proc_stat(pid)
+    return fields[19] if len(fields) > 19 else ""
+
+
+def _pid_alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie (killed, not yet reaped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    fields = _proc_stat(pid)
+    return not (fields and fields[0] in ("Z", "X"))
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class HistoryStore:
+    """The benchmark history in one database (any SQLAlchemy URL)."""
+
+    def __init__(self, url: str, *, migrate_schema: bool = True, clock: Callable[[], float] = time.time):
+        self.url = url
+        self.engine = create_history_engine(url)
+        self._writer = self.engine.execution_options(**{IMMEDIATE: True})
+        self._clock = clock
+        self.host = socket.gethostname()
+        self.pid = os.getpid()
+        self._start = _process_start(self.pid)
+        if migrate_schema:
+            migrate(self.engine)
+
+    @classmethod
+    def open(cls, cli_url: str | None = None) -> "HistoryStore":
+        """The store the user chose (``--db``, ``BRICKYARD_DB``, settings, default)."""
+        url, _source = resolve_db_url(cli_url)
+        return cls(url)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> "HistoryStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def describe(self) -> str:
+        return self.engine.url.render_as_string(hide_password=True)
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        with self._writer.begin() as conn:
+            yield conn
+
+    # -- the run engine's sink ------------------------------------------------------------
+
+    def begin_run(self, run: RunResult, topology: Topology | dict | str | None = None) -> None:
+        """Store a new run (normally status running, no steps yet) owned by this process."""
+        with self._write() as conn:
+            self._insert_run(conn, run, topology, owned=True)
+
+    def add_step(self, run_id: str, step: StepResult) -> None:
+        self.add_steps(run_id, [step])
+
+    def add_steps(self, run_id: str, steps: Sequence[StepResult]) -> None:
+        """Store a batch of steps in one transaction, committed when this returns."""
+        with self._write() as conn:
+            row = conn.execute(select(Run.id, Run.status, Run.owner_host, Run.owner_pid)
+                               .where(Run.run_id == run_id)).one_or_none()
+            if row is None:
+                raise StoreError(f"run {run_id} is not in the history (begin_run first)")
+            mine = row.owner_host == self.host and row.owner_pid == self.pid
+            if row.status != RunStatus.RUNNING.value and not (row.status == RunStatus.INTERRUPTED.value and mine):
+                raise StoreError(f"run {run_id} is {row.status}; steps can only be added while it runs")
+            for step in steps:
+                self._insert_step(conn, row.id, step)
+            conn.execute(update(Run).where(Run.id == row.id).values(
+                status=RunStatus.RUNNING.value, heartbeat_at=self._clock(),
+                step_count=Run.step_count + len(steps),
+                sample_count=Run.sample_count + sum(len(s.metrics) for s in steps)))
+
+    def heartbeat(self, run_id: str) -> None:
+        """Say the run is alive (the engine calls this during long steps)."""
+        with self._write() as conn:
+            conn.execute(update(Run).where(Run.run_id == run_id, Run.status == RunStatus.RUNNING.value)
+                         .values(heartbeat_at=self._clock()))
+
+    def finish_run(self, run_id: str, status: RunStatus | str, error: str = "", failed_host: str = "",
+                   ended_at: float | None = None) -> None:
+        status = RunStatus(status)
+        if status is RunStatus.RUNNING:
+            raise StoreError("finish_run needs a final status (complete, partial, failed, interrupted)")
+        with self._write() as conn:
+            done = conn.execute(update(Run).where(Run.run_id == run_id).values(
+                status=status.value, error=error, failed_host=failed_host,
+                ended_at=self._clock() if ended_at is None else ended_at, heartbeat_at=self._clock()))
+            if done.rowcount == 0:
+                raise StoreError(f"run {run_id} is not in the history")
+
+    def mark_interrupted_runs(self, stale_after: float = STALE_AFTER_S) -> list[str]:
+        """Mark running runs whose writer is gone as interrupted; returns their ids.
+
+        Same host: the owner pid is dead (or now names a different process). Another host:
+        no heartbeat for ``stale_after`` seconds. Runs without an owner (imported, or from
+        before owners were recorded) count as gone."""
+        now = self._clock()
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(Run.id, Run.run_id, Run.owner_host, Run.owner_pid, Run.owner_start,
+                                       Run.heartbeat_at, Run.started_at, Run.step_count)
+                                .where(Run.status == RunStatus.RUNNING.value)).all()
+        gone = []
+        for r in rows:
+            last = r.heartbeat_at or r.started_at
+            if r.owner_pid is None:
+                why = "no process owns it"
+            elif r.owner_host == self.host:
+                if r.owner_pid == self.pid and r.owner_start == self._start:
+                    continue
+                alive = _pid_alive(r.owner_pid) and (not r.owner_start or _process_start(r.owner_pid) == r.owner_start)
+                if alive:
+                    continue
+                why = f"its process {r.owner_pid} on {r.owner_host} is gone"
+            elif now - last < stale_after:
+                continue
+            else:
+                why = f"no sign of life from {r.owner_host} (pid {r.owner_pid}) for {int(now - last)} s"
+            gone.append((r, why))
+        marked = []
+        for r, why in gone:
+            with self._write() as conn:   # compare-and-set: another instance may have done it
+                done = conn.execute(update(Run).where(Run.id == r.id, Run.status == RunStatus.RUNNING.value)
+                                    .values(status=RunStatus.INTERRUPTED.value, ended_at=r.heartbeat_at or r.started_at,
+                                            error=f"the app stopped mid-run ({why}); "
+                                                  f"{r.step_count} measured steps were kept"))
+            if done.rowcount:
+                marked.append(r.run_id)
+        return marked
+
+    # -- inserting ------------------------------------------------------------------------
+
+    def _insert_run(self, conn: Connection, run: RunResult, topology: Topology | dict | str | None,
+                    owned: bool) -> int:
+        p = run.provenance
+        volume_id = self._volume_id(conn, p.volume_name, p.layout) if (p.volume_name or p.layout) else None
+        topology_id = self._topology_id(conn, topology) if topology is not None else None
+        glusters = sorted({h.get("gluster", "") for h in p.hosts.values()} - {""})
+        now = self._clock()
+        values = dict(
+            run_id=run.run_id, workload=run.workload, status=run.status.value, started_at=run.started_at,
+            ended_at=run.ended_at, error=run.error, failed_host=run.failed_host, target=p.target,
+            target_kind=p.target_kind, volume_id=volume_id, topology_id=topology_id,
+            brickyard_version=p.brickyard_version, hosts=", ".join(sorted(p.hosts)),
+            gluster_versions=", ".join(glusters), provenance_json=_dumps(codec.provenance_to_dict(p)),
+            step_count=len(run.steps), sample_count=sum(len(s.metrics) for s in run.steps),
+            owner_host=self.host if owned else "", owner_pid=self.pid if owned else None,
+            owner_start=self._start if owned else "", heartbeat_at=now if owned else run.ended_at)
+        try:
+            with conn.begin_nested():
+                pk = conn.execute(insert(Run).values(**values)).inserted_primary_key[0]
+        except IntegrityError:
+            raise StoreError(f"run {run.run_id} is already in the history") from None
+        if p.hosts:
+            conn.execute(insert(RunHost), [dict(run_pk=pk, host=h, gluster=i.get("gluster", ""),
+                                                kernel=i.get("kernel", ""), os=i.get("os", ""))
+                                           for h, i in p.hosts.items()])
+        if p.volume_options:
+            conn.execute(insert(RunOption), [dict(run_pk=pk, name=k, value=v) for k, v in p.volume_options.items()])
+        for step in run.steps:
+            self._insert_step(conn, pk, step)
+        return pk
+
+    def _insert_step(self, conn: Connection, run_pk: int, step: StepResult) -> None:
+        params = step.params
+        bs, conc, direction = params.get("block_size"), params.get("concurrency"), params.get("direction")
+        try:
+            with conn.begin_nested():
+                step_id = conn.execute(insert(Step).values(
+                    run_pk=run_pk, idx=step.index, repeat=step.repeat, params_json=_dumps(params),
+                    block_size=bs if isinstance(bs, int) and not isinstance(bs, bool) else None,
+                    concurrency=conc if isinstance(conc, int) and not isinstance(conc, bool) else None,
+                    direction=direction if isinstance(direction, str) else None,
+                    start_skew_json=_dumps(step.start_skew), flags_json=_dumps(list(step.flags)),
+                    valid=step.valid, note=step.note)).inserted_primary_key[0]
+        except IntegrityError:
+            raise StoreError(f"step {step.index} repeat {step.repeat} is already stored for this run") from None
+        if step.metrics:
+            conn.execute(insert(Sample), [dict(step_id=step_id, run_pk=run_pk, seq=i, name=m.name, value=m.value,
+                                               unit=m.unit, label=m.label) for i, m in enumerate(step.metrics)])
+        if step.workers:
+            conn.execute(insert(WorkerTimingRow), [
+                dict(step_id=step_id, seq=i, worker=w.worker, host=w.host, start=w.start, end=w.end,
+                     bytes=w.bytes, ops=w.ops, error=w.error) for i, w in enumerate(step.workers)])
+
+    def _volume_id(self, conn: Connection, name: str, layout: dict) -> int:
+        body = json.dumps(layout, sort_keys=True, ensure_ascii=False)
+        sha = hashlib.sha256(body.encode()).hexdigest()
+        found = conn.execute(select(VolumeLayout.id).where(VolumeLayout.name == name,
+                                                           VolumeLayout.layout_sha256 == sha)).scalar()
+        if found is not None:
+            return found
+        bricks = layout.get("bricks") or []
+
+        def count(key: str) -> int | None:
+            v = layout.get(key)
+            return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+        try:
+            with conn.begin_nested():
+                return conn.execute(insert(VolumeLayout).values(
+                    name=name, layout_type=str(layout.get("type", "")), replica=count("replica"),
+                    arbiter=count("arbiter"), disperse=count("disperse"), redundancy=count("redundancy"),
+                    brick_count=len(bricks) if isinstance(bricks, list) else 0, label=describe_layout(layout),
+                    layout_sha256=sha, layout_json=body)).inserted_primary_key[0]
+        except IntegrityError:  # another instance stored the same layout a moment ago
+            return conn.execute(select(VolumeLayout.id).where(VolumeLayout.name == name,
+                                                              VolumeLayout.layout_sha256 == sha)).scalar_one()
+
+    def _topology_id(self, conn: Connection, topology: Topology | dict | str) -> int:
+        from brickyard.core import topofile
+
+        if isinstance(topology, Topology):
+            body = topofile.dumps(topology)
+        elif isinstance(topology, dict):
+            body = json.dumps(topology, indent=2, ensure_ascii=False) + "\n"
+        else:
+            body = topology
+        sha = hashlib.sha256(body.encode()).hexdigest()
+        found = conn.execute(select(TopologySnapshot.id).where(TopologySnapshot.sha256 == sha)).scalar()
+        if found is not None:
+            return found
+        try:
+            with conn.begin_nested():
+                return conn.execute(insert(TopologySnapshot).values(
+                    sha256=sha, body=body, created_at=self._clock())).inserted_primary_key[0]
+        except IntegrityError:
+            return conn.execute(select(TopologySnapshot.id).where(TopologySnapshot.sha256 == sha)).scalar_one()
+
+    # -- reading --------------------------------------------------------------------------
+
+    def list_runs(self, filters: RunFilter | None = None) -> list[RunSummary]:
+        f = filters or RunFilter()
+        q = (select(Run.run_id, Run.workload, Run.status, Run.started_at, Run.ended_at, Run.target,
+                    Run.hosts, Run.gluster_versions, Run.step_count, Run.sample_count, Run.error,
+                    VolumeLayout.name.label("volume"), VolumeLayout.label.label("layout"))
+             .outerjoin(VolumeLayout, VolumeLayout.id == Run.volume_id)
+             .order_by(Run.started_at.desc(), Run.id.desc()))
+        q = _apply_filter(q, f)
+        if f.limit is not None:
+            q = q.limit(f.limit)
+        with self.engine.connect() as conn:
+            rows = conn.execute(q).all()
+        return [RunSummary(r.run_id, r.workload, RunStatus(r.status), r.started_at, r.ended_at, r.volume or "",
+                           r.layout or "", r.target, r.hosts, r.gluster_versions, r.step_count, r.sample_count,
+                           r.error) for r in rows]
+
+    def metric_trend(self, metric: str, *, block_size: int | None = None, concurrency: int | None = None,
+                     direction: str | None = None, filters: RunFilter | None = None
+                     ) -> list[tuple[float, str, float]]:
+        """(started_at, run_id, median over valid repeats) of one metric at one sweep point,
+        for every run the filter lets through, oldest first: the data of a trend chart,
+        without loading whole runs."""
+        q = (select(Run.started_at, Run.run_id, Sample.value)
+             .join(Sample, Sample.run_pk == Run.id).join(Step, Step.id == Sample.step_id)
+             .outerjoin(VolumeLayout, VolumeLayout.id == Run.volume_id)
+             .where(Sample.name == metric, Step.valid.is_(True)))
+        if block_size is not None:
+            q = q.where(Step.block_size == block_size)
+        if concurrency is not None:
+            q = q.where(Step.concurrency == concurrency)
+        if direction is not None:
+            q = q.where(Step.direction == direction)
+        q = _apply_filter(q, filters or RunFilter()).order_by(Run.started_at, Run.id)
+        values: dict[str, tuple[float, list[float]]] = {}
+        with self.engine.connect() as conn:
+            for started, run_id, value in conn.execute(q):
+                values.setdefault(run_id, (started, []))[1].append(value)
+        return [(started, run_id, statistics.median(vs)) for run_id, (started, vs) in values.items()]
+
+    def filter_choices(self) -> FilterChoices:
+        with self.engine.connect() as conn:
+            def distinct(col: Any) -> list[str]:
+                return [v for v in conn.execute(select(col).distinct().order_by(col)).scalars() if v]
+            options = [f"{n}={v}" for n, v in conn.execute(
+                select(RunOption.name, RunOption.value).distinct().order_by(RunOption.name, RunOption.value))]
+            return FilterChoices(distinct(VolumeLayout.name), distinct(VolumeLayout.label), distinct(Run.workload),
+                                 distinct(RunHost.host), distinct(RunHost.gluster), options)
+
+    def run_count(self) -> int:
+        with self.engine.connect() as conn:
+            return conn.execute(select(func.count()).select_from(Run)).scalar_one()
+
+    def load_run(self, run_id: str) -> RunResult:
+        return self.load_runs([run_id])[0]
+
+    def load_runs(self, run_ids: Sequence[str]) -> list[RunResult]:
+        """Whole runs as result objects, in the order asked; an unknown id is an error."""
+        if not run_ids:
+            return []
+        with self.engine.connect() as conn:
+            runs = {r.run_id: r for r in conn.execute(select(Run.__table__).where(Run.run_id.in_(list(run_ids))))}
+            missing = [i for i in run_ids if i not in runs]
+            if missing:
+                raise StoreError(f"not in the history: {', '.join(missing)}")
+            pks = [r.id for r in runs.values()]
+            steps = conn.execute(select(Step.__table__).where(Step.run_pk.in_(pks))
+                                 .order_by(Step.run_pk, Step.idx, Step.repeat)).all()
+            samples: dict[int, list[Metric]] = {}
+            for s in conn.execute(select(Sample.step_id, Sample.name, Sample.value, Sample.unit, Sample.label)
+                                  .where(Sample.run_pk.in_(pks)).order_by(Sample.step_id, Sample.seq)):
+                samples.setdefault(s.step_id, []).append(Metric(s.name, s.value, s.unit, s.label))
+            workers: dict[int, list[WorkerTiming]] = {}
+            for w in conn.execute(select(WorkerTimingRow.__table__).join(Step, Step.id == WorkerTimingRow.step_id)
+                                  .where(Step.run_pk.in_(pks)).order_by(WorkerTimingRow.step_id,
+                                                                        WorkerTimingRow.seq)):
+                workers.setdefault(w.step_id, []).append(
+                    WorkerTiming(w.worker, w.host, w.start, w.end, w.bytes, w.ops, w.error))
+        by_run: dict[int, list[StepResult]] = {}
+        for s in steps:
+            by_run.setdefault(s.run_pk, []).append(StepResult(
+                index=s.idx, params=json.loads(s.params_json), repeat=s.repeat,
+                workers=tuple(workers.get(s.id, ())), metrics=tuple(samples.get(s.id, ())),
+                start_skew=json.loads(s.start_skew_json), flags=tuple(json.loads(s.flags_json)),
+                valid=s.valid, note=s.note))
+        out = []
+        for run_id in run_ids:
+            r = runs[run_id]
+            out.append(RunResult(run_id=r.run_id, workload=r.workload, status=RunStatus(r.status),
+                                 started_at=r.started_at, ended_at=r.ended_at,
+                                 provenance=codec.provenance_from_dict(json.loads(r.provenance_json)),
+                                 steps=by_run.get(r.id, []), error=r.error, failed_host=r.failed_host))
+        return out
+
+    def topology_snapshot(self, run_id: str) -> str | None:
+        """The canonical topology JSON the run was planned from, if one was stored."""
+        with self.engine.connect() as conn:
+            return conn.execute(select(TopologySnapshot.body).join(Run, Run.topology_id == TopologySnapshot.id)
+                                .where(Run.run_id == run_id)).scalar()
+
+    def has_runs(self, run_ids: Sequence[str]) -> set[str]:
+        with self.engine.connect() as conn:
+            return set(conn.execute(select(Run.run_id).where(Run.run_id.in_(list(run_ids)))).scalars())
+
+    # -- exchange -------------------------------------------------------------------------
+
+    def export_json(self, run_ids: Sequence[str], out: Any) -> int:
+        """Whole runs as a JSON export (all runs when ``run_ids`` is empty); see ``exchange``."""
+        from . import exchange
+        return exchange.export_json(self, run_ids, out)
+
+    def export_csv(self, run_ids: Sequence[str], out: Any) -> int:
+        from . import exchange
+        return exchange.export_csv(self, run_ids, out)
+
+    def import_json(self, source: Any) -> Any:
+        """Add the export's runs this history lacks; returns an ``exchange.ImportReport``."""
+        from . import exchange
+        return exchange.import_json(self, source)
+
+    def add_run(self, run: RunResult) -> None:
+        """Store a finished run (an import) in one transaction, with no owner."""
+        if run.status is RunStatus.RUNNING:
+            raise StoreError(f"run {run.run_id} is still running; import only finished runs")
+        with self._write() as conn:
+            self._insert_run(conn, run, None, owned=False)
+
+    def delete_run(self, run_id: str) -> None:
+        with self._write() as conn:
+            pk = conn.execute(select(Run.id).where(Run.run_id == run_id)).scalar()
+            if pk is None:
+                raise StoreError(f"run {run_id} is not in the history")
+            # explicit, so it works on SQLite connections where foreign keys are off too
+            step_ids = select(Step.id).where(Step.run_pk == pk)
+            conn.execute(delete(WorkerTimingRow).where(WorkerTimingRow.step_id.in_(step_ids)))
+            conn.execute(delete(Sample).where(Sample.run_pk == pk))
+            for table in (Step, RunHost, RunOption):
+                conn.execute(delete(table).where(table.run_pk == pk))
+            conn.execute(delete(Run).where(Run.id == pk))
+
+
+def _apply_filter(q: Any, f: RunFilter) -> Any:
+    """The WHERE clauses of a RunFilter on a query over runs (outer-joined to volumes)."""
+    if f.volume:
+        q = q.where(VolumeLayout.name == f.volume)
+    if f.layout:
+        q = q.where(or_(VolumeLayout.label == f.layout, VolumeLayout.layout_type == f.layout))
+    if f.workload:
+        q = q.where(Run.workload == f.workload)
+    if f.status:
+        q = q.where(Run.status == RunStatus(f.status).value)
+    if f.since is not None:
+        q = q.where(Run.started_at >= f.since)
+    if f.until is not None:
+        q = q.where(Run.started_at < f.until)
+    if f.run_ids:
+        q = q.where(Run.run_id.in_(f.run_ids))
+    if f.host:
+        q = q.where(Run.id.in_(select(RunHost.run_pk).where(RunHost.host == f.host)))
+    if f.gluster_version:
+        q = q.where(Run.id.in_(select(RunHost.run_pk).where(RunHost.gluster == f.gluster_version)))
+    if f.option:
+        name, eq, value = f.option.partition("=")
+        cond = RunOption.name == name.strip()
+        if eq:
+            cond = and_(cond, RunOption.value == value.strip())
+        q = q.where(Run.id.in_(select(RunOption.run_pk).where(cond)))
+    return q

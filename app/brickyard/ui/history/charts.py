@@ -1,0 +1,378 @@
+"""pyqtgraph charts of benchmark results. They read ``core.results`` objects (through
+``core.series``), never database rows.
+
+- ``ThroughputChart``: a metric vs block size on a log₂ axis labelled 4 KiB … 64 MiB, one
+  curve per run and concurrency (single solid, concurrent dashed), error bars from repeats.
+- ``LayoutBarChart``: runs (layouts) side by side at one block size and concurrency.
+- ``TrendChart``: one metric at one sweep point over time.
+- ``ScalingChart``: concurrent ÷ (N × single) per concurrency.
+- ``LiveChart``: a ThroughputChart fed step by step while a run is going.
+
+Every chart shows the exact value of the point under the mouse. pyqtgraph's automatic SI
+prefixes are off everywhere (they give "k" on log axes and mix with our own units); values
+are scaled to a readable unit here and the axis label names it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from brickyard.core.results import Provenance, RunResult, RunStatus, StepResult
+from brickyard.core.series import SeriesPoint, scaling_efficiency, sweep_by_block_size, value_at
+
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+           "#7f7f7f", "#bcbd22")
+SIZE_UNITS = (("B", 1), ("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30), ("TiB", 2**40))
+HOVER_RADIUS_PX = 14
+
+
+def size_label(n: float) -> str:
+    """4096 → '4 KiB', 1048576 → '1 MiB', 1536 → '1.5 KiB'."""
+    for unit, factor in reversed(SIZE_UNITS):
+        if n >= factor:
+            value = n / factor
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.3g} {unit}"
+    return f"{n:g} B"
+
+
+def value_scale(unit: str, largest: float) -> tuple[float, str]:
+    """(divisor, unit label) to show values of ``unit`` whose largest is ``largest``."""
+    if unit in ("B/s", "B"):
+        suffix = "/s" if unit == "B/s" else ""
+        for name, factor in reversed(SIZE_UNITS):
+            if largest >= factor:
+                return float(factor), name + suffix
+        return 1.0, unit
+    if unit in ("us", "s", "ms") or not unit:
+        return 1.0, unit
+    return 1.0, unit
+
+
+def format_value(value: float, unit: str) -> str:
+    divisor, label = value_scale(unit, abs(value))
+    return f"{value / divisor:,.4g} {label}".strip()
+
+
+class Log2SizeAxis(pg.AxisItem):
+    """x = log₂(bytes); ticks on whole powers of two, labelled in KiB/MiB/GiB."""
+
+    def __init__(self, orientation: str = "bottom") -> None:
+        super().__init__(orientation)
+        self.enableAutoSIPrefix(False)
+
+    def tickValues(self, minVal: float, maxVal: float, size: float):  # noqa: N802 (pyqtgraph API)
+        lo, hi = math.floor(minVal), math.ceil(maxVal)
+        span = max(1, hi - lo)
+        fits = max(2, int(size // 58))            # a label like "512 KiB" needs ~58 px
+        step = next((k for k in (1, 2, 4, 8) if span / k <= fits), 16)
+        major = [float(v) for v in range(lo - lo % step, hi + 1, step) if minVal <= v <= maxVal]
+        minor = [float(v) for v in range(lo, hi + 1) if minVal <= v <= maxVal and v not in major]
+        return [(float(step), major), (1.0, minor)]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802
+        return [size_label(2.0 ** v) for v in values]
+
+
+class CategoryAxis(pg.AxisItem):
+    """Bar labels under a bar chart."""
+
+    def __init__(self, orientation: str = "bottom") -> None:
+        super().__init__(orientation)
+        self.enableAutoSIPrefix(False)
+        self.names: list[str] = []
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802
+        return [(1.0, [float(i) for i in range(len(self.names)) if minVal - 0.5 <= i <= maxVal + 0.5])]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802
+        return [self.names[int(v)] if 0 <= int(v) < len(self.names) else "" for v in values]
+
+
+@dataclass
+class _Hoverable:
+    xs: np.ndarray
+    ys: np.ndarray
+    describe: Callable[[int], str]
+
+
+class BaseChart(pg.PlotWidget):
+    """A white plot with a legend, no SI prefixes, and an exact-value readout on hover."""
+
+    def __init__(self, parent=None, bottom: pg.AxisItem | None = None, title: str = "") -> None:
+        left = pg.AxisItem("left")
+        axes = {"left": left}
+        if bottom is not None:
+            axes["bottom"] = bottom
+        super().__init__(parent=parent, background="w", axisItems=axes)
+        self.plot_item: pg.PlotItem = self.getPlotItem()
+        for name in ("left", "bottom"):
+            axis = self.plot_item.getAxis(name)
+            axis.enableAutoSIPrefix(False)
+            axis.setPen(pg.mkPen("#444"))
+            axis.setTextPen(pg.mkPen("#222"))
+        self.plot_item.showGrid(x=True, y=True, alpha=0.25)
+        self.legend = self.plot_item.addLegend(offset=(10, 10), labelTextColor="#222",
+                                               brush=pg.mkBrush(255, 255, 255, 220), pen=pg.mkPen("#bbb"))
+        # reserve the title row now: a title first set on a shown chart is drawn clipped
+        self.plot_item.setTitle(title or " ", color="#222")
+        self._hoverables: list[_Hoverable] = []
+        self.readout = pg.TextItem("", color="#111", fill=pg.mkBrush(255, 255, 224, 235),
+                                   border=pg.mkPen("#888"), anchor=(0, 1))
+        self.readout.setZValue(100)
+        self.readout.hide()
+        self.marker = pg.ScatterPlotItem(size=12, pen=pg.mkPen("#000", width=2), brush=None)
+        self.marker.setZValue(99)
+        self.plot_item.addItem(self.readout, ignoreBounds=True)
+        self.plot_item.addItem(self.marker, ignoreBounds=True)
+        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+
+    def clear_chart(self) -> None:
+        for item in list(self.plot_item.items):
+            if item not in (self.readout, self.marker):
+                self.plot_item.removeItem(item)
+        self.legend.clear()
+        self._hoverables.clear()
+        self.readout.hide()
+        self.marker.clear()
+
+    def add_hoverable(self, xs: Sequence[float], ys: Sequence[float], describe: Callable[[int], str]) -> None:
+        self._hoverables.append(_Hoverable(np.asarray(xs, float), np.asarray(ys, float), describe))
+
+    def readout_at(self, view_x: float, view_y: float) -> str:
+        """The text shown for the data point nearest (in pixels) to a view position, or ''
+        when none is within reach; also moves the on-chart readout there."""
+        vb = self.plot_item.vb
+        best: tuple[float, _Hoverable, int] | None = None
+        for h in self._hoverables:
+            if not len(h.xs):
+                continue
+            (x0, x1), (y0, y1) = vb.viewRange()
+            rect = vb.sceneBoundingRect()
+            sx = rect.width() / (x1 - x0) if x1 != x0 else 1.0
+            sy = rect.height() / (y1 - y0) if y1 != y0 else 1.0
+            d2 = ((h.xs - view_x) * sx) ** 2 + ((h.ys - view_y) * sy) ** 2
+            i = int(np.nanargmin(d2))
+            if best is None or d2[i] < best[0]:
+                best = (float(d2[i]), h, i)
+        if best is None or best[0] > HOVER_RADIUS_PX ** 2:
+            self.readout.hide()
+            self.marker.clear()
+            return ""
+        _, h, i = best
+        text = h.describe(i)
+        self.readout.setText(text)
+        self.readout.setPos(h.xs[i], h.ys[i])
+        self.readout.show()
+        self.marker.setData([h.xs[i]], [h.ys[i]])
+        return text
+
+    def _on_mouse_moved(self, scene_pos) -> None:
+        if not self.plot_item.vb.sceneBoundingRect().contains(scene_pos):
+            self.readout.hide()
+            return
+        p = self.plot_item.vb.mapSceneToView(scene_pos)
+        self.readout_at(p.x(), p.y())
+
+
+def _pen(i: int, dashed: bool = False) -> pg.QtGui.QPen:
+    return pg.mkPen(PALETTE[i % len(PALETTE)], width=2, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
+
+
+def _unit_of(runs: Sequence[RunResult], metric: str) -> str:
+    for r in runs:
+        for s in r.steps:
+            m = s.metric(metric)
+            if m is not None:
+                return m.unit
+    return ""
+
+
+class ThroughputChart(BaseChart):
+    """A metric (throughput by default) vs block size, one curve per run and concurrency."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent, bottom=Log2SizeAxis(), title="")
+        self.plot_item.setLabel("bottom", "block size")
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.divisor, self.unit_label = 1.0, ""
+
+    def set_runs(self, runs: Sequence[RunResult], labels: Sequence[str], metric: str = "throughput",
+                 direction: str | None = None) -> None:
+        self.clear_chart()
+        self.curves.clear()
+        unit = _unit_of(runs, metric)
+        sweeps = [sweep_by_block_size(r, metric, direction) for r in runs]
+        largest = max((p.high for sw in sweeps for pts in sw.values() for p in pts), default=0.0)
+        self.divisor, self.unit_label = value_scale(unit, largest)
+        self.plot_item.setLabel("left", f"{metric.replace('_', ' ')} ({self.unit_label})")
+        for i, (sweep, label) in enumerate(zip(sweeps, labels)):
+            for conc, pts in sweep.items():
+                name = f"{label} · {'single' if conc == 1 else f'{conc} concurrent'}"
+                self._add_curve(name, pts, _pen(i, dashed=conc > 1), i, conc)
+        self.plot_item.enableAutoRange()
+
+    def _add_curve(self, name: str, pts: Sequence[SeriesPoint], pen, color_index: int, conc: int) -> None:
+        xs = np.log2([p.x for p in pts])
+        ys = np.array([p.median for p in pts]) / self.divisor
+        color = PALETTE[color_index % len(PALETTE)]
+        curve = self.plot_item.plot(xs, ys, pen=pen, name=name, symbol="o" if conc == 1 else "t", symbolSize=7,
+                                    symbolBrush=color, symbolPen=color)
+        self.curves[name] = curve
+        lows = ys - np.array([p.low for p in pts]) / self.divisor
+        highs = np.array([p.high for p in pts]) / self.divisor - ys
+        if any(p.n > 1 for p in pts):
+            bars = pg.ErrorBarItem(x=xs, y=ys, top=highs, bottom=lows, beam=0.12, pen=pg.mkPen(color, width=1))
+            self.plot_item.addItem(bars)
+        unit = self.unit_label
+
+        def describe(i: int, pts=pts, name=name) -> str:
+            p = pts[i]
+            spread = f"\nrepeats {p.n}: {p.low / self.divisor:,.4g} … {p.high / self.divisor:,.4g}" if p.n > 1 else ""
+            return f"{name}\nblock {size_label(p.x)}: {p.median / self.divisor:,.4g} {unit} (median){spread}"
+
+        self.add_hoverable(xs, ys, describe)
+
+
+class LiveChart(ThroughputChart):
+    """Fed one step at a time while a run is going; redraws only the changed curve."""
+
+    def __init__(self, parent=None, metric: str = "throughput") -> None:
+        super().__init__(parent)
+        self.live_metric = metric   # not `metric`: that would hide QWidget.metric() and crash painting
+        self._steps: list[StepResult] = []
+        self._label = "this run"
+
+    def begin(self, label: str) -> None:
+        self._steps.clear()
+        self._label = label
+        self.clear_chart()
+        self.curves.clear()
+
+    def add_step(self, step: StepResult) -> None:
+        self._steps.append(step)
+        run = RunResult(run_id="live", workload="", status=RunStatus.RUNNING, started_at=time.time(), ended_at=None,
+                        provenance=Provenance(brickyard_version="", hosts={}, target="", target_kind=""),
+                        steps=self._steps)
+        self.set_runs([run], [self._label], self.live_metric)
+
+
+class LayoutBarChart(BaseChart):
+    """Runs side by side at one block size and concurrency: median bars, repeat range whiskers."""
+
+    def __init__(self, parent=None) -> None:
+        self.category_axis = CategoryAxis()
+        super().__init__(parent, bottom=self.category_axis)
+        self.legend.hide()            # the bars are named on the axis
+        self.bars: pg.BarGraphItem | None = None
+
+    def set_runs(self, runs: Sequence[RunResult], labels: Sequence[str], block_size: int, concurrency: int = 1,
+                 metric: str = "throughput", direction: str | None = None) -> None:
+        self.clear_chart()
+        points = [value_at(r, metric, block_size, concurrency, direction) for r in runs]
+        kept = [(label, p) for label, p in zip(labels, points) if p is not None]
+        self.category_axis.names = [label for label, _ in kept]
+        unit = _unit_of(runs, metric)
+        divisor, unit_label = value_scale(unit, max((p.high for _, p in kept), default=0.0))
+        self.plot_item.setLabel("left", f"{metric.replace('_', ' ')} ({unit_label})")
+        where = f"at block size {size_label(block_size)}, " \
+                f"{'single' if concurrency == 1 else f'{concurrency} concurrent'}"
+        if not kept:
+            self.plot_item.setTitle(f"no run measured {where}", color="#a00")
+            return
+        self.plot_item.setTitle(where, color="#222")
+        xs = np.arange(len(kept), dtype=float)
+        ys = np.array([p.median for _, p in kept]) / divisor
+        brushes = [pg.mkBrush(PALETTE[i % len(PALETTE)]) for i in range(len(kept))]
+        self.bars = pg.BarGraphItem(x=xs, height=ys, width=0.6, brushes=brushes, pen=pg.mkPen("#333"))
+        self.plot_item.addItem(self.bars)
+        lows = ys - np.array([p.low for _, p in kept]) / divisor
+        highs = np.array([p.high for _, p in kept]) / divisor - ys
+        self.plot_item.addItem(pg.ErrorBarItem(x=xs, y=ys, top=highs, bottom=lows, beam=0.2, pen=pg.mkPen("#000")))
+
+        def describe(i: int) -> str:
+            label, p = kept[i]
+            return f"{label}\n{p.median / divisor:,.4g} {unit_label} (median of {p.n})" + \
+                (f"\nrange {p.low / divisor:,.4g} … {p.high / divisor:,.4g}" if p.n > 1 else "")
+
+        self.add_hoverable(xs, ys, describe)
+        self.plot_item.setXRange(-0.6, len(kept) - 0.4)
+        self.plot_item.setYRange(0, float(max(ys + highs)) * 1.1 or 1.0)
+
+
+class TrendChart(BaseChart):
+    """One metric at one sweep point over time (one dot per run)."""
+
+    def __init__(self, parent=None) -> None:
+        axis = pg.DateAxisItem(orientation="bottom", utcOffset=0)
+        axis.enableAutoSIPrefix(False)
+        super().__init__(parent, bottom=axis)
+        self.plot_item.setLabel("bottom", "run start (UTC)")
+        self.curve: pg.PlotDataItem | None = None
+
+    def set_points(self, points: Sequence[tuple[float, str, float]], unit: str, title: str,
+                   metric: str = "throughput") -> None:
+        """``points``: (started_at, run_id, value) as ``HistoryStore.metric_trend`` gives them."""
+        self.clear_chart()
+        xs = np.array([p[0] for p in points], float)
+        raw = np.array([p[2] for p in points], float)
+        divisor, unit_label = value_scale(unit, float(raw.max()) if len(raw) else 0.0)
+        ys = raw / divisor
+        ids = [p[1] for p in points]
+        self.plot_item.setLabel("left", f"{metric.replace('_', ' ')} ({unit_label})")
+        self.plot_item.setTitle(title, color="#222")
+        self.curve = self.plot_item.plot(xs, ys, pen=pg.mkPen(PALETTE[0], width=1.5), symbol="o", symbolSize=5,
+                                         symbolBrush=PALETTE[0], symbolPen=None, name=metric.replace("_", " "))
+        self.curve.setClipToView(True)
+        self.curve.setDownsampling(auto=True, method="peak")
+        if len(xs) > 2000:
+            self.curve.setSymbol(None)
+
+        def describe(i: int) -> str:
+            when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(xs[i]))
+            return f"run {ids[i][:12]}\n{when} UTC\n{ys[i]:,.4g} {unit_label}"
+
+        self.add_hoverable(xs, ys, describe)
+        self.plot_item.enableAutoRange()
+
+
+class ScalingChart(BaseChart):
+    """Scaling efficiency (concurrent ÷ N × single) vs concurrency, one curve per run."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.plot_item.setLabel("bottom", "concurrent workers (N)")
+        self.plot_item.setLabel("left", "scaling efficiency (1 = N × single)")
+        self.legend.setOffset((-10, 10))     # top right: efficiency starts at 1.0 top left
+
+    def set_runs(self, runs: Sequence[RunResult], labels: Sequence[str], block_size: int,
+                 metric: str = "throughput", direction: str | None = None) -> None:
+        self.clear_chart()
+        self.plot_item.setTitle(f"at block size {size_label(block_size)}", color="#222")
+        ideal = self.plot_item.plot([1, 1], [1, 1], pen=pg.mkPen("#999", style=Qt.PenStyle.DotLine))
+        top = 1
+        for i, (run, label) in enumerate(zip(runs, labels)):
+            pts = scaling_efficiency(run, block_size, metric, direction)
+            if not pts:
+                continue
+            xs = np.array([p.x for p in pts], float)
+            ys = np.array([p.median for p in pts])
+            top = max(top, int(xs.max()))
+            self.plot_item.plot(xs, ys, pen=_pen(i), symbol="o", symbolBrush=PALETTE[i % len(PALETTE)], name=label)
+            if any(p.n > 1 for p in pts):
+                self.plot_item.addItem(pg.ErrorBarItem(x=xs, y=ys, top=np.array([p.high for p in pts]) - ys,
+                                                       bottom=ys - np.array([p.low for p in pts]), beam=0.1,
+                                                       pen=pg.mkPen(PALETTE[i % len(PALETTE)])))
+
+            def describe(j: int, pts=pts, label=label) -> str:
+                return f"{label}\n{int(pts[j].x)} workers: efficiency {pts[j].median:.3f}"
+
+            self.add_hoverable(xs, ys, describe)
+        ideal.setData([1, top], [1, 1])
+        self.plot_item.enableAutoRange()

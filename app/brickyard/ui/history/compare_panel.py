@@ -1,0 +1,207 @@
+"""The comparison of picked runs: first what differs in their provenance, then each metric's
+change with how sure it is, then the charts."""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from brickyard.core.compare import MetricComparison, compare_runs, describe_point, provenance_diff, run_labels
+from brickyard.core.results import RunResult
+from brickyard.core.series import block_sizes, concurrencies
+
+from .charts import LayoutBarChart, ScalingChart, ThroughputChart, format_value, size_label
+
+METRICS = ("throughput", "stonewall_throughput", "sum_of_rates", "tail", "elapsed")
+
+
+def _item(text: str, tip: str = "") -> QTableWidgetItem:
+    it = QTableWidgetItem(text)
+    it.setFlags(it.flags() & ~Qt.ItemFlag.ItemIsEditable)
+    if tip:
+        it.setToolTip(tip)
+    return it
+
+
+class ComparePanel(QWidget):
+    """Shows ``runs`` (the first is the baseline). ``sig_metric_changed(str)``: the user
+    picked another metric."""
+
+    sig_metric_changed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.runs: list[RunResult] = []
+        self.labels: list[str] = []
+        self.comparisons: list[tuple[int, MetricComparison]] = []
+
+        self.diff_box = QGroupBox("What differs between the runs (read this before any number)")
+        self.diff_table = QTableWidget(0, 0)
+        self.diff_table.verticalHeader().setVisible(False)
+        self.diff_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.diff_note = QLabel("")
+        box = QVBoxLayout(self.diff_box)
+        box.addWidget(self.diff_note)
+        box.addWidget(self.diff_table)
+
+        self.metric_combo = QComboBox()
+        self.metric_combo.addItems(METRICS)
+        self.block_combo = QComboBox()
+        self.conc_combo = QComboBox()
+        controls = QHBoxLayout()
+        for text, w in (("metric", self.metric_combo), ("block size", self.block_combo),
+                        ("concurrency", self.conc_combo)):
+            controls.addWidget(QLabel(text))
+            controls.addWidget(w)
+        controls.addStretch(1)
+
+        self.verdict = QLabel("")
+        self.verdict.setWordWrap(True)
+        font = QFont(self.verdict.font())
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.verdict.setFont(font)
+        self.metrics_table = QTableWidget(0, 7)
+        self.metrics_table.setHorizontalHeaderLabels(["point", "baseline", "other", "change", "", "how sure", "n"])
+        self.metrics_table.verticalHeader().setVisible(False)
+        self.metrics_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        metrics_page = QWidget()
+        mp = QVBoxLayout(metrics_page)
+        mp.addWidget(self.verdict)
+        mp.addWidget(self.metrics_table)
+
+        self.throughput_chart = ThroughputChart()
+        self.layout_chart = LayoutBarChart()
+        self.scaling_chart = ScalingChart()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(metrics_page, "Differences")
+        self.tabs.addTab(self.throughput_chart, "vs block size")
+        self.tabs.addTab(self.layout_chart, "Side by side")
+        self.tabs.addTab(self.scaling_chart, "Scaling")
+
+        lower = QWidget()
+        lv = QVBoxLayout(lower)
+        lv.setContentsMargins(0, 0, 0, 0)
+        lv.addLayout(controls)
+        lv.addWidget(self.tabs)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.diff_box)
+        split.addWidget(lower)
+        split.setStretchFactor(1, 3)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(split)
+
+        self.metric_combo.currentTextChanged.connect(self._metric_changed)
+        self.block_combo.currentIndexChanged.connect(self._redraw_point_charts)
+        self.conc_combo.currentIndexChanged.connect(self._redraw_point_charts)
+
+    @property
+    def current_metric(self) -> str:
+        return self.metric_combo.currentText()
+
+    def show_runs(self, runs: Sequence[RunResult]) -> None:
+        self.runs = list(runs)
+        self.labels = run_labels(self.runs) if len(self.runs) > 1 else [r.run_id[:12] for r in self.runs]
+        self._fill_diff()
+        for combo, values, fmt in ((self.block_combo, block_sizes(self.runs), size_label),
+                                   (self.conc_combo, concurrencies(self.runs), lambda c: f"×{c}")):
+            keep = combo.currentData()
+            combo.blockSignals(True)
+            combo.clear()
+            for v in values:
+                combo.addItem(fmt(v), v)
+            i = combo.findData(keep)
+            combo.setCurrentIndex(i if i >= 0 else max(0, combo.count() - 1 if combo is self.block_combo else 0))
+            combo.blockSignals(False)
+        self._redraw()
+
+    def _fill_diff(self) -> None:
+        t = self.diff_table
+        diffs = provenance_diff(self.runs) if len(self.runs) > 1 else []
+        t.clear()
+        t.setColumnCount(1 + len(self.runs))
+        t.setHorizontalHeaderLabels(["field"] + self.labels)
+        t.setRowCount(len(diffs))
+        for row, d in enumerate(diffs):
+            t.setItem(row, 0, _item(d.field))
+            for col, value in enumerate(d.values, start=1):
+                t.setItem(row, col, _item(value, value))
+        if len(self.runs) < 2:
+            self.diff_note.setText("Pick two or more runs to compare them.")
+        elif not diffs:
+            self.diff_note.setText("Nothing recorded differs: same layout, options, versions, hosts and parameters.")
+        else:
+            self.diff_note.setText(f"{len(diffs)} recorded differences; the first run is the baseline.")
+
+    def _metric_changed(self, metric: str) -> None:
+        self._redraw()
+        self.sig_metric_changed.emit(metric)
+
+    def _redraw(self) -> None:
+        self._fill_metrics()
+        self.throughput_chart.set_runs(self.runs, self.labels, self.current_metric)
+        self._redraw_point_charts()
+
+    def _redraw_point_charts(self) -> None:
+        bs, conc = self.block_combo.currentData(), self.conc_combo.currentData()
+        if bs is None:
+            self.layout_chart.clear_chart()
+            self.scaling_chart.clear_chart()
+            return
+        self.layout_chart.set_runs(self.runs, self.labels, int(bs), int(conc or 1), self.current_metric)
+        self.scaling_chart.set_runs(self.runs, self.labels, int(bs), self.current_metric)
+
+    def _fill_metrics(self) -> None:
+        self.comparisons = []
+        if len(self.runs) >= 2:
+            for k, other in enumerate(self.runs[1:], start=1):
+                self.comparisons += [(k, c) for c in compare_runs(self.runs[0], other, [self.current_metric])]
+        t = self.metrics_table
+        t.setRowCount(len(self.comparisons))
+        for row, (k, c) in enumerate(self.comparisons):
+            change = "n/a" if math.isnan(c.ratio) else f"{c.change:+.1%}"
+            cells = [describe_point(c.point) + (f" ({self.labels[k]})" if len(self.runs) > 2 else ""),
+                     format_value(c.baseline.median, c.unit), format_value(c.other.median, c.unit), change,
+                     c.sentence(self.labels[0], self.labels[k]), c.certainty(), f"{c.baseline.n} / {c.other.n}"]
+            for col, text in enumerate(cells):
+                it = _item(text, text)
+                if col == 3 and c.significant:
+                    better = (c.change > 0) == bool(c.higher_is_better)
+                    it.setForeground(QColor("#1a7f37" if better else "#b42318"))
+                t.setItem(row, col, it)
+        self.verdict.setText(self._headline())
+
+    def _headline(self) -> str:
+        """One sentence over all sweep points: how many changed, and the typical change."""
+        if len(self.runs) < 2:
+            return ""
+        if not self.comparisons:
+            return "The runs share no measured sweep point for this metric."
+        sig = [c for _, c in self.comparisons if c.significant]
+        k, first = self.comparisons[0]
+        ratios = sorted(c.ratio for _, c in self.comparisons if not math.isnan(c.ratio))
+        typical = ratios[len(ratios) // 2] if ratios else math.nan
+        if not sig:
+            return (f"No clear {self.current_metric.replace('_', ' ')} difference at any of {len(self.comparisons)} points "
+                    f"(typical change {typical - 1:+.1%}).")
+        up = sum(1 for c in sig if c.change > 0)
+        head = first.sentence(self.labels[0], self.labels[k]).split(" is ")[0]
+        return (f"{head} vs {self.labels[0]}: {self.current_metric.replace('_', ' ')} changed at {len(sig)} of "
+                f"{len(self.comparisons)} points with confidence ({up} up, {len(sig) - up} down); "
+                f"typical change {typical - 1:+.1%}.")

@@ -1,0 +1,135 @@
+"""Real databases for the store tests: a SQLite file per test, and a throwaway PostgreSQL
+server for the session (initdb + pg_ctl on a free loopback port, data and socket in a temp
+dir, run as the ``postgres`` user when we are root), one fresh database per test.
+
+Without PostgreSQL binaries the PostgreSQL cases skip, except under CI=true, where they fail.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+CI = os.environ.get("CI", "").lower() == "true"
+
+
+def _pg_bin() -> Path | None:
+    found = shutil.which("initdb")
+    if found:
+        return Path(os.path.realpath(found)).parent
+    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                        key=lambda p: int(Path(p).parts[-3]) if Path(p).parts[-3].isdigit() else 0)
+    return Path(candidates[-1]).parent if candidates else None
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _unavailable(reason: str) -> None:
+    if CI:
+        pytest.fail(f"PostgreSQL is required under CI=true: {reason}")
+    pytest.skip(f"PostgreSQL not available: {reason}")
+
+
+class PostgresServer:
+    def __init__(self, bindir: Path):
+        self.bindir = bindir
+        self.root = Path(tempfile.mkdtemp(prefix="brickyard-pg-"))
+        self.data = self.root / "data"
+        self.port = _free_port()
+        self.pid: int | None = None
+        self.as_user: list[str] = []
+        if os.geteuid() == 0:
+            try:
+                user = pwd.getpwnam("postgres")
+            except KeyError:
+                raise RuntimeError("running as root and there is no 'postgres' user to run the server as") from None
+            os.chown(self.root, user.pw_uid, user.pw_gid)
+            self.as_user = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups", "--"]
+
+    def _run(self, *args: str) -> None:
+        proc = subprocess.run([*self.as_user, *args], capture_output=True, text=True, timeout=120,
+                              stdin=subprocess.DEVNULL)
+        if proc.returncode != 0:
+            log = (self.root / "log").read_text() if (self.root / "log").exists() else ""
+            raise RuntimeError(f"{args[0]} failed ({proc.returncode}): {proc.stderr.strip()} {log[-2000:]}")
+
+    def start(self) -> None:
+        self._run(str(self.bindir / "initdb"), "-D", str(self.data), "-U", "brickyard", "--auth=trust",
+                  "-E", "UTF8", "--no-sync", "--locale=C")
+        opts = (f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c fsync=off "
+                "-c full_page_writes=off -c max_connections=60")
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-o", opts, "-l", str(self.root / "log"),
+                  "-w", "-t", "60", "start")
+        self.pid = int((self.data / "postmaster.pid").read_text().split()[0])
+
+    def stop(self) -> None:
+        if self.pid is not None:
+            try:
+                os.kill(self.pid, signal.SIGINT)   # "fast" shutdown of the postmaster we started
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    os.kill(self.pid, 0)
+                    time.sleep(0.1)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql+psycopg2://brickyard@127.0.0.1:{self.port}/{database}"
+
+    def create_database(self) -> str:
+        import sqlalchemy as sa
+
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        engine = sa.create_engine(self.url(), isolation_level="AUTOCOMMIT")
+        with engine.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        engine.dispose()
+        return self.url(name)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    bindir = _pg_bin()
+    if bindir is None:
+        _unavailable("no initdb found (apt-get install postgresql)")
+    try:
+        import psycopg2  # noqa: F401
+    except ImportError:
+        _unavailable("psycopg2 is not installed")
+    server = PostgresServer(bindir)
+    try:
+        server.start()
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+        server.stop()
+        _unavailable(str(exc))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'history.sqlite3'}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Each test runs against a real SQLite file and a real PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'history.sqlite3'}"
+    return request.getfixturevalue("postgres_server").create_database()

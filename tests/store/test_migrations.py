@@ -1,0 +1,91 @@
+"""Schema migrations from an empty database and from the previous revision, on SQLite and
+PostgreSQL; the models must equal the migrated schema."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+
+from brickyard.core.results import RunStatus
+from brickyard.store import DatabaseError, HistoryStore
+from brickyard.store.engine import create_history_engine, current_revision, head_revision, migrate
+from brickyard.store.models import Base
+from brickyard.store.synthetic import synthetic_run
+
+
+def test_empty_database_migrates_to_head_and_matches_the_models(db_url):
+    engine = create_history_engine(db_url)
+    assert current_revision(engine) is None
+    migrate(engine)
+    assert current_revision(engine) == head_revision() == "0002"
+    with engine.connect() as conn:
+        diffs = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata)
+    assert diffs == []
+    migrate(engine)                           # a second start-up is a no-op
+    assert current_revision(engine) == "0002"
+    engine.dispose()
+
+
+def test_previous_revision_upgrades_keeping_runs_and_marks_orphans_interrupted(db_url):
+    engine = create_history_engine(db_url)
+    migrate(engine, "0001")
+    assert current_revision(engine) == "0001"
+    columns = {c["name"] for c in sa.inspect(engine).get_columns("runs")}
+    assert "heartbeat_at" not in columns
+    with engine.begin() as conn:             # a run left 'running' by the 0001-era app
+        conn.execute(sa.text(
+            "INSERT INTO runs (run_id, workload, status, started_at, error, failed_host, target, target_kind,"
+            " brickyard_version, hosts, gluster_versions, provenance_json, step_count, sample_count) VALUES"
+            " ('old1', 'dd', 'running', 1234.5, '', '', 'client1:/mnt/gv0', 'gluster', '0.0.9', 'gfs1', '10.3',"
+            " :prov, 1, 1)"), {"prov": '{"brickyard_version": "0.0.9", "hosts": {"gfs1": {"gluster": "10.3"}},'
+                                       ' "target": "client1:/mnt/gv0", "target_kind": "gluster"}'})
+        pk = conn.execute(sa.text("SELECT id FROM runs WHERE run_id = 'old1'")).scalar_one()
+        conn.execute(sa.text("INSERT INTO steps (run_pk, idx, repeat, params_json, block_size, start_skew_json,"
+                             " flags_json, valid, note) VALUES (:pk, 0, 0, '{\"block_size\": 4096}', 4096, '{}',"
+                             " '[]', :valid, '')"), {"pk": pk, "valid": True})
+        step = conn.execute(sa.text("SELECT id FROM steps")).scalar_one()
+        conn.execute(sa.text("INSERT INTO samples (step_id, run_pk, seq, name, value, unit, label) VALUES"
+                             " (:s, :pk, 0, 'throughput', 1.25e8, 'B/s', '')"), {"s": step, "pk": pk})
+    engine.dispose()
+
+    store = HistoryStore(db_url)             # start-up migrates 0001 -> 0002
+    assert current_revision(store.engine) == "0002"
+    old = store.load_run("old1")
+    assert old.status is RunStatus.RUNNING and old.steps[0].metric("throughput").value == 1.25e8
+    assert store.mark_interrupted_runs() == ["old1"]
+    old = store.load_run("old1")
+    assert old.status is RunStatus.INTERRUPTED and "no process owns it" in old.error
+    assert old.ended_at == 1234.5
+    store.add_run(synthetic_run(random.Random(1), repeats=1))   # the new schema takes new runs
+    assert store.run_count() == 2
+    store.close()
+
+
+def test_database_from_a_newer_brickyard_is_refused_by_name(db_url):
+    engine = create_history_engine(db_url)
+    migrate(engine)
+    with engine.begin() as conn:
+        conn.execute(sa.text("UPDATE alembic_version SET version_num = '0099'"))
+    with pytest.raises(DatabaseError, match="revision '0099'.*newer version"):
+        migrate(engine)
+    engine.dispose()
+
+
+def test_bad_urls_get_a_clear_error():
+    with pytest.raises(DatabaseError, match="not a database URL"):
+        create_history_engine("::nonsense::")
+    with pytest.raises(DatabaseError, match="no driver"):
+        create_history_engine("nosuchdb://x/y")
+
+
+def test_sqlite_file_uses_wal_foreign_keys_and_a_busy_timeout(sqlite_url):
+    store = HistoryStore(sqlite_url)
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 10_000
+    store.close()

@@ -1,0 +1,136 @@
+"""The history browser on a real SQLite history: filters, compare (provenance diff before
+numbers, significance), trend, export/import. Recorded sandbox runs in
+tests/fixtures/runs/*.json (history exports) are loaded too when present."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from brickyard.store import HistoryStore
+from brickyard.store.synthetic import synthetic_run
+from brickyard.ui.history import HistoryView, HistoryWindow
+
+from .test_history_charts import shot
+
+RUN_EXPORTS = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "runs").glob("*.json"))
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = HistoryStore(f"sqlite:///{tmp_path / 'history.sqlite3'}")
+    rng = random.Random(50)
+    day = 86400.0
+    runs = [synthetic_run(rng, gluster="3.12.15", started_at=1.76e9, repeats=3),
+            synthetic_run(rng, gluster="6.0", started_at=1.76e9 + day, repeats=3, speedup=1.3),
+            synthetic_run(rng, gluster="6.0", started_at=1.76e9 + 2 * day, repeats=3, layout="disperse",
+                          options={"performance.write-behind": "off"}),
+            synthetic_run(rng, gluster="10.3", started_at=1.76e9 + 3 * day, repeats=2, layout="arbiter")]
+    for r in runs:
+        s.add_run(r)
+    for export in RUN_EXPORTS:
+        s.import_json(export)
+    s.synthetic = runs
+    yield s
+    s.close()
+
+
+def _view(qtbot, store) -> HistoryView:
+    window = HistoryWindow(store)
+    qtbot.addWidget(window)
+    window.resize(1500, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    return window.view
+
+
+def test_filters_narrow_the_list(qtbot, store):
+    view = _view(qtbot, store)
+    total = len(store.synthetic) + sum(1 for _ in RUN_EXPORTS)
+    assert view.model.rowCount() >= total - 1
+    view.filter_bar.set_value("gluster_version", "6.0")
+    assert {r.gluster_versions for r in view.model.rows} == {"6.0"} and view.model.rowCount() == 2
+    view.filter_bar.set_value("option", "performance.write-behind=off")
+    assert [r.run_id for r in view.model.rows] == [store.synthetic[2].run_id]
+    assert view.count_label.text().startswith("1 of ")
+    view.filter_bar.set_value("option", "(any)")
+    view.filter_bar.set_value("gluster_version", "(any)")
+    view.filter_bar.set_value("layout", "replica 3 arbiter 1 (3 bricks)")
+    assert [r.run_id for r in view.model.rows] == [store.synthetic[3].run_id]
+
+
+def test_compare_shows_the_provenance_diff_first_then_significant_changes(qtbot, store, tmp_path):
+    view = _view(qtbot, store)
+    old, new = store.synthetic[0], store.synthetic[1]
+    view.select_runs([new.run_id, old.run_id])
+    assert view.selected_run_ids() == [old.run_id, new.run_id]        # oldest is the baseline
+    view.compare_button.click()
+    panel = view.compare
+    diff = panel.diff_table
+    assert diff.item(0, 0).text() == "gluster on gfs1"
+    assert (diff.item(0, 1).text(), diff.item(0, 2).text()) == ("3.12.15", "6.0")
+    assert panel.labels == ["gluster 3.12.15", "gluster 6.0"]
+    rows = panel.metrics_table.rowCount()
+    assert rows == 14                                               # 7 block sizes × 2 concurrencies
+    sentences = [panel.metrics_table.item(r, 4).text() for r in range(rows)]
+    sure = [panel.metrics_table.item(r, 5).text() for r in range(rows)]
+    big = next(r for r in range(rows) if panel.metrics_table.item(r, 0).text() == "write bs 16M ×1")
+    assert sentences[big].startswith("gluster 6.0 is") and "faster than gluster 3.12.15" in sentences[big]
+    assert sure[big].startswith(("likely real", "very likely real"))
+    assert "gluster 6.0 vs gluster 3.12.15" in panel.verdict.text()
+    # geometry: the diff sits above the numbers
+    assert panel.diff_box.mapTo(panel, panel.diff_box.rect().topLeft()).y() < \
+        panel.tabs.mapTo(panel, panel.tabs.rect().topLeft()).y()
+    shot(view.window(), tmp_path, "history-browser-compare")
+    panel.tabs.setCurrentWidget(panel.throughput_chart)
+    assert len(panel.throughput_chart.curves) == 4
+    shot(view.window(), tmp_path, "history-browser-throughput")
+    panel.tabs.setCurrentWidget(panel.layout_chart)
+    shot(view.window(), tmp_path, "history-browser-side-by-side")
+
+
+def test_identical_provenance_says_so_and_one_repeat_is_not_judged(qtbot, store):
+    rng = random.Random(51)
+    a = synthetic_run(rng, started_at=1.77e9, repeats=1, block_sizes=(4096,), concurrencies=(1,))
+    b = synthetic_run(rng, started_at=1.77e9 + 60, repeats=1, block_sizes=(4096,), concurrencies=(1,))
+    store.add_run(a)
+    store.add_run(b)
+    view = _view(qtbot, store)
+    view.select_runs([a.run_id, b.run_id])
+    view.compare_selected()
+    assert "Nothing recorded differs" in view.compare.diff_note.text()
+    assert view.compare.metrics_table.item(0, 5).text().startswith("not judged")
+
+
+def test_trend_follows_the_filter_and_chosen_point(qtbot, store, tmp_path):
+    view = _view(qtbot, store)
+    view.select_runs([r.run_id for r in store.synthetic])
+    view.compare_selected()
+    view.right.setCurrentWidget(view.trend_chart)
+    xs, _ = view.trend_chart.curve.getData()
+    assert len(xs) >= 4
+    view.filter_bar.set_value("gluster_version", "6.0")
+    xs, ys = view.trend_chart.curve.getData()
+    assert len(xs) == 2
+    shot(view.window(), tmp_path, "history-browser-trend")
+
+
+def test_export_selected_and_import_into_another_history(qtbot, store, tmp_path):
+    view = _view(qtbot, store)
+    view.select_runs([store.synthetic[0].run_id, store.synthetic[3].run_id])
+    path = tmp_path / "picked.json"
+    assert view.export_selected(str(path), "json") == 2
+    assert view.export_selected(str(tmp_path / "picked.csv"), "csv") == 2
+    other = HistoryStore(f"sqlite:///{tmp_path / 'other.sqlite3'}")
+    other_view = HistoryView(other)
+    qtbot.addWidget(other_view)
+    messages = []
+    other_view.sig_status.connect(messages.append)
+    assert other_view.import_file(str(path)).added == [store.synthetic[0].run_id, store.synthetic[3].run_id]
+    assert other_view.model.rowCount() == 2
+    assert other_view.import_file(str(path)).added == []
+    assert messages[-1] == "imported 0 runs; 2 were already here"
+    assert other_view.model.rowCount() == 2
+    other.close()
