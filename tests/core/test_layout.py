@@ -165,3 +165,11 @@ def test_candidate_layouts_are_all_accepted_and_cover_the_options():
     assert (T.DISPERSE, None, 0, 12, 5) in kinds
     assert (T.REPLICATE, 12, 0, None, None) in kinds
     assert not any(l.disperse == 12 and l.redundancy == 6 for l in layouts)
+
+
+def test_two_names_for_one_address_are_one_server():
+    topo = build({"a": 1, "a-alias": 1, "c": 1})
+    topo.nodes[0].address = topo.nodes[1].address = "10.0.0.1"
+    check = check_volume(topo, volume(topo, T.REPLICATE, replica=3))
+    (f,) = [f for f in check.findings if f.code == "same-server-set"]
+    assert {b.node for b in f.bricks} == {"a", "a-alias"}

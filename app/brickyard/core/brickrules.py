@@ -161,9 +161,14 @@ def _same_server_findings(nodes: dict[str, Node], resolved: "Resolved",
     or two names with the same address)."""
     kind = "replicate" if resolved.replica else "disperse"
     server_of = {name: node.address or name for name, node in nodes.items()}
+    if len(set(server_of.values())) == len(server_of):
+        server_of = {}  # every node is its own server: compare node names
     out: list[Finding] = []
     for index, members in enumerate(sets):
-        servers = [server_of.get(r.node, r.node) for r in members]
+        names = [r.node for r in members]
+        if len(set(names)) == len(names) and not server_of:
+            continue
+        servers = [server_of.get(n, n) for n in names] if server_of else names
         if len(set(servers)) == len(servers):
             continue
         counts = Counter(servers)
