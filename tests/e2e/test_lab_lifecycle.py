@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import time
 from pathlib import Path
 
@@ -114,3 +115,26 @@ def test_up_refuses_a_folder_with_other_files(tmp_path):
     with pytest.raises(LabError, match="not empty"):
         lab_up(small_spec(tmp_path))
     assert [p.name for p in tmp_path.iterdir()] == ["precious.txt"]
+
+
+def _connect_ms(address: str, port: int = 22) -> float:
+    """The fastest of a few TCP handshakes: one round trip."""
+    best = float("inf")
+    for _ in range(4):
+        started = time.monotonic()
+        with socket.create_connection((address, port), timeout=5):
+            best = min(best, (time.monotonic() - started) * 1000)
+    return best
+
+
+def test_a_delayed_machine_answers_a_round_trip_late_and_its_delay_path_goes_with_down(tmp_path):
+    directory = tmp_path / "lab"
+    spec = small_spec(directory)
+    state = lab_up(cfg.LabSpec(**{**spec.__dict__, "delays": (("node1", 20.0),)}))
+    node1, client1 = state.machine("node1"), state.machine("client1")
+    assert node1.delay_ms == 20.0 and is_alive(node1.forwarder_pid, node1.forwarder_start)
+    assert _connect_ms(node1.address) >= 2 * 20.0
+    assert _connect_ms(client1.address) < 2 * 20.0
+    assert lab_down(directory) == []
+    assert not is_alive(node1.forwarder_pid, node1.forwarder_start)
+    assert_nothing_left(state)

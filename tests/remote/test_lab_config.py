@@ -227,3 +227,17 @@ def test_e2e_rule_skips_without_the_lab_but_fails_under_ci(monkeypatch):
         e2e.require_lab()
     monkeypatch.setattr(e2e, "_REASON", [None])
     e2e.require_lab()  # available: neither skips nor fails
+
+
+def test_delays_are_read_as_name_and_one_way_milliseconds_and_checked_against_the_machines():
+    assert cfg.parse_delay("node4=25") == ("node4", 25.0)
+    assert cfg.parse_delay("client1=2.5ms") == ("client1", 2.5)
+    for bad in ("node4", "node4=", "=25", "node4=fast"):
+        with pytest.raises(cfg.LabConfigError, match="--delay takes NAME=MS"):
+            cfg.parse_delay(bad)
+    plan = cfg.plan_lab(spec(delays=(("node2", 25.0),)))
+    assert [m.delay_ms for m in plan.machines] == [0.0, 25.0, 0.0, 0.0, 0.0]
+    with pytest.raises(cfg.LabConfigError, match="--delay names 'node9', which is not a machine"):
+        cfg.plan_lab(spec(delays=(("node9", 25.0),)))
+    with pytest.raises(cfg.LabConfigError, match="at most 1000 ms"):
+        cfg.plan_lab(spec(delays=(("node1", 5000.0),)))

@@ -31,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     up.add_argument("--subnet", default=cfg.DEFAULT_SUBNET, help=f"private /24 for the lab (default {cfg.DEFAULT_SUBNET})")
     up.add_argument("--prefix", default=cfg.DEFAULT_PREFIX,
                     help=f"names of the lab's namespaces and links (default {cfg.DEFAULT_PREFIX})")
+    up.add_argument("--delay", action="append", default=[], metavar="NAME=MS",
+                    help="add MS milliseconds each way to one machine's link (user space; repeatable)")
     with_dir(up)
     up.set_defaults(func=run_up)
 
@@ -51,7 +53,7 @@ def _say(text: str) -> None:
 
 def run_up(args: argparse.Namespace) -> int:
     from ..cli import UsageError
-    from ..lab.config import LabConfigError, LabSpec, plan_lab
+    from ..lab.config import LabConfigError, LabSpec, parse_delay, plan_lab
     from ..lab.sandbox import AlreadyUp, lab_up
     from ..lab.system import LabError
 
@@ -59,10 +61,11 @@ def run_up(args: argparse.Namespace) -> int:
         brick_size = parse_size(args.brick_size)
     except UnitError as exc:
         raise UsageError(f"--brick-size: {exc}") from None
-    spec = LabSpec(nodes=args.nodes, clients=args.clients, brick_size=brick_size,
-                   bricks_per_node=args.bricks_per_node, directory=Path(args.dir).absolute(),
-                   subnet=args.subnet, prefix=args.prefix)
     try:
+        delays = tuple(parse_delay(text) for text in args.delay)
+        spec = LabSpec(nodes=args.nodes, clients=args.clients, brick_size=brick_size,
+                       bricks_per_node=args.bricks_per_node, directory=Path(args.dir).absolute(),
+                       subnet=args.subnet, prefix=args.prefix, delays=delays)
         plan_lab(spec)
     except LabConfigError as exc:
         raise UsageError(str(exc)) from None
@@ -76,7 +79,8 @@ def run_up(args: argparse.Namespace) -> int:
         return 1
     for m in state.machines:
         bricks = ", ".join(f"{b.path} ({format_bytes(b.size_bytes, binary=True)})" for b in m.bricks)
-        print(f"  {m.name:<9} {m.address:<13} {bricks}")
+        delay = f"(+{m.delay_ms:g} ms each way) " if m.delay_ms else ""
+        print(f"  {m.name:<9} {m.address:<13} {delay}{bricks}")
     return 0
 
 
@@ -120,6 +124,7 @@ def run_status(args: argparse.Namespace) -> int:
         if h.glusterd is not None:
             checks.append(f"glusterd {'ok' if h.glusterd else 'DOWN'}")
         run = "running" if h.running else "STOPPED"
+        delay = f"  +{h.delay_ms:g} ms each way" if h.delay_ms else ""
         print(f"  {h.name:<9} {h.address:<13} {run:<8} {', '.join(checks):<24} "
-              f"{h.processes:>3} processes {format_bytes(h.memory_bytes, binary=True):>11}")
+              f"{h.processes:>3} processes {format_bytes(h.memory_bytes, binary=True):>11}{delay}")
     return 0 if health.up else 1

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..core.units import format_bytes
@@ -34,6 +34,7 @@ DEFAULT_BRICK_SIZE = 1 << 30
 MIN_BRICK_SIZE = 300 * 1000 * 1000  # mkfs.xfs (xfsprogs 6) refuses smaller filesystems
 MAX_NODES = 80
 MAX_CLIENTS = 50
+MAX_DELAY_MS = 1000
 # Room left on the lab directory's filesystem beyond the brick images: logs, glusterd state.
 HEADROOM_BYTES = 512 << 20
 SSH_PORT = 22
@@ -64,6 +65,8 @@ class LabSpec:
     directory: Path = DEFAULT_DIR
     subnet: str = DEFAULT_SUBNET
     prefix: str = DEFAULT_PREFIX
+    # (machine name, one-way delay in ms): that machine's link goes through lab.delay
+    delays: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,7 @@ class MachinePlan:
     veth: str             # bridge-side end; the inside end is eth0
     dir: Path             # per-machine state: keys, configs, glusterd, logs
     bricks: tuple[BrickPlan, ...] = ()
+    delay_ms: float = 0.0  # one-way, added by a user-space forwarder (0: a plain veth)
 
     @property
     def is_server(self) -> bool:
@@ -179,7 +183,29 @@ def plan_lab(spec: LabSpec) -> LabPlan:
         name = f"client{i}"
         machines.append(MachinePlan(name, "client", str(hosts[99 + i]), f"{spec.prefix}-{name}",
                                     f"{spec.prefix}-{name}", spec.directory / "machines" / name))
+    names = {m.name for m in machines}
+    delays = {}
+    for name, ms in spec.delays:
+        if name not in names:
+            raise LabConfigError(f"--delay names {name!r}, which is not a machine of this lab "
+                                 f"({', '.join(sorted(names))})")
+        if not 0 < ms <= MAX_DELAY_MS:
+            raise LabConfigError(f"--delay {name}={ms:g}: the delay must be more than 0 and at most {MAX_DELAY_MS} ms")
+        delays[name] = float(ms)
+    machines = [replace(m, delay_ms=delays.get(m.name, 0.0)) for m in machines]
     return LabPlan(spec, f"{spec.prefix}-br", str(hosts[0]), str(net), tuple(machines))
+
+
+def parse_delay(text: str) -> tuple[str, float]:
+    """``node4=25`` -> ("node4", 25.0): one machine and its one-way delay in ms."""
+    name, sep, ms = text.partition("=")
+    try:
+        value = float(ms.removesuffix("ms"))
+    except ValueError:
+        value = None
+    if not sep or not name or value is None:
+        raise LabConfigError(f"--delay takes NAME=MS, e.g. node4=25, not {text!r}")
+    return name, value
 
 
 def parse_subnet(text: str) -> ipaddress.IPv4Network:

@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
@@ -63,7 +64,8 @@ def check_host(plan: cfg.LabPlan) -> None:
     clash = cfg.overlapping_routes(plan.spec.subnet, routes())
     if clash:
         raise LabError(f"--subnet {plan.spec.subnet} overlaps this machine's routes ({'; '.join(clash)}); choose another --subnet")
-    taken = [n for n in [plan.bridge, *(m.veth for m in plan.machines)] if link_exists(n)]
+    taps = [_tap_name(plan.spec.prefix, k) for k, m in enumerate(plan.machines) if m.delay_ms]
+    taken = [n for n in [plan.bridge, *(m.veth for m in plan.machines), *taps] if link_exists(n)]
     taken += [f"netns {m.netns}" for m in plan.machines if netns_exists(m.netns)]
     if taken:
         raise LabError(f"names the lab needs are in use: {', '.join(taken)}; another lab with "
@@ -114,7 +116,8 @@ def _new_state(plan: cfg.LabPlan, created_dir: bool, owner: str) -> LabState:
     spec = plan.spec
     machines = [
         MachineState(m.name, m.role, m.address, m.netns, m.veth, str(m.dir), cfg.SSH_PORT,
-                     [BrickState(b.index, b.mount, b.path, str(b.image)) for b in m.bricks])
+                     [BrickState(b.index, b.mount, b.path, str(b.image)) for b in m.bricks],
+                     delay_ms=m.delay_ms)
         for m in plan.machines
     ]
     return LabState(
@@ -189,16 +192,52 @@ def _make_network(plan: cfg.LabPlan, state: LabState) -> None:
     run(["ip", "link", "add", plan.bridge, "type", "bridge"], "creating the lab bridge")
     run(["ip", "addr", "add", f"{plan.bridge_address}/{prefix}", "dev", plan.bridge], "addressing the lab bridge")
     run(["ip", "link", "set", plan.bridge, "up"], "bringing the lab bridge up")
-    for m in state.machines:
+    for k, m in enumerate(state.machines):
         m.netns_created = True
         m.veth_created = True
         state.save()
         run(["ip", "netns", "add", m.netns], f"creating network namespace {m.netns}")
-        run(["ip", "link", "add", m.veth, "type", "veth", "peer", "name", "eth0", "netns", m.netns],
-            f"creating {m.name}'s network link")
+        if m.delay_ms:
+            inner = _start_forwarder(state, m, _tap_name(plan.spec.prefix, k))
+            run(["ip", "link", "set", inner, "netns", m.netns], f"moving {m.name}'s delayed link into its namespace")
+            run(["ip", "-n", m.netns, "link", "set", inner, "name", "eth0"], f"naming {m.name}'s delayed link eth0")
+        else:
+            run(["ip", "link", "add", m.veth, "type", "veth", "peer", "name", "eth0", "netns", m.netns],
+                f"creating {m.name}'s network link")
         run(["ip", "link", "set", m.veth, "master", plan.bridge, "up"], f"joining {m.name} to the bridge")
         run(["ip", "-n", m.netns, "addr", "add", f"{m.address}/{prefix}", "dev", "eth0"], f"addressing {m.name}")
         run(["ip", "-n", m.netns, "link", "set", "eth0", "up"], f"bringing {m.name}'s link up")
+
+
+def _tap_name(prefix: str, index: int) -> str:
+    """The delayed machine's inner TAP device, until it is renamed eth0 inside its namespace."""
+    return f"{prefix}-tap{index}"
+
+
+def _start_forwarder(state: LabState, m: MachineState, inner: str) -> str:
+    """Start the user-space delay path for ``m``: returns the inner TAP device's name
+    (the outer one is ``m.veth``, for the bridge)."""
+    ready = Path(m.dir) / "delay.ready"
+    log = open(Path(m.dir) / "delay.log", "wb")
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "brickyard.lab.delay", "--node-tap", inner, "--host-tap", m.veth,
+             "--ms", f"{m.delay_ms:g}", "--ready", str(ready)],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True, close_fds=True)
+    finally:
+        log.close()
+    m.forwarder_pid = proc.pid
+    m.forwarder_start = start_time(proc.pid) or 0
+    proc.returncode = 0  # outlives this process, like the inits
+    state.save()
+    deadline = time.monotonic() + 15
+    while not ready.exists():
+        if not is_alive(m.forwarder_pid, m.forwarder_start) or time.monotonic() > deadline:
+            _reap(m.forwarder_pid)
+            raise LabError(f"{m.name}'s delay path did not start: {_log_tail(Path(m.dir) / 'delay.log')}")
+        time.sleep(0.02)
+    return inner
 
 
 def _start_machines(plan: cfg.LabPlan, state: LabState) -> None:
@@ -307,7 +346,8 @@ def teardown(state: LabState, say: Say = _quiet) -> list[str]:
     left: list[str] = []
     killed = []
     for m in state.machines:
-        for pid, start in ((m.launcher_pid, m.launcher_start), (m.init_pid, m.init_start)):
+        for pid, start in ((m.launcher_pid, m.launcher_start), (m.init_pid, m.init_start),
+                           (m.forwarder_pid, m.forwarder_start)):
             if is_alive(pid, start):
                 os.kill(pid, signal.SIGKILL)
                 killed.append((m.name, pid, start))

@@ -53,6 +53,10 @@ class MachineState:
     init_start: int = 0
     netns_created: bool = False
     veth_created: bool = False
+    # a delayed machine: the user-space forwarder that owns its TAP devices
+    delay_ms: float = 0.0
+    forwarder_pid: int = 0
+    forwarder_start: int = 0
 
 
 @dataclass

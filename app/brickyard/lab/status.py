@@ -22,6 +22,7 @@ class MachineHealth:
     glusterd: bool | None   # None on clients
     processes: int
     memory_bytes: int
+    delay_ms: float = 0.0   # one-way; its forwarder must run for ``running``
 
     @property
     def healthy(self) -> bool:
@@ -57,14 +58,15 @@ def lab_health(directory: Path) -> LabHealth:
         return LabHealth(str(directory), False, "down", False, [], None)
     machines = []
     for m in state.machines:
-        running = is_alive(m.init_pid, m.init_start)
+        running = is_alive(m.init_pid, m.init_start) and (
+            not m.delay_ms or is_alive(m.forwarder_pid, m.forwarder_start))
         processes, memory = memory_of_pid_namespace(m.init_pid) if running else (0, 0)
         machines.append(MachineHealth(
             name=m.name, role=m.role, address=m.address, running=running,
             netns=netns_exists(m.netns),
             ssh=running and port_open(m.address, m.ssh_port),
             glusterd=(running and port_open(m.address, GLUSTERD_PORT)) if m.role == "server" else None,
-            processes=processes, memory_bytes=memory,
+            processes=processes, memory_bytes=memory, delay_ms=m.delay_ms,
         ))
     bridge = link_exists(state.bridge)
     if state.status != "up":
