@@ -166,3 +166,18 @@ def test_step_with_unusual_params_round_trips(store):
                       note="worker 3 stalled")
     store.add_run(dataclasses.replace(run, steps=[step]))
     assert store.load_run(run.run_id).steps == [step]
+
+
+def test_metric_trend_gives_one_median_per_run_at_a_point_oldest_first(store):
+    rng = random.Random(12)
+    runs = [synthetic_run(rng, started_at=t, repeats=3, block_sizes=(4096, 1 << 20), concurrencies=(1, 4))
+            for t in (3000.0, 1000.0, 2000.0)]
+    for r in runs:
+        store.add_run(r)
+    trend = store.metric_trend("throughput", block_size=1 << 20, concurrency=4, direction="write")
+    assert [t[0] for t in trend] == [1000.0, 2000.0, 3000.0]
+    from brickyard.core.series import value_at
+    for started, run_id, median in trend:
+        run = next(r for r in runs if r.run_id == run_id)
+        assert median == value_at(run, "throughput", 1 << 20, 4).median
+    assert len(store.metric_trend("throughput", filters=RunFilter(since=1500.0))) == 2
