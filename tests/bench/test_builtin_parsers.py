@@ -63,3 +63,12 @@ def test_wordpress_shaped_tarball_matches_the_write_up_and_is_deterministic():
     assert sum(m.size for m in members if m.isfile()) == TOTAL_BYTES
     small = wordpress_shaped(0.05)
     assert small.data == wordpress_shaped(0.05).data and small.files == round(FILES * 0.05)
+
+
+def test_lstat_loop_output_and_source_ship_with_the_plugin():
+    from brickyard_metadata import loop_source, parse_loop_output
+
+    assert parse_loop_output("544768 1.004540723\n") == (544768, 1.004540723)
+    with pytest.raises(ValueError):
+        parse_loop_output("lstat: No such file or directory")
+    assert b"CLOCK_MONOTONIC" in loop_source()

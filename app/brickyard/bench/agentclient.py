@@ -243,7 +243,7 @@ class AgentSession:
             self._reader.cancel()
         if self.tmpdir.startswith("/tmp/brickyard-agent."):
             try:
-                await self.executor.run(["rm", "-rf", "--", self.tmpdir], timeout=30)
+                await self.executor.run(["rm", "-rf", "--one-file-system", "--", self.tmpdir], timeout=30)
             except Exception as exc:  # noqa: BLE001
                 problems.append(f"{self.host}: could not remove {shlex.quote(self.tmpdir)}: {exc}")
         return problems

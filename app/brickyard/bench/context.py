@@ -245,7 +245,7 @@ class RunContext:
         if not m.throughput_metrics or not any(w.bytes for w in workers):
             metrics.append(Metric("elapsed", stats.window_seconds(workers), "s", "last end − first start"))
         ops = stats.total_ops(workers)
-        if ops and not any(x.name == "ops_per_s" for x in m.metrics):
+        if ops and m.throughput_metrics and not any(x.name == "ops_per_s" for x in m.metrics):
             metrics.append(Metric("ops_per_s", stats.headline_ops(workers), "ops/s", "total ops ÷ (last end − first start)"))
         names = {x.name for x in m.metrics}
         metrics = [x for x in metrics if x.name not in names] + list(m.metrics)

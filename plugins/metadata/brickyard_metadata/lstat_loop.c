@@ -1,0 +1,43 @@
+/* Brickyard's lstat loop: lstat(path) as fast as possible for a set time, no interpreter in
+ * the loop. The clock is read once per 1024 calls. Prints "calls seconds" on stdout.
+ * Unlike the lstat write-up's loop, time() is not called per iteration and the elapsed
+ * time is measured on CLOCK_MONOTONIC, not rounded to whole seconds. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv) {
+    struct stat sb;
+    unsigned long long calls = 0;
+    double seconds, start, elapsed;
+    int i;
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s PATH SECONDS\n", argv[0]);
+        return 2;
+    }
+    seconds = atof(argv[2]);
+    if (lstat(argv[1], &sb) == -1) {
+        perror("lstat");
+        return 1;
+    }
+    start = now();
+    do {
+        for (i = 0; i < 1024; i++) {
+            if (lstat(argv[1], &sb) == -1) {
+                perror("lstat");
+                return 1;
+            }
+        }
+        calls += 1024;
+        elapsed = now() - start;
+    } while (elapsed < seconds);
+    printf("%llu %.9f\n", calls, elapsed);
+    return 0;
+}
