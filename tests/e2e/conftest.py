@@ -2,7 +2,8 @@
 
 - ``lab`` (session): a 4-node + 1-client lab. An already running lab in the lab directory is
   reused (``BRICKYARD_LAB_DIR``, default ``/var/lib/brickyard-lab``); otherwise one is started and
-  taken down again after the last test session using it ends.
+  taken down again after the last test session using it ends. A second lab beside a running one
+  needs its own ``BRICKYARD_LAB_PREFIX`` (names) and ``BRICKYARD_LAB_SUBNET`` (a private /24).
 - Every test here needs root, network namespaces and the lab's tools. Without them the tests
   skip, except under ``CI=true``, where a missing requirement fails the test with the reason:
   CI must never pass by skipping the real-cluster tests.
@@ -79,8 +80,11 @@ def lab():
     require_lab()
     from brickyard.lab.session import acquire, release
 
+    env = os.environ.get
     spec = cfg.LabSpec(nodes=LAB_NODES, clients=LAB_CLIENTS,
-                       directory=Path(os.environ.get("BRICKYARD_LAB_DIR", str(cfg.DEFAULT_DIR))))
+                       directory=Path(env("BRICKYARD_LAB_DIR", str(cfg.DEFAULT_DIR))),
+                       prefix=env("BRICKYARD_LAB_PREFIX", cfg.DEFAULT_PREFIX),
+                       subnet=env("BRICKYARD_LAB_SUBNET", cfg.DEFAULT_SUBNET))
     handle = acquire(spec, say=lambda text: print(f"lab: {text}", file=sys.stderr))
     try:
         yield handle

@@ -351,6 +351,8 @@ def teardown(state: LabState, say: Say = _quiet) -> list[str]:
             if is_alive(pid, start):
                 os.kill(pid, signal.SIGKILL)
                 killed.append((m.name, pid, start))
+            elif pid and start_time(pid) == start:
+                _reap(pid)  # ended by itself: a zombie if this process started it
     deadline = time.monotonic() + 15
     for name, pid, start in killed:
         while is_alive(pid, start) and time.monotonic() < deadline:
