@@ -83,7 +83,7 @@ def exit_code(run: RunResult) -> int:
     return 1
 
 
-SHOWN = ("throughput", "sum_of_rates", "fio_group_bw", "iops", "clat_p99_us", "ops_per_s", "objects_per_s",
+SHOWN = ("throughput", "sum_of_rates", "fio_group_bw", "iops", "clat_p99_us", "ops_per_s", "files_per_s", "objects_per_s",
          "per_object_ms", "seconds", "tps", "init_seconds", "calls_per_s", "lstat_us", "scaling_efficiency")
 
 
