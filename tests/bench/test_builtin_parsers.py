@@ -72,3 +72,12 @@ def test_lstat_loop_output_and_source_ship_with_the_plugin():
     with pytest.raises(ValueError):
         parse_loop_output("lstat: No such file or directory")
     assert b"CLOCK_MONOTONIC" in loop_source()
+
+
+def test_pgbench_output_parsed_from_a_real_postgresql_15_run():
+    from brickyard_pgbench import parse_init_seconds, parse_pgbench
+
+    run = parse_pgbench((FIX / "pgbench/run-c2-t50.stdout").read_text())
+    assert run == {"tps": 464.489758, "latency_ms": 4.306, "done": 100.0, "asked": 100.0}
+    assert parse_init_seconds((FIX / "pgbench/init-s1.txt").read_text()) == 0.36
+    assert parse_pgbench("connection to server failed") == {}
