@@ -89,3 +89,19 @@ def test_sqlite_file_uses_wal_foreign_keys_and_a_busy_timeout(sqlite_url):
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 10_000
     store.close()
+
+
+def test_instances_starting_at_once_migrate_once_without_errors(db_url):
+    import subprocess
+    import sys
+
+    code = "import sys; from brickyard.store import HistoryStore; HistoryStore(sys.argv[1]).close(); print('ok')"
+    procs = [subprocess.Popen([sys.executable, "-c", code, db_url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(3)]
+    results = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], [err[-500:] for _, err in results]
+    engine = create_history_engine(db_url)
+    assert current_revision(engine) == "0002"
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM alembic_version")).scalar() == 1
+    engine.dispose()

@@ -78,9 +78,7 @@ def parse_date(text: str, flag: str) -> float:
 
 def _open(args: argparse.Namespace) -> HistoryStore:
     try:
-        store = HistoryStore.open(args.db)
-        store.mark_interrupted_runs()
-        return store
+        return HistoryStore.open(args.db)
     except (DatabaseError, SettingsError) as exc:
         raise UsageError(str(exc)) from None
     except Exception as exc:  # a driver's connection error: say which database, in one line

@@ -27,7 +27,7 @@ from sqlalchemy import Connection, and_, delete, func, insert, or_, select, upda
 from sqlalchemy.exc import IntegrityError
 
 from brickyard.core.compare import describe_layout
-from brickyard.core.results import Metric, RunResult, RunStatus, StepResult, WorkerTiming
+from brickyard.core.results import Metric, Provenance, RunResult, RunStatus, StepResult, WorkerTiming
 from brickyard.core.topology import Topology
 
 from . import codec
@@ -136,10 +136,14 @@ class HistoryStore:
             migrate(self.engine)
 
     @classmethod
-    def open(cls, cli_url: str | None = None) -> "HistoryStore":
-        """The store the user chose (``--db``, ``BRICKYARD_DB``, settings, default)."""
+    def open(cls, cli_url: str | None = None, mark_interrupted: bool = True) -> "HistoryStore":
+        """The store the user chose (``--db``, ``BRICKYARD_DB``, settings, default), migrated,
+        with runs whose writer died since the last start marked interrupted."""
         url, _source = resolve_db_url(cli_url)
-        return cls(url)
+        store = cls(url)
+        if mark_interrupted:
+            store.mark_interrupted_runs()
+        return store
 
     def close(self) -> None:
         self.engine.dispose()
@@ -184,6 +188,20 @@ class HistoryStore:
                 status=RunStatus.RUNNING.value, heartbeat_at=self._clock(),
                 step_count=Run.step_count + len(steps),
                 sample_count=Run.sample_count + sum(len(s.metrics) for s in steps)))
+
+    def update_provenance(self, run_id: str, provenance: Provenance) -> None:
+        """Replace a run's provenance (the engine learns hosts, versions and the volume after
+        the run has started), with its filter columns, hosts and options."""
+        p = provenance
+        with self._write() as conn:
+            pk = conn.execute(select(Run.id).where(Run.run_id == run_id)).scalar()
+            if pk is None:
+                raise StoreError(f"run {run_id} is not in the history")
+            volume_id = self._volume_id(conn, p.volume_name, p.layout) if (p.volume_name or p.layout) else None
+            conn.execute(update(Run).where(Run.id == pk).values(**_provenance_columns(p), volume_id=volume_id))
+            conn.execute(delete(RunHost).where(RunHost.run_pk == pk))
+            conn.execute(delete(RunOption).where(RunOption.run_pk == pk))
+            self._insert_hosts_and_options(conn, pk, p)
 
     def heartbeat(self, run_id: str) -> None:
         """Say the run is alive (the engine calls this during long steps)."""
@@ -249,15 +267,12 @@ class HistoryStore:
         p = run.provenance
         volume_id = self._volume_id(conn, p.volume_name, p.layout) if (p.volume_name or p.layout) else None
         topology_id = self._topology_id(conn, topology) if topology is not None else None
-        glusters = sorted({h.get("gluster", "") for h in p.hosts.values()} - {""})
         now = self._clock()
         values = dict(
             run_id=run.run_id, workload=run.workload, status=run.status.value, started_at=run.started_at,
-            ended_at=run.ended_at, error=run.error, failed_host=run.failed_host, target=p.target,
-            target_kind=p.target_kind, volume_id=volume_id, topology_id=topology_id,
-            brickyard_version=p.brickyard_version, hosts=", ".join(sorted(p.hosts)),
-            gluster_versions=", ".join(glusters), provenance_json=_dumps(codec.provenance_to_dict(p)),
-            step_count=len(run.steps), sample_count=sum(len(s.metrics) for s in run.steps),
+            ended_at=run.ended_at, error=run.error, failed_host=run.failed_host, volume_id=volume_id,
+            topology_id=topology_id, **_provenance_columns(p), step_count=len(run.steps),
+            sample_count=sum(len(s.metrics) for s in run.steps),
             owner_host=self.host if owned else "", owner_pid=self.pid if owned else None,
             owner_start=self._start if owned else "", heartbeat_at=now if owned else run.ended_at)
         try:
@@ -265,15 +280,19 @@ class HistoryStore:
                 pk = conn.execute(insert(Run).values(**values)).inserted_primary_key[0]
         except IntegrityError:
             raise StoreError(f"run {run.run_id} is already in the history") from None
+        self._insert_hosts_and_options(conn, pk, p)
+        for step in run.steps:
+            self._insert_step(conn, pk, step)
+        return pk
+
+    @staticmethod
+    def _insert_hosts_and_options(conn: Connection, pk: int, p: Provenance) -> None:
         if p.hosts:
             conn.execute(insert(RunHost), [dict(run_pk=pk, host=h, gluster=i.get("gluster", ""),
                                                 kernel=i.get("kernel", ""), os=i.get("os", ""))
                                            for h, i in p.hosts.items()])
         if p.volume_options:
             conn.execute(insert(RunOption), [dict(run_pk=pk, name=k, value=v) for k, v in p.volume_options.items()])
-        for step in run.steps:
-            self._insert_step(conn, pk, step)
-        return pk
 
     def _insert_step(self, conn: Connection, run_pk: int, step: StepResult) -> None:
         params = step.params
@@ -481,6 +500,14 @@ class HistoryStore:
             for table in (Step, RunHost, RunOption):
                 conn.execute(delete(table).where(table.run_pk == pk))
             conn.execute(delete(Run).where(Run.id == pk))
+
+
+def _provenance_columns(p: Provenance) -> dict[str, Any]:
+    """The runs-table columns copied out of a provenance (for listing and filtering)."""
+    glusters = sorted({h.get("gluster", "") for h in p.hosts.values()} - {""})
+    return dict(target=p.target, target_kind=p.target_kind, brickyard_version=p.brickyard_version,
+                hosts=", ".join(sorted(p.hosts)), gluster_versions=", ".join(glusters),
+                provenance_json=_dumps(codec.provenance_to_dict(p)))
 
 
 def _apply_filter(q: Any, f: RunFilter) -> Any:

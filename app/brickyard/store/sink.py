@@ -1,0 +1,42 @@
+"""``HistorySink``: the run engine's result sink (``bench.engine.ResultSink``) writing into a
+``HistoryStore``. The store and the engine do not import each other; the app (or the CLI)
+hands the engine this sink.
+
+The engine calls it on its own thread: ``run_started`` (provenance still sparse),
+``step_finished`` for every measured step (each committed before it returns), and
+``run_finished`` with the final status. Provenance learnt after the start (hosts,
+versions, the volume) is written as soon as it differs from what is stored.
+"""
+
+from __future__ import annotations
+
+from brickyard.core.results import Provenance, RunResult, StepResult
+from brickyard.core.topology import Topology
+
+from .history import HistoryStore
+
+
+class HistorySink:
+    def __init__(self, store: HistoryStore, topology: Topology | dict | str | None = None) -> None:
+        self.store = store
+        self.topology = topology
+        self._stored: dict[str, Provenance] = {}
+
+    def _sync_provenance(self, run: RunResult) -> None:
+        if self._stored.get(run.run_id) != run.provenance:
+            self.store.update_provenance(run.run_id, run.provenance)
+            self._stored[run.run_id] = run.provenance
+
+    def run_started(self, run: RunResult) -> None:
+        self.store.begin_run(run, self.topology)
+        self._stored[run.run_id] = run.provenance
+
+    def step_finished(self, run: RunResult, step: StepResult) -> None:
+        self._sync_provenance(run)
+        self.store.add_step(run.run_id, step)
+
+    def run_finished(self, run: RunResult) -> None:
+        self._sync_provenance(run)
+        self.store.finish_run(run.run_id, run.status, error=run.error, failed_host=run.failed_host,
+                              ended_at=run.ended_at)
+        self._stored.pop(run.run_id, None)
