@@ -37,8 +37,9 @@ class AlreadyUp(Exception):
 
     def __init__(self, state: LabState):
         self.state = state
-        super().__init__(f"a lab is already up in {state.directory} "
-                         f"({len(state.servers)} nodes, {len(state.clients)} clients)")
+        servers, clients = len(state.servers), len(state.clients)
+        super().__init__(f"a lab is already up in {state.directory} ({servers} node{'s' * (servers != 1)}, "
+                         f"{clients} client{'s' * (clients != 1)})")
 
 
 def _quiet(_: str) -> None:
@@ -61,15 +62,16 @@ def check_host(plan: cfg.LabPlan) -> None:
             raise LabError(f"{cfg.GLUSTERD_DIR}/{sub} is missing (it comes with glusterfs-server)")
     if not Path("/proc/self/ns/net").exists() or not Path("/proc/self/ns/pid").exists():
         raise LabError("this kernel has no network/PID namespaces")
-    clash = cfg.overlapping_routes(plan.spec.subnet, routes())
-    if clash:
-        raise LabError(f"--subnet {plan.spec.subnet} overlaps this machine's routes ({'; '.join(clash)}); choose another --subnet")
     taps = [_tap_name(plan.spec.prefix, k) for k, m in enumerate(plan.machines) if m.delay_ms]
     taken = [n for n in [plan.bridge, *(m.veth for m in plan.machines), *taps] if link_exists(n)]
     taken += [f"netns {m.netns}" for m in plan.machines if netns_exists(m.netns)]
     if taken:
         raise LabError(f"names the lab needs are in use: {', '.join(taken)}; another lab with "
                        f"--prefix {plan.spec.prefix} may be up (use its --dir with `lab down`, or another --prefix)")
+    clash = cfg.overlapping_routes(plan.spec.subnet, routes())
+    if clash:
+        raise LabError(f"--subnet {plan.spec.subnet} overlaps this machine's routes ({'; '.join(clash[:3])}); "
+                       f"another lab may use it (`brickyard lab down --dir ITS_DIR`), or choose another --subnet")
     short = cfg.space_shortfall(plan, free_bytes(plan.spec.directory))
     if short:
         raise LabError(short)
