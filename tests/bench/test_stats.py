@@ -88,3 +88,16 @@ def test_rank_test_separates_distinct_samples_and_not_equal_ones():
     big_a = [float(i % 7) for i in range(40)]
     big_b = [float(i % 7) + 3 for i in range(40)]
     assert stats.rank_test(big_a, big_b) < 0.001
+
+
+def test_repeats_are_summarized_per_sweep_point_and_invalid_steps_left_out():
+    from brickyard.core.results import Metric, StepResult
+
+    def step(i, bs, repeat, value, valid=True):
+        return StepResult(i, {"bs": bs, "repeat": repeat}, repeat, (), (Metric("throughput", value, "B/s"),), valid=valid)
+
+    steps = [step(0, 4, 0, 10.0), step(1, 8, 0, 20.0), step(2, 4, 1, 12.0), step(3, 8, 1, 1e9, valid=False),
+             step(4, 4, 2, 11.0)]
+    (p4, s4), (p8, s8) = stats.summarize_repeats(steps)
+    assert p4 == {"bs": 4} and (s4.n, s4.median) == (3, 11.0)
+    assert p8 == {"bs": 8} and (s8.n, s8.median) == (1, 20.0)

@@ -73,6 +73,7 @@ class AgentSession:
     heartbeat_timeout: float = 20.0
     tmpdir: str = ""
     euid: int = -1
+    remote_pid: int = 0     # the agent's pid on its host (tests kill it to play a dying host)
     clock: ClockSync | None = None
     _proc: RemoteProcess | None = None
     _events: asyncio.Queue = field(default_factory=asyncio.Queue)
@@ -102,6 +103,7 @@ class AgentSession:
         if hello.get("event") != "hello":
             raise AgentError(self.host, f"agent did not start: {hello}")
         self.euid = int(hello.get("euid", -1))
+        self.remote_pid = int(hello.get("pid", 0))
 
     async def _read_events(self) -> None:
         assert self._proc is not None

@@ -178,7 +178,6 @@ class Measurement:
 #: parameters every workload has; the engine reads them (a workload may override one)
 COMMON_PARAMS: tuple[Param, ...] = (
     Param("repeats", "int", 3, "how many times each step is measured (median and spread)", minimum=1, maximum=100),
-    Param("warmup", "bool", False, "run one unrecorded pass of the first step before measuring"),
     Param("stall_seconds", "seconds", 45.0, "no I/O progress for this long ends the run as stalled",
           minimum=1, maximum=3600),
 )

@@ -87,6 +87,30 @@ SHOWN = ("throughput", "sum_of_rates", "fio_group_bw", "iops", "clat_p99_us", "o
          "per_object_ms", "seconds", "tps", "init_seconds", "calls_per_s", "lstat_us", "scaling_efficiency")
 
 
+SUMMARY_METRICS = ("throughput", "fio_group_bw", "objects_per_s", "files_per_s", "lstat_us", "tps", "init_seconds")
+
+
+def summary(run: RunResult) -> list[dict[str, Any]]:
+    """Median and spread over repeats of each headline metric, per sweep point."""
+    from ..core.stats import summarize_repeats
+
+    out = []
+    for name in SUMMARY_METRICS:
+        for params, s in summarize_repeats(run.steps, name):
+            out.append({"metric": name, "params": params, "n": s.n, "median": s.median, "min": s.minimum,
+                        "max": s.maximum, "spread": s.spread})
+    return out
+
+
+def _show_summary(row: dict[str, Any]) -> str:
+    unit_bps = row["metric"] in ("throughput", "fio_group_bw")
+    fmt = (lambda v: f"{format_bytes(v)}/s") if unit_bps else (lambda v: f"{v:.4g}")
+    params = " ".join(f"{k}={v}" for k, v in row["params"].items())
+    spread = f", spread {row['spread'] * 100:.1f} %" if row["n"] > 1 and not math.isnan(row["spread"]) else ""
+    return (f"  {row['metric']} median {fmt(row['median'])} over {row['n']} "
+            f"(min {fmt(row['min'])}, max {fmt(row['max'])}{spread}): {params}")
+
+
 def _show_step(step) -> str:
     params = " ".join(f"{k}={v}" for k, v in step.params.items() if k != "repeat")
     bits = []
@@ -185,12 +209,16 @@ def _run(args, workload, params, targets, link) -> int:
             except KeyboardInterrupt:
                 interrupted = True
                 progress.cancel()
+    code = 130 if interrupted else exit_code(result)
+    rows = summary(result)
     if args.json:
-        print(json.dumps(to_jsonable(result), indent=1))
+        print(json.dumps({**to_jsonable(result), "summary": to_jsonable(rows), "exit_code": code}, indent=1))
     else:
+        if rows:
+            print("summary over repeats:")
+            for row in rows:
+                print(_show_summary(row))
         tail = f": {result.error}" if result.error else ""
         print(f"{workload.name} on {','.join(t.text for t in targets)}: {result.status.value}"
               f" ({len(result.steps)} steps, {sum(1 for s in result.steps if not s.valid)} invalid){tail}")
-    if interrupted:
-        return 130
-    return exit_code(result)
+    return code

@@ -25,7 +25,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from .results import Metric, WorkerTiming
+from .results import Metric, StepResult, WorkerTiming
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -259,3 +259,19 @@ def _exact_u_pvalue(a: list[float], b: list[float], u_obs: float) -> float:
         if abs(u - mean) >= abs(u_obs - mean) - 1e-9:
             extreme += 1
     return extreme / total
+
+
+def summarize_repeats(steps: Sequence[StepResult], metric: str = "throughput") -> list[tuple[dict, Summary]]:
+    """Group valid steps that differ only in ``repeat`` and summarize ``metric`` over them,
+    in first-seen order: ``[(params without 'repeat', Summary), …]``."""
+    groups: dict[tuple, tuple[dict, list[float]]] = {}
+    for step in steps:
+        if not step.valid:
+            continue
+        m = step.metric(metric)
+        if m is None:
+            continue
+        params = {k: v for k, v in step.params.items() if k != "repeat"}
+        key = tuple(sorted((k, repr(v)) for k, v in params.items()))
+        groups.setdefault(key, (params, []))[1].append(m.value)
+    return [(params, summarize(values)) for params, values in groups.values()]

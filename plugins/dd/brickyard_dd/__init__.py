@@ -56,6 +56,7 @@ class DdSweep(Workload):
               "at least one block)", minimum=KIB, maximum=1 << 40),
         Param("direction", "choice", "both", "write, read (files written unmeasured first) or both",
               choices=("write", "read", "both")),
+        Param("warmup", "bool", False, "write once with the first block size, unrecorded, before measuring"),
         Param("min_step_seconds", "seconds", 0.2, "steps shorter than this are flagged 'short-step'",
               minimum=0, maximum=3600),
     )
