@@ -15,7 +15,8 @@ import pytest
 from brickyard import cli
 from brickyard.lab import config as cfg
 from brickyard.lab import sandbox
-from brickyard.lab.sandbox import AlreadyUp, lab_down, lab_up
+from brickyard.lab.sandbox import AlreadyUp, lab_up
+from brickyard.lab.teardown import lab_down
 from brickyard.lab.state import LabState, is_alive, load_state
 from brickyard.lab.system import LabError, link_exists, loops_of, mounts_under, netns_exists
 

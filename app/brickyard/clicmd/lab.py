@@ -85,7 +85,7 @@ def run_up(args: argparse.Namespace) -> int:
 
 
 def run_down(args: argparse.Namespace) -> int:
-    from ..lab.sandbox import lab_down
+    from ..lab.teardown import lab_down
     from ..lab.state import LabStateError
     from ..lab.system import LabError
 

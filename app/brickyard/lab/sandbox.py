@@ -1,30 +1,24 @@
-"""Bring a lab up and take it down again.
+"""Bring a lab up.
 
-``lab_up`` records every resource in ``lab.json`` before it creates it, so ``lab_down`` can
-undo any half-built lab: it kills only the recorded init processes (their PID namespaces take
-every process inside with them), detaches only loop devices backed by the lab's own images,
-deletes only the namespaces, links and directory the lab created.
+``lab_up`` records every resource in ``lab.json`` before it creates it, so ``teardown`` can
+undo a half-built lab (an up that fails undoes itself the same way).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
 from . import config as cfg
-from .state import BrickState, LabState, MachineState, children, is_alive, lab_lock, load_state, start_time
-from .system import (
-    LabError, free_bytes, link_exists, loop_backing_file, loops_of, missing_tools, mounts_under,
-    netns_exists, port_open, routes, run, run_all,
-)
+from .state import BrickState, LabState, MachineState, children, is_alive, lab_lock, load_state, reap, start_time
+from .system import LabError, free_bytes, link_exists, missing_tools, netns_exists, port_open, routes, run, run_all
+from .teardown import teardown
 from .topology import write_topology
 
 Say = Callable[[str], None]
@@ -236,7 +230,7 @@ def _start_forwarder(state: LabState, m: MachineState, inner: str) -> str:
     deadline = time.monotonic() + 15
     while not ready.exists():
         if not is_alive(m.forwarder_pid, m.forwarder_start) or time.monotonic() > deadline:
-            _reap(m.forwarder_pid)
+            reap(m.forwarder_pid)
             raise LabError(f"{m.name}'s delay path did not start: {_log_tail(Path(m.dir) / 'delay.log')}")
         time.sleep(0.02)
     return inner
@@ -275,7 +269,7 @@ def _wait_ready(state: LabState) -> None:
                     m.init_start = start_time(kids[0]) or 0
                     state.save()
             if not is_alive(m.launcher_pid, m.launcher_start):
-                _reap(m.launcher_pid)
+                reap(m.launcher_pid)
                 raise LabError(f"{m.name} did not start: {_log_tail(Path(m.dir) / 'init.log')}")
             ports = [m.ssh_port] + ([GLUSTERD_PORT] if m.role == "server" else [])
             if (Path(m.dir) / "ready").exists() and m.init_pid and all(port_open(m.address, p) for p in ports):
@@ -285,13 +279,6 @@ def _wait_ready(state: LabState) -> None:
             raise LabError(f"{names} not ready within {READY_TIMEOUT:g} s (see init.log and sshd.log in {state.directory}/machines/)")
         if waiting:
             time.sleep(0.05)
-
-
-def _reap(pid: int) -> None:
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
 
 
 def _log_tail(path: Path) -> str:
@@ -327,104 +314,3 @@ def machine_exec(state: LabState, name: str, argv: list[str], what: str = "",
 
 def machine_alive(m: MachineState) -> bool:
     return is_alive(m.init_pid, m.init_start)
-
-
-# ---- down ---------------------------------------------------------------------------------
-
-def lab_down(directory: Path, say: Say = _quiet) -> list[str]:
-    """Take the lab in ``directory`` apart; returns what could not be removed (empty: all gone)."""
-    with lab_lock(directory):
-        state = load_state(directory)
-        if state is None:
-            if directory.exists():
-                raise LabError(f"{directory} holds no lab.json; not touching it")
-            say(f"no lab at {directory}")
-            return []
-        return teardown(state, say)
-
-
-def teardown(state: LabState, say: Say = _quiet) -> list[str]:
-    """Undo everything ``state`` records (the caller holds ``lab_lock``)."""
-    left: list[str] = []
-    killed = []
-    for m in state.machines:
-        for pid, start in ((m.launcher_pid, m.launcher_start), (m.init_pid, m.init_start),
-                           (m.forwarder_pid, m.forwarder_start)):
-            if is_alive(pid, start):
-                os.kill(pid, signal.SIGKILL)
-                killed.append((m.name, pid, start))
-            elif pid and start_time(pid) == start:
-                _reap(pid)  # ended by itself: a zombie if this process started it
-    deadline = time.monotonic() + 15
-    for name, pid, start in killed:
-        while is_alive(pid, start) and time.monotonic() < deadline:
-            _reap(pid)
-            time.sleep(0.02)
-        _reap(pid)
-        if is_alive(pid, start):
-            left.append(f"{name}: process {pid} still running")
-    if killed:
-        say(f"stopped {len({k[0] for k in killed})} machines")
-    left += _detach_loops(state, say)
-    for m in state.machines:
-        if m.netns_created and netns_exists(m.netns):
-            _try(["ip", "netns", "del", m.netns], f"deleting namespace {m.netns}", left)
-    for m in state.machines:
-        # a veth goes with its namespace's end, a moment after the namespace is deleted
-        deadline = time.monotonic() + 5
-        while m.veth_created and link_exists(m.veth) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        if m.veth_created and link_exists(m.veth):
-            _try(["ip", "link", "del", m.veth], f"deleting link {m.veth}", left)
-    if state.bridge_created and link_exists(state.bridge):
-        _try(["ip", "link", "del", state.bridge], f"deleting bridge {state.bridge}", left)
-    say("network removed")
-    left += _remove_files(state)
-    if not left:
-        say(f"lab at {state.directory} is down; nothing left")
-    return left
-
-
-def _detach_loops(state: LabState, say: Say) -> list[str]:
-    left = []
-    images = [Path(b.image) for m in state.servers for b in m.bricks]
-    deadline = time.monotonic() + 15
-    for image in images:
-        while True:
-            devices = loops_of(image)
-            for dev in devices:
-                if loop_backing_file(dev) and Path(loop_backing_file(dev) or "") == image:
-                    run(["losetup", "-d", dev], f"detaching {dev}", check=False)
-            devices = loops_of(image)
-            if not devices or time.monotonic() > deadline:
-                break
-            time.sleep(0.1)
-        if devices:
-            left.append(f"{', '.join(devices)} still attached to {image}")
-    if images:
-        say("loop devices detached")
-    return left
-
-
-def _try(argv: list[str], what: str, left: list[str]) -> None:
-    proc = run(argv, what, check=False)
-    if proc.returncode != 0:
-        left.append(f"{what}: {proc.stderr.decode(errors='replace').strip()}")
-
-
-def _remove_files(state: LabState) -> list[str]:
-    directory = Path(state.directory)
-    busy = mounts_under(directory)
-    if busy:
-        return [f"not removing {directory}: still mounted there: {', '.join(busy)}"]
-    if state.created_directory:
-        shutil.rmtree(directory, ignore_errors=True)
-    else:
-        for name in ("images", "machines", "leases", "id_ed25519", "id_ed25519.pub", "authorized_keys",
-                     "known_hosts", "ssh_config", "hosts", "topology.brickyard.json", "lab.json"):
-            path = directory / name
-            if path.is_dir():
-                shutil.rmtree(path, ignore_errors=True)
-            elif path.exists():
-                path.unlink()
-    return [f"{directory} could not be removed completely"] if state.created_directory and directory.exists() else []

@@ -15,9 +15,10 @@ from pathlib import Path
 from ..core import topofile
 from ..core.topology import Topology
 from . import config as cfg
-from .sandbox import AlreadyUp, machine_alive, machine_exec, teardown, up_locked
+from .sandbox import AlreadyUp, machine_alive, machine_exec, up_locked
 from .state import LabState, drop_lease, lab_lock, live_leases, load_state, take_lease
 from .system import LabError
+from .teardown import teardown
 
 TEST_OWNER = "pytest"
 

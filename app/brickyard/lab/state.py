@@ -154,6 +154,14 @@ def is_alive(pid: int, start: int) -> bool:
     return state not in ("Z", "X")
 
 
+def reap(pid: int) -> None:
+    """Collect ``pid``'s exit status if it is an ended child of this process (no zombie)."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
 def children(pid: int) -> list[int]:
     try:
         text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
