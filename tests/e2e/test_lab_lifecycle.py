@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -17,7 +18,9 @@ from brickyard.lab import config as cfg
 from brickyard.lab import sandbox
 from brickyard.lab.sandbox import AlreadyUp, lab_up
 from brickyard.lab.teardown import lab_down
-from brickyard.lab.state import LabState, is_alive, load_state
+from brickyard.lab.session import acquire, release
+from brickyard.lab.state import LabState, is_alive, load_state, take_lease
+from brickyard.lab.status import lab_health
 from brickyard.lab.system import LabError, link_exists, loops_of, mounts_under, netns_exists
 
 # its own names and subnet, so it never meets the session's shared lab
@@ -138,4 +141,40 @@ def test_a_delayed_machine_answers_a_round_trip_late_and_its_delay_path_goes_wit
     assert _connect_ms(client1.address) < 2 * 20.0
     assert lab_down(directory) == []
     assert not is_alive(node1.forwarder_pid, node1.forwarder_start)
+    assert_nothing_left(state)
+
+
+def test_shared_test_lab_is_taken_down_by_its_last_user_only(tmp_path):
+    directory = tmp_path / "lab"
+    spec = small_spec(directory)
+    first = acquire(spec)
+    assert first.started_here and load_state(directory).owner == "pytest"
+    other_user = subprocess.Popen(["sleep", "60"])
+    try:
+        take_lease(directory, other_user.pid)
+        assert release(first) == []
+        assert lab_health(directory).status == "up"  # the other user still holds it
+        second = acquire(spec)
+        assert not second.started_here and second.state.machines == first.state.machines
+    finally:
+        other_user.kill()
+        other_user.wait()
+    assert release(second) == []
+    assert_nothing_left(first.state)
+    assert not directory.exists()
+
+
+def test_a_lab_started_by_hand_is_reused_by_tests_and_left_up(tmp_path):
+    directory = tmp_path / "lab"
+    state = lab_up(small_spec(directory))
+    try:
+        with pytest.raises(LabError, match="has 1 nodes and 1 clients; 2 and 1 are needed"):
+            acquire(cfg.LabSpec(**{**small_spec(directory).__dict__, "nodes": 2}))
+        handle = acquire(small_spec(directory))
+        assert not handle.started_here
+        assert handle.ssh("node1", ["hostname"]).stdout.strip() == "node1"
+        assert release(handle) == []
+        assert lab_health(directory).status == "up"
+    finally:
+        assert lab_down(directory) == []
     assert_nothing_left(state)
