@@ -1,11 +1,9 @@
 """The physics check: a result faster than the network allows is flagged as a cache effect."""
 
-from pathlib import Path
 
 from brickyard.bench.context import Physics
 from brickyard.bench.provenance import parse_volume_info
 
-GLUSTER_XML = Path("/work/shared/gluster-xml")
 GBIT = 125_000_000
 
 
