@@ -65,7 +65,7 @@ def require_lab() -> None:
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if E2E_DIR in Path(str(item.fspath)).resolve().parents:
+        if E2E_DIR in Path(item.path).resolve().parents:
             item.add_marker(pytest.mark.e2e)
 
 
