@@ -122,3 +122,19 @@ def test_status_sees_every_machine_running_and_its_memory(lab):
     assert {m.name for m in health.machines} >= set(lab.servers + lab.clients)
     for machine in health.machines:
         assert machine.ssh and machine.running and machine.memory_bytes > 0
+
+
+def test_what_a_machine_writes_to_root_var_tmp_or_fstab_stays_its_own(lab):
+    first, second = lab.servers[:2]
+    marker = f"brickyard-lab-test-{os.getpid()}"
+    try:
+        for path in (f"/root/{marker}", f"/var/tmp/{marker}", f"/tmp/{marker}"):
+            lab.ssh(first, ["touch", path])
+            assert lab.ssh(second, ["test", "-e", path], check=False).returncode == 1
+            assert not Path(path).exists()
+        lab.ssh(first, ["sh", "-c", f"echo '# {marker}' >> /etc/fstab"])
+        assert marker not in lab.ssh(second, ["cat", "/etc/fstab"]).stdout
+        assert marker not in Path("/etc/fstab").read_text()
+    finally:
+        lab.ssh(first, ["rm", "-f", f"/root/{marker}", f"/var/tmp/{marker}", f"/tmp/{marker}"], check=False)
+        lab.ssh(first, ["sed", "-i", f"/{marker}/d", "/etc/fstab"], check=False)

@@ -14,7 +14,9 @@ creates plus the bridge in the root namespace):
 - inside a machine: ``/srv/brickJ`` is an XFS filesystem (a preallocated image on a loop device),
   the gluster brick directory is ``/srv/brickJ/brick``; ``/srv/scratch`` is a directory on the
   lab directory's own filesystem (for "brick on the root filesystem" cases); ``/mnt`` is a private
-  tmpfs for client mounts; ``/run`` and ``/tmp`` are private tmpfs.
+  tmpfs for client mounts; ``/run`` and ``/tmp`` are private tmpfs; ``/root``, ``/var/tmp`` and
+  ``/etc/fstab`` are per-machine copies in the lab folder, so what one machine writes there (an
+  uploaded tool, an fstab line from provisioning) neither reaches this machine nor another one.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ SCRATCH_DIR = "/srv/scratch"
 MOUNT_ROOT = "/mnt"
 # Dirs that must already exist on this machine: the lab mounts private tmpfs over them.
 PRIVATE_MOUNT_POINTS = ("/run", "/tmp", BRICK_ROOT, MOUNT_ROOT)
+# Per-machine folders (in the lab folder) bound over these shared ones: name in MachinePlan.dir -> path.
+PRIVATE_DIRS = {"home": "/root", "vartmp": "/var/tmp"}
+PRIVATE_FILES = {"fstab": "/etc/fstab"}
 # Where each machine sees the lab folder (bind-mounted before /tmp is covered, so a lab
 # folder under /tmp works too).
 LAB_INSIDE = "/run/brickyard/lab"
@@ -361,6 +366,8 @@ def render_init(plan: LabPlan, machine: MachinePlan, loop_devices: dict[str, str
         f"mount --bind {p(d / 'scratch')} {SCRATCH_DIR}",
         f"mount -t tmpfs -o mode=0755,size=16m brickyard-mnt {MOUNT_ROOT}",
     ]
+    for name, target in {**PRIVATE_DIRS, **PRIVATE_FILES}.items():
+        lines.append(f"mount --bind {p(d / name)} {target}")
     for brick in machine.bricks:
         lines += [f"mkdir {q(brick.mount)}",
                   f"mount -t xfs -o noatime {q(loop_devices[brick.mount])} {q(brick.mount)}"]

@@ -48,7 +48,8 @@ def check_host(plan: cfg.LabPlan) -> None:
     if missing:
         pkgs = " ".join(sorted(set(missing.values())))
         raise LabError(f"missing tools: {', '.join(sorted(missing))}; install: apt-get install {pkgs}")
-    for point in cfg.PRIVATE_MOUNT_POINTS + (cfg.GLUSTERD_DIR, cfg.GLUSTER_LOG_DIR, "/etc/hosts"):
+    for point in (*cfg.PRIVATE_MOUNT_POINTS, *cfg.PRIVATE_DIRS.values(), *cfg.PRIVATE_FILES.values(),
+                  cfg.GLUSTERD_DIR, cfg.GLUSTER_LOG_DIR, "/etc/hosts"):
         if not os.path.exists(point):
             raise LabError(f"{point} does not exist on this machine; the lab mounts a private copy over it")
     for sub in ("hooks", "groups"):
@@ -152,6 +153,11 @@ def _write_files(plan: cfg.LabPlan) -> None:
     for m in plan.machines:
         for sub in ("log", "scratch"):
             (m.dir / sub).mkdir(parents=True)
+        for sub, target in cfg.PRIVATE_DIRS.items():
+            (m.dir / sub).mkdir()
+            os.chmod(m.dir / sub, Path(target).stat().st_mode & 0o7777)
+        for name, target in cfg.PRIVATE_FILES.items():
+            shutil.copy2(target, m.dir / name)
         glusterd = m.dir / "glusterd"
         glusterd.mkdir()
         for sub in ("hooks", "groups"):
