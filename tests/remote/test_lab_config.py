@@ -64,6 +64,8 @@ def test_interface_names_fit_the_kernel_limit_at_the_largest_lab():
     (dict(directory=Path("relative/lab")), "--dir must be an absolute path"),
     (dict(directory=Path("/run/lab")), "--dir must not be under /run"),
     (dict(directory=Path("/srv")), "--dir must not be under /srv"),
+    (dict(directory=Path("/var/lib/lab%h")), "--dir must not contain '%'"),
+    (dict(directory=Path('/var/lib/"lab"')), "--dir must not contain '\"'"),
     (dict(subnet="10.77.0.0/16"), "--subnet must be a /24, not /16"),
     (dict(subnet="8.8.8.0/24"), "--subnet must be a private range"),
     (dict(subnet="10.77.0.5/24"), "is not an IPv4 network"),
@@ -91,7 +93,8 @@ def test_free_space_check_says_what_is_needed_and_what_is_free():
 
 
 def test_ssh_config_resolves_in_openssh_to_strict_checking_with_the_lab_key(tmp_path):
-    plan = cfg.plan_lab(spec(directory=tmp_path))
+    plan = cfg.plan_lab(spec(directory=tmp_path / "a lab"))
+    plan.spec.directory.mkdir()
     plan.ssh_config.write_text(cfg.render_ssh_config(plan))
     for name, address in (("node3", "10.77.0.13"), ("client1", "10.77.0.101"), ("10.77.0.12", "10.77.0.12")):
         out = subprocess.run(["ssh", "-F", str(plan.ssh_config), "-G", name], capture_output=True,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -72,7 +73,7 @@ def run_up(args: argparse.Namespace) -> int:
     try:
         state = lab_up(spec, say=_say)
     except AlreadyUp as exc:
-        print(f"lab: {exc}; nothing to do (ssh -F {exc.state.ssh_config} node1)")
+        print(f"lab: {exc}; nothing to do (ssh -F {shlex.quote(exc.state.ssh_config)} node1)")
         return 0
     except LabError as exc:
         print(f"brickyard lab up: {exc}", file=sys.stderr)
@@ -118,7 +119,7 @@ def run_status(args: argparse.Namespace) -> int:
     print(f"lab {health.status} at {health.directory}: {state.subnet} on bridge {state.bridge}"
           f"{'' if health.bridge else ' (bridge missing)'}; started {state.started_at}"
           + (f", up in {state.up_seconds:.1f} s" if state.up_seconds else ""))
-    print(f"  ssh -F {state.ssh_config} node1    topology: {state.topology_file}")
+    print(f"  ssh -F {shlex.quote(state.ssh_config)} node1    topology: {state.topology_file}")
     for h in health.machines:
         checks = [f"ssh {'ok' if h.ssh else 'DOWN'}"]
         if h.glusterd is not None:

@@ -168,6 +168,10 @@ def plan_lab(spec: LabSpec) -> LabPlan:
             f"(it names network interfaces, which allow 15 characters), not {spec.prefix!r}")
     if not spec.directory.is_absolute():
         raise LabConfigError(f"--dir must be an absolute path, not {str(spec.directory)!r}")
+    bad = sorted(set(str(spec.directory)) & set('"%\\\n\t'))
+    if bad:
+        raise LabConfigError(f"--dir must not contain {' '.join(repr(c) for c in bad)}: ssh_config "
+                             f"cannot name such a path (write it without them)")
     for point in ("/run", BRICK_ROOT, MOUNT_ROOT):
         if spec.directory == Path(point) or Path(point) in spec.directory.parents:
             raise LabConfigError(f"--dir must not be under {point}: the lab covers {point} with a private "
@@ -307,9 +311,9 @@ def render_ssh_config(plan: LabPlan) -> str:
             f"  HostName {m.address}",
             f"  Port {SSH_PORT}",
             "  User root",
-            f"  IdentityFile {plan.client_key}",
+            f"  IdentityFile \"{plan.client_key}\"",
             "  IdentitiesOnly yes",
-            f"  UserKnownHostsFile {plan.known_hosts}",
+            f"  UserKnownHostsFile \"{plan.known_hosts}\"",
             "  GlobalKnownHostsFile /dev/null",
             "  StrictHostKeyChecking yes",
             "  HostKeyAlgorithms ssh-ed25519",

@@ -7,6 +7,7 @@ undo a half-built lab (an up that fails undoes itself the same way).
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -105,7 +106,7 @@ def up_locked(spec: cfg.LabSpec, say: Say = _quiet, owner: str = "cli") -> LabSt
     state.status = "up"
     state.up_seconds = round(time.monotonic() - started, 2)
     state.save()
-    say(f"lab up in {state.up_seconds:.1f} s: ssh -F {state.ssh_config} node1")
+    say(f"lab up in {state.up_seconds:.1f} s: ssh -F {shlex.quote(state.ssh_config)} node1")
     return state
 
 
