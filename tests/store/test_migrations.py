@@ -21,21 +21,22 @@ def test_empty_database_migrates_to_head_and_matches_the_models(db_url):
     engine = create_history_engine(db_url)
     assert current_revision(engine) is None
     migrate(engine)
-    assert current_revision(engine) == head_revision() == "0002"
+    assert current_revision(engine) == head_revision() == "0003"
     with engine.connect() as conn:
         diffs = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata)
     assert diffs == []
     migrate(engine)                           # a second start-up is a no-op
-    assert current_revision(engine) == "0002"
+    assert current_revision(engine) == "0003"
     engine.dispose()
 
 
-def test_previous_revision_upgrades_keeping_runs_and_marks_orphans_interrupted(db_url):
+@pytest.mark.parametrize("start", ["0001", "0002"])
+def test_previous_revision_upgrades_keeping_runs_and_marks_orphans_interrupted(db_url, start):
     engine = create_history_engine(db_url)
-    migrate(engine, "0001")
-    assert current_revision(engine) == "0001"
+    migrate(engine, start)
+    assert current_revision(engine) == start
     columns = {c["name"] for c in sa.inspect(engine).get_columns("runs")}
-    assert "heartbeat_at" not in columns
+    assert ("heartbeat_at" in columns) == (start >= "0002")
     with engine.begin() as conn:             # a run left 'running' by the 0001-era app
         conn.execute(sa.text(
             "INSERT INTO runs (run_id, workload, status, started_at, error, failed_host, target, target_kind,"
@@ -52,8 +53,9 @@ def test_previous_revision_upgrades_keeping_runs_and_marks_orphans_interrupted(d
                              " (:s, :pk, 0, 'throughput', 1.25e8, 'B/s', '')"), {"s": step, "pk": pk})
     engine.dispose()
 
-    store = HistoryStore(db_url)             # start-up migrates 0001 -> 0002
-    assert current_revision(store.engine) == "0002"
+    store = HistoryStore(db_url)             # start-up migrates to head
+    assert current_revision(store.engine) == "0003"
+    assert "ix_steps_point" in {i["name"] for i in sa.inspect(store.engine).get_indexes("steps")}
     old = store.load_run("old1")
     assert old.status is RunStatus.RUNNING and old.steps[0].metric("throughput").value == 1.25e8
     assert store.mark_interrupted_runs() == ["old1"]
@@ -101,7 +103,7 @@ def test_instances_starting_at_once_migrate_once_without_errors(db_url):
     results = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0], [err[-500:] for _, err in results]
     engine = create_history_engine(db_url)
-    assert current_revision(engine) == "0002"
+    assert current_revision(engine) == head_revision()
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM alembic_version")).scalar() == 1
     engine.dispose()

@@ -74,8 +74,8 @@ def test_compare_shows_the_provenance_diff_first_then_significant_changes(qtbot,
     assert panel.labels == ["gluster 3.12.15", "gluster 6.0"]
     rows = panel.metrics_table.rowCount()
     assert rows == 14                                               # 7 block sizes × 2 concurrencies
-    sentences = [panel.metrics_table.item(r, 4).text() for r in range(rows)]
-    sure = [panel.metrics_table.item(r, 5).text() for r in range(rows)]
+    sentences = [panel.metrics_table.item(r, 6).text() for r in range(rows)]
+    sure = [panel.metrics_table.item(r, 4).text() for r in range(rows)]
     big = next(r for r in range(rows) if panel.metrics_table.item(r, 0).text() == "write bs 16M ×1")
     assert sentences[big].startswith("gluster 6.0 is") and "faster than gluster 3.12.15" in sentences[big]
     assert sure[big].startswith(("likely real", "very likely real"))
@@ -101,7 +101,7 @@ def test_identical_provenance_says_so_and_one_repeat_is_not_judged(qtbot, store)
     view.select_runs([a.run_id, b.run_id])
     view.compare_selected()
     assert "Nothing recorded differs" in view.compare.diff_note.text()
-    assert view.compare.metrics_table.item(0, 5).text().startswith("not judged")
+    assert view.compare.metrics_table.item(0, 4).text().startswith("not judged")
 
 
 def test_trend_follows_the_filter_and_chosen_point(qtbot, store, tmp_path):

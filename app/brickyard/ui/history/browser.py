@@ -203,6 +203,7 @@ class HistoryView(QWidget):
         self.compare.sig_metric_changed.connect(lambda _m: self.refresh_trend())
         self.compare.block_combo.currentIndexChanged.connect(lambda _i: self.refresh_trend())
         self.compare.conc_combo.currentIndexChanged.connect(lambda _i: self.refresh_trend())
+        self.right.currentChanged.connect(lambda _i: self.refresh_trend())
         self.reload()
 
     # -- list ---------------------------------------------------------------------------
@@ -210,6 +211,8 @@ class HistoryView(QWidget):
     def reload(self) -> None:
         """Re-read the filter choices and the list (after an import, or a run finishing)."""
         self.filter_bar.set_choices(self.store.filter_choices())
+        if not self.compare.runs:
+            self.compare.set_point_choices(*self.store.sweep_values())
         self.refresh()
 
     def refresh(self) -> None:
@@ -242,6 +245,10 @@ class HistoryView(QWidget):
         self.refresh_trend()
 
     def refresh_trend(self) -> None:
+        """Redraw the trend of the filtered runs at the chosen point; only while the Trend
+        tab shows (with 10,000 runs the query is the slow part of a filter change)."""
+        if self.right.currentWidget() is not self.trend_chart:
+            return
         bs = self.compare.block_combo.currentData()
         conc = self.compare.conc_combo.currentData()
         metric = self.compare.current_metric

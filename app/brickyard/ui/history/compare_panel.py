@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QSizePolicy,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -76,10 +77,15 @@ class ComparePanel(QWidget):
         font = QFont(self.verdict.font())
         font.setPointSizeF(font.pointSizeF() * 1.15)
         self.verdict.setFont(font)
+        self.verdict.setMinimumHeight(2 * self.verdict.fontMetrics().lineSpacing() + 8)
         self.metrics_table = QTableWidget(0, 7)
-        self.metrics_table.setHorizontalHeaderLabels(["point", "baseline", "other", "change", "", "how sure", "n"])
+        self.metrics_table.setHorizontalHeaderLabels(["point", "baseline", "other", "change", "how sure",
+                                                      "repeats", "in words"])
         self.metrics_table.verticalHeader().setVisible(False)
         self.metrics_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # wide cells scroll inside the table instead of widening the page past the window
+        for w in (self.metrics_table, self.diff_table):
+            w.setSizePolicy(QSizePolicy.Policy.Ignored, w.sizePolicy().verticalPolicy())
         metrics_page = QWidget()
         mp = QVBoxLayout(metrics_page)
         mp.addWidget(self.verdict)
@@ -119,17 +125,24 @@ class ComparePanel(QWidget):
         self.runs = list(runs)
         self.labels = run_labels(self.runs) if len(self.runs) > 1 else [r.run_id[:12] for r in self.runs]
         self._fill_diff()
-        for combo, values, fmt in ((self.block_combo, block_sizes(self.runs), size_label),
-                                   (self.conc_combo, concurrencies(self.runs), lambda c: f"×{c}")):
+        self.set_point_choices(block_sizes(self.runs), concurrencies(self.runs))
+        self._redraw()
+
+    def set_point_choices(self, sizes: Sequence[int], concs: Sequence[int]) -> None:
+        """Fill the block size / concurrency pickers, keeping the current choice when it is
+        still offered (else 1 MiB or the largest size, and single)."""
+        for combo, values, fmt in ((self.block_combo, sizes, size_label),
+                                   (self.conc_combo, concs, lambda c: f"×{c}")):
             keep = combo.currentData()
             combo.blockSignals(True)
             combo.clear()
             for v in values:
                 combo.addItem(fmt(v), v)
             i = combo.findData(keep)
-            combo.setCurrentIndex(i if i >= 0 else max(0, combo.count() - 1 if combo is self.block_combo else 0))
+            if i < 0 and combo is self.block_combo:
+                i = combo.findData(1 << 20) if combo.findData(1 << 20) >= 0 else combo.count() - 1
+            combo.setCurrentIndex(max(i, 0))
             combo.blockSignals(False)
-        self._redraw()
 
     def _fill_diff(self) -> None:
         t = self.diff_table
@@ -178,7 +191,7 @@ class ComparePanel(QWidget):
             change = "n/a" if math.isnan(c.ratio) else f"{c.change:+.1%}"
             cells = [describe_point(c.point) + (f" ({self.labels[k]})" if len(self.runs) > 2 else ""),
                      format_value(c.baseline.median, c.unit), format_value(c.other.median, c.unit), change,
-                     c.sentence(self.labels[0], self.labels[k]), c.certainty(), f"{c.baseline.n} / {c.other.n}"]
+                     c.certainty(), f"{c.baseline.n} / {c.other.n}", c.sentence(self.labels[0], self.labels[k])]
             for col, text in enumerate(cells):
                 it = _item(text, text)
                 if col == 3 and c.significant:
@@ -203,5 +216,5 @@ class ComparePanel(QWidget):
         up = sum(1 for c in sig if c.change > 0)
         head = first.sentence(self.labels[0], self.labels[k]).split(" is ")[0]
         return (f"{head} vs {self.labels[0]}: {self.current_metric.replace('_', ' ')} changed at {len(sig)} of "
-                f"{len(self.comparisons)} points with confidence ({up} up, {len(sig) - up} down); "
+                f"{len(self.comparisons)} points\nwith confidence ({up} up, {len(sig) - up} down); "
                 f"typical change {typical - 1:+.1%}.")
