@@ -25,6 +25,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from brickyard.core.results import Provenance, RunResult, RunStatus, StepResult
+from brickyard.core.compare import metric_unit
 from brickyard.core.series import SeriesPoint, scaling_efficiency, sweep_by_block_size, value_at
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
@@ -50,9 +51,7 @@ def value_scale(unit: str, largest: float) -> tuple[float, str]:
             if largest >= factor:
                 return float(factor), name + suffix
         return 1.0, unit
-    if unit in ("us", "s", "ms") or not unit:
-        return 1.0, unit
-    return 1.0, unit
+    return 1.0, unit          # seconds, ops/s, ratios: shown as measured
 
 
 def format_value(value: float, unit: str) -> str:
@@ -188,15 +187,6 @@ def _pen(i: int, dashed: bool = False, width: int = 2) -> pg.QtGui.QPen:
                     style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
 
 
-def _unit_of(runs: Sequence[RunResult], metric: str) -> str:
-    for r in runs:
-        for s in r.steps:
-            m = s.metric(metric)
-            if m is not None:
-                return m.unit
-    return ""
-
-
 class ThroughputChart(BaseChart):
     """A metric (throughput by default) vs block size, one curve per run and concurrency."""
 
@@ -211,7 +201,7 @@ class ThroughputChart(BaseChart):
                  direction: str | None = None) -> None:
         self.clear_chart()
         self.curves.clear()
-        unit = _unit_of(runs, metric)
+        unit = metric_unit(runs, metric)
         sweeps = [sweep_by_block_size(r, metric, direction) for r in runs]
         largest = max((p.high for sw in sweeps for pts in sw.values() for p in pts), default=0.0)
         self.divisor, self.unit_label = value_scale(unit, largest)
@@ -285,7 +275,7 @@ class LayoutBarChart(BaseChart):
         points = [value_at(r, metric, block_size, concurrency, direction) for r in runs]
         kept = [(label, p) for label, p in zip(labels, points) if p is not None]
         self.category_axis.names = [label for label, _ in kept]
-        unit = _unit_of(runs, metric)
+        unit = metric_unit(runs, metric)
         divisor, unit_label = value_scale(unit, max((p.high for _, p in kept), default=0.0))
         self.plot_item.setLabel("left", f"{metric.replace('_', ' ')} ({unit_label})")
         where = f"at block size {size_label(block_size)}, " \
