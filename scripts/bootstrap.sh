@@ -68,7 +68,7 @@ export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
 echo "== import-linter"
 .venv/bin/lint-imports
 echo "== tests/core with Qt, SSH and SQL unimportable"
-BRICKYARD_BLOCK_IMPORTS=1 .venv/bin/python -m pytest -q -p no:pytest-qt -p no:cacheprovider -W "ignore:Unknown config option: qt_api" tests/core
+BRICKYARD_BLOCK_IMPORTS=1 .venv/bin/python -m pytest -q -p no:pytest-qt -p no:cacheprovider -W "ignore::pytest.PytestConfigWarning" tests/core
 echo "== pytest"
 set +e
 .venv/bin/python -m pytest -q -ra "$@"
