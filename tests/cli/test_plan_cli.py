@@ -72,3 +72,12 @@ def test_malformed_file_exits_2(capsys, tmp_path):
     bad.write_text('{"format_version": 1, "nodes": [}')
     code, _, err = run(capsys, str(bad))
     assert code == 2 and err.count("\n") == 1
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback():
+    import subprocess
+    import sys
+    proc = subprocess.run(f"{sys.executable} -m brickyard.cli plan {RAID5} --json | head -1",
+                          shell=True, capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "{"
+    assert "Traceback" not in proc.stderr
