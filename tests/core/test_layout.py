@@ -142,9 +142,20 @@ def test_duplicate_nested_unknown_and_localhost_bricks_are_refused():
               BrickRef("n2", "relative")]
     check = check_volume(topo, volume(topo, T.DISTRIBUTE, bricks))
     errors = codes(check, "error")
-    for code in ("duplicate-brick", "brick-inside-brick", "unknown-brick", "brick-localhost", "brick-path"):
+    for code in ("duplicate-brick", "unknown-brick", "brick-localhost", "brick-path"):
         assert code in errors
     assert "Found duplicate exports n1:/data/b1/brick/" in [f.message for f in check.findings]
+    # nested in one volume: glusterd refuses the inner brick only after its container, and force passes it
+    assert "brick-inside-brick" in codes(check, "needs-force")
+
+
+def test_a_brick_listed_before_the_brick_containing_it_is_accepted_with_a_warning():
+    topo = build({"n1": 1, "n2": 1})
+    topo.nodes[0].bricks.append(type(topo.nodes[0].bricks[0])("/data/b1/brick/inner", 10))
+    bricks = [BrickRef("n1", "/data/b1/brick/inner"), BrickRef("n1", "/data/b1/brick")]
+    check = check_volume(topo, volume(topo, T.DISTRIBUTE, bricks))
+    assert codes(check, "error") == [] and codes(check, "needs-force") == []
+    assert codes(check, "warning") == ["brick-contains-brick"]
 
 
 def test_a_brick_of_another_volume_is_refused():

@@ -7,9 +7,11 @@
   replica or disperse set on one server need ``force``.
 - glusterd-utils.c ``glusterd_validate_and_create_brickpath``: a brick on the root partition,
   or a brick that is itself a mount point, needs ``force``; a brick (or a parent of it) that
-  is already part of a volume is refused.
-- glusterd-utils.c ``glusterd_is_brickpath_available``: a brick inside another brick (or
-  containing one) is refused.
+  is already part of a volume is refused unless ``force`` (``glusterd_is_path_in_use`` runs
+  only without force): within one new volume that is a brick listed after a brick that
+  contains it (a brick listed before its container passes).
+- glusterd-utils.c ``glusterd_is_brickpath_available``: a brick inside or around a brick of
+  another, existing volume is refused, force or not.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from .planmodel import ERROR, NEEDS_FORCE, Finding, TopologyIndex
+from .planmodel import ERROR, NEEDS_FORCE, WARNING, Finding, TopologyIndex
 from .topology import BrickRef, Node, Topology, Volume
 
 if TYPE_CHECKING:
@@ -111,6 +113,11 @@ def _nesting_findings(topo: Topology, volume: Volume,
     paths = {p for _, p in seen}
     pairs = [(outer, inner) for inner in paths for outer in _ancestors(inner) if outer in paths]
     if pairs:
+        # glusterd prepares the bricks in order, setting trusted.glusterfs.volume-id on each;
+        # a later brick below an earlier one then hits glusterd_is_path_in_use ("parent
+        # directory X is already part of a volume"), which 'force' skips. A brick above an
+        # earlier one is not checked at all (the check looks at parents only).
+        position = {key: i for i, key in enumerate(seen)}
         nodes_by_path: dict[str, list[str]] = {}
         for node, path in seen:
             nodes_by_path.setdefault(path, []).append(node)
@@ -119,11 +126,21 @@ def _nesting_findings(topo: Topology, volume: Volume,
             for node in nodes_by_path[inner_path]:
                 outer = seen.get((node, outer_path))
                 ref = seen[(node, inner_path)]
-                if outer is not None and ref not in reported:
-                    reported.add(ref)
-                    out.append(Finding(ERROR, "brick-inside-brick",
-                                       f"Brick {ref} is inside brick {outer} of the same volume. "
-                                       "Brick may be containing or be contained by an existing brick.",
+                if outer is None or ref in reported:
+                    continue
+                earlier = [seen[(node, a)] for a in _ancestors(inner_path)
+                           if (node, a) in seen and position[(node, a)] < position[(node, inner_path)]]
+                reported.add(ref)
+                if earlier:
+                    parent = earlier[0]
+                    out.append(Finding(NEEDS_FORCE, "brick-inside-brick",
+                                       f"parent directory {parent.path} is already part of a volume "
+                                       f"(brick {ref} lies inside brick {parent}, which gluster prepares "
+                                       f"first). {FORCE_TAIL}", (parent, ref)))
+                else:
+                    out.append(Finding(WARNING, "brick-contains-brick",
+                                       f"Brick {outer} contains brick {ref} of the same volume: gluster "
+                                       f"accepts this order, but {outer} will also hold {ref}'s files.",
                                        (outer, ref)))
     by_node: dict[str, list[tuple[str, BrickRef]]] | None = None
     for other in topo.volumes:
