@@ -13,6 +13,7 @@ them as they arrive). Failure modes end the run in a named state, never as a cra
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 import uuid
 from dataclasses import dataclass
@@ -163,7 +164,9 @@ async def run_benchmark(
             )
             for s in sessions:
                 try:
-                    s.rundir = await s.agent.mkdir(f"{s.path}/brickyard-{run.run_id[:12]}")
+                    # one directory per target: several clients may mount the same volume
+                    tag = re.sub(r"[^A-Za-z0-9_.-]", "_", s.host)
+                    s.rundir = await s.agent.mkdir(f"{s.path}/brickyard-{run.run_id[:12]}-{tag}")
                 except AgentError as exc:
                     raise ParamError(f"cannot create a run directory on {s.spec}: {exc}") from None
             ctx = RunContext(workload, values, sessions, run, record_sink=record,

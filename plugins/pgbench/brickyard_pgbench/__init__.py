@@ -107,6 +107,10 @@ class PgBench(Workload):
         await ctx.sh(t, ["mkdir", "-m", "0700", data])
         if t.agent.is_root:
             await ctx.sh(t, ["chown", self._user, data, sock])
+            reach = await ctx.sh(t, self._as_user(t, ["test", "-w", data]), check=False)
+            if not reach.ok:
+                raise ParamError(f"{t.host}: user {self._user} cannot reach {data} (a parent directory of "
+                                 f"{t.path} is not searchable for it); use a path it can reach")
         ctx.progress(f"initdb on {t.spec}")
         await ctx.sh(t, self._as_user(t, [f"{pgbin}/initdb", "-D", data, "-A", "trust", "-U", "brickyard", "-N"]), timeout=600)
         opts = f"-k {shlex.quote(sock)} -p {port} -c listen_addresses= -c max_connections={max(100, ctx.values['clients'] + 10)}"
