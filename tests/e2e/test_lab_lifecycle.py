@@ -18,7 +18,7 @@ from brickyard.lab import config as cfg
 from brickyard.lab import sandbox
 from brickyard.lab.sandbox import AlreadyUp, lab_up
 from brickyard.lab.teardown import lab_down
-from brickyard.lab.session import acquire, release
+from brickyard.lab.session import acquire, open_lab, release
 from brickyard.lab.state import LabState, is_alive, load_state, take_lease
 from brickyard.lab.status import lab_health
 from brickyard.lab.system import LabError, link_exists, loops_of, mounts_under, netns_exists
@@ -178,3 +178,19 @@ def test_a_lab_started_by_hand_is_reused_by_tests_and_left_up(tmp_path):
     finally:
         assert lab_down(directory) == []
     assert_nothing_left(state)
+
+
+def test_a_cut_link_drops_traffic_silently_until_restored(tmp_path):
+    directory = tmp_path / "lab"
+    lab_up(small_spec(directory))
+    try:
+        lab = open_lab(directory)
+        address = lab.state.machine("node1").address
+        lab.set_link("node1", up=False)
+        with pytest.raises(OSError) as failed:  # a timeout: no reset, no refusal, frames just vanish
+            socket.create_connection((address, 22), timeout=1.5)
+        assert not isinstance(failed.value, (ConnectionRefusedError, ConnectionResetError))
+        lab.set_link("node1", up=True)
+        assert lab.ssh("node1", ["hostname"]).stdout.strip() == "node1"
+    finally:
+        assert lab_down(directory) == []

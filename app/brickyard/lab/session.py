@@ -17,7 +17,7 @@ from ..core.topology import Topology
 from . import config as cfg
 from .sandbox import AlreadyUp, machine_alive, machine_exec, up_locked
 from .state import LabState, drop_lease, lab_lock, live_leases, load_state, take_lease
-from .system import LabError
+from .system import LabError, run
 from .teardown import teardown
 
 TEST_OWNER = "pytest"
@@ -70,6 +70,13 @@ class Lab:
              timeout: float = 60) -> subprocess.CompletedProcess:
         """Run ``argv`` inside ``machine``'s namespaces without SSH (bytes output)."""
         return machine_exec(self.state, machine, argv, timeout=timeout, check=check)
+
+    def set_link(self, machine: str, up: bool) -> None:
+        """Cut (``up=False``) or restore ``machine``'s link to the lab bridge. A cut is silent,
+        like a pulled cable: frames are dropped, nobody gets a reset."""
+        m = self.state.machine(machine)
+        run(["ip", "link", "set", m.veth, "up" if up else "down"],
+            f"{'restoring' if up else 'cutting'} {machine}'s link")
 
 
 def open_lab(directory: Path = cfg.DEFAULT_DIR) -> Lab:
