@@ -54,9 +54,10 @@ def main() -> None:
                         Layout(VolumeType.DISTRIBUTED_DISPERSE, disperse=8, redundancy=2))):
         t_place, placed = best_of(lambda: placement.place(topo, bricks, lay))
         volume = Volume("big", lay, list(placed.bricks))
-        index = TopologyIndex(topo)
+        # a fresh index each time: it remembers the last brick list it looked up
         t_check, check = best_of(lambda: layout.check_volume(topo, volume, TopologyIndex(topo)))
-        t_cap, (sets, cap) = best_of(lambda: capacity.analyse(topo, volume, check.sets, check.resolved, index))
+        t_cap, (sets, cap) = best_of(
+            lambda: capacity.analyse(topo, volume, check.sets, check.resolved, TopologyIndex(topo)))
         t_worst, worst = best_of(lambda: failures.worst_node_failures(sets))
         t_all, result = best_of(lambda: plan_volume(topo, Volume("big", lay, list(bricks)), auto_place=True))
         core = t_place + t_check + t_cap + t_worst

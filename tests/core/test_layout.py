@@ -1,6 +1,7 @@
 """gluster 10's volume-create verdicts (cli-cmd-parser.c, glusterd-volume-ops.c, glusterd-utils.c)."""
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from brickyard.core.layout import (
     auto_redundancy, candidate_layouts, check_volume, resolve, volname_problem,
@@ -184,3 +185,25 @@ def test_two_names_for_one_address_are_one_server():
     check = check_volume(topo, volume(topo, T.REPLICATE, replica=3))
     (f,) = [f for f in check.findings if f.code == "same-server-set"]
     assert {b.node for b in f.bricks} == {"a", "a-alias"}
+
+
+@settings(max_examples=40, deadline=None)
+@given(mounts=st.lists(st.sampled_from(["", "/", "/data", "/data/b1", "/data/b1/brick", "/data/b1/brick/"]),
+                       min_size=6, max_size=6),
+       order=st.sampled_from(["round", "node"]), replica=st.sampled_from([2, 3]))
+def test_the_quick_pass_for_clean_volumes_says_what_the_brick_walk_says(mounts, order, replica):
+    from unittest import mock
+
+    from brickyard.core import brickrules
+    from brickyard.core.planmodel import TopologyIndex
+
+    topo = build({"a": 2, "b": 2, "c": 2})
+    for brick, mount in zip([b for n in topo.nodes for b in n.bricks], mounts):
+        brick.mount = mount
+    vol = volume(topo, T.DISTRIBUTED_REPLICATE, refs(topo, order)[:6 - 6 % replica], replica=replica)
+    res, _ = resolve(vol.layout, len(vol.bricks))
+    sets = tuple(tuple(vol.bricks[i:i + replica]) for i in range(0, len(vol.bricks), replica))
+    quick = brickrules.brick_findings(topo, vol, res, sets, TopologyIndex(topo))
+    with mock.patch.object(brickrules, "_clean_volume_findings", lambda *a: None):
+        walked = brickrules.brick_findings(topo, vol, res, sets, TopologyIndex(topo))
+    assert quick == walked

@@ -41,9 +41,14 @@ def _inside(inner: str, outer: str) -> bool:
 
 def brick_findings(topo: Topology, volume: Volume, resolved: "Resolved",
                    sets: tuple[tuple[BrickRef, ...], ...], index: TopologyIndex) -> list[Finding]:
+    fast = _clean_volume_findings(topo, volume, index)
+    if fast is not None:
+        if resolved.set_size > 1:
+            fast.extend(_same_server_findings(index.nodes, resolved, sets))
+        return fast
     out: list[Finding] = []
     seen: dict[tuple[str, str], BrickRef] = {}
-    nodes, bricks = index.nodes, index.bricks
+    nodes = index.nodes
     for ref in volume.bricks:
         node_name, path = ref.node, ref.path
         if path[:1] != "/":
@@ -60,7 +65,7 @@ def brick_findings(topo: Topology, volume: Volume, resolved: "Resolved",
                                (seen[key], ref)))
             continue
         seen[key] = ref
-        brick = bricks.get((node_name, path))
+        brick = index.brick(ref)
         if brick is None:
             what = (f"no node {node_name!r}" if node_name not in nodes
                     else f"node {node_name!r} has no brick {path!r}")
@@ -74,6 +79,32 @@ def brick_findings(topo: Topology, volume: Volume, resolved: "Resolved",
     out.extend(_nesting_findings(topo, volume, seen))
     if resolved.set_size > 1:
         out.extend(_same_server_findings(nodes, resolved, sets))
+    return out
+
+
+def _clean_volume_findings(topo: Topology, volume: Volume, index: TopologyIndex) -> list[Finding] | None:
+    """The per-brick findings of a volume without the rare problems (unknown, relative,
+    duplicate or nested bricks, localhost, other volumes), in a few passes over its bricks;
+    None when the volume has one of them and the brick-by-brick walk must run."""
+    refs = volume.bricks
+    found, missing, unique = index.resolve(refs)
+    if missing or not unique:
+        return None
+    if LOCAL_HOSTS[0] in index.nodes or LOCAL_HOSTS[1] in index.nodes:
+        return None
+    if any(v.bricks and v.name != volume.name for v in topo.volumes):
+        return None
+    paths = {r.path for r in refs}
+    if any(p[:1] != "/" or (p[-1:] == "/" and p != "/") for p in paths):
+        return None
+    if any(a in paths for p in paths for a in _ancestors(p)):
+        return None
+    out = []
+    for i, b in enumerate(found):
+        mount = b.mount
+        if mount and (mount.rstrip("/") or "/") in ("/", b.path):
+            ref = refs[i]
+            out.append(_partition_finding(ref, at_mount=(mount.rstrip("/") or "/") == ref.path))
     return out
 
 

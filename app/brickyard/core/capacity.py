@@ -24,25 +24,25 @@ def _shares(topo: Topology, volume: Volume, index: TopologyIndex | None = None
     """Per position in ``volume.bricks``: the brick's recorded size, its share of its
     filesystem, and whether it is the first mention of that brick; plus the shared
     filesystems."""
-    bricks = (index or TopologyIndex(topo)).bricks
-    keys = [(r.node, r.path) for r in volume.bricks]
-    found = [bricks.get(k) for k in keys]
+    index = index or TopologyIndex(topo)
+    refs = volume.bricks
+    found, _, unique = index.resolve(refs)
     sizes = [b.size_bytes if b is not None else 0 for b in found]
     groups: dict[tuple[str, str], list[int]] = {}
-    unique = len(set(keys)) == len(keys)
+    # A brick listed twice (an error of its own) counts once.
     if unique:
-        first = [True] * len(keys)
-    else:  # a brick listed twice (an error of its own) is counted once
-        seen: set[tuple[str, str]] = set()
+        first = [True] * len(refs)
+    else:
+        seen_ids: set[int] = set()
         first = []
-        for k in keys:
-            first.append(k not in seen)
-            seen.add(k)
-    fs_keys = [(k[0], b.filesystem or "brick:" + k[1]) for k, b in zip(keys, found) if b is not None]
-    if not unique or len(set(fs_keys)) < len(fs_keys):  # some bricks share a filesystem
-        for pos, (k, b, new) in enumerate(zip(keys, found, first)):
-            if b is not None and new:
-                groups.setdefault((k[0], b.filesystem or "brick:" + k[1]), []).append(pos)
+        for b in found:
+            first.append(b is None or id(b) not in seen_ids)
+            seen_ids.add(id(b))
+    shared_nodes = index.shared_nodes
+    if shared_nodes and any(r.node in shared_nodes for r in refs):
+        for pos, (r, b, new) in enumerate(zip(refs, found, first)):
+            if b is not None and new and b.filesystem and r.node in shared_nodes:
+                groups.setdefault((r.node, b.filesystem), []).append(pos)
     shares = sizes
     shared: list[SharedFilesystem] = []
     for (node, fs), positions in groups.items():

@@ -75,7 +75,7 @@ def estimate(topo: Topology, volume: Volume, sets: list[BrickSet], alpha: float 
     missing: list[str] = []
     # The slowest data brick and the slowest link of a server holding one bound every set.
     data = [b for s in sets for b in s.bricks if b != s.arbiter]
-    bricks = [index.bricks.get((b.node, b.path)) for b in data]
+    bricks = index.lookup(data)
     speeds = [b.speed_bps if b is not None else None for b in bricks]
     nodes = {b.node for b in data}
     links = [_gbps(index.nodes[n].nic_gbps) if n in index.nodes else None for n in nodes]

@@ -115,17 +115,45 @@ class VolumeState:
 
 
 class TopologyIndex:
-    """O(1) look-ups of nodes and bricks by name, built once per plan (1,000-node topologies)."""
+    """O(1) look-ups of nodes and bricks by name, built once per plan (1,000-node topologies).
 
-    __slots__ = ("nodes", "bricks")
+    ``shared_nodes``: the nodes on which two or more bricks name the same filesystem; a
+    volume with no brick on them has no shared filesystem to account for."""
+
+    __slots__ = ("nodes", "per_node", "shared_nodes", "_last")
 
     def __init__(self, topo: Topology):
         self.nodes: dict[str, Node] = {n.name: n for n in topo.nodes}
-        self.bricks: dict[tuple[str, str], Brick] = {
-            (n.name, b.path): b for n in topo.nodes for b in n.bricks}
+        self.per_node: dict[str, dict[str, Brick]] = {
+            n.name: {b.path: b for b in n.bricks} for n in topo.nodes}
+        self.shared_nodes: frozenset[str] = frozenset(
+            n.name for n in topo.nodes
+            if len(n.bricks) > 1 and len({b.filesystem for b in n.bricks if b.filesystem})
+            < sum(1 for b in n.bricks if b.filesystem))
+        self._last: tuple[list[BrickRef], int, list[Brick | None], int, bool] | None = None
 
     def brick(self, ref: BrickRef) -> Brick | None:
-        return self.bricks.get((ref.node, ref.path))
+        return self.per_node.get(ref.node, _EMPTY).get(ref.path)
+
+    def lookup(self, refs: list[BrickRef]) -> list[Brick | None]:
+        """The Brick of each reference, None where the topology has none."""
+        return self.resolve(refs)[0]
+
+    def resolve(self, refs: list[BrickRef]) -> tuple[list[Brick | None], int, bool]:
+        """(the Brick of each reference or None, how many are None, whether no brick is
+        listed twice). Remembers the last list asked about: one plan asks several times."""
+        last = self._last
+        if last is not None and last[0] is refs and last[1] == len(refs):
+            return last[2], last[3], last[4]
+        per_node, empty = self.per_node, _EMPTY
+        found = [per_node.get(r.node, empty).get(r.path) for r in refs]
+        missing = len(found) - len(list(filter(None, found)))  # no Brick.__eq__ calls
+        unique = len(set(map(id, found))) == len(found) - max(missing - 1, 0)
+        self._last = (refs, len(refs), found, missing, unique)
+        return found, missing, unique
+
+
+_EMPTY: dict[str, Brick] = {}
 
 
 def brick_index(topo: Topology) -> dict[BrickRef, tuple[Node, Brick]]:
