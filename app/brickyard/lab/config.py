@@ -15,8 +15,9 @@ creates plus the bridge in the root namespace):
   the gluster brick directory is ``/srv/brickJ/brick``; ``/srv/scratch`` is a directory on the
   lab folder's filesystem, the root filesystem by default (for "brick on the root filesystem"
   cases); ``/mnt`` is a private tmpfs for client mounts; ``/run`` and ``/tmp`` are private
-  tmpfs; ``/root``, ``/var/tmp`` and ``/etc/fstab`` are per-machine copies in the lab folder, so what one machine writes there (an
-  uploaded tool, an fstab line from provisioning) reaches neither the host nor another machine.
+  tmpfs; ``/root``, ``/var/tmp`` and ``/etc/fstab`` are per-machine copies in the lab folder,
+  so what one machine writes there (an uploaded tool, an fstab line from provisioning) reaches
+  neither the host nor another machine.
 """
 
 from __future__ import annotations
