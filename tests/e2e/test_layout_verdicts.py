@@ -1,0 +1,226 @@
+"""The planner's verdict on a layout equals real gluster's, case by case.
+
+Each case is run through ``gluster --mode=script volume create`` on the lab: first without
+``force`` (exit 0: accepted), then, if refused, with ``force`` (exit 0: needs force; refused
+again: refused). The planner must say the same for every case. Where they differ, gluster is
+right and the planner gets fixed.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from brickyard.core import gluster_xml
+from brickyard.core.plan import plan_volume
+from brickyard.core.topology import Brick, BrickRef, Layout, Topology, Volume, VolumeType as T
+from brickyard.remote.loop import AsyncLoopThread
+from brickyard.remote.ssh import SshOptions, SshPool
+
+REFUSED, NEEDS_FORCE, ACCEPTED = "refused", "needs force", "accepted"
+
+# (id, volume name, create words, planner layout, bricks "NODE:FS[/sub]"; FS m = the brick
+# filesystem's mount point itself, r = a directory on the root filesystem)
+CASES = [
+    ("dist-1", None, [], Layout(T.DISTRIBUTE), ["1:1"]),
+    ("dist-4", None, [], Layout(T.DISTRIBUTE), ["1:1", "2:1", "3:1", "4:1"]),
+    ("dist-same-node", None, [], Layout(T.DISTRIBUTE), ["1:1", "1:2"]),
+    ("rep3", None, ["replica", "3"], Layout(T.REPLICATE, replica=3), ["1:1", "2:1", "3:1"]),
+    ("rep3-same-node", None, ["replica", "3"], Layout(T.REPLICATE, replica=3), ["1:1", "1:2", "2:1"]),
+    ("rep3-4-bricks", None, ["replica", "3"], Layout(T.REPLICATE, replica=3), ["1:1", "2:1", "3:1", "4:1"]),
+    ("rep2", None, ["replica", "2"], Layout(T.REPLICATE, replica=2), ["1:1", "2:1"]),
+    ("rep2x2", None, ["replica", "2"], Layout(T.DISTRIBUTED_REPLICATE, replica=2), ["1:1", "2:1", "3:1", "4:1"]),
+    ("rep3x2", None, ["replica", "3"], Layout(T.DISTRIBUTED_REPLICATE, replica=3),
+     ["1:1", "2:1", "3:1", "4:1", "1:2", "2:2"]),
+    ("rep3x2-same-node-in-set2", None, ["replica", "3"], Layout(T.DISTRIBUTED_REPLICATE, replica=3),
+     ["1:1", "2:1", "3:1", "4:1", "4:2", "1:2"]),
+    ("rep4", None, ["replica", "4"], Layout(T.REPLICATE, replica=4), ["1:1", "2:1", "3:1", "4:1"]),
+    ("rep1", None, ["replica", "1"], Layout(T.REPLICATE, replica=1), ["1:1"]),
+    ("arbiter", None, ["replica", "3", "arbiter", "1"], Layout(T.REPLICATE, replica=3, arbiter=1),
+     ["2:2", "3:2", "4:2"]),
+    ("arbiter-x2", None, ["replica", "3", "arbiter", "1"], Layout(T.DISTRIBUTED_REPLICATE, replica=3, arbiter=1),
+     ["1:1", "2:1", "3:1", "4:1", "1:2", "2:2"]),
+    ("arbiter-5-bricks", None, ["replica", "3", "arbiter", "1"], Layout(T.REPLICATE, replica=3, arbiter=1),
+     ["1:1", "2:1", "3:1", "4:1", "1:2"]),
+    ("arbiter-same-node", None, ["replica", "3", "arbiter", "1"], Layout(T.REPLICATE, replica=3, arbiter=1),
+     ["1:1", "2:1", "2:2"]),
+    ("rep2-arbiter1", None, ["replica", "2", "arbiter", "1"], Layout(T.REPLICATE, replica=2, arbiter=1),
+     ["1:1", "2:1", "3:1"]),
+    ("rep4-arbiter1", None, ["replica", "4", "arbiter", "1"], Layout(T.REPLICATE, replica=4, arbiter=1),
+     ["1:1", "2:1", "3:1", "4:1"]),
+    ("disp4-r1", None, ["disperse", "4", "redundancy", "1"], Layout(T.DISPERSE, disperse=4, redundancy=1),
+     ["1:2", "2:2", "3:2", "4:2"]),
+    ("disp3-r1", None, ["disperse", "3", "redundancy", "1"], Layout(T.DISPERSE, disperse=3, redundancy=1),
+     ["1:1", "2:1", "3:1"]),
+    ("disp4-r2", None, ["disperse", "4", "redundancy", "2"], Layout(T.DISPERSE, disperse=4, redundancy=2),
+     ["1:1", "2:1", "3:1", "4:1"]),
+    ("disp3-r0", None, ["disperse", "3", "redundancy", "0"], Layout(T.DISPERSE, disperse=3, redundancy=0),
+     ["1:1", "2:1", "3:1"]),
+    ("disp2", None, ["disperse", "2"], Layout(T.DISPERSE, disperse=2), ["1:1", "2:1"]),
+    ("disp4-auto-redundancy", None, ["disperse", "4"], Layout(T.DISPERSE, disperse=4), ["1:1", "2:1", "3:1", "4:1"]),
+    ("disp6-r2-on-4-nodes", None, ["disperse", "6", "redundancy", "2"], Layout(T.DISPERSE, disperse=6, redundancy=2),
+     ["1:1", "2:1", "3:1", "4:1", "1:2", "2:2"]),
+    ("disp4-r1-same-node", None, ["disperse", "4", "redundancy", "1"], Layout(T.DISPERSE, disperse=4, redundancy=1),
+     ["1:1", "1:2", "2:1", "3:1"]),
+    ("disp5-r2-on-4-nodes", None, ["disperse", "5", "redundancy", "2"], Layout(T.DISPERSE, disperse=5, redundancy=2),
+     ["1:1", "2:1", "3:1", "4:1", "1:2"]),
+    ("distdisp-2x3", None, ["disperse", "3", "redundancy", "1"],
+     Layout(T.DISTRIBUTED_DISPERSE, disperse=3, redundancy=1), ["1:2", "2:2", "3:2", "4:2", "1:1", "2:1"]),
+    ("distdisp-same-node-in-set2", None, ["disperse", "3", "redundancy", "1"],
+     Layout(T.DISTRIBUTED_DISPERSE, disperse=3, redundancy=1), ["1:1", "2:1", "3:1", "4:1", "4:2", "1:2"]),
+    ("disp3-4-bricks", None, ["disperse", "3", "redundancy", "1"], Layout(T.DISPERSE, disperse=3, redundancy=1),
+     ["1:1", "2:1", "3:1", "4:1"]),
+    ("mount-point-bricks", None, [], Layout(T.DISTRIBUTE), ["1:m1", "2:m1"]),
+    ("root-fs-bricks", None, [], Layout(T.DISTRIBUTE), ["1:r", "2:r"]),
+    ("nested-bricks", None, [], Layout(T.DISTRIBUTE), ["1:1", "1:1/inner"]),
+    ("nested-bricks-inner-first", None, [], Layout(T.DISTRIBUTE), ["1:1/inner", "1:1"]),
+    ("duplicate-bricks", None, [], Layout(T.DISTRIBUTE), ["1:1", "1:1"]),
+    ("bad-name-slash", "bad/name", [], Layout(T.DISTRIBUTE), ["1:1"]),
+    ("bad-name-too-long", "v" * 80, [], Layout(T.DISTRIBUTE), ["1:1"]),
+]
+
+
+def _brick(spec: str, case: int) -> tuple[str, str, str]:
+    """(node, path, mount) for a brick spec of CASES."""
+    node, fs = spec.split(":")
+    sub = ""
+    if "/" in fs:
+        fs, sub = fs.split("/", 1)
+        sub = "/" + sub
+    if fs.startswith("m"):
+        mount = f"/srv/brick{fs[1:]}"
+        return f"node{node}", mount, mount
+    if fs == "r":
+        return f"node{node}", f"/srv/scratch/bycase{case}", "/"
+    return f"node{node}", f"/srv/brick{fs}/bycase{case}{sub}", f"/srv/brick{fs}"
+
+
+class LabShell:
+    """Commands on lab machines over one pooled SSH connection each (many commands per case)."""
+
+    def __init__(self, lab):
+        self.lab = lab
+        self.thread = AsyncLoopThread("e2e-ssh")
+        self.pool = SshPool(SshOptions(config_files=[str(lab.ssh_config)]))
+
+    def run(self, node: str, argv: list[str]):
+        return self.thread.run(self.pool.executor(node).run(argv, timeout=120), timeout=180)
+
+    def close(self) -> None:
+        self.thread.run(self.pool.close(), timeout=30)
+        self.thread.stop()
+
+
+def _topology(sh: LabShell, case: int, name: str, layout: Layout, specs: list[str]) -> Topology:
+    topo = sh.lab.topology()
+    base = {n.name: n.bricks[0] for n in topo.nodes}
+    for node in topo.nodes:
+        node.bricks = []
+    refs = []
+    for spec in specs:
+        node, path, mount = _brick(spec, case)
+        n = topo.node(node)
+        if n.brick(path) is None:
+            fs = "rootfs" if mount == "/" else f"{node}:{mount}"
+            n.bricks.append(Brick(path, base[node].size_bytes, filesystem=fs, mount=mount))
+        refs.append(BrickRef(node, path))
+    # volumes that exist on the cluster right now (the lab is shared): gluster checks new
+    # bricks against theirs, so the planner must know them too
+    info = sh.run("node1", ["gluster", "--xml", "volume", "info", "all"]).text
+    for other in gluster_xml.parse_volume_info(info) if "<volume>" in info else []:
+        for ref in other.to_volume().bricks:
+            n = topo.node(ref.node)
+            if n is not None and n.brick(ref.path) is None:
+                n.bricks.append(Brick(ref.path, 0))
+        topo.volumes.append(other.to_volume())
+    topo.volumes.append(Volume(name, layout, refs))
+    return topo
+
+
+def planner_verdict(topo: Topology, volume: Volume) -> str:
+    result = plan_volume(topo, volume)
+    if result.errors:
+        return REFUSED
+    return NEEDS_FORCE if result.needs_force else ACCEPTED
+
+
+def _per_node(case: int, specs: list[str]) -> dict[str, tuple[set[str], set[str]]]:
+    """node -> (directories to make and later remove, filesystem roots used as bricks)."""
+    out: dict[str, tuple[set[str], set[str]]] = {}
+    for spec in specs:
+        node, path, mount = _brick(spec, case)
+        dirs, roots = out.setdefault(node, (set(), set()))
+        (roots if path == mount else dirs).add(path)
+    return out
+
+
+CLEAN_SCRIPT = (  # $1: the case's top directory name; then filesystem roots used as bricks
+    'top="$1"; shift; rm -rf -- /srv/brick1/"$top" /srv/brick2/"$top" /srv/scratch/"$top"; '
+    'for r in "$@"; do setfattr -x trusted.glusterfs.volume-id "$r" 2>/dev/null; '
+    'setfattr -x trusted.gfid "$r" 2>/dev/null; rm -rf -- "$r/.glusterfs"; done; true')
+
+
+def _cleanup(sh: LabShell, name: str, case: int, specs: list[str]) -> None:
+    sh.run("node1", ["gluster", "--mode=script", "volume", "delete", name])
+    for node, (_, roots) in _per_node(case, specs).items():
+        sh.run(node, ["sh", "-c", CLEAN_SCRIPT, "sh", f"bycase{case}", *sorted(roots)])
+
+
+def _make_dirs(sh: LabShell, case: int, specs: list[str]) -> None:
+    """Create the brick directories first, as provisioning does (gluster itself does not mkdir -p)."""
+    for node, (dirs, _) in _per_node(case, specs).items():
+        if dirs:
+            sh.run(node, ["mkdir", "-p", "--", *sorted(dirs)])
+
+
+def gluster_verdict(sh: LabShell, name: str, words: list[str], case: int, specs: list[str]) -> tuple[str, str]:
+    bricks = []
+    for spec in specs:
+        node, path, _ = _brick(spec, case)
+        bricks.append(f"{node}:{path}")
+    argv = ["gluster", "--mode=script", "volume", "create", name, *words, *bricks]
+    _make_dirs(sh, case, specs)
+    plain = sh.run("node1", argv)
+    _cleanup(sh, name, case, specs)
+    if plain.ok:
+        return ACCEPTED, plain.text
+    _make_dirs(sh, case, specs)
+    forced = sh.run("node1", [*argv, "force"])
+    _cleanup(sh, name, case, specs)
+    said = [(r.stdout + r.stderr).decode(errors="replace").strip().splitlines()[-1:] for r in (plain, forced)]
+    return (NEEDS_FORCE if forced.ok else REFUSED), " / ".join(sum(said, []))
+
+
+@pytest.fixture(scope="module")
+def shell(lab):
+    sh = LabShell(lab)
+    try:
+        first, *others = lab.servers
+        for name in others[:3]:
+            sh.run(first, ["gluster", "--mode=script", "peer", "probe", name])
+        deadline = time.monotonic() + 60
+        while True:
+            xml = sh.run(first, ["gluster", "--xml", "peer", "status"]).stdout
+            peers = {p.hostname: (p.connected, p.state) for p in gluster_xml.parse_peer_status(xml)}
+            if all(peers.get(n) == (True, "Peer in Cluster") for n in others[:3]):
+                break
+            assert time.monotonic() < deadline, f"peers did not connect: {peers}"
+            time.sleep(0.5)
+        yield sh
+    finally:
+        sh.close()
+
+
+def test_at_least_thirty_cases():
+    assert len(CASES) >= 30 and len({c[0] for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=[c[0] for c in CASES])
+def test_planner_verdict_matches_gluster(shell, index):
+    case_id, name, words, layout, specs = CASES[index]
+    name = name or f"bycase{index}"
+    topo = _topology(shell, index, name, layout, specs)
+    planned = planner_verdict(topo, topo.volumes[-1])
+    real, said = gluster_verdict(shell, name, words, index, specs)
+    assert planned == real, f"{case_id}: planner says {planned}, gluster says {real} ({said})"
