@@ -74,7 +74,12 @@ def estimate(topo: Topology, volume: Volume, sets: list[BrickSet], alpha: float 
     index = index or TopologyIndex(topo)
     missing: list[str] = []
     # The slowest data brick and the slowest link of a server holding one bound every set.
-    data = [b for s in sets for b in s.bricks if b != s.arbiter]
+    data = []
+    for s in sets:
+        if s.arbiter is None:
+            data.extend(s.bricks)
+        else:
+            data.extend(b for b in s.bricks if b != s.arbiter)
     bricks = index.lookup(data)
     speeds = [b.speed_bps if b is not None else None for b in bricks]
     nodes = {b.node for b in data}

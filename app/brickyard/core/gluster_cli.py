@@ -37,7 +37,7 @@ def volume_create_argv(topo: Topology, volume: Volume, force: bool | None = None
         resolved, _ = resolve(volume.layout, len(volume.bricks))
     argv = [*_gluster(mode_script), "volume", "create", volume.name, *resolved.create_words(),
             "transport", volume.transport]
-    argv.extend(str(b) for b in volume.bricks)
+    argv.extend([f"{b.node}:{b.path}" for b in volume.bricks])  # str(BrickRef), inlined
     if volume.force if force is None else force:
         argv.append("force")
     return argv

@@ -88,7 +88,8 @@ class Tolerance:
 
     worst: the smallest number of failures that can stop it, minus one (any this many
     failures are survived); best: the largest number of failures that can be survived
-    when the right ones fail. ``sites_*`` is None when the topology has fewer than two sites.
+    when the right ones fail. ``sites_*`` is None when the volume's bricks are in fewer than
+    two named sites.
     """
 
     nodes_worst: int
