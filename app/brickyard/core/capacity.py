@@ -43,13 +43,13 @@ def _shares(topo: Topology, volume: Volume, index: TopologyIndex | None = None
         for pos, (r, b, new) in enumerate(zip(refs, found, first)):
             if b is not None and new and b.filesystem and r.node in shared_nodes:
                 groups.setdefault((r.node, b.filesystem), []).append(pos)
-    shares = sizes
+    shares = sizes if unique else [size if new else 0 for size, new in zip(sizes, first)]
     shared: list[SharedFilesystem] = []
     for (node, fs), positions in groups.items():
         if len(positions) < 2:
             continue
         if shares is sizes:
-            shares = list(sizes)
+            shares = list(sizes)  # sizes stays what each brick reports (what df adds up)
         refs = [volume.bricks[p] for p in positions]
         fs_size = max(sizes[p] for p in positions)
         for p in positions:
@@ -110,7 +110,8 @@ def _build_sets(sets: tuple[tuple[BrickRef, ...], ...], resolved: Resolved,
         data = sizes[start:start + n - (arbiter is not None)]
         start += n
         smallest = min(data) if data else 0
-        out.append(BrickSet(index, members, arbiter, data_bricks, smallest * data_bricks, redundancy))
+        k = data_bricks if n == full else max(min(data_bricks, n - redundancy), 0)  # a short tail
+        out.append(BrickSet(index, members, arbiter, k, smallest * k, redundancy))
     return out
 
 

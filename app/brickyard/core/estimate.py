@@ -98,10 +98,10 @@ def estimate(topo: Topology, volume: Volume, sets: list[BrickSet], alpha: float 
         if clients:
             missing.append("NIC speed of some clients (using the server link)")
     n_sets = max(len(sets), 1)
-    first = sets[0] if sets else None
+    first = next((s for s in sets if s.data_bricks > 0), None)  # not a short, broken tail
     if first is not None and first.redundancy:
-        d = len(first.bricks)
         r = first.redundancy
+        d = first.data_bricks + r
         factor = d / (d - r)
         single = _min(_mul(brick, d / (r + 1 + alpha)), _mul(client, (d - r) / d),
                       _mul(server_link, d - r))

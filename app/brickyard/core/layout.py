@@ -190,15 +190,15 @@ def _resolve_disperse(layout: Layout, count: int, findings: list[Finding]) -> Re
     if disperse is not None and disperse < 3:
         err("disperse-too-small", "disperse count must be greater than 2")
         disperse = 3
-    if redundancy is not None and redundancy < 1:
-        err("redundancy-too-small", _redundancy_range(disperse))
-        redundancy = None
     if disperse is None:
         if layout.type is VolumeType.DISTRIBUTED_DISPERSE:
             err("disperse-missing", "distributed-disperse needs a disperse count")
         elif count < 3:
             err("too-few-bricks", "number of bricks must be greater than 2")
         disperse = max(count, 3) if layout.type is VolumeType.DISPERSE else 3
+    if redundancy is not None and redundancy < 1:
+        err("redundancy-too-small", _redundancy_range(disperse))
+        redundancy = None
     if redundancy is None:
         redundancy, question = auto_redundancy(disperse)
         if question:

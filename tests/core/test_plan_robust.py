@@ -1,0 +1,38 @@
+"""plan_volume answers every volume the canvas can draw, however wrong, without raising."""
+
+import json
+
+from hypothesis import given, settings, strategies as st
+
+from brickyard.core.plan import candidate_layouts, plan_volume
+from brickyard.core.topology import BrickRef, Layout, Volume, VolumeType
+
+from ._topo import build
+
+counts = st.one_of(st.none(), st.integers(-1, 9))
+
+
+@settings(max_examples=150, deadline=None)
+@given(kind=st.sampled_from(list(VolumeType)), replica=counts, arbiter=st.integers(0, 2),
+       disperse=counts, redundancy=counts,
+       picks=st.lists(st.tuples(st.sampled_from(["a", "b", "c", "zz", "localhost"]),
+                                st.sampled_from(["/data/b1/brick", "/data/b2/brick", "/data/b1/brick/",
+                                                 "/data", "rel", "/"])), max_size=12),
+       name=st.sampled_from(["gv0", "all", "-x", "a/b", ""]), force=st.booleans(),
+       fail=st.lists(st.sampled_from(["a", "b", "site:S1", "brick:a:/data/b1/brick"]), max_size=3),
+       auto_place=st.booleans())
+def test_any_volume_gets_a_plan_and_a_json_document(kind, replica, arbiter, disperse, redundancy,
+                                                     picks, name, force, fail, auto_place):
+    topo = build({"a": 2, "b": 2, "c": 1}, sites={"a": "S1", "b": "S2", "c": "S2"})
+    vol = Volume(name, Layout(kind, replica, arbiter, disperse, redundancy),
+                 [BrickRef(n, p) for n, p in picks], force=force)
+    topo.volumes.append(vol)
+    fail = [f for f in fail if not f.startswith("brick:") or BrickRef("a", "/data/b1/brick") in vol.bricks]
+    r = plan_volume(topo, vol, fail, auto_place=auto_place)
+    doc = json.loads(json.dumps(r.to_json()))
+    assert doc["valid"] == (not r.errors and (not r.needs_force or force))
+    assert r.capacity.usable_bytes <= r.capacity.raw_bytes
+    if r.valid:
+        assert r.commands and r.commands[-1][-1] == vol.name
+    for layout in candidate_layouts(topo, vol.bricks):
+        plan_volume(topo, Volume("gv1", layout, list(vol.bricks)))
