@@ -212,11 +212,15 @@ def _same_server_findings(nodes: dict[str, Node], resolved: "Resolved",
     if len(set(server_of.values())) == len(server_of):
         server_of = {}  # every node is its own server: compare node names
     out: list[Finding] = []
+    all_names = [r.node for members in sets for r in members]
+    start = 0
     for index, members in enumerate(sets):
-        names = [r.node for r in members]
-        if len(set(names)) == len(names) and not server_of:
+        n = len(members)
+        names = all_names[start:start + n]
+        start += n
+        if not server_of and len(set(names)) == n:
             continue
-        servers = [server_of.get(n, n) for n in names] if server_of else names
+        servers = [server_of.get(x, x) for x in names] if server_of else names
         if len(set(servers)) == len(servers):
             continue
         counts = Counter(servers)

@@ -260,7 +260,16 @@ def _best(sets: list[BrickSet], units_of: list[list[str]], quorum: tuple[str, in
 def worst_node_failures(sets: Iterable[BrickSet], options: dict[str, str] | None = None) -> int:
     """How many node failures the volume survives whichever nodes fail."""
     quorum = _quorum(options)
-    return min((_min_units_to_break(s, [b.node for b in s.bricks], quorum) for s in sets), default=1) - 1
+    sets = list(sets)
+    names = [b.node for s in sets for b in s.bricks]
+    fewest, start = None, 0
+    for s in sets:
+        n = len(s.bricks)
+        units = names[start:start + n]
+        start += n
+        k = _min_units_to_break(s, units, quorum)
+        fewest = k if fewest is None or k < fewest else fewest
+    return (1 if fewest is None else fewest) - 1
 
 
 def tolerance(topo: Topology, sets: Iterable[BrickSet], options: dict[str, str] | None = None) -> Tolerance:

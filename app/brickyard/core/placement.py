@@ -61,7 +61,7 @@ def place(topo: Topology, bricks: Sequence[BrickRef], layout: Layout) -> Placeme
                                                          site_of.get(item[1], ""), item[0]))
     ordered = [b for _, name in order for b in by_node[name]]
     rows = [ordered[r * n_sets:(r + 1) * n_sets] for r in range(size)]
-    placed = tuple(rows[r][c] for c in range(n_sets) for r in range(size))
+    placed = tuple(b for column in zip(*rows) for b in column)  # set by set
     return Placement(placed, _site_note(placed, size, site_of, len(site_count)))
 
 
