@@ -46,12 +46,16 @@ def _unavailable(reason: str) -> None:
 
 
 class PostgresServer:
+    """initdb + the postmaster as our own child process. ``setpriv --pdeathsig`` makes the
+    kernel stop the server if the test process dies (killed, timed out), so no run leaves a
+    server behind; a normal end stops it by PID."""
+
     def __init__(self, bindir: Path):
         self.bindir = bindir
         self.root = Path(tempfile.mkdtemp(prefix="brickyard-pg-"))
         self.data = self.root / "data"
         self.port = _free_port()
-        self.pid: int | None = None
+        self.proc: subprocess.Popen | None = None
         self.as_user: list[str] = []
         if os.geteuid() == 0:
             try:
@@ -59,34 +63,48 @@ class PostgresServer:
             except KeyError:
                 raise RuntimeError("running as root and there is no 'postgres' user to run the server as") from None
             os.chown(self.root, user.pw_uid, user.pw_gid)
-            self.as_user = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups", "--"]
-
-    def _run(self, *args: str) -> None:
-        proc = subprocess.run([*self.as_user, *args], capture_output=True, text=True, timeout=120,
-                              stdin=subprocess.DEVNULL)
-        if proc.returncode != 0:
-            log = (self.root / "log").read_text() if (self.root / "log").exists() else ""
-            raise RuntimeError(f"{args[0]} failed ({proc.returncode}): {proc.stderr.strip()} {log[-2000:]}")
+            self.as_user = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups"]
+        elif shutil.which("setpriv"):
+            self.as_user = ["setpriv"]
 
     def start(self) -> None:
-        self._run(str(self.bindir / "initdb"), "-D", str(self.data), "-U", "brickyard", "--auth=trust",
-                  "-E", "UTF8", "--no-sync", "--locale=C")
-        opts = (f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c fsync=off "
-                "-c full_page_writes=off -c max_connections=60")
-        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-o", opts, "-l", str(self.root / "log"),
-                  "-w", "-t", "60", "start")
-        self.pid = int((self.data / "postmaster.pid").read_text().split()[0])
+        prefix = [*self.as_user, "--"] if self.as_user else []
+        init = subprocess.run([*prefix, str(self.bindir / "initdb"), "-D", str(self.data), "-U", "brickyard",
+                               "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C"],
+                              capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        if init.returncode != 0:
+            raise RuntimeError(f"initdb failed ({init.returncode}): {init.stderr.strip()[-2000:]}")
+        die_with_us = [*self.as_user, "--pdeathsig", "SIGINT", "--"] if self.as_user else []
+        log = open(self.root / "log", "wb")
+        self.proc = subprocess.Popen(
+            [*die_with_us, str(self.bindir / "postgres"), "-D", str(self.data), "-c", "listen_addresses=127.0.0.1",
+             "-p", str(self.port), "-k", str(self.root), "-c", "fsync=off", "-c", "full_page_writes=off",
+             "-c", "max_connections=60"], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        import psycopg2
+
+        deadline = time.monotonic() + 60
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"postgres exited ({self.proc.returncode}): "
+                                   f"{(self.root / 'log').read_text(errors='replace')[-2000:]}")
+            try:
+                psycopg2.connect(host="127.0.0.1", port=self.port, user="brickyard", dbname="postgres",
+                                 connect_timeout=2).close()
+                return
+            except psycopg2.OperationalError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("postgres did not accept connections within 60 s") from None
+                time.sleep(0.2)
 
     def stop(self) -> None:
-        if self.pid is not None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)     # "fast" shutdown of the postmaster we started
             try:
-                os.kill(self.pid, signal.SIGINT)   # "fast" shutdown of the postmaster we started
-                deadline = time.monotonic() + 30
-                while time.monotonic() < deadline:
-                    os.kill(self.pid, 0)
-                    time.sleep(0.1)
-            except ProcessLookupError:
-                pass
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=30)
         shutil.rmtree(self.root, ignore_errors=True)
 
     def url(self, database: str = "postgres") -> str:

@@ -193,6 +193,7 @@ class ThroughputChart(BaseChart):
     def __init__(self, parent=None) -> None:
         super().__init__(parent, bottom=Log2SizeAxis(), title="")
         self.plot_item.setLabel("bottom", "block size")
+        self.legend.setOffset((-10, -10))   # bottom right: throughput curves rise to the right
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.divisor, self.unit_label = 1.0, ""
         self._light = False
