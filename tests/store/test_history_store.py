@@ -181,3 +181,11 @@ def test_metric_trend_gives_one_median_per_run_at_a_point_oldest_first(store):
         run = next(r for r in runs if r.run_id == run_id)
         assert median == value_at(run, "throughput", 1 << 20, 4).median
     assert len(store.metric_trend("throughput", filters=RunFilter(since=1500.0))) == 2
+
+
+def test_in_memory_sqlite_keeps_one_database_for_the_store():
+    store = HistoryStore("sqlite://")
+    run = synthetic_run(random.Random(13), repeats=1, concurrencies=(1,), block_sizes=(4096,))
+    store.add_run(run)
+    assert store.load_run(run.run_id) == run
+    store.close()

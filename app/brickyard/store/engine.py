@@ -22,6 +22,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+from sqlalchemy.pool import StaticPool
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 BUSY_TIMEOUT_MS = 30_000
@@ -44,7 +45,10 @@ def create_history_engine(url: str) -> Engine:
     if is_sqlite:
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_MS / 1000}
+            kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_MS / 1000}
+        else:   # one in-memory database shared by every use of this engine (tests, demos)
+            kwargs["connect_args"] = {"check_same_thread": False}
+            kwargs["poolclass"] = StaticPool
     else:
         kwargs["pool_pre_ping"] = True
     try:
