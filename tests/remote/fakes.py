@@ -69,6 +69,8 @@ class FakeCluster:
         return ET.tostring(root)
 
     def gluster(self, host: str, args: list[str]) -> tuple[int, bytes, bytes]:
+        if args == ["--version"]:  # the CLI answers this without glusterd
+            return 0, b"glusterfs 10.3\nRepository revision: git://git.gluster.org/glusterfs.git\n", b""
         if host in self.glusterd_down:
             return 1, GLUSTERD_DOWN, b""
         xml = "--xml" in args
@@ -98,8 +100,6 @@ class FakeCluster:
         if args[:2] == ["volume", "delete"]:
             del self.volumes[args[2]]
             return 0, f"volume delete: {args[2]}: success\n".encode(), b""
-        if args == ["--version"]:
-            return 0, b"glusterfs 10.3\nRepository revision: git://git.gluster.org/glusterfs.git\n", b""
         raise AssertionError(f"fake gluster does not know {args}")
 
     # ---- everything else --------------------------------------------------------------

@@ -310,3 +310,50 @@ def test_password_lives_only_in_the_keyring(tmp_path, caplog):
         if path.is_file():
             assert password.encode() not in path.read_bytes(), path
     assert password not in caplog.text and password not in repr(first)
+
+
+def test_proxyjump_from_the_ssh_config_is_followed_and_checked(trusted, tmp_path):
+    config = tmp_path / "ssh_config"
+    config.write_text(trusted.ssh_config.read_text() + (
+        f"\nHost jumped\n  HostName 127.0.0.1\n  Port {trusted.port}\n  User {trusted.user}\n"
+        f"  IdentityFile {trusted.client_key}\n  IdentitiesOnly yes\n  UserKnownHostsFile {trusted.user_known_hosts}\n"
+        "  ProxyJump target\n"))
+
+    async def main():
+        pool = SshPool(SshOptions(config_files=[str(config)], own_known_hosts=tmp_path / "own"))
+        try:
+            result = await pool.executor("jumped").run(["sh", "-c", "echo $SSH_CONNECTION"], check=True)
+            return result.text.split(), pool.connects
+        finally:
+            await pool.close()
+
+    words, connects = asyncio.run(main())
+    # the second hop arrives from the jump host's side of the tunnel, on a second connection
+    assert connects == 2 and words[0] == "127.0.0.1" and words[2] == "127.0.0.1"
+
+
+def test_encrypted_key_asks_for_its_passphrase(trusted, tmp_path):
+    import subprocess
+
+    key = tmp_path / "locked_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "s3cret", "-f", str(key)], check=True)
+    auth = trusted.dir / "authorized_keys"
+    original = auth.read_text()
+    auth.write_text(original + key.with_suffix(".pub").read_text())
+    config = tmp_path / "ssh_config"
+    config.write_text(trusted.ssh_config.read_text().replace(str(trusted.client_key), str(key)))
+    asked = []
+
+    async def main():
+        pool = SshPool(SshOptions(config_files=[str(config)], own_known_hosts=tmp_path / "own",
+                                  passphrase=lambda name: asked.append(name) or "s3cret"))
+        try:
+            return await pool.executor("target").run(["echo", "in"], check=True)
+        finally:
+            await pool.close()
+
+    try:
+        assert asyncio.run(main()).stdout == b"in\n"
+    finally:
+        auth.write_text(original)
+    assert asked and str(key) in asked[0]

@@ -1,0 +1,60 @@
+"""The headless commands against the lab: preflight, provision, import, teardown, each --json."""
+
+from __future__ import annotations
+
+import json
+
+from brickyard.cli import main
+from brickyard.core import topofile
+from brickyard.core.topology import Layout, VolumeType
+
+from .test_provision_lab import lab_volume_topology
+
+
+def _run(capsys, argv: list[str]) -> tuple[int, dict]:
+    code = main(argv)
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+def test_preflight_provision_import_teardown_from_the_command_line(lab, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("BRICKYARD_KNOWN_HOSTS", str(tmp_path / "brickyard_known_hosts"))
+    monkeypatch.setenv("BRICKYARD_QUIET", "1")
+    name = "bycli"
+    topo = lab_volume_topology(lab, name, Layout(VolumeType.DISTRIBUTE), [(1, 2), (2, 2)])
+    path = tmp_path / "cli.brickyard.json"
+    topofile.save(topo, path)
+    ssh = ["--ssh-config", str(lab.ssh_config), "--json"]
+
+    code, pre = _run(capsys, ["preflight", str(path), "--volume", name, *ssh])
+    assert code == 0, pre
+    by_host = {h["host"]: {c["check"]: c for c in h["checks"]} for h in pre["hosts"]}
+    assert set(by_host) == {"node1", "node2", lab.clients[0]}
+    for node in ("node1", "node2"):
+        checks = by_host[node]
+        for item in ("reachable", "authenticated", "root or sudo", "gluster", "glusterd", "clock",
+                     f"brick /srv/brick2/{name}"):
+            assert checks[item]["status"] == "ok", checks[item]
+        assert "can be created" in checks[f"brick /srv/brick2/{name}"]["message"]
+        assert "glusterfs 10" in checks["gluster"]["message"]
+    assert by_host[lab.clients[0]]["FUSE client"]["status"] == "ok"
+
+    code, prov = _run(capsys, ["provision", str(path), "--volume", name, "--yes", *ssh])
+    try:
+        assert code == 0 and prov["ok"], prov
+        assert [s["key"] for s in prov["steps"] if s["status"] == "done"][-3:] == [
+            "volume-create", "volume-start", f"mount:{lab.clients[0]}:/mnt/{name}"]
+        # a brick that now holds data fails pre-flight's emptiness/volume-id checks
+        code, pre2 = _run(capsys, ["preflight", str(path), "--volume", name, *ssh])
+        brick = {c["check"]: c for c in pre2["hosts"][0]["checks"]}[f"brick /srv/brick2/{name}"]
+        assert code == 1 and brick["status"] == "fail" and "volume-id" in brick["message"]
+
+        out = tmp_path / "imported.brickyard.json"
+        code, imp = _run(capsys, ["import", "node1", "--volume", name, "--out", str(out), *ssh])
+        assert code == 0 and imp["volumes"] == [
+            {"name": name, "type": "distribute", "bricks": [f"node1:/srv/brick2/{name}", f"node2:/srv/brick2/{name}"]}]
+        assert topofile.load(out).require_volume(name).bricks == topo.require_volume(name).bricks
+    finally:
+        code, down = _run(capsys, ["teardown", str(path), "--volume", name, "--confirm", name, *ssh])
+    assert code == 0 and down["ok"], down
+    assert [s["message"] for s in down["steps"] if s["key"].startswith("rmbrick:")] == ["removed", "removed"]

@@ -1,0 +1,62 @@
+"""Pre-flight checklist logic, on a fake cluster (the brick probe's answers are given per path)."""
+
+import asyncio
+
+from brickyard.remote.preflight import FAIL, OK, WARN, preflight
+
+from .fakes import FakeCluster, executors
+from .test_provision import vrep_topology
+
+FRESH = ("existing=/srv/brick1\nisdir=0\nexists=0\nwritable=1\nmountpoint=0\nmount=/srv/brick1\n"
+         "fstype=xfs\nsource=/dev/loop0\nrootsource=/dev/vda\navail=2000000000\nxattr=1\n")
+
+
+def _facts(**changes) -> str:
+    lines = dict(line.split("=", 1) for line in FRESH.strip().splitlines())
+    lines.update({k: str(v) for k, v in changes.items()})
+    return "".join(f"{k}={v}\n" for k, v in lines.items())
+
+
+def _run(cluster, topo):
+    report = asyncio.run(preflight(topo, executors(cluster), "vrep"))
+    return report, {h.host: {c.name: c for c in h.checks} for h in report.hosts}
+
+
+def test_a_clean_cluster_passes_with_only_the_missing_fio_warned():
+    cluster = FakeCluster(peers={"node2", "node3"})
+    cluster.brick_facts = {(f"node{i}", "/srv/brick1/vrep"): FRESH for i in (1, 2, 3)}
+    report, by_host = _run(cluster, vrep_topology())
+    assert report.ok and set(by_host) == {"node1", "node2", "node3", "client1"}
+    node1 = by_host["node1"]
+    assert {n: c.status for n, c in node1.items()} == {
+        "reachable": OK, "authenticated": OK, "root or sudo": OK, "gluster": OK, "glusterd": OK,
+        "peers": OK, "brick /srv/brick1/vrep": OK, "clock": OK}
+    assert "can be created" in node1["brick /srv/brick1/vrep"].message
+    assert by_host["client1"]["FUSE client"].status == OK and by_host["client1"]["fio"].status == WARN
+
+
+def test_brick_problems_are_reported_one_by_one():
+    cluster = FakeCluster()
+    cluster.brick_facts = {
+        ("node1", "/srv/brick1/vrep"): _facts(source="/dev/vda", exists=1, isdir=1, entries=3, volumeid=1),
+        ("node2", "/srv/brick1/vrep"): _facts(xattr=0, fstype="tmpfs"),
+        ("node3", "/srv/brick1/vrep"): _facts(avail=1000),
+    }
+    report, by_host = _run(cluster, vrep_topology())
+    assert not report.ok
+    b1 = by_host["node1"]["brick /srv/brick1/vrep"]
+    assert b1.status == FAIL and "root filesystem" in b1.message and "not empty (3 entries)" in b1.message
+    assert "trusted.glusterfs.volume-id" in b1.message
+    assert by_host["node2"]["brick /srv/brick1/vrep"].status == FAIL and "xattrs" in by_host["node2"]["brick /srv/brick1/vrep"].message
+    b3 = by_host["node3"]["brick /srv/brick1/vrep"]
+    assert b3.status == FAIL and "free" in b3.message
+
+
+def test_a_dead_glusterd_fails_that_host_only():
+    cluster = FakeCluster(glusterd_down={"node2"})
+    cluster.brick_facts = {(f"node{i}", "/srv/brick1/vrep"): FRESH for i in (1, 2, 3)}
+    report, by_host = _run(cluster, vrep_topology())
+    assert by_host["node2"]["glusterd"].status == FAIL and "Connection failed" in by_host["node2"]["glusterd"].message
+    assert by_host["node1"]["glusterd"].status == OK and not report.ok
+    assert by_host["node2"]["gluster"].status == OK  # installed, just not running
+    assert by_host["node2"]["brick /srv/brick1/vrep"].status == OK  # the rest is still checked
