@@ -1,0 +1,105 @@
+"""Brickyard's own measuring cost, printed (no asserts):
+
+1. harness overhead: Brickyard's dd figure ÷ the same dd run by hand on the same path, in the
+   same run, interleaved, order alternating (target ≥ 0.98). "By hand" is what an admin reads:
+   dd's own rate line. On a busy or noisy mount the paired ratio carries the storage's own
+   run-to-run spread, so the same-process ratio is printed too: Brickyard's headline ÷ the
+   rate the very same dd process printed (what the harness adds: exec to exit, create, close).
+2. start skew of 8 workers on one host (p50/p99/max of each step's start lags; target p99 < 1 ms).
+
+    .venv/bin/python benchmarks/bench_harness.py                      # local:/var/tmp
+    .venv/bin/python benchmarks/bench_harness.py --target client1:/mnt/gv0 --ssh-config lab/ssh_config
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+
+from brickyard.bench import registry
+from brickyard.bench.engine import parse_target, run_benchmark
+from brickyard.core.units import format_bytes
+from brickyard.remote.local import LocalExecutor
+
+
+def parse_dd(stderr: bytes) -> float:
+    from brickyard_dd import parse_dd_stderr
+
+    parsed = parse_dd_stderr(stderr.decode(errors="replace"))
+    if parsed is None:
+        raise SystemExit(f"dd by hand printed no status line: {stderr!r}")
+    return parsed[0] / parsed[1]
+
+
+async def main(args) -> int:
+    target = parse_target(args.target)
+    pool = None
+    if target.is_local:
+        executor = LocalExecutor("local")
+        workdir = tempfile.mkdtemp(prefix="brickyard-harness.", dir=target.path)
+    else:
+        from brickyard.remote.ssh import SshOptions, SshPool
+
+        pool = SshPool(SshOptions(config_files=[args.ssh_config] if args.ssh_config else None))
+        executor = pool.executor(target.host)
+        workdir = (await executor.run(["mktemp", "-d", f"{target.path}/brickyard-harness.XXXXXX"], check=True)).text.strip()
+    dd = registry.find("dd")
+    block = 1 << 20
+    count = args.size // block
+    try:
+        brickyard, by_hand, same_process = [], [], []
+
+        async def ours():
+            run = await run_benchmark(dd, {"block_sizes": "1M", "concurrency": "1", "size": str(args.size),
+                                           "direction": "write", "repeats": "1"}, [(target, executor)])
+            if run.status.value != "complete" or not run.steps[0].valid:
+                raise SystemExit(f"brickyard run failed: {run.error}")
+            step = run.steps[0]
+            brickyard.append(step.metric("throughput").value)
+            same_process.append(step.metric("throughput").value / step.metric("dd_reported_sum").value)
+
+        async def hand():
+            res = await executor.run(["dd", "if=/dev/zero", f"of={workdir}/by-hand", f"bs={block}", f"count={count}",
+                                      "conv=fdatasync"], timeout=600, check=True)
+            by_hand.append(parse_dd(res.stderr))
+            await executor.run(["rm", "-f", f"{workdir}/by-hand"], check=True)
+
+        for i in range(args.rounds):
+            for step in ((ours, hand) if i % 2 == 0 else (hand, ours)):
+                await step()
+        b, h = statistics.median(brickyard), statistics.median(by_hand)
+        pairs = [x / y for x, y in zip(brickyard, by_hand)]
+        print(f"target {target.text}: dd write bs=1M size={format_bytes(args.size, binary=True)}, "
+              f"{args.rounds} rounds interleaved")
+        print(f"  brickyard headline median {format_bytes(b)}/s   dd by hand (its own rate) median {format_bytes(h)}/s")
+        print(f"  harness overhead, paired ratio brickyard ÷ by hand: median {statistics.median(pairs):.3f} "
+              f"(min {min(pairs):.3f}, max {max(pairs):.3f}); ratio of medians {b / h:.3f}   (target ≥ 0.98)")
+        print(f"  same dd process, brickyard headline ÷ that dd's own rate: median {statistics.median(same_process):.3f} "
+              f"(min {min(same_process):.3f})")
+
+        run = await run_benchmark(dd, {"block_sizes": "1M", "concurrency": "8", "size": "1M", "direction": "write",
+                                       "repeats": str(args.skew_steps)}, [(target, executor)])
+        p50 = [s.start_skew["p50"] * 1e3 for s in run.steps]
+        p99 = [s.start_skew["p99"] * 1e3 for s in run.steps]
+        mx = [s.start_skew["max"] * 1e3 for s in run.steps]
+        print(f"start skew, 8 dd workers on one host, {len(run.steps)} steps:")
+        print(f"  p50 median {statistics.median(p50):.3f} ms   p99 median {statistics.median(p99):.3f} ms "
+              f"(worst step {max(p99):.3f} ms)   max median {statistics.median(mx):.3f} ms   (target p99 < 1 ms)")
+        return 0
+    finally:
+        await executor.run(["rm", "-rf", "--one-file-system", "--", workdir])
+        if pool is not None:
+            await pool.close()
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--target", default="local:/var/tmp")
+    ap.add_argument("--ssh-config")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--size", type=int, default=256 << 20, help="bytes per dd (default 256 MiB)")
+    ap.add_argument("--skew-steps", type=int, default=20)
+    raise SystemExit(asyncio.run(main(ap.parse_args())))
