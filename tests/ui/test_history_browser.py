@@ -134,3 +134,24 @@ def test_export_selected_and_import_into_another_history(qtbot, store, tmp_path)
     assert messages[-1] == "imported 0 runs; 2 were already here"
     assert other_view.model.rowCount() == 2
     other.close()
+
+
+@pytest.mark.skipif(not RUN_EXPORTS, reason="no recorded runs in tests/fixtures/runs")
+def test_recorded_real_runs_chart_in_the_browser(qtbot, store, tmp_path):
+    from brickyard.core.series import sweep_by_block_size
+    from brickyard.store.exchange import read_export
+
+    recorded = [r for export in RUN_EXPORTS for r in read_export(export)]
+    view = _view(qtbot, store)
+    view.select_runs([r.run_id for r in recorded])
+    view.compare_selected()
+    panel = view.compare
+    panel.tabs.setCurrentWidget(panel.throughput_chart)
+    first = recorded[0]
+    sweep = sweep_by_block_size(first)
+    assert sweep, "a recorded run with a block-size sweep"
+    label = panel.labels[0]
+    curve = panel.throughput_chart.curves[f"{label} · single"]
+    _, ys = curve.getData()
+    assert list(ys) == [p.median / panel.throughput_chart.divisor for p in sweep[1]]
+    shot(view.window(), tmp_path, "history-browser-recorded-run")

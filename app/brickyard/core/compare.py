@@ -60,7 +60,8 @@ class Difference:
 NOT_SET = "(not set)"
 
 
-def _fields(run: RunResult) -> dict[str, str]:
+def provenance_fields(run: RunResult) -> dict[str, str]:
+    """A run's provenance as flat, readable fields ('gluster on gfs1', 'option …', 'parameter …')."""
     p = run.provenance
     out: dict[str, str] = {
         "workload": run.workload,
@@ -95,7 +96,7 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> Iterable[tuple[str, str]
 def provenance_diff(runs: Sequence[RunResult]) -> list[Difference]:
     """Every field whose value is not the same in all ``runs``, in a stable reading order:
     what was measured, the layout, versions, hosts, options, then parameters."""
-    per_run = [_fields(r) for r in runs]
+    per_run = [provenance_fields(r) for r in runs]
     names: dict[str, None] = {}
     for fields in per_run:
         names.update(dict.fromkeys(fields))

@@ -23,7 +23,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from brickyard.core.compare import MetricComparison, compare_runs, describe_point, provenance_diff, run_labels
+from brickyard.core.compare import (
+    Difference,
+    MetricComparison,
+    compare_runs,
+    describe_point,
+    provenance_diff,
+    provenance_fields,
+    run_labels,
+)
 from brickyard.core.results import RunResult
 from brickyard.core.series import block_sizes, concurrencies
 
@@ -146,7 +154,10 @@ class ComparePanel(QWidget):
 
     def _fill_diff(self) -> None:
         t = self.diff_table
-        diffs = provenance_diff(self.runs) if len(self.runs) > 1 else []
+        if len(self.runs) == 1:     # one run: show its whole provenance
+            diffs = [Difference(k, (v,)) for k, v in provenance_fields(self.runs[0]).items() if v]
+        else:
+            diffs = provenance_diff(self.runs)
         t.clear()
         t.setColumnCount(1 + len(self.runs))
         t.setHorizontalHeaderLabels(["field"] + self.labels)
@@ -156,7 +167,7 @@ class ComparePanel(QWidget):
             for col, value in enumerate(d.values, start=1):
                 t.setItem(row, col, _item(value, value))
         if len(self.runs) < 2:
-            self.diff_note.setText("Pick two or more runs to compare them.")
+            self.diff_note.setText("One run: its provenance. Pick two or more runs to see what differs.")
         elif not diffs:
             self.diff_note.setText("Nothing recorded differs: same layout, options, versions, hosts and parameters.")
         else:
