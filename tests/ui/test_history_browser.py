@@ -154,4 +154,9 @@ def test_recorded_real_runs_chart_in_the_browser(qtbot, store, tmp_path):
     curve = panel.throughput_chart.curves[f"{label} · single"]
     _, ys = curve.getData()
     assert list(ys) == [p.median / panel.throughput_chart.divisor for p in sweep[1]]
+    if "read" in [panel.direction_combo.itemText(i) for i in range(panel.direction_combo.count())]:
+        panel.direction_combo.setCurrentText("read")          # the other half of a "both" run
+        _, ys = panel.throughput_chart.curves[f"{label} · single"].getData()
+        read = sweep_by_block_size(first, direction="read")[1]
+        assert list(ys) == [p.median / panel.throughput_chart.divisor for p in read]
     shot(view.window(), tmp_path, "history-browser-recorded-run")

@@ -203,6 +203,7 @@ class HistoryView(QWidget):
         self.compare.sig_metric_changed.connect(lambda _m: self.refresh_trend())
         self.compare.block_combo.currentIndexChanged.connect(lambda _i: self.refresh_trend())
         self.compare.conc_combo.currentIndexChanged.connect(lambda _i: self.refresh_trend())
+        self.compare.direction_combo.currentIndexChanged.connect(lambda _i: self.refresh_trend())
         self.right.currentChanged.connect(lambda _i: self.refresh_trend())
         self.reload()
 
@@ -252,7 +253,8 @@ class HistoryView(QWidget):
         bs = self.compare.block_combo.currentData()
         conc = self.compare.conc_combo.currentData()
         metric = self.compare.current_metric
-        points = self.store.metric_trend(metric, block_size=bs, concurrency=conc, filters=self.filter_bar.filters())
+        points = self.store.metric_trend(metric, block_size=bs, concurrency=conc, direction=self.compare.direction,
+                                         filters=self.filter_bar.filters())
         unit = "B/s" if metric in ("throughput", "stonewall_throughput", "sum_of_rates") else "s"
         where = " at " + ", ".join(p for p in (size_label(bs) if bs else "", f"×{conc}" if conc else "") if p) \
             if bs or conc else " (all sweep points)"

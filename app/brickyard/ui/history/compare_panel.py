@@ -33,7 +33,7 @@ from brickyard.core.compare import (
     run_labels,
 )
 from brickyard.core.results import RunResult
-from brickyard.core.series import block_sizes, concurrencies
+from brickyard.core.series import block_sizes, concurrencies, directions
 
 from .charts import LayoutBarChart, ScalingChart, ThroughputChart, format_value, size_label
 
@@ -73,9 +73,10 @@ class ComparePanel(QWidget):
         self.metric_combo.addItems(METRICS)
         self.block_combo = QComboBox()
         self.conc_combo = QComboBox()
+        self.direction_combo = QComboBox()
         controls = QHBoxLayout()
-        for text, w in (("metric", self.metric_combo), ("block size", self.block_combo),
-                        ("concurrency", self.conc_combo)):
+        for text, w in (("metric", self.metric_combo), ("direction", self.direction_combo),
+                        ("block size", self.block_combo), ("concurrency", self.conc_combo)):
             controls.addWidget(QLabel(text))
             controls.addWidget(w)
         controls.addStretch(1)
@@ -122,6 +123,7 @@ class ComparePanel(QWidget):
         layout.addWidget(split)
 
         self.metric_combo.currentTextChanged.connect(self._metric_changed)
+        self.direction_combo.currentIndexChanged.connect(lambda _i: self._redraw())
         self.block_combo.currentIndexChanged.connect(self._redraw_point_charts)
         self.conc_combo.currentIndexChanged.connect(self._redraw_point_charts)
 
@@ -134,7 +136,18 @@ class ComparePanel(QWidget):
         self.labels = run_labels(self.runs) if len(self.runs) > 1 else [r.run_id[:12] for r in self.runs]
         self._fill_diff()
         self.set_point_choices(block_sizes(self.runs), concurrencies(self.runs))
+        keep = self.direction_combo.currentText()
+        self.direction_combo.blockSignals(True)
+        self.direction_combo.clear()
+        self.direction_combo.addItems(list(dict.fromkeys(d for r in self.runs for d in directions(r))))
+        self.direction_combo.setCurrentIndex(max(0, self.direction_combo.findText(keep)))
+        self.direction_combo.blockSignals(False)
         self._redraw()
+
+    @property
+    def direction(self) -> str | None:
+        """The direction the charts show ("write", "read"), None when runs have none."""
+        return self.direction_combo.currentText() if self.direction_combo.count() else None
 
     def set_point_choices(self, sizes: Sequence[int], concs: Sequence[int]) -> None:
         """Fill the block size / concurrency pickers, keeping the current choice when it is
@@ -179,7 +192,7 @@ class ComparePanel(QWidget):
 
     def _redraw(self) -> None:
         self._fill_metrics()
-        self.throughput_chart.set_runs(self.runs, self.labels, self.current_metric)
+        self.throughput_chart.set_runs(self.runs, self.labels, self.current_metric, self.direction)
         self._redraw_point_charts()
 
     def _redraw_point_charts(self) -> None:
@@ -188,8 +201,9 @@ class ComparePanel(QWidget):
             self.layout_chart.clear_chart()
             self.scaling_chart.clear_chart()
             return
-        self.layout_chart.set_runs(self.runs, self.labels, int(bs), int(conc or 1), self.current_metric)
-        self.scaling_chart.set_runs(self.runs, self.labels, int(bs), self.current_metric)
+        self.layout_chart.set_runs(self.runs, self.labels, int(bs), int(conc or 1), self.current_metric,
+                                   self.direction)
+        self.scaling_chart.set_runs(self.runs, self.labels, int(bs), self.current_metric, self.direction)
 
     def _fill_metrics(self) -> None:
         self.comparisons = []
