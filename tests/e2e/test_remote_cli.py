@@ -27,15 +27,16 @@ def test_preflight_provision_import_teardown_from_the_command_line(lab, tmp_path
     ssh = ["--ssh-config", str(lab.ssh_config), "--json"]
 
     code, pre = _run(capsys, ["preflight", str(path), "--volume", name, *ssh])
-    assert code == 0, pre
+    assert code == 0, [(h["host"], c) for h in pre["hosts"] for c in h["checks"] if c["status"] == "fail"]
     by_host = {h["host"]: {c["check"]: c for c in h["checks"]} for h in pre["hosts"]}
     assert set(by_host) == {"node1", "node2", lab.clients[0]}
     for node in ("node1", "node2"):
         checks = by_host[node]
-        for item in ("reachable", "authenticated", "root or sudo", "gluster", "glusterd", "clock",
-                     f"brick /srv/brick2/{name}"):
+        for item in ("reachable", "authenticated", "root or sudo", "gluster", "glusterd", "clock"):
             assert checks[item]["status"] == "ok", checks[item]
-        assert "can be created" in checks[f"brick /srv/brick2/{name}"]["message"]
+        # the lab's topology plans each brick at its filesystem's full size; XFS keeps a little
+        brick = checks[f"brick /srv/brick2/{name}"]
+        assert brick["status"] == "warn" and "is free" in brick["message"], brick
         assert "glusterfs 10" in checks["gluster"]["message"]
     assert by_host[lab.clients[0]]["FUSE client"]["status"] == "ok"
 

@@ -52,6 +52,13 @@ def test_brick_problems_are_reported_one_by_one():
     assert b3.status == FAIL and "free" in b3.message
 
 
+def test_a_few_per_cent_less_free_than_planned_is_a_warning():
+    cluster = FakeCluster()
+    cluster.brick_facts = {(f"node{i}", "/srv/brick1/vrep"): _facts(avail=(1 << 30) * 96 // 100) for i in (1, 2, 3)}
+    report, by_host = _run(cluster, vrep_topology())
+    assert report.ok and by_host["node1"]["brick /srv/brick1/vrep"].status == WARN
+
+
 def test_a_dead_glusterd_fails_that_host_only():
     cluster = FakeCluster(glusterd_down={"node2"})
     cluster.brick_facts = {(f"node{i}", "/srv/brick1/vrep"): FRESH for i in (1, 2, 3)}
