@@ -19,13 +19,14 @@ from brickyard.lab import sandbox
 from brickyard.lab.sandbox import AlreadyUp, lab_up
 from brickyard.lab.teardown import lab_down
 from brickyard.lab.session import acquire, open_lab, release
-from brickyard.lab.state import LabState, is_alive, load_state, take_lease
+from brickyard.lab.state import LAYOUT_VERSION, LabState, is_alive, load_state, take_lease
 from brickyard.lab.status import lab_health
 from brickyard.lab.system import LabError, link_exists, loops_of, mounts_under, netns_exists
 
-# its own names and subnet, so it never meets the session's shared lab
-PREFIX = "bytst"
-SUBNET = "10.78.0.0/24"
+# names and a subnet of its own (per test process), so it never meets the session's shared lab
+# nor the small labs of another test run on the same machine
+PREFIX = f"t{os.getpid() % 100000:05d}"
+SUBNET = f"10.{78 + os.getpid() % 150}.{os.getpid() // 150 % 256}.0/24"
 
 
 def small_spec(directory: Path) -> cfg.LabSpec:
@@ -194,3 +195,23 @@ def test_a_cut_link_drops_traffic_silently_until_restored(tmp_path):
         assert lab.ssh("node1", ["hostname"]).stdout.strip() == "node1"
     finally:
         assert lab_down(directory) == []
+
+
+def test_a_lab_made_by_an_older_brickyard_is_not_reused_by_tests(tmp_path):
+    directory = tmp_path / "lab"
+    lab_up(small_spec(directory))
+    try:
+        state = load_state(directory)
+        state.layout_version = LAYOUT_VERSION - 1
+        state.save()
+        with pytest.raises(LabError, match="made by an older Brickyard"):
+            acquire(small_spec(directory))  # started by hand: tell the user, touch nothing
+        state.owner = "pytest"
+        state.save()
+        handle = acquire(small_spec(directory))  # a test's own old lab: replaced
+        assert handle.started_here and load_state(directory).layout_version == LAYOUT_VERSION
+        assert release(handle) == []
+        assert not directory.exists()
+    finally:
+        if directory.exists():
+            lab_down(directory)

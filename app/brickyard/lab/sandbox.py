@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import config as cfg
-from .state import BrickState, LabState, MachineState, children, is_alive, lab_lock, load_state, reap, start_time
+from .state import LAYOUT_VERSION, BrickState, LabState, MachineState, children, is_alive, lab_lock, load_state, reap, start_time
 from .system import LabError, free_bytes, link_exists, missing_tools, netns_exists, port_open, routes, run, run_all
 from .teardown import teardown
 from .topology import write_topology
@@ -33,8 +33,9 @@ class AlreadyUp(Exception):
     def __init__(self, state: LabState):
         self.state = state
         servers, clients = len(state.servers), len(state.clients)
+        old = " made by an older Brickyard (`lab down`, then `lab up` for the current layout)" if state.outdated else ""
         super().__init__(f"a lab is already up in {state.directory} ({servers} node{'s' * (servers != 1)}, "
-                         f"{clients} client{'s' * (clients != 1)})")
+                         f"{clients} client{'s' * (clients != 1)}){old}")
 
 
 def _quiet(_: str) -> None:
@@ -126,6 +127,7 @@ def _new_state(plan: cfg.LabPlan, created_dir: bool, owner: str) -> LabState:
         ssh_config=str(plan.ssh_config), known_hosts=str(plan.known_hosts),
         identity_file=str(plan.client_key), topology_file=str(plan.topology_file),
         scratch_dir=cfg.SCRATCH_DIR, mount_root=cfg.MOUNT_ROOT, machines=machines,
+        layout_version=LAYOUT_VERSION,
     )
 
 

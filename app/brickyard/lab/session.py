@@ -16,7 +16,7 @@ from ..core import topofile
 from ..core.topology import Topology
 from . import config as cfg
 from .sandbox import AlreadyUp, machine_alive, machine_exec, up_locked
-from .state import LabState, drop_lease, lab_lock, live_leases, load_state, take_lease
+from .state import LAYOUT_VERSION, LabState, drop_lease, lab_lock, live_leases, load_state, take_lease
 from .system import LabError, run
 from .teardown import teardown
 
@@ -94,13 +94,18 @@ def open_lab(directory: Path = cfg.DEFAULT_DIR) -> Lab:
 def acquire(spec: cfg.LabSpec, say=lambda _: None) -> Lab:
     """Reuse the lab that is up in ``spec.directory`` if it has at least the machines asked
     for, otherwise start one; either way take a lease on it. A broken lab that a test
-    session started (and nobody uses) is taken down and started again."""
+    session started (and nobody uses) is taken down and started again, and so is one made by
+    an older Brickyard (another ``LAYOUT_VERSION``)."""
     directory = spec.directory
     with lab_lock(directory):
         state = load_state(directory)
         if state is not None:
             healthy = state.status == "up" and all(machine_alive(m) for m in state.machines)
-            if healthy:
+            if healthy and state.outdated and state.owner != TEST_OWNER:
+                raise LabError(f"the lab up at {directory} was made by an older Brickyard (layout "
+                               f"{state.layout_version}, tests need {LAYOUT_VERSION}); "
+                               f"`brickyard lab down --dir {directory}` and up again")
+            if healthy and not state.outdated:
                 if len(state.servers) < spec.nodes or len(state.clients) < spec.clients:
                     raise LabError(
                         f"the lab up at {directory} has {len(state.servers)} nodes and "
@@ -108,9 +113,10 @@ def acquire(spec: cfg.LabSpec, say=lambda _: None) -> Lab:
                         f"(`brickyard lab down --dir {directory}` first)")
                 return Lab(state, take_lease(directory))
             if state.owner != TEST_OWNER or live_leases(directory):
-                raise LabError(f"the lab at {directory} is not fully up and is not this test run's to "
+                why = "made by an older Brickyard" if healthy else "not fully up"
+                raise LabError(f"the lab at {directory} is {why} and is not this test run's to "
                                f"replace; `brickyard lab down --dir {directory}` first")
-            say(f"replacing the broken test lab at {directory}")
+            say(f"replacing the {'outdated' if healthy else 'broken'} test lab at {directory}")
             left = teardown(state, say)
             if left:
                 raise LabError(f"could not clear the broken lab at {directory}: {'; '.join(left)}")

@@ -19,6 +19,9 @@ from typing import Iterator
 from ..core.topofile import write_atomic
 
 LAB_FORMAT = 1
+# What the machines look like inside; a lab made with an older layout is not reused by tests.
+# 1: first labs; 2: private /root, /var/tmp, /etc/fstab per machine.
+LAYOUT_VERSION = 2
 
 
 class LabStateError(ValueError):
@@ -81,7 +84,12 @@ class LabState:
     scratch_dir: str = ""
     mount_root: str = ""
     machines: list[MachineState] = field(default_factory=list)
+    layout_version: int = 1
     format: int = LAB_FORMAT
+
+    @property
+    def outdated(self) -> bool:
+        return self.layout_version != LAYOUT_VERSION
 
     @property
     def servers(self) -> list[MachineState]:
