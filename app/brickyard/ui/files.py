@@ -84,8 +84,8 @@ class FileController(QObject):
         self.timer.setInterval(AUTOSAVE_MS)
         self.timer.timeout.connect(self.autosave)
         self.timer.start()
-        session.stack.cleanChanged.connect(lambda _clean: self._title())
-        session.stack.indexChanged.connect(lambda _i: self._title())
+        session.stack.cleanChanged.connect(self._title)
+        session.stack.indexChanged.connect(self._title)
 
     # ---- state ----------------------------------------------------------------------
     @property
@@ -96,7 +96,7 @@ class FileController(QObject):
         name = self.path.name if self.path else (self.session.topo.name or "untitled")
         return f"{name}[*] — Brickyard"
 
-    def _title(self) -> None:
+    def _title(self, *_: object) -> None:
         self.sig_title_changed.emit(self.title())
 
     def recent(self) -> list[str]:

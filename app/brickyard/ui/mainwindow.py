@@ -65,11 +65,11 @@ class MainWindow(QMainWindow):
         self.canvas.board.selectionChanged.connect(self._selection_changed)
         self.canvas.sig_rename_requested.connect(self._focus_name)
         self.canvas.sig_quick_fill_requested.connect(self.quick_fill)
-        self.session.sig_edit_refused.connect(lambda text: self.statusBar().showMessage(text, 8000))
-        self.session.stack.indexChanged.connect(lambda _i: self.statusBar().clearMessage())
+        self.session.sig_edit_refused.connect(self._show_refusal)
+        self.session.stack.indexChanged.connect(self._clear_status)
         self.files.sig_title_changed.connect(self._set_title)
-        self.files.sig_recent_changed.connect(lambda _items: self._fill_recent())
-        self.files.sig_error.connect(lambda text: self.statusBar().showMessage(text.splitlines()[0], 15000))
+        self.files.sig_recent_changed.connect(self._fill_recent)
+        self.files.sig_error.connect(self._show_file_error)
         self._set_title(self.files.title())
         self.resize(1600, 1000)
 
@@ -122,7 +122,16 @@ class MainWindow(QMainWindow):
             action = view.addAction(text)
             action.triggered.connect(lambda _=False, t=text, m=module, n=names: self.open_optional_view(t, m, n))
 
-    def _fill_recent(self) -> None:
+    def _show_refusal(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    def _show_file_error(self, text: str) -> None:
+        self.statusBar().showMessage(text.splitlines()[0], 15000)
+
+    def _clear_status(self, *_: object) -> None:
+        self.statusBar().clearMessage()
+
+    def _fill_recent(self, *_: object) -> None:
         menu: QMenu = self.recent_menu
         menu.clear()
         for item in self.files.recent():

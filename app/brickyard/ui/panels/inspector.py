@@ -51,7 +51,7 @@ class Inspector(QWidget):
         box.addWidget(self.pages)
         box.addStretch(1)
         session.sig_model_changed.connect(self._model_changed)
-        session.sig_topology_replaced.connect(lambda: self.show_item(None))
+        session.sig_topology_replaced.connect(self.show_nothing)
 
     def _page(self, kind: str, specs: list[tuple[str, str, Callable, Callable]], site: bool = False) -> None:
         page = QWidget()
@@ -75,6 +75,9 @@ class Inspector(QWidget):
     def show_item(self, selection: Selection) -> None:
         self.selection = selection
         self.refresh()
+
+    def show_nothing(self) -> None:
+        self.show_item(None)
 
     def field(self, kind: str, key: str) -> ValidatedField:
         return self.fields[kind][key]

@@ -52,7 +52,7 @@ class LayoutPanel(QWidget):
         self.name_error = QLabel()
         self.type = QComboBox()
         for kind in VolumeType:
-            self.type.addItem(kind.value, kind)
+            self.type.addItem(kind.value, kind.value)
         self.replica = QComboBox()
         self.arbiter = QCheckBox("arbiter (3rd brick of a set: metadata only)")
         self.disperse = QComboBox()
@@ -122,7 +122,7 @@ class LayoutPanel(QWidget):
             self.name.setText(volume.name)
             mark_field(self.name, self.name_error, volname_problem(volume.name))
         layout = volume.layout
-        self.type.setCurrentIndex(self.type.findData(layout.type))
+        self.type.setCurrentIndex(self.type.findData(layout.type.value))
         count = len(volume.bricks)
         valid = candidate_layouts(topo, volume.bricks)
         replicas = {l.replica for l in valid if l.replica}
@@ -175,9 +175,9 @@ class LayoutPanel(QWidget):
 
     def _type_chosen(self) -> None:
         volume = self.session.volume
-        kind = self.type.currentData()
-        if self._syncing or volume is None or kind is None:
+        if self._syncing or volume is None or self.type.currentData() is None:
             return
+        kind = VolumeType(self.type.currentData())
         family = [l for l in candidate_layouts(self.session.topo, volume.bricks)
                   if (l.replica is not None) == kind.is_replicated and (l.disperse is not None) == kind.is_dispersed
                   and not l.arbiter]

@@ -1,0 +1,162 @@
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+
+from brickyard.core import topofile
+from brickyard.core.topology import BrickRef
+from brickyard.ui.files import example_files
+from brickyard.ui.mainwindow import MainWindow
+
+from ..conftest import EXAMPLES
+from .helpers import show_active, small_topology
+
+EXAMPLE_FILES = sorted(EXAMPLES.glob("*.brickyard.json"))
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    win = MainWindow(small_topology(), tmp_path / "settings.ini", tmp_path / "autosave")
+    show_active(qtbot, win)
+    return win
+
+
+def test_save_marks_clean_and_reopening_gives_back_the_edited_topology(qtbot, window, tmp_path):
+    target = tmp_path / "mine"
+    window.files.choose_save_path = lambda: str(target)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_S)  # add a site: the window is now dirty
+    assert window.files.dirty and window.isWindowModified()
+    assert window.windowTitle().startswith("small[*]")
+    qtbot.keyClick(window.canvas, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    saved = tmp_path / "mine.brickyard.json"
+    assert saved.is_file() and not window.files.dirty and not window.isWindowModified()
+    assert window.windowTitle().startswith("mine.brickyard.json")
+    other = MainWindow(None, tmp_path / "settings.ini", tmp_path / "autosave2")
+    qtbot.addWidget(other)
+    assert other.files.open(saved)
+    assert [s.name for s in other.session.topo.sites] == ["A", "B", "site3"]
+    assert "site3" in other.canvas.board.sites
+    assert other.files.recent()[0] == str(saved) and other.files.last_file() == saved
+
+
+def test_new_asks_before_dropping_changes_and_cancel_keeps_them(qtbot, window):
+    asked = []
+    window.files.ask = lambda q: asked.append(q) or "cancel"
+    qtbot.keyClick(window.canvas, Qt.Key.Key_S)
+    assert not window.files.new()
+    assert asked and "Save changes" in asked[0]
+    assert window.session.topo.site("site3") is not None
+    window.files.ask = lambda q: "discard"
+    assert window.files.new()
+    assert window.session.topo.nodes == [] and not window.files.dirty
+
+
+def test_closing_with_unsaved_changes_can_be_cancelled(qtbot, window):
+    qtbot.keyClick(window.canvas, Qt.Key.Key_S)
+    window.files.ask = lambda q: "cancel"
+    assert not window.close()
+    window.files.ask = lambda q: "discard"
+    assert window.close()
+
+
+def test_autosave_of_a_crashed_session_is_offered_back_and_stays_dirty(qtbot, window, tmp_path):
+    qtbot.keyClick(window.canvas, Qt.Key.Key_N)
+    assert window.files.autosave()
+    # pretend the writer crashed: give the autosave a process id that is surely gone
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    meta = window.files.autosave_path.with_suffix(".meta")
+    note = json.loads(meta.read_text())
+    note["pid"] = dead.pid
+    crashed = window.files.autosave_dir / f"session-{dead.pid}.brickyard.json"
+    window.files.autosave_path.rename(crashed)
+    crashed.with_suffix(".meta").write_text(json.dumps(note))
+    meta.unlink()
+    fresh = MainWindow(None, tmp_path / "settings.ini", tmp_path / "autosave")
+    qtbot.addWidget(fresh)
+    questions = []
+    fresh.files.ask_recover = lambda q: questions.append(q) or True
+    assert fresh.files.offer_recovery()
+    assert "not closed properly" in questions[0]
+    assert fresh.session.topo.node("node4") is not None and fresh.files.dirty
+    assert not crashed.exists()
+
+
+def test_a_broken_file_is_refused_with_the_reason_and_the_current_topology_stays(window, tmp_path):
+    bad = tmp_path / "bad.brickyard.json"
+    bad.write_text('{"format_version": 1, "nodes": [{"name": "x", "site": "nowhere"}]}')
+    errors = []
+    window.files.sig_error.connect(errors.append)
+    window.files.ask = lambda q: "discard"
+    window.files.window = None  # no message box in the test
+    assert not window.files.open(bad)
+    assert "nowhere" in errors[0] and window.session.topo.name == "small"
+
+
+def test_dropping_a_topology_file_on_the_window_opens_it(qtbot, window):
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(EXAMPLE_FILES[0]))])
+    enter = QDragEnterEvent(QPoint(50, 50), Qt.DropAction.CopyAction, mime,
+                            Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(QPoint(50, 50).toPointF(), Qt.DropAction.CopyAction, mime,
+                      Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, drop)
+    assert window.files.path == EXAMPLE_FILES[0]
+    assert window.session.topo.name == topofile.load(EXAMPLE_FILES[0]).name
+
+
+@pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.name)
+def test_every_example_loads_plans_and_renders(qtbot, tmp_path, path):
+    win = MainWindow(None, tmp_path / "s.ini", tmp_path / "a")
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    qtbot.waitExposed(win)
+    assert path in example_files()
+    assert win.files.open_example(path) and win.files.path is None  # a copy: Save never overwrites it
+    topo = win.session.topo
+    assert win.session.plan is not None and win.session.plan.volume.name == topo.volumes[0].name
+    assert len(win.canvas.board.nodes) == len(topo.nodes)
+    in_volume = [b for n in win.canvas.board.nodes.values() for b in n.bricks if b.look.set_index is not None]
+    assert len(in_volume) == len(topo.volumes[0].bricks)
+    assert win.commands.command_text().count("gluster volume create") == 1
+    win.compare.finish()
+    assert win.compare.table.rowCount() > 0
+    win.canvas.fit()
+    image = win.grab().toImage()
+    assert image.width() >= 1000 and len({image.pixel(x, y) for x in range(0, image.width(), 7)
+                                          for y in range(0, image.height(), 7)}) > 30
+
+
+def test_brickyard_gui_without_a_display_says_so_and_exits_non_zero():
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    run = subprocess.run([sys.executable, "-m", "brickyard.ui.app"], env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 3
+    assert "no display" in run.stderr and "xvfb-run" in run.stderr
+    assert "Aborted" not in run.stderr and "core dumped" not in run.stderr
+
+
+def test_brickyard_gui_opens_the_file_it_is_given(qtbot, tmp_path, monkeypatch):
+    from brickyard.ui import app as gui
+    from brickyard.ui import files
+
+    monkeypatch.setattr(files, "config_dir", lambda: tmp_path)
+    monkeypatch.setattr(files, "data_dir", lambda: tmp_path)
+    seen = {}
+
+    def exec_and_capture(self):
+        seen["window"] = next(w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()
+                              and w.files.path == EXAMPLE_FILES[-1])
+        return 0
+    monkeypatch.setattr(type(QApplication.instance()), "exec", exec_and_capture)
+    assert gui.main([str(EXAMPLE_FILES[-1])]) == 0
+    win = seen["window"]
+    qtbot.addWidget(win)
+    assert win.session.topo.name == topofile.load(EXAMPLE_FILES[-1]).name

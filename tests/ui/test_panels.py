@@ -1,0 +1,159 @@
+import pytest
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QGuiApplication
+
+from brickyard.core.layout import resolve
+from brickyard.core.topology import BrickRef, Layout, VolumeType
+from brickyard.ui.canvas.items import HEADER_H
+from brickyard.ui.mainwindow import MainWindow
+
+from .helpers import click, point_of, show_active, small_topology
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    win = MainWindow(small_topology(), tmp_path / "settings.ini", tmp_path / "autosave")
+    show_active(qtbot, win)
+    return win
+
+
+def _header(view, name: str):
+    return point_of(view, view.board.nodes[name], QPointF(60, HEADER_H / 2))
+
+
+def _choose(qtbot, combo, text_start: str) -> None:
+    """Walk a closed combo box with the arrow keys (as a keyboard user does) to an entry."""
+    combo.setFocus()
+    for key in (Qt.Key.Key_Up, Qt.Key.Key_Down):
+        for _ in range(combo.count()):
+            if combo.currentText().startswith(text_start):
+                return
+            qtbot.keyClick(combo, key)
+    assert combo.currentText().startswith(text_start), [combo.itemText(i) for i in range(combo.count())]
+
+
+def test_changing_the_replica_count_changes_warnings_and_capacity(qtbot, window):
+    session, panel, verdict = window.session, window.layout_panel, window.verdict
+    assert "split-brain" in verdict.findings.text()
+    usable_r2 = session.plan.capacity.usable_bytes
+    _choose(qtbot, panel.replica, "4")
+    assert session.volume.layout.replica == 4
+    assert session.plan.capacity.usable_bytes == usable_r2 // 2
+    assert "split-brain" not in verdict.findings.text()
+    assert verdict.capacity_bar.fractions()[0] == pytest.approx(0.25)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert session.volume.layout.replica == 2
+
+
+def test_counts_gluster_refuses_are_listed_disabled_with_its_reason(window):
+    combo = window.layout_panel.replica
+    texts = [combo.itemText(i) for i in range(combo.count())]
+    _, findings = resolve(Layout(VolumeType.REPLICATE, replica=3), 4)
+    reason = next(f.message for f in findings if f.severity == "error")
+    assert f"3 — {reason}" in texts
+    index = texts.index(f"3 — {reason}")
+    assert not combo.model().item(index).isEnabled()
+    assert combo.model().item(texts.index("4")).isEnabled()
+
+
+def test_choosing_disperse_type_offers_a_valid_disperse_layout(qtbot, window):
+    _choose(qtbot, window.layout_panel.type, "disperse")
+    layout = window.session.volume.layout
+    assert layout.type is VolumeType.DISPERSE and layout.disperse == 4 and layout.redundancy == 1
+    assert window.session.plan.capacity.usable_bytes == 3 * 10**12
+
+
+def test_auto_place_fixes_sets_that_sit_on_one_server(qtbot, window):
+    assert window.session.plan.needs_force
+    qtbot.mouseClick(window.layout_panel.auto_place, Qt.MouseButton.LeftButton)
+    assert not window.session.plan.needs_force
+    assert "no set has two bricks on one node" in window.layout_panel.placement_note.text()
+    for s in window.session.plan.sets:
+        assert len({b.node for b in s.bricks}) == 2
+
+
+def test_a_failed_node_shows_in_words_and_colour_in_the_verdict(qtbot, window):
+    qtbot.mouseClick(window.layout_panel.auto_place, Qt.MouseButton.LeftButton)
+    view = window.canvas
+    click(view, _header(view, "n1"))
+    qtbot.keyClick(view, Qt.Key.Key_F)
+    assert "Volume DEGRADED" in window.verdict.state.text()
+    assert "#ef6c00" in window.verdict.state.text()
+    qtbot.mouseClick(window.verdict.clear_failures, Qt.MouseButton.LeftButton)
+    assert "Volume UP" in window.verdict.state.text()
+
+
+def test_the_inspector_takes_sizes_as_admins_write_them_and_marks_bad_input(qtbot, window):
+    view = window.canvas
+    click(view, point_of(view, view.board.brick_item(BrickRef("n1", "/b1"))))
+    field = window.inspector.field("brick", "size_bytes")
+    field.edit.setFocus()
+    field.edit.selectAll()
+    qtbot.keyClicks(field.edit, "12.7 TiB")
+    qtbot.keyClick(field.edit, Qt.Key.Key_Return)
+    assert window.session.topo.brick(BrickRef("n1", "/b1")).size_bytes == round(12.7 * 2**40)
+    field.edit.selectAll()
+    qtbot.keyClicks(field.edit, "12 parsecs")
+    qtbot.keyClick(field.edit, Qt.Key.Key_Return)
+    assert field.invalid and "unknown unit" in field.error.text()
+    assert field.edit.text() == "12 parsecs"  # never coerced
+    assert window.session.topo.brick(BrickRef("n1", "/b1")).size_bytes == round(12.7 * 2**40)
+
+
+def test_renaming_a_node_to_a_taken_name_is_marked_with_the_models_reason(qtbot, window):
+    view = window.canvas
+    click(view, _header(view, "n3"))
+    qtbot.keyClick(view, Qt.Key.Key_F2)
+    field = window.inspector.field("node", "name")
+    assert field.edit.hasFocus()
+    qtbot.keyClicks(field.edit, "n1")
+    qtbot.keyClick(field.edit, Qt.Key.Key_Return)
+    assert field.invalid and "exists already" in field.error.text()
+    field.edit.selectAll()
+    qtbot.keyClicks(field.edit, "gfs9")
+    qtbot.keyClick(field.edit, Qt.Key.Key_Return)
+    assert window.session.topo.node("gfs9") is not None and "gfs9" in view.board.nodes
+    assert window.inspector.selection == ("node", "gfs9")
+
+
+def test_the_command_preview_follows_the_layout_and_copies_to_the_clipboard(qtbot, window):
+    text = window.commands.command_text()
+    assert "gluster volume create gv0 replica 2 transport tcp n1:/b1 n1:/b2 n2:/b1 n2:/b2" in text
+    qtbot.mouseClick(window.commands.copy, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == text
+
+
+def test_choosing_a_row_of_the_comparison_table_applies_that_layout(qtbot, window):
+    compare = window.compare
+    compare.finish()
+    rows = {compare.table.item(r, 0).text(): r for r in range(compare.table.rowCount())}
+    assert {"distribute", "distributed-replicate replica 2", "replicate replica 4",
+            "disperse disperse 4 redundancy 1"} <= set(rows)
+    row = rows["replicate replica 4"]
+    assert compare.table.item(row, 2).text() == "1.0 TB"
+    window.docks["compare"].raise_()
+    compare.table.scrollToItem(compare.table.item(row, 0))
+    rect = compare.table.visualItemRect(compare.table.item(row, 0))
+    qtbot.mouseClick(compare.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(compare.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert window.session.volume.layout.replica == 4
+
+
+def test_quick_fill_adds_nodes_with_bricks_to_a_new_site_in_one_undo_step(qtbot, window, monkeypatch):
+    from brickyard.ui.panels import quickfill
+
+    def fill(dialog):
+        dialog.count.setValue(4)
+        dialog.bricks.setValue(3)
+        dialog.size.edit.setText("14 TB")
+        dialog.site.setEditText("Helsinki")
+        return True
+    monkeypatch.setattr(quickfill.QuickFillDialog, "exec", fill)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    topo = window.session.topo
+    added = [n for n in topo.nodes if n.site == "Helsinki"]
+    assert len(added) == 4 and all(len(n.bricks) == 3 and n.bricks[0].size_bytes == 14 * 10**12 for n in added)
+    assert len(topo.volume("gv0").bricks) == 16
+    assert len(window.canvas.board.nodes) == 7
+    window.session.stack.undo()
+    assert topo.site("Helsinki") is None and len(window.canvas.board.nodes) == 3
