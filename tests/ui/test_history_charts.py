@@ -75,6 +75,7 @@ def test_throughput_chart_has_a_curve_per_run_and_concurrency_with_exact_hover(q
     text = chart.readout_at(20.0, one_mib.median / MiB)
     assert text.startswith("gluster 6.0 · single\nblock 1 MiB:") and f"{one_mib.median / MiB:,.4g} MiB/s" in text
     assert "repeats 3" in text and chart.readout.isVisible()
+    assert text.endswith(f"= {one_mib.median:,.0f} B/s")            # the stored number itself
     assert chart.readout_at(13.0, 1e6) == "" and not chart.readout.isVisible()
     shot(chart, tmp_path, "history-throughput-vs-block-size")
 

@@ -54,6 +54,11 @@ def value_scale(unit: str, largest: float) -> tuple[float, str]:
     return 1.0, unit          # seconds, ops/s, ratios: shown as measured
 
 
+def exact(value: float, unit: str) -> str:
+    """The stored number itself, for the hover readout: '37,770,001 B/s'."""
+    return f"{value:,.0f} {unit}" if abs(value) >= 1000 else f"{value:.6g} {unit}"
+
+
 def format_value(value: float, unit: str) -> str:
     divisor, label = value_scale(unit, abs(value))
     return f"{value / divisor:,.4g} {label}".strip()
@@ -195,14 +200,14 @@ class ThroughputChart(BaseChart):
         self.plot_item.setLabel("bottom", "block size")
         self.legend.setOffset((-10, -10))   # bottom right: throughput curves rise to the right
         self.curves: dict[str, pg.PlotDataItem] = {}
-        self.divisor, self.unit_label = 1.0, ""
+        self.divisor, self.unit_label, self.raw_unit = 1.0, "", ""
         self._light = False
 
     def set_runs(self, runs: Sequence[RunResult], labels: Sequence[str], metric: str = "throughput",
                  direction: str | None = None) -> None:
         self.clear_chart()
         self.curves.clear()
-        unit = metric_unit(runs, metric)
+        unit = self.raw_unit = metric_unit(runs, metric)
         sweeps = [sweep_by_block_size(r, metric, direction) for r in runs]
         largest = max((p.high for sw in sweeps for pts in sw.values() for p in pts), default=0.0)
         self.divisor, self.unit_label = value_scale(unit, largest)
@@ -228,12 +233,13 @@ class ThroughputChart(BaseChart):
         if any(p.n > 1 for p in pts):
             bars = pg.ErrorBarItem(x=xs, y=ys, top=highs, bottom=lows, beam=0.12, pen=pg.mkPen(color, width=1))
             self.plot_item.addItem(bars)
-        unit = self.unit_label
+        unit, raw_unit = self.unit_label, self.raw_unit
 
         def describe(i: int, pts=pts, name=name) -> str:
             p = pts[i]
             spread = f"\nrepeats {p.n}: {p.low / self.divisor:,.4g} … {p.high / self.divisor:,.4g}" if p.n > 1 else ""
-            return f"{name}\nblock {size_label(p.x)}: {p.median / self.divisor:,.4g} {unit} (median){spread}"
+            return (f"{name}\nblock {size_label(p.x)}: {p.median / self.divisor:,.4g} {unit} (median){spread}"
+                    f"\n= {exact(p.median, raw_unit)}")
 
         self.add_hoverable(xs, ys, describe)
 
@@ -297,7 +303,8 @@ class LayoutBarChart(BaseChart):
         def describe(i: int) -> str:
             label, p = kept[i]
             return f"{label}\n{p.median / divisor:,.4g} {unit_label} (median of {p.n})" + \
-                (f"\nrange {p.low / divisor:,.4g} … {p.high / divisor:,.4g}" if p.n > 1 else "")
+                (f"\nrange {p.low / divisor:,.4g} … {p.high / divisor:,.4g}" if p.n > 1 else "") + \
+                f"\n= {exact(p.median, unit)}"
 
         self.add_hoverable(xs, ys, describe)
         self.plot_item.setXRange(-0.6, len(kept) - 0.4)
@@ -334,7 +341,7 @@ class TrendChart(BaseChart):
 
         def describe(i: int) -> str:
             when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(xs[i]))
-            return f"run {ids[i][:12]}\n{when} UTC\n{ys[i]:,.4g} {unit_label}"
+            return f"run {ids[i][:12]}\n{when} UTC\n{ys[i]:,.4g} {unit_label}\n= {exact(raw[i], unit)}"
 
         self.add_hoverable(xs, ys, describe)
         self.plot_item.enableAutoRange()
