@@ -41,6 +41,12 @@ def _mount(lab, machine: str) -> None:
 @pytest.fixture(scope="module")
 def volume(lab):
     """A 2-brick distribute volume mounted on client1 and node3 (a second client host)."""
+    for peer in ("node2", "node3"):   # a fresh lab has no trusted pool yet; probing twice is harmless
+        lab.ssh("node1", ["gluster", "--mode=script", "peer", "probe", peer])
+    deadline = time.monotonic() + 60
+    while lab.ssh("node1", ["gluster", "peer", "status"]).stdout.count("Peer in Cluster (Connected)") < 2:
+        assert time.monotonic() < deadline, "peers did not join the pool"
+        time.sleep(0.5)
     if VOLUME not in lab.ssh("node1", ["gluster", "--mode=script", "volume", "list"]).stdout.split():
         lab.ssh("node1", ["gluster", "--mode=script", "volume", "create", VOLUME, *BRICKS])
         lab.ssh("node1", ["gluster", "--mode=script", "volume", "start", VOLUME])
@@ -146,8 +152,9 @@ def test_a_host_dying_mid_run_ends_partial_with_the_host_named(lab, volume):
             if len(run.steps) == 1:
                 ps = lab.exec(lab.clients[0], ["ps", "-ww", "-eo", "pid,args"]).stdout.decode()
                 pids = [line.split()[0] for line in ps.splitlines() if "brickyard-agent." in line and "agent.py" in line]
-                for pid in pids:
-                    lab.exec(lab.clients[0], ["kill", "-9", pid])
+                assert pids, ps
+                for pid in pids:   # the agent and its setsid wrapper: the second may be gone already
+                    lab.exec(lab.clients[0], ["kill", "-9", pid], check=False)
 
         def run_finished(self, run):
             pass
@@ -199,3 +206,14 @@ def test_a_stalled_mount_is_reported_as_a_stall(lab, volume):
     assert took < 60
     time.sleep(1)
     lab.ssh(lab.clients[0], ["sh", "-c", f"rm -rf {MOUNT}/brickyard-*"], check=False, timeout=120)
+
+
+def test_fio_client_server_mode_across_two_client_hosts(lab, volume):
+    run = bench(lab, "fio", {"presets": "seq-write", "size": "4M", "client_server": "yes"},
+                [f"{lab.clients[0]}:{MOUNT}", f"node3:{MOUNT}"])
+    assert run.status is RunStatus.COMPLETE, run.error
+    (step,) = run.steps
+    assert step.valid and step.params["jobs"] == 2
+    assert step.metric("fio_group_bw").value > 0 and step.metric("throughput") is None
+    for machine in (lab.clients[0], "node3"):
+        assert "fio --server" not in lab.ssh(machine, ["ps", "-ww", "-eo", "args"]).stdout
