@@ -436,17 +436,19 @@ class UpdateClient(Edit):
 # ---- helpers that build edits ---------------------------------------------------------
 
 def describe_layout(layout: Layout) -> str:
-    """'replicate replica 3 arbiter 1', 'disperse 6 redundancy 2', 'distribute'."""
-    words = [layout.type.value]
-    if layout.replica:
-        words.append(f"replica {layout.replica}")
-    if layout.arbiter:
-        words.append(f"arbiter {layout.arbiter}")
-    if layout.disperse:
-        words.append(f"disperse {layout.disperse}")
-    if layout.redundancy:
-        words.append(f"redundancy {layout.redundancy}")
-    return " ".join(words)
+    """The counts as gluster's create command words them: 'replica 3 arbiter 1',
+    'disperse 6 redundancy 2', 'replica all bricks', or 'distribute'."""
+    if layout.type.is_replicated:
+        words = [f"replica {layout.replica or 'all bricks'}"]
+        if layout.arbiter:
+            words.append(f"arbiter {layout.arbiter}")
+        return " ".join(words)
+    if layout.type.is_dispersed:
+        words = [f"disperse {layout.disperse or 'all bricks'}"]
+        if layout.redundancy:
+            words.append(f"redundancy {layout.redundancy}")
+        return " ".join(words)
+    return "distribute"
 
 
 def unique_name(taken: set[str], stem: str) -> str:

@@ -16,7 +16,7 @@ from ...core.topology import Brick, BrickRef, Client, Node, Site
 from ...core.units import format_bytes
 from .. import style
 
-CARD_W = 260.0
+CARD_W = 290.0
 BADGE_W = 66.0
 HEADER_H = 36.0
 CHIP_H = 20.0
@@ -155,6 +155,7 @@ class BrickItem(QGraphicsItem):
         self.node_item = node
         self.path = brick.path
         self.text = ""
+        self.tail = ""
         self.look = BrickLook()
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
 
@@ -171,10 +172,12 @@ class BrickItem(QGraphicsItem):
         parts = [brick.path, format_bytes(brick.size_bytes, digits=1)]
         if brick.disk_kind:
             parts.append(brick.disk_kind)
-        text = " · ".join(parts)
+        self.tail = " · ".join(parts[1:])
         metrics = QFontMetricsF(_FONT)
-        self.text = metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, CARD_W - 2 * PAD - BADGE_W - 8)
-        self.setToolTip(f"{BrickRef(self.node_item.name, brick.path)}\n{text}\nfilesystem {brick.filesystem or '(own)'}")
+        room = CARD_W - 2 * PAD - BADGE_W - 16 - metrics.horizontalAdvance(self.tail)
+        self.text = metrics.elidedText(brick.path, Qt.TextElideMode.ElideMiddle, max(room, 30))
+        self.setToolTip(f"{BrickRef(self.node_item.name, brick.path)}\n{' · '.join(parts)}\n"
+                        f"filesystem {brick.filesystem or '(its own)'}")
         self.update()
 
     def set_look(self, look: BrickLook) -> None:
@@ -209,7 +212,9 @@ class BrickItem(QGraphicsItem):
             if look.arbiter:
                 badge += " ARB"
             painter.drawText(QRectF(4, 0, BADGE_W, CHIP_H), Qt.AlignmentFlag.AlignVCenter, badge)
-            painter.drawText(QRectF(BADGE_W + 6, 0, w - BADGE_W - 8, CHIP_H), Qt.AlignmentFlag.AlignVCenter, self.text)
+            text_rect = QRectF(BADGE_W + 6, 0, w - BADGE_W - 10, CHIP_H)
+            painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter, self.text)
+            painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, self.tail)
         if look.failed:
             painter.setPen(QPen(QColor(style.FAILED), 2))
             painter.drawLine(0, 0, w, CHIP_H)

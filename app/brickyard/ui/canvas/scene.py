@@ -21,6 +21,7 @@ from .items import (CARD_W, CLIENT_H, CLIENT_W, SITE_PAD, SITE_TITLE_H, BrickIte
 
 NODE_GAP = 14.0
 SITE_GAP = 40.0
+ROW_WIDTH = 1300.0  # sites wrap into a new row past this, so a fitted canvas is not a thin strip
 _NODE_KINDS = {"node-added", "node-removed", "node-renamed", "node-moved", "node-changed"}
 _BRICK_KINDS = {"brick-added", "brick-removed", "brick-renamed", "brick-changed"}
 
@@ -124,7 +125,6 @@ class TopologyScene(QGraphicsScene):
         for client in topo.clients:
             if client.name in self.clients:
                 clients.setdefault(client.site if client.site in groups else "", []).append(self.clients[client.name])
-        x = 0.0
         if orphans or clients.get(""):
             if "" not in self.sites:
                 self.sites[""] = SiteItem(None)
@@ -133,32 +133,47 @@ class TopologyScene(QGraphicsScene):
         elif "" in self.sites:
             self._drop(self.sites, "")
         order = [s.name for s in topo.sites if s.name in self.sites] + ([""] if "" in groups else [])
+        x = y = row_height = 0.0
         for name in order:
-            width, height = self._place_group(groups[name], clients.get(name, []), x)
-            self.sites[name].set_rect(QRectF(x, 0, width, height))
+            width, height = self._measure(groups[name], clients.get(name, []))
+            if x > 0 and x + width > ROW_WIDTH:
+                x, y, row_height = 0.0, y + row_height + SITE_GAP, 0.0
+            self._place_group(groups[name], clients.get(name, []), x, y)
+            self.sites[name].set_rect(QRectF(x, y, width, height))
             x += width + SITE_GAP
+            row_height = max(row_height, height)
         self.setSceneRect(self.itemsBoundingRect().adjusted(-40, -40, 40, 40))
 
     @staticmethod
-    def _place_group(nodes: list[NodeItem], clients: list[ClientItem], x0: float) -> tuple[float, float]:
-        cols = max(1, math.ceil(math.sqrt(len(nodes) * 1.6))) if nodes else 1
-        y = SITE_TITLE_H
+    def _columns(nodes: list[NodeItem]) -> int:
+        return max(1, math.ceil(math.sqrt(len(nodes) * 1.6))) if nodes else 1
+
+    def _measure(self, nodes: list[NodeItem], clients: list[ClientItem]) -> tuple[float, float]:
+        return self._place_group(nodes, clients, 0.0, 0.0, move=False)
+
+    def _place_group(self, nodes: list[NodeItem], clients: list[ClientItem], x0: float, y0: float,
+                     move: bool = True) -> tuple[float, float]:
+        """Put a site's nodes in a grid and its clients below; returns the site's size."""
+        cols = self._columns(nodes)
+        y = y0 + SITE_TITLE_H
         for row in range(0, len(nodes), cols):
             items = nodes[row:row + cols]
-            for i, item in enumerate(items):
-                slot = QPointF(x0 + SITE_PAD + i * (CARD_W + NODE_GAP), y)
-                item.slot = slot
-                if item.pos() != slot:
-                    item.setPos(slot)
+            if move:
+                for i, item in enumerate(items):
+                    slot = QPointF(x0 + SITE_PAD + i * (CARD_W + NODE_GAP), y)
+                    item.slot = slot
+                    if item.pos() != slot:
+                        item.setPos(slot)
             y += max(i.height() for i in items) + NODE_GAP
         width = 2 * SITE_PAD + cols * CARD_W + (cols - 1) * NODE_GAP
-        for i, item in enumerate(clients):
-            per_row = max(1, int((width - SITE_PAD) // (CLIENT_W + NODE_GAP)))
-            item.setPos(x0 + SITE_PAD + (i % per_row) * (CLIENT_W + NODE_GAP),
-                        y + (i // per_row) * (CLIENT_H + NODE_GAP))
+        per_row = max(1, int((width - SITE_PAD) // (CLIENT_W + NODE_GAP)))
+        if move:
+            for i, item in enumerate(clients):
+                item.setPos(x0 + SITE_PAD + (i % per_row) * (CLIENT_W + NODE_GAP),
+                            y + (i // per_row) * (CLIENT_H + NODE_GAP))
         if clients:
-            y += math.ceil(len(clients) / max(1, int((width - SITE_PAD) // (CLIENT_W + NODE_GAP)))) * (CLIENT_H + NODE_GAP)
-        return width, max(y + SITE_PAD - NODE_GAP, SITE_TITLE_H + 60)
+            y += math.ceil(len(clients) / per_row) * (CLIENT_H + NODE_GAP)
+        return width, max(y - y0 + SITE_PAD - NODE_GAP, SITE_TITLE_H + 60)
 
     def site_at(self, point: QPointF) -> str | None:
         """The site whose region holds ``point`` ('' for the no-site region), or None."""

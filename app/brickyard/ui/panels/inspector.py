@@ -30,7 +30,12 @@ class Inspector(QWidget):
         self.title = QLabel("Nothing selected")
         self.title.setStyleSheet("font-weight: bold;")
         self.pages = QStackedWidget()
-        self.pages.addWidget(QLabel("Select a site, node, brick or client on the canvas to edit it."))
+        hint = QLabel("Select a site, node, brick or client on the canvas to edit it.\n\n"
+                      "N node · B brick · S site · Del delete · Ctrl+D duplicate · F2 rename · "
+                      "F fail/restore · Shift+F clear failures · V / Shift+V brick in/out of volume · "
+                      "drag a chip onto another to reorder · 0 fit · wheel zoom · middle-drag pan")
+        hint.setWordWrap(True)
+        self.pages.addWidget(hint)
         self.fields: dict[str, dict[str, ValidatedField]] = {}
         self.site_combos: dict[str, QComboBox] = {}
         self._page("site", [("name", "Name", parse_name, str), ("description", "Description", parse_text, str)])

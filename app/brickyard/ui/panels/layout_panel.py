@@ -139,6 +139,11 @@ class LayoutPanel(QWidget):
         self._fill(self.redundancy, _count_choices(redundancies, 1, d - 1, count,
                                                    lambda v: Layout(VolumeType.DISPERSE, disperse=d, redundancy=v)),
                    layout.redundancy, "gluster's choice")
+        if not layout.type.is_replicated:
+            self.replica.clear()
+        if not layout.type.is_dispersed:
+            self.disperse.clear()
+            self.redundancy.clear()
         self.arbiter.setChecked(bool(layout.arbiter))
         self.replica.setEnabled(layout.type.is_replicated)
         self.arbiter.setEnabled(layout.type.is_replicated)
