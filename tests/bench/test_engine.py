@@ -159,3 +159,19 @@ def test_headline_and_sum_of_rates_are_both_recorded_and_labelled(tmp_path):
     step = run.steps[0]
     assert step.metric("sum_of_rates").value > 1.4 * step.metric("throughput").value
     assert step.start_skew["max"] > 0.19
+
+
+def test_progress_events_carry_step_counts_and_live_throughput(tmp_path):
+    events = []
+
+    class Live(Recorder):
+        def progress(self, run, event):
+            events.append(event)
+
+    run = asyncio.run(run_benchmark(Sleeper(), {"steps": "2", "repeats": "1", "seconds": "1.2"}, local(tmp_path),
+                                    sink=Live()))
+    assert run.status is RunStatus.COMPLETE
+    assert {e.step_total for e in events} == {2}
+    live = [e for e in events if e.live_bps is not None]
+    assert live and all("·" not in e.label for e in events)     # live figures never pile up in the label
+    assert events[-1].fraction == 1.0

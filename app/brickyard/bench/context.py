@@ -27,6 +27,18 @@ COMMON_FLAGS = {
 }
 
 
+@dataclass(frozen=True)
+class ProgressEvent:
+    """Where a run is, for a UI or CLI: step k of n, overall fraction, what it is doing and,
+    while workers run, the live throughput from their I/O counters (bytes/s, or None)."""
+
+    step_index: int
+    step_total: int
+    fraction: float
+    label: str
+    live_bps: float | None = None
+
+
 @dataclass
 class TargetSession:
     """One target (host:path) during a run."""
@@ -97,6 +109,7 @@ class RunContext:
         physics: Physics,
         servers: Sequence[AgentSession] = (),
         step_total: int = 1,
+        on_event: Callable[[ProgressEvent], None] | None = None,
     ):
         self.workload = workload
         self.values = values
@@ -108,6 +121,7 @@ class RunContext:
         self._progress = progress
         self._is_cancelled = is_cancelled
         self._step_total = max(1, step_total)
+        self._on_event = on_event
         self._index = 0
         self._pending_flags: list[str] = []
         self._pending_notes: list[str] = []
@@ -136,9 +150,16 @@ class RunContext:
         if self._is_cancelled():
             raise Cancelled("cancelled by the user")
 
-    def progress(self, text: str, within_step: float = 0.0) -> None:
-        self.label = text
-        self._progress(min(1.0, (self._index + within_step) / self._step_total), text)
+    def progress(self, text: str, within_step: float = 0.0, live_bps: float | None = None) -> None:
+        """Report what the workload is doing; ``live_bps`` (engine use) adds live throughput
+        to the current label without replacing it."""
+        if live_bps is None:
+            self.label = text
+        shown = f"{self.label} · {format_bytes(live_bps)}/s live" if live_bps is not None else text
+        fraction = min(1.0, (self._index + within_step) / self._step_total)
+        self._progress(fraction, shown)
+        if self._on_event is not None:
+            self._on_event(ProgressEvent(self._index, self._step_total, fraction, self.label, live_bps))
 
     async def sh(self, target: TargetSession, argv: Sequence[str], *, timeout: float | None = 300,
                  check: bool = True, sudo: bool = False, input: bytes | None = None) -> CommandResult:
@@ -196,7 +217,7 @@ class RunContext:
             def cb(ev: dict[str, Any]) -> None:
                 live[tid] = int(ev.get("io_bytes", 0))
                 elapsed = max(1e-6, time.monotonic() - started)
-                self.progress(f"{self.label} · {format_bytes(sum(live.values()) / elapsed)}/s live", 0.5)
+                self.progress(self.label, 0.5, live_bps=sum(live.values()) / elapsed)
             return cb
 
         async def one(tid: int) -> tuple[TargetSession, AgentStep]:

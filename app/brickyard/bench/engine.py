@@ -30,7 +30,8 @@ from .context import Physics, RunContext, TargetSession
 
 
 class ResultSink(Protocol):
-    """Receives results as they are measured (the store implements this; so can a test)."""
+    """Receives results as they are measured (the store implements this; so can a test).
+    A sink may also define ``progress(run, event: ProgressEvent)`` for live progress."""
 
     def run_started(self, run: RunResult) -> None: ...
 
@@ -172,7 +173,8 @@ async def run_benchmark(
             ctx = RunContext(workload, values, sessions, run, record_sink=record,
                              progress=progress.set_progress, is_cancelled=progress.is_cancelled,
                              physics=physics, servers=server_agents,
-                             step_total=workload.step_count(values) * int(values.get("repeats", 1)))
+                             step_total=workload.step_count(values) * int(values.get("repeats", 1)),
+                             on_event=(lambda ev: sink.progress(run, ev)) if hasattr(sink, "progress") else None)
             progress.set_progress(0.0, f"{workload.name}: measuring")
             await workload.run(ctx)
             return finish(RunStatus.COMPLETE)

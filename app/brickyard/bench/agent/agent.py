@@ -331,14 +331,12 @@ def run_step(cmd, scratch):
         now = time.monotonic()
         total = 0
         for p in procs:
-            if p["end"] is not None:
-                continue
-            c = io_counters(p["pid"])
-            if c is not None:
-                if c != p["io"]:
+            if p["end"] is None:
+                c = io_counters(p["pid"])
+                if c is not None and c != p["io"]:
                     p["io"], p["io_t"] = c, now
                     last_any_progress = now
-            total += p["io"][0] + p["io"][1]
+            total += p["io"][0] + p["io"][1]      # finished workers keep their last count
         done = sum(1 for p in procs if p["end"] is not None)
         emit({"event": "progress", "id": sid, "io_bytes": total, "done": done, "t": now})
         if stall_seconds and now - last_any_progress > stall_seconds:
