@@ -160,3 +160,26 @@ def test_recorded_real_runs_chart_in_the_browser(qtbot, store, tmp_path):
         read = sweep_by_block_size(first, direction="read")[1]
         assert list(ys) == [p.median / panel.throughput_chart.divisor for p in read]
     shot(view.window(), tmp_path, "history-browser-recorded-run")
+
+
+def test_the_list_fetches_pages_as_it_scrolls(qtbot, tmp_path, monkeypatch):
+    from brickyard.ui.history.browser import RunTableModel
+
+    monkeypatch.setattr(RunTableModel, "FIRST_PAGE", 5)
+    monkeypatch.setattr(RunTableModel, "PAGE", 4)
+    s = HistoryStore(f"sqlite:///{tmp_path / 'paged.sqlite3'}")
+    rng = random.Random(52)
+    for i in range(12):
+        s.add_run(synthetic_run(rng, started_at=1.7e9 + i, repeats=1, block_sizes=(4096,), concurrencies=(1,),
+                                gluster="6.0" if i % 3 else "3.12.15"))
+    view = _view(qtbot, s)
+    assert view.model.rowCount() == 5 and view.model.canFetchMore()
+    assert view.count_label.text() == "12 of 12 runs"
+    view.table.scrollToBottom()
+    qtbot.waitUntil(lambda: view.model.rowCount() > 5, timeout=3000)     # Qt asks for more itself
+    view.load_all_rows()
+    assert [r.run_id for r in view.model.rows] == [r.run_id for r in s.list_runs()]
+    view.filter_bar.set_value("gluster_version", "3.12.15")
+    assert view.count_label.text() == "4 of 12 runs" and view.model.rowCount() == 4
+    assert not view.model.canFetchMore()
+    s.close()

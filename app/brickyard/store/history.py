@@ -57,6 +57,7 @@ class RunFilter:
     until: float | None = None
     run_ids: tuple[str, ...] = ()
     limit: int | None = None
+    offset: int = 0              # with limit: one page of the list (newest first)
 
 
 @dataclass(frozen=True)
@@ -372,6 +373,8 @@ class HistoryStore:
         q = _apply_filter(q, f)
         if f.limit is not None:
             q = q.limit(f.limit)
+        if f.offset:
+            q = q.offset(f.offset)
         with self.engine.connect() as conn:
             rows = conn.execute(q).all()
         status = {s.value: s for s in RunStatus}
@@ -422,9 +425,13 @@ class HistoryStore:
                                         .where(Step.concurrency.is_not(None))).scalars())
         return sizes, concs
 
-    def run_count(self) -> int:
+    def run_count(self, filters: RunFilter | None = None) -> int:
+        """How many runs the filter lets through (all runs without one)."""
+        q = select(func.count()).select_from(Run)
+        if filters is not None:
+            q = _apply_filter(q.outerjoin(VolumeLayout, VolumeLayout.id == Run.volume_id), filters)
         with self.engine.connect() as conn:
-            return conn.execute(select(func.count()).select_from(Run)).scalar_one()
+            return conn.execute(q).scalar_one()
 
     def load_run(self, run_id: str) -> RunResult:
         return self.load_runs([run_id])[0]

@@ -5,8 +5,9 @@ window can host it; ``HistoryWindow(store)`` is the same in its own window."""
 from __future__ import annotations
 
 import calendar
+import dataclasses
 import time
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import QAbstractTableModel, QDate, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
@@ -44,14 +45,36 @@ ANY = "(any)"
 
 
 class RunTableModel(QAbstractTableModel):
+    """The filtered runs, fetched a page at a time as the table scrolls (Qt's fetchMore), so
+    opening the list costs the same with 100 or 100,000 runs."""
+
+    FIRST_PAGE = 300
+    PAGE = 2000
+
     def __init__(self) -> None:
         super().__init__()
         self.rows: list[RunSummary] = []
+        self.total = 0
+        self._fetch: Callable[[int, int], list[RunSummary]] = lambda offset, limit: []
 
-    def set_rows(self, rows: list[RunSummary]) -> None:
+    def set_source(self, fetch: Callable[[int, int], list[RunSummary]], total: int) -> None:
+        """``fetch(offset, limit)`` returns one page; ``total`` is how many there are."""
         self.beginResetModel()
-        self.rows = rows
+        self._fetch, self.total = fetch, total
+        self.rows = fetch(0, self.FIRST_PAGE)
         self.endResetModel()
+
+    def canFetchMore(self, parent: QModelIndex = QModelIndex()) -> bool:  # noqa: N802
+        return not parent.isValid() and len(self.rows) < self.total
+
+    def fetchMore(self, parent: QModelIndex = QModelIndex()) -> None:  # noqa: N802
+        page = self._fetch(len(self.rows), self.PAGE)
+        if not page:
+            self.total = len(self.rows)
+            return
+        self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(page) - 1)
+        self.rows.extend(page)
+        self.endInsertRows()
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(self.rows)
@@ -217,13 +240,21 @@ class HistoryView(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        rows = self.store.list_runs(self.filter_bar.filters())
-        self.model.set_rows(rows)
-        total = self.store.run_count()
-        self.count_label.setText(f"{len(rows)} of {total} runs")
+        filters = self.filter_bar.filters()
+        matching = self.store.run_count(filters)
+        self.model.set_source(
+            lambda offset, limit: self.store.list_runs(dataclasses.replace(filters, offset=offset, limit=limit)),
+            matching)
+        self.count_label.setText(f"{matching} of {self.store.run_count()} runs")
         self.refresh_trend()
 
+    def load_all_rows(self) -> None:
+        """Fetch every matching run into the table (select-all, export of the whole list)."""
+        while self.model.canFetchMore():
+            self.model.fetchMore()
+
     def select_runs(self, run_ids: list[str]) -> None:
+        self.load_all_rows()
         sel = self.table.selectionModel()
         sel.clearSelection()
         for row, r in enumerate(self.model.rows):
