@@ -53,3 +53,10 @@ def test_unknown_kind_is_refused():
 
 def test_compact_size_uses_dd_suffixes():
     assert [compact_size(n) for n in (1024, 1 << 20, 3 << 30, 1000)] == ["1K", "1M", "3G", "1000"]
+
+
+def test_power_of_two_ranges_expand_like_the_korean_sweep():
+    values = Tiny().resolve({"sizes": "1K..512M"})
+    assert len(values["sizes"]) == 20 and values["sizes"][0] == 1024 and values["sizes"][-1] == 512 << 20
+    with pytest.raises(ParamError, match="power-of-two range"):
+        Tiny().resolve({"sizes": "3K..1M"})

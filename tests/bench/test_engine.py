@@ -175,3 +175,18 @@ def test_progress_events_carry_step_counts_and_live_throughput(tmp_path):
     live = [e for e in events if e.live_bps is not None]
     assert live and all("·" not in e.label for e in events)     # live figures never pile up in the label
     assert events[-1].fraction == 1.0
+
+
+def test_a_workload_bug_ends_its_run_as_failed_not_the_app(tmp_path):
+    class Buggy(Sleeper):
+        name = "buggy"
+
+        async def run(self, ctx):
+            await super().run(ctx)
+            raise KeyError("oops")
+
+    sink = Recorder()
+    run = asyncio.run(run_benchmark(Buggy(), {"steps": "1", "repeats": "1", "seconds": "0"}, local(tmp_path), sink=sink))
+    assert run.status is RunStatus.PARTIAL and "workload buggy failed: KeyError" in run.error
+    assert sink.events[-1] == ("finished", RunStatus.PARTIAL)
+    assert os.listdir(tmp_path) == []

@@ -54,7 +54,7 @@ class Param:
     """One typed workload parameter.
 
     kinds: ``int``, ``float``, ``seconds`` (float), ``size`` (bytes, "4K", "1M", "2 GiB"),
-    ``sizes`` (comma-separated sizes), ``ints`` (comma-separated ints), ``str``, ``choice``
+    ``sizes`` (comma-separated sizes; "1K..512M" = every power of two in between), ``ints`` (comma-separated ints), ``str``, ``choice``
     (one of ``choices``), ``bool``. ``minimum``/``maximum`` bound numbers and each list item."""
 
     name: str
@@ -118,7 +118,19 @@ class Param:
         if k in ("sizes", "ints"):
             items = raw if isinstance(raw, (list, tuple)) else [p for p in str(raw).split(",") if p.strip()]
             conv = parse_size if k == "sizes" else (lambda v: int(str(v).strip()))
-            return tuple(conv(v if isinstance(v, int) else str(v).strip()) for v in items)
+            out: list[int] = []
+            for v in items:
+                text = str(v).strip()
+                if k == "sizes" and ".." in text:       # "1K..512M": every power of two between
+                    lo, hi = (parse_size(x.strip()) for x in text.split("..", 1))
+                    if lo <= 0 or lo & (lo - 1) or hi < lo:
+                        raise ValueError(f"{text!r}: write a power-of-two range such as 1K..512M")
+                    while lo <= hi:
+                        out.append(lo)
+                        lo *= 2
+                else:
+                    out.append(conv(v if isinstance(v, int) else text))
+            return tuple(out)
         if k == "choice":
             text = str(raw).strip()
             if text not in self.choices:

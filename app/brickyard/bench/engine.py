@@ -197,6 +197,11 @@ async def run_benchmark(
             return finish(RunStatus.PARTIAL if measured else RunStatus.FAILED, str(exc), exc.host)
         except ParamError as exc:
             return finish(RunStatus.FAILED, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a plugin's bug ends its run, never the app
+            for s in sessions:
+                await s.agent.cancel()
+            return finish(RunStatus.PARTIAL if run.steps else RunStatus.FAILED,
+                          f"workload {workload.name} failed: {type(exc).__name__}: {exc}")
     finally:
         for s in sessions:
             if s.agent.cancelled:

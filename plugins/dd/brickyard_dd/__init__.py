@@ -48,7 +48,7 @@ class DdSweep(Workload):
     description = ("Sequential write (conv=fdatasync) and read (after a cache drop) with dd, "
                    "one file vs N concurrent files per client, over a set of block sizes.")
     params = (
-        Param("block_sizes", "sizes", "4K,1M,64M", "dd block sizes (1K … 512M, comma-separated)",
+        Param("block_sizes", "sizes", "4K,1M,64M", "dd block sizes, 1K … 512M: a list (4K,1M) or a power-of-two range (1K..512M, the write-up's sweep)",
               minimum=KIB, maximum=512 * MIB),
         Param("concurrency", "ints", "1,4", "concurrent dd's per client host, one file each (e.g. 1,8)",
               minimum=1, maximum=256),
