@@ -123,6 +123,9 @@ def test_export_selected_and_import_into_another_history(qtbot, store, tmp_path)
     path = tmp_path / "picked.json"
     assert view.export_selected(str(path), "json") == 2
     assert view.export_selected(str(tmp_path / "picked.csv"), "csv") == 2
+    view.table.clearSelection()
+    view.filter_bar.set_value("gluster_version", "6.0")
+    assert view.export_selected(str(tmp_path / "shown.json"), "json") == 2     # nothing picked: what is shown
     other = HistoryStore(f"sqlite:///{tmp_path / 'other.sqlite3'}")
     other_view = HistoryView(other)
     qtbot.addWidget(other_view)

@@ -294,7 +294,14 @@ class HistoryView(QWidget):
     # -- exchange -----------------------------------------------------------------------
 
     def export_selected(self, path: str, fmt: str) -> int:
+        """Export the selected runs; with none selected, every run the filters show."""
         ids = self.selected_run_ids()
+        if not ids:
+            self.load_all_rows()
+            ids = [r.run_id for r in reversed(self.model.rows)]
+            if not ids:
+                self.sig_status.emit("no runs to export")
+                return 0
         n = self.store.export_json(ids, path) if fmt == "json" else self.store.export_csv(ids, path)
         self.sig_status.emit(f"exported {n} runs to {path}")
         return n
