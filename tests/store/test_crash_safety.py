@@ -4,6 +4,7 @@ interrupted only once its writer is really gone. Two instances on one SQLite fil
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import signal
@@ -95,7 +96,7 @@ def test_stale_heartbeat_from_another_host_counts_as_gone(sqlite_url):
     now = [10_000.0]
     store = HistoryStore(sqlite_url, clock=lambda: now[0])
     run = synthetic_run(random.Random(23), repeats=1, status=RunStatus.RUNNING)
-    store.begin_run(run)
+    store.begin_run(dataclasses.replace(run, steps=[]))
     other = HistoryStore(sqlite_url, clock=lambda: now[0])
     other.host = "another-workstation"
     now[0] += 60
@@ -103,6 +104,9 @@ def test_stale_heartbeat_from_another_host_counts_as_gone(sqlite_url):
     now[0] += 600
     assert other.mark_interrupted_runs(stale_after=600) == [run.run_id]
     assert "no sign of life from" in other.load_run(run.run_id).error
+    store.add_step(run.run_id, run.steps[0])          # the owner was alive after all: it runs on
+    back = store.load_run(run.run_id)
+    assert (back.status, back.error, back.ended_at) == (RunStatus.RUNNING, "", None)
     store.close()
     other.close()
 

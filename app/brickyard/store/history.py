@@ -185,6 +185,8 @@ class HistoryStore:
                 raise StoreError(f"run {run_id} is {row.status}; steps can only be added while it runs")
             for step in steps:
                 self._insert_step(conn, row.id, step)
+            if row.status == RunStatus.INTERRUPTED.value:   # another host gave up on us too early
+                conn.execute(update(Run).where(Run.id == row.id).values(error="", ended_at=None))
             conn.execute(update(Run).where(Run.id == row.id).values(
                 status=RunStatus.RUNNING.value, heartbeat_at=self._clock(),
                 step_count=Run.step_count + len(steps),
