@@ -131,3 +131,15 @@ def test_agent_refuses_to_remove_what_it_did_not_create(tmp_path):
     with pytest.raises(Exception, match="did not create"):
         asyncio.run(main())
     assert victim.exists()
+
+
+def test_a_step_past_its_time_limit_is_a_stall_too():
+    async def main():
+        agent = await opened()
+        try:
+            await agent.run_step([{"kind": "exec", "argv": ["sleep", "30"]}], stall_seconds=0, timeout=1.0)
+        finally:
+            await agent.close()
+    with pytest.raises(StepStalled, match="did not finish within its 1 s limit") as info:
+        asyncio.run(main())
+    assert info.value.reason == "timeout"

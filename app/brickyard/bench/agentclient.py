@@ -33,11 +33,16 @@ class HostLost(Exception):
 class StepStalled(Exception):
     """No worker on ``host`` made any I/O progress for ``seconds`` (a hung mount)."""
 
-    def __init__(self, host: str, seconds: float, partial: "AgentStep | None" = None):
+    def __init__(self, host: str, seconds: float, partial: "AgentStep | None" = None, reason: str = "no-progress"):
         self.host = host
         self.seconds = seconds
         self.partial = partial
-        super().__init__(f"{host}: I/O stalled: no worker made progress for {seconds:.0f} s (mount hung?)")
+        self.reason = reason
+        if reason == "timeout":
+            text = f"I/O stalled: the step did not finish within its {seconds:.0f} s limit (mount hung?)"
+        else:
+            text = f"I/O stalled: no worker made progress for {seconds:.0f} s (mount hung?)"
+        super().__init__(f"{host}: {text}")
 
 
 class AgentError(Exception):
@@ -202,6 +207,8 @@ class AgentSession:
                                  bool(ev.get("timed_out")), float(ev.get("idle_seconds", 0)))
                 if step.stalled:
                     raise StepStalled(self.host, step.idle_seconds, step)
+                if step.timed_out:
+                    raise StepStalled(self.host, timeout, step, reason="timeout")
                 return step
 
     async def cancel(self) -> None:

@@ -126,8 +126,9 @@ class PgBench(Workload):
     async def _init(self, ctx, servers, repeat: int) -> None:
         scale = ctx.values["scale"]
         ctx.progress(f"pgbench -i -s {scale}, repeat {repeat + 1}/{ctx.repeats}")
+        # pgbench -i waits silently while the server vacuums and builds keys: a longer stall limit
         runs = await ctx.run_workers([(s["t"], ctx.exec_worker(self._client(s, ["-i", "-s", str(scale)]))) for s in servers],
-                                     stall_seconds=0, timeout=0)
+                                     stall_seconds=max(ctx.stall_seconds, 600))
         workers = [r.timing for r in runs]
         tool = [parse_init_seconds(r.stderr + r.stdout) for r in runs]
         metrics = [Metric("init_seconds", max(w.seconds for w in workers), "s", "slowest host's pgbench -i wall time")]
@@ -141,8 +142,7 @@ class PgBench(Workload):
         clients = ctx.values["clients"]
         ctx.progress(f"pgbench -c {clients} -t {tx}, repeat {repeat + 1}/{ctx.repeats}")
         runs = await ctx.run_workers([(s["t"], ctx.exec_worker(self._client(s, ["-c", str(clients), "-j", str(min(clients, 4)),
-                                                                                  "-t", str(tx)]))) for s in servers],
-                                     stall_seconds=0, timeout=0)
+                                                                                  "-t", str(tx)]))) for s in servers])
         workers, problems, tps, lat = [], [], [], []
         for r in runs:
             parsed = parse_pgbench(r.stdout)

@@ -97,6 +97,13 @@ def boost(on):
         return False
 
 
+def exit_code(status):
+    """os.waitstatus_to_exitcode for Pythons before 3.9 (RHEL 8 ships 3.6)."""
+    if os.WIFSIGNALED(status):
+        return -os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
 def emit(obj):
     line = json.dumps(obj, separators=(",", ":")) + "\n"
     with out_lock:
@@ -283,12 +290,12 @@ def run_step(cmd, scratch):
             if os.WIFSTOPPED(status):
                 p["parked"] = True
             else:                             # exec failed: it has already exited
-                p["end"], p["exit"] = time.monotonic(), os.waitstatus_to_exitcode(status)
+                p["end"], p["exit"] = time.monotonic(), exit_code(status)
 
     def reap(p):
         _, status = os.waitpid(p["pid"], 0)
         p["end"] = time.monotonic()
-        p["exit"] = os.waitstatus_to_exitcode(status)
+        p["exit"] = exit_code(status)
 
     threads = [threading.Thread(target=reap, args=(p,), daemon=True) for p in procs
                if p["end"] is None]
