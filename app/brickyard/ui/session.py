@@ -13,8 +13,8 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..core import edits
 from ..core.events import Change
-from ..core.plan import PlanResult, plan_volume
-from ..core.topology import BrickRef, Topology, TopologyError, Volume
+from ..core.plan import PlanResult, candidate_layouts, plan_volume
+from ..core.topology import BrickRef, Layout, Topology, TopologyError, Volume
 
 
 class EditCommand(QUndoCommand):
@@ -59,6 +59,7 @@ class Session(QObject):
         self.plan: PlanResult | None = None
         self.plan_problem = ""
         self.last_refusal = ""
+        self._candidates: tuple[tuple, list[Layout]] | None = None
         self.replace(topo if topo is not None else Topology())
 
     # ---- the model ------------------------------------------------------------------
@@ -108,6 +109,17 @@ class Session(QObject):
             self.sig_volume_selected.emit(self.volume_name)
         self.sig_model_changed.emit(changes)
         self.replan()
+
+    def candidates(self) -> list[Layout]:
+        """``candidate_layouts`` for the current volume's bricks, computed once per brick list
+        (the layout panel and the comparison table both ask after every edit)."""
+        volume = self.volume
+        if volume is None:
+            return []
+        key = (id(self.topo), tuple(volume.bricks))
+        if self._candidates is None or self._candidates[0] != key:
+            self._candidates = (key, candidate_layouts(self.topo, volume.bricks))
+        return self._candidates[1]
 
     # ---- failure simulation ---------------------------------------------------------
     def toggle_failures(self, specs: list[str]) -> None:

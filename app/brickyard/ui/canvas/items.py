@@ -6,7 +6,7 @@ is plain ``drawRect``/``drawText`` with a level-of-detail cut, so 5,000 chips st
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
@@ -36,8 +36,7 @@ def _lod(option: QStyleOptionGraphicsItem, painter: QPainter) -> float:
     return option.levelOfDetailFromTransform(painter.worldTransform())
 
 
-@dataclass(frozen=True)
-class BrickLook:
+class BrickLook(NamedTuple):
     """How the plan wants a brick drawn: its set, its place in the volume, its state."""
 
     set_index: int | None = None    # None: not in the current volume
@@ -154,6 +153,7 @@ class BrickItem(QGraphicsItem):
         super().__init__(node)
         self.node_item = node
         self.path = brick.path
+        self.ref = BrickRef(node.name, brick.path)
         self.text = ""
         self.tail = ""
         self.look = BrickLook()
@@ -163,12 +163,9 @@ class BrickItem(QGraphicsItem):
     def kind(self) -> str:
         return "brick"
 
-    @property
-    def ref(self) -> BrickRef:
-        return BrickRef(self.node_item.name, self.path)
-
     def sync(self, brick: Brick) -> None:
         self.path = brick.path
+        self.ref = BrickRef(self.node_item.name, brick.path)
         parts = [brick.path, format_bytes(brick.size_bytes, digits=1)]
         if brick.disk_kind:
             parts.append(brick.disk_kind)

@@ -33,7 +33,6 @@ class TopologyScene(QGraphicsScene):
         self.sites: dict[str, SiteItem] = {}
         self.nodes: dict[str, NodeItem] = {}
         self.clients: dict[str, ClientItem] = {}
-        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         session.sig_model_changed.connect(self.on_changes)
         session.sig_plan_changed.connect(self.apply_plan)
         session.sig_topology_replaced.connect(self.rebuild)
@@ -142,7 +141,10 @@ class TopologyScene(QGraphicsScene):
             self.sites[name].set_rect(QRectF(x, y, width, height))
             x += width + SITE_GAP
             row_height = max(row_height, height)
-        self.setSceneRect(self.itemsBoundingRect().adjusted(-40, -40, 40, 40))
+        bounds = QRectF()
+        for item in self.sites.values():
+            bounds = bounds.united(item.rect)
+        self.setSceneRect(bounds.adjusted(-40, -40, 40, 40))
 
     @staticmethod
     def _columns(nodes: list[NodeItem]) -> int:
@@ -184,7 +186,8 @@ class TopologyScene(QGraphicsScene):
 
     # ---- the plan -------------------------------------------------------------------
     def apply_plan(self, plan: PlanResult | None) -> None:
-        looks: dict[BrickRef, BrickLook] = {}
+        # keyed by (node, path) tuples: their hash is C code, a BrickRef's is Python (4,800 bricks)
+        looks: dict[tuple[str, str], BrickLook] = {}
         failed_nodes: set[str] = set()
         failed_sites: set[str] = set()
         for spec in self.session.failures:
@@ -193,26 +196,27 @@ class TopologyScene(QGraphicsScene):
             elif not spec.startswith("brick:"):
                 failed_nodes.add(spec)
         if plan is not None:
-            positions = {ref: i + 1 for i, ref in enumerate(plan.volume.bricks)}
+            positions = {(ref.node, ref.path): i + 1 for i, ref in enumerate(plan.volume.bricks)}
             states = {s.index: s for s in plan.state.sets}
             for bset in plan.sets:
                 state = states.get(bset.index)
-                failed = set(state.failed) if state else set()
+                failed = {(r.node, r.path) for r in state.failed} if state and state.failed else ()
+                word = state.state if state else ""
+                arbiter = (bset.arbiter.node, bset.arbiter.path) if bset.arbiter else None
                 for ref in bset.bricks:
-                    looks[ref] = BrickLook(bset.index, positions.get(ref), ref == bset.arbiter,
-                                           ref in failed, state.state if state else "")
+                    key = (ref.node, ref.path)
+                    looks[key] = BrickLook(bset.index, positions.get(key), key == arbiter, key in failed, word)
         failed_bricks = {s[6:] for s in self.session.failures if s.startswith("brick:")}
+        site_of = {n.name: n.site for n in self.session.topo.nodes}
         for name, item in self.nodes.items():
-            node_failed = name in failed_nodes or self.session.topo.site_of(name) in failed_sites
+            node_failed = name in failed_nodes or site_of.get(name) in failed_sites
             if item.failed != node_failed:
                 item.failed = node_failed
                 item.update()
             for chip in item.bricks:
-                ref = chip.ref
-                look = looks.get(ref)
+                look = looks.get((name, chip.path))
                 if look is None:
-                    down = node_failed or str(ref) in failed_bricks
-                    look = BrickLook(failed=down)
+                    look = BrickLook(failed=node_failed or f"{name}:{chip.path}" in failed_bricks)
                 chip.set_look(look)
         for name, item in self.sites.items():
             if item.failed != (name in failed_sites):

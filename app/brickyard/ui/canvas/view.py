@@ -180,7 +180,7 @@ class CanvasView(QGraphicsView):
             self.scale(factor, factor)
 
     def fit(self) -> None:
-        self.fitInView(self.board.itemsBoundingRect().adjusted(-20, -20, 20, 20), Qt.AspectRatioMode.KeepAspectRatio)
+        self.fitInView(self.board.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         steps = event.angleDelta().y() / 120

@@ -39,7 +39,9 @@ class CommandsPanel(QWidget):
             self.text.setPlainText("")
             self.note.setText(self.session.plan_problem)
             return
-        self.text.setPlainText("\n".join(render(c) for c in plan.commands) + "\n")
+        text = "\n".join(render(c) for c in plan.commands) + "\n"
+        if text != self.text.toPlainText():
+            self.text.setPlainText(text)
         if plan.errors:
             self.note.setText(f"gluster would refuse the create command: {plan.errors[0].message}")
         elif plan.needs_force and not plan.volume.force:

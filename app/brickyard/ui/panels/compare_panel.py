@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QPushButt
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...core import edits
-from ...core.plan import PlanResult, candidate_layouts, plan_volume
+from ...core.plan import PlanResult, plan_volume
 from ...core.topology import Layout
 from ...core.units import format_bytes, format_rate
 from ..session import Session
@@ -59,6 +59,8 @@ class ComparePanel(QWidget):
         box.addLayout(row)
         self.layouts: list[Layout] = []
         self._pending: list[Layout] = []
+        self._total = 0
+        self._stale = True
         self._timer = QTimer(self)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._work)
@@ -70,12 +72,18 @@ class ComparePanel(QWidget):
         self.restart()
 
     def restart(self, *_: object) -> None:
-        """Recompute from scratch (rows appear as they are planned)."""
+        """Recompute from scratch (rows appear as they are planned); while the table is
+        hidden, only note that it is out of date."""
+        if not self.isVisible():
+            self._stale = True
+            self._timer.stop()
+            return
+        self._stale = False
         self.table.setSortingEnabled(False)
         self.table.setRowCount(0)
         self.layouts = []
         volume = self.session.volume
-        self._pending = list(candidate_layouts(self.session.topo, volume.bricks)) if volume else []
+        self._pending = list(self.session.candidates()) if volume else []
         self._total = len(self._pending)
         self.status.setText(f"planning {self._total} layout(s)…" if self._total else
                             ("no volume" if volume is None else "no layout is possible without bricks"))
@@ -84,7 +92,9 @@ class ComparePanel(QWidget):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if self._pending:
+        if self._stale:
+            self.restart()
+        elif self._pending:
             self._timer.start()
 
     def hideEvent(self, event) -> None:
@@ -93,6 +103,14 @@ class ComparePanel(QWidget):
 
     def finish(self) -> None:
         """Plan every remaining row now (tests, and a window about to take a screenshot)."""
+        if self._stale:
+            self._stale = False
+            self._timer.stop()
+            self.table.setSortingEnabled(False)
+            self.table.setRowCount(0)
+            self.layouts = []
+            self._pending = list(self.session.candidates())
+            self._total = len(self._pending)
         while self._pending:
             self._work(budget=1e9)
 

@@ -16,19 +16,20 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, Q
 
 from ...core import edits
 from ...core.layout import resolve, volname_problem
-from ...core.plan import PlanResult, candidate_layouts, plan_volume
+from ...core.plan import PlanResult, plan_volume
 from ...core.topology import Layout, Volume, VolumeType
 from ..session import Session
 from .fields import mark_field
 
-MAX_LISTED = 24  # counts listed beyond the valid ones, so the list stays short on big volumes
+MAX_LISTED = 24  # refused counts listed after the smallest, so the list stays short on big volumes
+MAX_VALID = 60   # accepted counts listed (a 4,800-brick volume accepts thousands of redundancies)
 
 
 def _count_choices(valid: set[int], start: int, upto: int, brick_count: int,
                    layout_for) -> list[tuple[int, str | None]]:
     """(value, None) for a count gluster accepts, (value, gluster's reason) for one it
     refuses; refused counts are listed from ``start`` up to ``upto`` (capped)."""
-    values = sorted(valid | set(range(start, min(upto, start + MAX_LISTED) + 1)))
+    values = sorted(set(sorted(valid)[:MAX_VALID]) | set(range(start, min(upto, start + MAX_LISTED) + 1)))
     out = []
     for value in values:
         if value in valid:
@@ -124,7 +125,7 @@ class LayoutPanel(QWidget):
         layout = volume.layout
         self.type.setCurrentIndex(self.type.findData(layout.type.value))
         count = len(volume.bricks)
-        valid = candidate_layouts(topo, volume.bricks)
+        valid = self.session.candidates()
         replicas = {l.replica for l in valid if l.replica}
         disperses = {l.disperse for l in valid if l.disperse}
         d = layout.disperse or count
@@ -141,9 +142,11 @@ class LayoutPanel(QWidget):
                    layout.redundancy, "gluster's choice")
         if not layout.type.is_replicated:
             self.replica.clear()
+            self.replica.setProperty("filled_for", "")
         if not layout.type.is_dispersed:
-            self.disperse.clear()
-            self.redundancy.clear()
+            for combo in (self.disperse, self.redundancy):
+                combo.clear()
+                combo.setProperty("filled_for", "")
         self.arbiter.setChecked(bool(layout.arbiter))
         self.replica.setEnabled(layout.type.is_replicated)
         self.arbiter.setEnabled(layout.type.is_replicated)
@@ -158,6 +161,10 @@ class LayoutPanel(QWidget):
 
     @staticmethod
     def _fill(combo: QComboBox, choices: list[tuple[int, str | None]], current: int | None, none_text: str | None) -> None:
+        key = (tuple(choices), current, none_text)
+        if combo.property("filled_for") == repr(key):
+            return  # same entries as before: keep the widget as it is
+        combo.setProperty("filled_for", repr(key))
         combo.clear()
         model = combo.model()
         if none_text:
@@ -183,7 +190,7 @@ class LayoutPanel(QWidget):
         if self._syncing or volume is None or self.type.currentData() is None:
             return
         kind = VolumeType(self.type.currentData())
-        family = [l for l in candidate_layouts(self.session.topo, volume.bricks)
+        family = [l for l in self.session.candidates()
                   if (l.replica is not None) == kind.is_replicated and (l.disperse is not None) == kind.is_dispersed
                   and not l.arbiter]
         preferred = [l for l in family if l.replica == 3] + [l for l in family if l.type is kind] + family

@@ -1,0 +1,124 @@
+"""Planner canvas speed on a 200-node × 24-brick topology (4,800 bricks, 1,600 replica sets).
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/canvas_perf.py [--nodes 200] [--bricks 24]
+
+Prints, in milliseconds (median and worst of several runs):
+- edit → re-validated, repainted canvas: one brick resized through the undo stack, the
+  planner re-run (``plan_volume``) and every panel updated, then a synchronous repaint of
+  the canvas viewport; the planner's share is printed separately;
+- one frame while dragging a node card: a mouse move over the viewport and the repaint.
+Targets from issue 3: edit < 50 ms, drag frame < 33 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QPointF, Qt  # noqa: E402
+from PySide6.QtGui import QMouseEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from brickyard.core import edits  # noqa: E402
+from brickyard.core.plan import plan_volume  # noqa: E402
+from brickyard.core.topology import BrickRef, Layout, Site, Topology, Volume, VolumeType  # noqa: E402
+
+
+def build(nodes: int, bricks: int) -> Topology:
+    topo = Topology(name="perf", sites=[Site("dc1"), Site("dc2"), Site("dc3")])
+    topo.volumes.append(Volume("big", Layout(VolumeType.DISTRIBUTED_REPLICATE, replica=3)))
+    per_site = nodes // 3
+    for i, site in enumerate(("dc1", "dc2", "dc3")):
+        count = per_site if i < 2 else nodes - 2 * per_site
+        edits.quick_fill(topo, count, bricks, 14 * 10**12, site=site, volume="big",
+                         stem=f"{site}n").apply(topo)
+    placed = plan_volume(topo, topo.volumes[0], auto_place=True).volume.bricks
+    topo.volumes[0].bricks = list(placed)
+    return topo
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:7.1f} ms"
+
+
+def report(name: str, samples: list[float], target: float) -> None:
+    med, worst = statistics.median(samples), max(samples)
+    verdict = "meets" if med < target else "MISSES"
+    print(f"{name:<48} median {ms(med)}  worst {ms(worst)}  ({verdict} the {target * 1000:.0f} ms target)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=200)
+    parser.add_argument("--bricks", type=int, default=24)
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    from brickyard.ui.mainwindow import MainWindow
+
+    topo = build(args.nodes, args.bricks)
+    n_bricks = sum(len(n.bricks) for n in topo.nodes)
+    start = time.perf_counter()
+    window = MainWindow(topo)
+    window.files.ask = lambda q: "discard"
+    window.resize(1600, 1000)
+    window.show()
+    window.canvas.fit()
+    app.processEvents()
+    print(f"topology: {len(topo.nodes)} nodes, {n_bricks} bricks, {len(window.session.plan.sets)} sets")
+    print(f"{'open window (build scene, plan, panels)':<48} {ms(time.perf_counter() - start)}")
+    view, session = window.canvas, window.session
+    view.resetTransform()
+    view.centerOn(view.board.nodes[topo.nodes[0].name])
+
+    plan_times, edit_times = [], []
+    ref = BrickRef(topo.nodes[0].name, topo.nodes[0].bricks[0].path)
+    for i in range(args.runs):
+        t0 = time.perf_counter()
+        plan_volume(session.topo, session.volume, session.failures)
+        plan_times.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        session.push(edits.UpdateBrick(ref, {"size_bytes": (12 + i % 3) * 10**12}))
+        view.viewport().repaint()
+        edit_times.append(time.perf_counter() - t0)
+    report("edit -> re-validated, repainted canvas", edit_times, 0.050)
+    report("  of which the planner (plan_volume)", plan_times, 0.050)
+    ui = [e - p for e, p in zip(edit_times, plan_times)]
+    report("  of which the window (scene, panels, paint)", ui, 0.050)
+
+    item = view.board.nodes[topo.nodes[1].name]
+    viewport = view.viewport()
+    start_point = view.mapFromScene(item.mapToScene(QPointF(60, 15)))
+    left = Qt.MouseButton.LeftButton
+    QApplication.sendEvent(viewport, QMouseEvent(QMouseEvent.Type.MouseButtonPress, QPointF(start_point),
+                                                 QPointF(viewport.mapToGlobal(start_point)), left, left,
+                                                 Qt.KeyboardModifier.NoModifier))
+    frames = []
+    for i in range(1, 41):
+        p = QPointF(start_point) + QPointF(i * 6, i * 3)
+        t0 = time.perf_counter()
+        QApplication.sendEvent(viewport, QMouseEvent(QMouseEvent.Type.MouseMove, p, QPointF(viewport.mapToGlobal(p.toPoint())),
+                                                     Qt.MouseButton.NoButton, left, Qt.KeyboardModifier.NoModifier))
+        viewport.repaint()
+        frames.append(time.perf_counter() - t0)
+    moved = item.pos() != item.slot
+    QApplication.sendEvent(viewport, QMouseEvent(QMouseEvent.Type.MouseButtonRelease, p, QPointF(viewport.mapToGlobal(p.toPoint())),
+                                                 left, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier))
+    report(f"drag a node: one frame ({'card moved' if moved else 'CARD DID NOT MOVE'})", frames, 0.033)
+
+    view.fit()
+    t0 = time.perf_counter()
+    for _ in range(5):
+        viewport.repaint()
+    print(f"{'full repaint, whole topology fitted in view':<48} {ms((time.perf_counter() - t0) / 5)}")
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
