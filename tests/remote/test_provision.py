@@ -214,3 +214,22 @@ def test_fstab_line_is_added_once_and_removed_by_teardown():
     assert cluster.fstab == {"client1": [line]}
     assert asyncio.run(run_teardown(topo, "vrep", executors(cluster), Progress())).ok
     assert cluster.fstab == {"client1": []}
+
+
+def test_cancel_from_another_thread_stops_the_running_step_and_reports_it():
+    import threading
+
+    from brickyard.remote.local import LocalExecutor
+    from brickyard.remote.loop import AsyncLoopThread
+    from brickyard.remote.steps import Step, run_steps
+
+    steps = [Step("slow", "wait a long time", "here", [["sleep", "30"]], sudo=False),
+             Step("after", "never reached", "here", [["true"]], sudo=False)]
+    progress = Progress()
+    with AsyncLoopThread() as lt:
+        fut = lt.submit(run_steps("test", "x", steps, lambda host: LocalExecutor(host), progress))
+        threading.Timer(0.5, progress.cancel).start()
+        report = fut.result(20)
+    assert [o.status for o in report.outcomes] == [FAILED, PENDING]
+    assert report.outcomes[0].message == "cancelled by the user while it ran"
+    assert report.outcomes[0].seconds < 10

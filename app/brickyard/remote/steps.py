@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Sequence
 
 from .executor import CommandResult, Executor, ExecutorError
-from .loop import Cancelled, Progress
+from .loop import Cancelled, Progress, run_cancellable
 
 DONE = "done"
 SKIPPED = "skipped"  # already done before this run
@@ -138,7 +138,8 @@ async def run_steps(
             if already is not None:
                 outcome.status, outcome.message = SKIPPED, already
             else:
-                note = await step.perform(ex)
+                # progress.cancel() from any thread cancels the running step (and kills its command)
+                note = await run_cancellable(progress, step.perform(ex))
                 outcome.status, outcome.message = DONE, note
         except (ExecutorError, ValueError, OSError) as exc:
             outcome.status, outcome.message = FAILED, _reason(exc, step)

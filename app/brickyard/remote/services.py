@@ -1,0 +1,52 @@
+"""What the app calls to reach hosts: each method returns a ``concurrent.futures.Future``.
+
+One ``RemoteServices`` owns the asyncio loop thread and the SSH pool for the app's life.
+The UI turns ``Progress`` callbacks and future completion into Qt signals (in ``ui/``);
+nothing here imports Qt. A refused host key arrives as the future's ``UnknownHostKey`` /
+``HostKeyChanged`` exception: the UI shows the fingerprint, and after the user accepts,
+``UnknownHostKey.accept()`` stores it and the call is simply made again.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+
+from ..core.topology import Topology
+from .hosts import TopologyHosts
+from .importer import ImportResult, import_cluster
+from .loop import AsyncLoopThread, Progress
+from .preflight import PreflightReport, preflight
+from .provision import provision_plan, run_provision
+from .ssh import SshOptions, SshPool
+from .steps import RunReport
+from .teardown import run_teardown
+
+
+class RemoteServices:
+    def __init__(self, options: SshOptions | None = None, loop: AsyncLoopThread | None = None):
+        self.loop = loop or AsyncLoopThread()
+        self._owns_loop = loop is None
+        self.pool = SshPool(options)
+
+    def hosts(self, topo: Topology) -> TopologyHosts:
+        return TopologyHosts(topo, self.pool)
+
+    def preflight(self, topo: Topology, volume: str | None = None) -> "Future[PreflightReport]":
+        return self.loop.submit(preflight(topo, self.hosts(topo), volume))
+
+    def provision(self, topo: Topology, volume: str, progress: Progress, *, fstab: bool = False) -> "Future[RunReport]":
+        """Provision after the user accepted ``provision_plan(...).questions`` (raises ProvisionError now)."""
+        plan = provision_plan(topo, volume, fstab=fstab)
+        return self.loop.submit(run_provision(plan, self.hosts(topo), progress))
+
+    def teardown(self, topo: Topology, volume: str, progress: Progress) -> "Future[RunReport]":
+        return self.loop.submit(run_teardown(topo, volume, self.hosts(topo), progress))
+
+    def import_cluster(self, host: str, volume: str | None = None) -> "Future[ImportResult]":
+        return self.loop.submit(import_cluster(self.pool.executor(host), volume))
+
+    def close(self) -> None:
+        if self.loop.running:
+            self.loop.run(self.pool.close(), timeout=30)
+        if self._owns_loop:
+            self.loop.stop()

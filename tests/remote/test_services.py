@@ -1,0 +1,43 @@
+"""RemoteServices: futures from the loop thread, over a real throwaway sshd."""
+
+import subprocess
+
+import pytest
+
+from brickyard.core.topology import Brick, Node, Topology
+from brickyard.remote.hostkeys import UnknownHostKey
+from brickyard.remote.services import RemoteServices
+from brickyard.remote.ssh import SshOptions
+
+from .sshd import start_sshd
+
+
+@pytest.fixture(scope="module")
+def sshd(tmp_path_factory):
+    server = start_sshd(tmp_path_factory.mktemp("sshd-services"))
+    yield server
+    server.stop()
+
+
+def test_preflight_future_checks_a_real_host_and_unknown_keys_surface_as_the_exception(sshd, tmp_path):
+    topo = Topology(nodes=[Node("target", bricks=[Brick(str(tmp_path / "brick"), 1000)])])
+    sshd.user_known_hosts.write_text("")
+    services = RemoteServices(SshOptions(config_files=[str(sshd.ssh_config)], own_known_hosts=tmp_path / "own"))
+    try:
+        first = services.preflight(topo).result(60)
+        reach = {c.name: c for c in first.hosts[0].checks}["reachable"]
+        assert reach.status == "fail" and sshd.host_fingerprint in reach.message
+        with pytest.raises(UnknownHostKey) as info:
+            services.import_cluster("target").result(60)
+        info.value.accept()
+        report = services.preflight(topo).result(60)
+    finally:
+        services.close()
+    checks = {c.name: c for c in report.hosts[0].checks}
+    assert checks["reachable"].status == checks["authenticated"].status == checks["root or sudo"].status == "ok"
+    brick = checks[f"brick {tmp_path / 'brick'}"]
+    fstype = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "--target", str(tmp_path)],
+                            capture_output=True, text=True).stdout.strip().splitlines()[0]
+    assert f"on {fstype} at " in brick.message and "free" in brick.message, brick
+    assert [p.name for p in tmp_path.iterdir()] == ["own"]  # pre-flight left nothing behind
+    assert checks["clock"].status == "ok"
