@@ -63,3 +63,26 @@ def test_provenance_learnt_after_the_start_replaces_the_sparse_one(db_url):
     summary = store.list_runs(RunFilter(gluster_version="10.3", option="performance.write-behind=on"))[0]
     assert summary.layout == "replica 3 (3 bricks)" and summary.status is RunStatus.COMPLETE
     store.close()
+
+
+def test_progress_events_renew_the_heartbeat_now_and_then(sqlite_url):
+    wall = [1000.0]
+    store = HistoryStore(sqlite_url, clock=lambda: wall[0])
+    mono = [0.0]
+    sink = HistorySink(store, clock=lambda: mono[0])
+    run = synthetic_run(random.Random(61), repeats=1, status=RunStatus.RUNNING)
+    run = dataclasses.replace(run, steps=[])
+    sink.run_started(run)
+
+    def heartbeat() -> float:
+        with store.engine.connect() as conn:
+            return conn.exec_driver_sql("SELECT heartbeat_at FROM runs").scalar()
+
+    for t in (1.0, 10.0, 29.0):                 # first event writes, the next ones within 30 s do not
+        wall[0], mono[0] = 1000.0 + t, t
+        sink.progress(run, object())
+    assert heartbeat() == 1001.0
+    wall[0], mono[0] = 1031.5, 31.5
+    sink.progress(run, object())
+    assert heartbeat() == 1031.5
+    store.close()

@@ -5,10 +5,15 @@ hands the engine this sink.
 The engine calls it on its own thread: ``run_started`` (provenance still sparse),
 ``step_finished`` for every measured step (each committed before it returns), and
 ``run_finished`` with the final status. Provenance learnt after the start (hosts,
-versions, the volume) is written as soon as it differs from what is stored.
+versions, the volume) is written as soon as it differs from what is stored. The engine's
+live ``progress`` events renew the run's heartbeat (at most every ``HEARTBEAT_EVERY_S``), so
+a long step does not look like a dead app to another instance on the same database.
 """
 
 from __future__ import annotations
+
+import time
+from typing import Any, Callable
 
 from brickyard.core.results import Provenance, RunResult, StepResult
 from brickyard.core.topology import Topology
@@ -16,11 +21,24 @@ from brickyard.core.topology import Topology
 from .history import HistoryStore
 
 
+HEARTBEAT_EVERY_S = 30.0
+
+
 class HistorySink:
-    def __init__(self, store: HistoryStore, topology: Topology | dict | str | None = None) -> None:
+    def __init__(self, store: HistoryStore, topology: Topology | dict | str | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         self.topology = topology
         self._stored: dict[str, Provenance] = {}
+        self._clock = clock
+        self._beat: dict[str, float] = {}
+
+    def progress(self, run: RunResult, event: Any) -> None:
+        """A live progress event from the engine: proof of life, written now and then."""
+        now = self._clock()
+        if now - self._beat.get(run.run_id, -HEARTBEAT_EVERY_S) >= HEARTBEAT_EVERY_S:
+            self.store.heartbeat(run.run_id)
+            self._beat[run.run_id] = now
 
     def _sync_provenance(self, run: RunResult) -> None:
         if self._stored.get(run.run_id) != run.provenance:
@@ -40,3 +58,4 @@ class HistorySink:
         self.store.finish_run(run.run_id, run.status, error=run.error, failed_host=run.failed_host,
                               ended_at=run.ended_at)
         self._stored.pop(run.run_id, None)
+        self._beat.pop(run.run_id, None)
