@@ -151,3 +151,18 @@ def test_a_zombie_owner_counts_as_gone(sqlite_url):
     child.wait(timeout=30)
     child.stdout.close()
     child.stdin.close()
+
+
+def test_next_start_of_the_cli_marks_a_killed_run_interrupted(sqlite_url, capsys):
+    import json
+
+    from brickyard.cli import main
+
+    HistoryStore(sqlite_url).close()
+    child = _spawn(sqlite_url, seed=25, hold=True)
+    run_id = child.stdout.readline().split()[1]
+    _kill(child)
+    assert main(["history", "list", "--db", sqlite_url, "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert (row["run_id"], row["status"]) == (run_id, "interrupted")
+    assert "is gone" in row["error"]
