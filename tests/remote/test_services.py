@@ -41,3 +41,24 @@ def test_preflight_future_checks_a_real_host_and_unknown_keys_surface_as_the_exc
     assert f"on {fstype} at " in brick.message and "free" in brick.message, brick
     assert [p.name for p in tmp_path.iterdir()] == ["own"]  # pre-flight left nothing behind
     assert checks["clock"].status == "ok"
+
+
+def test_cli_reports_an_unknown_host_key_then_accepts_the_named_fingerprint(sshd, tmp_path, capsys, monkeypatch):
+    import json
+
+    from brickyard.cli import main
+
+    own = tmp_path / "brickyard_known_hosts"
+    monkeypatch.setenv("BRICKYARD_KNOWN_HOSTS", str(own))
+    sshd.user_known_hosts.write_text("")
+    args = ["import", "target", "--out", str(tmp_path / "t.brickyard.json"), "--ssh-config", str(sshd.ssh_config), "--json"]
+    assert main(args) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["host_key"] == {"kind": "unknown", "fingerprint": sshd.host_fingerprint} and not own.exists()
+    wrong = "SHA256:" + "A" * 43
+    assert main([*args, "--accept-host-key", wrong]) == 1 and not own.exists()
+    capsys.readouterr()
+    main([*args, "--accept-host-key", sshd.host_fingerprint])
+    doc = json.loads(capsys.readouterr().out)
+    assert "host_key" not in doc  # past the host key: whatever gluster says on this machine comes next
+    assert own.read_text().startswith(f"[127.0.0.1]:{sshd.port} ssh-ed25519 ")
