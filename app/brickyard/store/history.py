@@ -33,6 +33,7 @@ from brickyard.core.topology import Topology
 from . import codec
 from .engine import IMMEDIATE, create_history_engine, migrate
 from .models import Run, RunHost, RunOption, Sample, Step, TopologySnapshot, VolumeLayout, WorkerTimingRow
+from .owner import pid_alive, process_start
 from .settings import resolve_db_url
 
 STALE_AFTER_S = 15 * 60   # another host's running run with no heartbeat for this long is dead
@@ -89,35 +90,6 @@ class FilterChoices:
     options: list[str]           # "name=value" as set in at least one run
 
 
-def _proc_stat(pid: int) -> list[str]:
-    """Fields of /proc/<pid>/stat after the command name ([0] state, [19] start time), or []."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat = fh.read().decode("ascii", "replace")
-    except OSError:
-        return []
-    return stat[stat.rfind(")") + 2:].split()
-
-
-def _process_start(pid: int) -> str:
-    """The kernel's start time of ``pid`` (clock ticks since boot), '' where unknown: with the
-    pid it names one process, so a recycled pid is not taken for the run's owner."""
-    fields = _proc_stat(pid)
-    return fields[19] if len(fields) > 19 else ""
-
-
-def _pid_alive(pid: int) -> bool:
-    """True while the process exists and is not a zombie (killed, not yet reaped)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    fields = _proc_stat(pid)
-    return not (fields and fields[0] in ("Z", "X"))
-
-
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
@@ -132,7 +104,7 @@ class HistoryStore:
         self._clock = clock
         self.host = socket.gethostname()
         self.pid = os.getpid()
-        self._start = _process_start(self.pid)
+        self._start = process_start(self.pid)
         if migrate_schema:
             migrate(self.engine)
 
@@ -243,7 +215,7 @@ class HistoryStore:
             elif r.owner_host == self.host:
                 if r.owner_pid == self.pid and r.owner_start == self._start:
                     continue
-                alive = _pid_alive(r.owner_pid) and (not r.owner_start or _process_start(r.owner_pid) == r.owner_start)
+                alive = pid_alive(r.owner_pid) and (not r.owner_start or process_start(r.owner_pid) == r.owner_start)
                 if alive:
                     continue
                 why = f"its process {r.owner_pid} on {r.owner_host} is gone"
