@@ -10,7 +10,7 @@ import pytest
 
 from brickyard.core import gluster_xml
 from brickyard.core.plan import plan_volume
-from brickyard.core.topology import Brick, BrickRef, Layout, Mount, Topology, Volume, VolumeType
+from brickyard.core.topology import BrickRef, Layout, Mount, Topology, Volume, VolumeType
 from brickyard.remote.executor import CommandResult, Executor
 from brickyard.remote.hosts import TopologyHosts
 from brickyard.remote.importer import import_cluster
@@ -110,7 +110,10 @@ def test_provision_matches_plan_imports_back_and_tears_down_reusable(lab, name):
     assert down.ok, "\n".join(down.summary())
     # bricks are reusable: the directories Brickyard made are gone, a new volume takes the paths
     for ref in plan.volume.bricks:
-        assert lab.ssh(ref.node, ["test", "-e", ref.path], check=False).returncode == 1
+        parent, _, base = ref.path.rpartition("/")
+        marker = f"{parent}/.{base}.brickyard-created"
+        either = lab.ssh(ref.node, ["sh", "-c", 'test -e "$1" || test -e "$2"', "sh", ref.path, marker], check=False)
+        assert either.returncode == 1, f"{ref} or its marker is still there"
     reuse = lab.ssh("node1", ["gluster", "--mode=script", "volume", "create", f"{name}x",
                               *[str(r) for r in plan.volume.bricks[:1]]], check=False)
     try:

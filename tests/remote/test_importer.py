@@ -7,7 +7,7 @@ import pytest
 
 from brickyard.cli import main
 from brickyard.core.plan import plan_volume
-from brickyard.core.topology import BrickRef, VolumeType
+from brickyard.core.topology import VolumeType
 from brickyard.remote.executor import ExecutorError
 from brickyard.remote.importer import import_cluster
 

@@ -13,7 +13,7 @@ from brickyard.remote.provision import ProvisionError, provision_plan, run_provi
 from brickyard.remote.steps import DONE, FAILED, PENDING, SKIPPED
 from brickyard.remote.teardown import run_teardown
 
-from .fakes import GLUSTERD_DOWN, FakeCluster, executors
+from .fakes import FakeCluster, executors
 
 GIB = 1 << 30
 
