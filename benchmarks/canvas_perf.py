@@ -73,7 +73,7 @@ def main() -> int:
     print(f"topology: {len(topo.nodes)} nodes, {n_bricks} bricks, {len(window.session.plan.sets)} sets")
     print(f"{'open window (build scene, plan, panels)':<48} {ms(time.perf_counter() - start)}")
     view, session = window.canvas, window.session
-    view.resetTransform()
+    view.set_zoom(1.0)
     view.centerOn(view.board.nodes[topo.nodes[0].name])
 
     plan_times, edit_times = [], []

@@ -33,6 +33,7 @@ class TopologyScene(QGraphicsScene):
         self.sites: dict[str, SiteItem] = {}
         self.nodes: dict[str, NodeItem] = {}
         self.clients: dict[str, ClientItem] = {}
+        self.compact = False  # the view's level of detail; new cards follow it
         session.sig_model_changed.connect(self.on_changes)
         session.sig_plan_changed.connect(self.apply_plan)
         session.sig_topology_replaced.connect(self.rebuild)
@@ -60,6 +61,7 @@ class TopologyScene(QGraphicsScene):
 
     def _add_node(self, name: str) -> None:
         item = NodeItem(self.session.topo.require_node(name))
+        item.set_compact(self.compact)
         self.nodes[name] = item
         self.addItem(item)
 
@@ -148,7 +150,7 @@ class TopologyScene(QGraphicsScene):
 
     @staticmethod
     def _columns(nodes: list[NodeItem]) -> int:
-        return max(1, math.ceil(math.sqrt(len(nodes) * 1.6))) if nodes else 1
+        return max(1, min(len(nodes), math.ceil(math.sqrt(len(nodes) * 1.6))))
 
     def _measure(self, nodes: list[NodeItem], clients: list[ClientItem]) -> tuple[float, float]:
         return self._place_group(nodes, clients, 0.0, 0.0, move=False)

@@ -19,6 +19,7 @@ from .items import BrickItem, NodeItem
 from .scene import TopologyScene
 
 DEFAULT_BRICK_BYTES = 10**12
+COMPACT_BELOW = 0.3
 
 
 class CanvasView(QGraphicsView):
@@ -178,9 +179,24 @@ class CanvasView(QGraphicsView):
         scale = self.transform().m11() * factor
         if 0.05 <= scale <= 8:
             self.scale(factor, factor)
+            self._update_detail()
+
+    def set_zoom(self, scale: float) -> None:
+        """Show the scene at ``scale`` (1.0: one scene unit per pixel)."""
+        self.resetTransform()
+        self.scale(scale, scale)
+        self._update_detail()
 
     def fit(self) -> None:
         self.fitInView(self.board.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        self._update_detail()
+
+    def _update_detail(self) -> None:
+        """Below this scale chip text is unreadable anyway: cards draw their chips as bars."""
+        compact = self.transform().m11() < COMPACT_BELOW
+        for node in self.board.nodes.values():
+            node.set_compact(compact)
+        self.board.compact = compact
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         steps = event.angleDelta().y() / 120
