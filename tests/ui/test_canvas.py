@@ -148,3 +148,16 @@ def test_the_scene_mirrors_edits_without_rebuilding_untouched_items(qtbot):
     qtbot.keyClick(view, Qt.Key.Key_B)
     assert view.board.nodes["n1"] is kept and kept.bricks[0] is chip
     assert len(view.board.nodes["n3"].bricks) == 3
+
+
+def test_zoomed_far_out_cards_draw_their_chips_themselves_and_zooming_in_brings_chips_back(qtbot):
+    view = _view(qtbot)
+    view.set_zoom(0.2)
+    card = view.board.nodes["n1"]
+    assert card.compact and not any(chip.isVisible() for chip in card.bricks)
+    click(view, point_of(view, view.board.nodes["n3"]))
+    qtbot.keyClick(view, Qt.Key.Key_B)  # a chip added while zoomed out stays hidden too
+    assert not view.board.nodes["n3"].bricks[-1].isVisible()
+    for _ in range(10):
+        qtbot.keyClick(view, Qt.Key.Key_Plus, Qt.KeyboardModifier.ControlModifier)
+    assert not card.compact and all(chip.isVisible() for chip in view.board.nodes["n3"].bricks)
