@@ -71,7 +71,7 @@ def analyse(topo: Topology, volume: Volume, sets: tuple[tuple[BrickRef, ...], ..
     and the volume's capacity."""
     sizes, shares, shared, first = _shares(topo, volume, index)
     built = _build_sets(sets, resolved, shares)
-    raw = sum(s for s, new in zip(shares, first) if new)  # a shared filesystem counts once
+    raw = sum(shares)  # a shared filesystem, and a brick listed twice, count once
     usable = sum(s.usable_bytes for s in built)
     size = max(resolved.set_size, 1)
     arbiter_bytes = sum(shares[s.index * size + size - 1] for s in built if s.arbiter is not None)
@@ -103,6 +103,12 @@ def _build_sets(sets: tuple[tuple[BrickRef, ...], ...], resolved: Resolved,
     redundancy = (resolved.redundancy or 0) if resolved.disperse else 0
     full = max(resolved.set_size, 1)
     has_arbiter = bool(resolved.arbiter)
+    if len(sets) * full == len(sizes) and all(len(m) == full for m in sets):
+        # whole sets only (the usual case): group the sizes in C, then build
+        groups = zip(*[iter(sizes)] * full)
+        lows = [min(g[:-1]) for g in groups] if has_arbiter and full > 1 else list(map(min, groups))
+        return [BrickSet(i, m, m[-1] if has_arbiter else None, data_bricks, low * data_bricks, redundancy)
+                for i, (m, low) in enumerate(zip(sets, lows))]
     start = 0
     for index, members in enumerate(sets):
         n = len(members)
