@@ -2,14 +2,19 @@
 
 Sources (glusterfs release-10):
 - ``cli/src/cli-cmd-parser.c``: ``cli_validate_volname`` (volume names),
-  ``cli_cmd_volume_create_parse`` (replica/arbiter words, multiple of the set size, the
-  replica 2 split-brain question), ``cli_cmd_create_disperse_check`` (disperse/redundancy,
+  ``cli_cmd_volume_create_parse`` (replica/arbiter words, "replica 2 arbiter 1" read as
+  replica 3 arbiter 1, the replica 2 split-brain question), ``cli_cmd_create_disperse_check`` (disperse/redundancy,
   gluster's own redundancy choice and its three questions), ``cli_cmd_bricks_parse``
   (``host:/abs-path``, no localhost, no duplicate bricks).
 - ``xlators/mgmt/glusterd/src/glusterd-volume-ops.c`` ``glusterd_op_stage_create_volume`` and
   ``glusterd-utils.c`` ``glusterd_check_brick_order`` (bricks of one set on one server),
   ``glusterd_validate_and_create_brickpath`` (root partition, mount point, a brick already in
-  a volume), ``glusterd_is_brickpath_available`` (a brick inside another).
+  a volume), ``glusterd_is_brickpath_available`` (a brick inside another); a brick count
+  that is not a multiple of the set size passes gluster 10.3's CLI and fails in glusterd's
+  commit ("Failed to create volume files").
+- ``xlators/cluster/ec/src/ec.c`` ``ec_parse_options``: at most 16 data bricks per disperse
+  set, checked only when the volume starts serving (a warning here, not a refusal).
+Where gluster 10.3 was seen answering (tests/fixtures/gluster/lab-error-*), its words are used.
 
 Severities: ``error`` gluster refuses; ``needs-force`` refused unless ``force``; ``warning``
 gluster asks "Do you want to continue?" (``--mode=script`` says yes without showing it).
