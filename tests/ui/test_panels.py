@@ -156,3 +156,20 @@ def test_quick_fill_adds_nodes_with_bricks_to_a_new_site_in_one_undo_step(qtbot,
     assert len(window.canvas.board.nodes) == 7
     window.session.stack.undo()
     assert topo.site("Helsinki") is None and len(window.canvas.board.nodes) == 3
+
+
+def test_optional_views_open_as_tabs_next_to_the_planner_when_their_module_exists(window, monkeypatch):
+    import sys
+    import types
+
+    from PySide6.QtWidgets import QLabel
+
+    assert window.open_optional_view("&Nothing", "brickyard.ui.no_such_view", ("View",)) is None
+    assert "not part of this installation" in window.statusBar().currentMessage()
+    fake = types.ModuleType("brickyard.ui.fake_history")
+    fake.HistoryView = lambda: QLabel("runs")
+    monkeypatch.setitem(sys.modules, "brickyard.ui.fake_history", fake)
+    widget = window.open_optional_view("&History", "brickyard.ui.fake_history", ("HistoryView",))
+    assert window.tabs.count() == 2 and window.tabs.currentWidget() is widget
+    assert window.open_optional_view("&History", "brickyard.ui.fake_history", ("HistoryView",)) is widget
+    assert window.tabs.count() == 2
