@@ -357,3 +357,17 @@ def test_encrypted_key_asks_for_its_passphrase(trusted, tmp_path):
     finally:
         auth.write_text(original)
     assert asked and str(key) in asked[0]
+
+
+def test_a_connection_lost_mid_command_is_reported_and_the_pool_reconnects(trusted, tmp_path):
+    async def body(pool):
+        ex = pool.executor("target")
+        task = asyncio.create_task(ex.run(["sleep", "3"], timeout=30))
+        await asyncio.sleep(0.5)
+        (await pool.host("target")).conn.abort()
+        with pytest.raises(Unreachable, match="connection was lost"):
+            await task
+        again = await ex.run(["echo", "back"], check=True)
+        return again.stdout, pool.connects
+
+    assert _with_pool(trusted, tmp_path, body) == (b"back\n", 2)

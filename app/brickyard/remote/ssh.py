@@ -76,6 +76,7 @@ class SshOptions:
     passphrase: Callable[[str], str] | None = None  # key file name -> passphrase
     password_prompt: Callable[[str], str | None] | None = None  # "user@host:port" -> password to try and keep
     connect_timeout: float = 20.0
+    keepalive_seconds: float = 15.0
     max_connects: int = 8
     max_channels: int = 8
 
@@ -212,6 +213,8 @@ class SshPool:
                     asyncssh.connect(
                         alias, options=opts, config=None, known_hosts=merged, tunnel=tunnel,
                         client_factory=lambda: client, connect_timeout=self.options.connect_timeout,
+                        # a host that vanishes (cable, partition) is noticed within ~1 minute
+                        keepalive_interval=self.options.keepalive_seconds, keepalive_count_max=4,
                     ),
                     self.options.connect_timeout + 5,
                 )
@@ -464,6 +467,10 @@ class SshExecutor(Executor):
             raise
         finally:
             host.channels.release()
+        if proc.exit_status is None and proc.exit_signal is None:
+            self.pool.forget(self.alias, self.user, self.port, host)
+            raise Unreachable(self.host, f"the SSH connection was lost while `{shlex.join(map(str, argv))}` ran; "
+                                         "it may or may not have finished")
         result = CommandResult(self.host, tuple(map(str, argv)), _status(proc), out, err, started, time.time())
         if check and not result.ok:
             raise CommandFailed(result)
