@@ -164,12 +164,24 @@ def test_optional_views_open_as_tabs_next_to_the_planner_when_their_module_exist
 
     from PySide6.QtWidgets import QLabel
 
-    assert window.open_optional_view("&Nothing", "brickyard.ui.no_such_view", ("View",)) is None
+    make = lambda module: module.HistoryView()  # noqa: E731
+    assert window.open_optional_view("&Nothing", "brickyard.ui.no_such_view", make) is None
     assert "not part of this installation" in window.statusBar().currentMessage()
     fake = types.ModuleType("brickyard.ui.fake_history")
     fake.HistoryView = lambda: QLabel("runs")
     monkeypatch.setitem(sys.modules, "brickyard.ui.fake_history", fake)
-    widget = window.open_optional_view("&History", "brickyard.ui.fake_history", ("HistoryView",))
+    widget = window.open_optional_view("&History", "brickyard.ui.fake_history", make)
     assert window.tabs.count() == 2 and window.tabs.currentWidget() is widget
-    assert window.open_optional_view("&History", "brickyard.ui.fake_history", ("HistoryView",)) is widget
+    assert window.open_optional_view("&History", "brickyard.ui.fake_history", make) is widget
     assert window.tabs.count() == 2
+
+
+def test_the_history_tab_opens_the_history_browser_over_the_users_database(window, tmp_path, monkeypatch):
+    history = pytest.importorskip("brickyard.ui.history")  # the history engineer's module
+    from brickyard.ui.mainwindow import OPTIONAL_VIEWS
+
+    monkeypatch.setenv("BRICKYARD_DB", f"sqlite:///{tmp_path / 'history.db'}")
+    title, module, make = OPTIONAL_VIEWS[0]
+    widget = window.open_optional_view(title, module, make)
+    assert isinstance(widget, history.HistoryView), window.statusBar().currentMessage()
+    assert window.tabs.tabText(window.tabs.currentIndex()) == "History"

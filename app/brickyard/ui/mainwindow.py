@@ -25,8 +25,15 @@ from .panels.quickfill import QuickFillDialog
 from .panels.verdict_panel import VerdictPanel
 from .session import Session
 
-# Optional views: (menu text, module, names the module may give its widget class or factory).
-OPTIONAL_VIEWS = (("&History", "brickyard.ui.history", ("HistoryView", "HistoryWidget", "create_widget")),)
+def _history_view(module) -> QWidget:
+    """The history browser over the user's history database (``store.HistoryStore.open``)."""
+    from ..store.history import HistoryStore
+
+    return module.HistoryView(HistoryStore.open())
+
+
+# Optional views: (menu text, module, function building the widget from that module).
+OPTIONAL_VIEWS = (("&History", "brickyard.ui.history", _history_view),)
 
 
 class MainWindow(QMainWindow):
@@ -118,9 +125,9 @@ class MainWindow(QMainWindow):
         for dock in self.docks.values():
             view.addAction(dock.toggleViewAction())
         view.addSeparator()
-        for text, module, names in OPTIONAL_VIEWS:
+        for text, module, make in OPTIONAL_VIEWS:
             action = view.addAction(text)
-            action.triggered.connect(lambda _=False, t=text, m=module, n=names: self.open_optional_view(t, m, n))
+            action.triggered.connect(lambda _=False, t=text, m=module, f=make: self.open_optional_view(t, m, f))
 
     def _show_refusal(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
@@ -150,7 +157,8 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(index)
         return index
 
-    def open_optional_view(self, title: str, module_name: str, names: tuple[str, ...]) -> QWidget | None:
+    def open_optional_view(self, title: str, module_name: str, make) -> QWidget | None:
+        """Show the tab ``title`` (built once by ``make(module)``), or say why it cannot be."""
         plain = title.replace("&", "")
         for i in range(self.tabs.count()):
             if self.tabs.tabText(i) == plain:
@@ -161,11 +169,14 @@ class MainWindow(QMainWindow):
         except ImportError:
             self.statusBar().showMessage(f"{plain} is not part of this installation ({module_name} is missing)", 8000)
             return None
-        factory = next((getattr(module, n) for n in names if hasattr(module, n)), None)
-        if factory is None:
-            self.statusBar().showMessage(f"{module_name} offers none of {', '.join(names)}", 8000)
+        try:
+            widget = make(module)
+        except Exception as exc:  # a broken optional view must not take the planner down
+            self.statusBar().showMessage(f"{plain} cannot open: {exc}", 15000)
             return None
-        widget = factory()
+        status = getattr(widget, "sig_status", None)
+        if status is not None:
+            status.connect(self._show_refusal)
         self.add_view(plain, widget)
         return widget
 
