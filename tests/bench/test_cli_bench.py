@@ -47,3 +47,17 @@ def test_link_rates_read_as_bits_or_bytes():
     assert parse_rate("1Gbit") == 125_000_000
     assert parse_rate("10 Gbit/s") == 1_250_000_000
     assert parse_rate("117MB/s") == 117_000_000
+
+
+def test_save_writes_the_run_into_the_history_database(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'history.db'}"
+    work = tmp_path / "work"
+    work.mkdir()
+    assert main(["bench", "--target", f"local:{work}", "--workload", "dd", "--param", "block_sizes=1M",
+                 "--param", "concurrency=1", "--param", "size=1M", "--param", "direction=write",
+                 "--param", "repeats=1", "--save", "--db", db]) == 0
+    assert "saved as run" in capsys.readouterr().out
+    assert main(["history", "list", "--db", db, "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    rows = listed if isinstance(listed, list) else listed.get("runs", [])
+    assert len(rows) == 1 and rows[0]["workload"] == "dd" and rows[0]["status"] == "complete"

@@ -34,6 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--link", metavar="RATE", help="client link speed for the physics check, e.g. 1Gbit, 10Gbit, 117MB/s")
     p.add_argument("--ssh-config", metavar="FILE", help="OpenSSH config file to use for host aliases")
     p.add_argument("--json", action="store_true", help="print the run result as JSON")
+    p.add_argument("--save", action="store_true", help="store the run in the history database as it is measured")
+    p.add_argument("--db", metavar="URL", help="history database for --save (SQLAlchemy URL; default as "
+                                               "`brickyard history`)")
     p.add_argument("--list", action="store_true", help="list the workloads found (and broken plugins) and exit")
     p.set_defaults(func=run)
 
@@ -190,25 +193,61 @@ def _run(args, workload, params, targets, link) -> int:
 
         def run_finished(self, run): pass
 
+    sinks: list[Any] = [PrintSink()]
+    store = None
+    if args.save or args.db:
+        from ..cli import UsageError
+        from ..store import HistoryStore
+        from ..store.sink import HistorySink
+
+        try:
+            store = HistoryStore.open(args.db)
+        except Exception as exc:  # noqa: BLE001 - one line naming the database problem
+            raise UsageError(f"cannot open the history database: {type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
+        sinks.append(HistorySink(store))
+
+    class FanOut:
+        def run_started(self, run):
+            for sink in sinks:
+                sink.run_started(run)
+
+        def step_finished(self, run, step):
+            for sink in sinks:
+                sink.step_finished(run, step)
+
+        def run_finished(self, run):
+            for sink in sinks:
+                sink.run_finished(run)
+
+        def progress(self, run, event):
+            for sink in sinks:
+                if hasattr(sink, "progress"):
+                    sink.progress(run, event)
+
     async def main():
         try:
             return await run_benchmark(workload, params, [(t, executor(t.host)) for t in targets],
                                        servers=[executor(h) for h in args.server], progress=progress,
-                                       sink=PrintSink(), link_bps=link)
+                                       sink=FanOut(), link_bps=link)
         finally:
             if pool is not None:
                 await pool.close()
 
     interrupted = False
-    with AsyncLoopThread("brickyard-bench") as loop:
-        future = loop.submit(main())
-        while True:
-            try:
-                result = future.result()
-                break
-            except KeyboardInterrupt:
-                interrupted = True
-                progress.cancel()
+    try:
+        with AsyncLoopThread("brickyard-bench") as loop:
+            future = loop.submit(main())
+            while True:
+                try:
+                    result = future.result()
+                    break
+                except KeyboardInterrupt:
+                    interrupted = True
+                    progress.cancel()
+    finally:
+        if store is not None:
+            store.close()
     code = 130 if interrupted else exit_code(result)
     rows = summary(result)
     if args.json:
@@ -219,6 +258,7 @@ def _run(args, workload, params, targets, link) -> int:
             for row in rows:
                 print(_show_summary(row))
         tail = f": {result.error}" if result.error else ""
+        saved = f"; saved as run {result.run_id[:12]}" if store is not None else ""
         print(f"{workload.name} on {','.join(t.text for t in targets)}: {result.status.value}"
-              f" ({len(result.steps)} steps, {sum(1 for s in result.steps if not s.valid)} invalid){tail}")
+              f" ({len(result.steps)} steps, {sum(1 for s in result.steps if not s.valid)} invalid){tail}{saved}")
     return code
