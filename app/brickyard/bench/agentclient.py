@@ -19,7 +19,7 @@ from ..remote.executor import Executor, ExecutorError, RemoteProcess
 
 
 def agent_source() -> bytes:
-    return resources.files("brickyard.bench.agent").joinpath("agent.py").read_bytes()
+    return resources.files("brickyard.bench").joinpath("agent", "agent.py").read_bytes()
 
 
 class HostLost(Exception):
