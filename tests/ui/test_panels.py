@@ -1,5 +1,5 @@
 import pytest
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QGuiApplication
 
 from brickyard.core.layout import resolve
@@ -185,3 +185,27 @@ def test_the_history_tab_opens_the_history_browser_over_the_users_database(windo
     widget = window.open_optional_view(title, module, make)
     assert isinstance(widget, history.HistoryView), window.statusBar().currentMessage()
     assert window.tabs.tabText(window.tabs.currentIndex()) == "History"
+
+
+def test_arbiter_checkbox_marks_the_third_brick_and_a_failed_site_degrades_the_set(qtbot, tmp_path):
+    from brickyard.core import topofile
+
+    from ..conftest import EXAMPLES
+
+    win = MainWindow(topofile.load(EXAMPLES / "three-site.brickyard.json"), tmp_path / "s.ini", tmp_path / "a")
+    show_active(qtbot, win)
+    board = win.canvas.board
+    third = win.session.volume.bricks[2]
+    assert not board.brick_item(third).look.arbiter
+    box = win.layout_panel.arbiter
+    qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))  # on the tick box
+    assert win.session.volume.layout.arbiter == 1
+    assert board.brick_item(third).look.arbiter
+    assert win.session.plan.capacity.arbiter_bytes > 0
+    site = board.sites["Helsinki"].rect
+    win.canvas.ensureVisible(site)
+    click(win.canvas, win.canvas.mapFromScene(site.topLeft() + QPointF(30, 12)))
+    qtbot.keyClick(win.canvas, Qt.Key.Key_F)
+    assert win.session.failures == ["site:Helsinki"]
+    assert board.sites["Helsinki"].failed and board.nodes["gfs6"].failed
+    assert win.session.plan.state.state == "DEGRADED"

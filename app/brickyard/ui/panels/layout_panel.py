@@ -58,6 +58,10 @@ class LayoutPanel(QWidget):
         self.arbiter = QCheckBox("arbiter (3rd brick of a set: metadata only)")
         self.disperse = QComboBox()
         self.redundancy = QComboBox()
+        for combo in (self.volume_box, self.type, self.replica, self.disperse, self.redundancy):
+            # entries carry gluster's long reasons; the panel must still fit its dock
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(12)
         self.force = QCheckBox("force (gluster's 'force' word)")
         self.auto_place = QPushButton("Auto-place bricks")
         self.auto_place.setToolTip("Reorder the volume's bricks so no set has two bricks on one node "
