@@ -62,3 +62,28 @@ def test_cli_reports_an_unknown_host_key_then_accepts_the_named_fingerprint(sshd
     doc = json.loads(capsys.readouterr().out)
     assert "host_key" not in doc  # past the host key: whatever gluster says on this machine comes next
     assert own.read_text().startswith(f"[127.0.0.1]:{sshd.port} ssh-ed25519 ")
+
+
+def test_interactive_preflight_asks_about_an_unknown_key_and_checks_again(sshd, tmp_path, capsys, monkeypatch):
+    import io
+
+    from brickyard.cli import main
+    from brickyard.core import topofile
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    own = tmp_path / "brickyard_known_hosts"
+    monkeypatch.setenv("BRICKYARD_KNOWN_HOSTS", str(own))
+    monkeypatch.setattr("sys.stdin", Tty())
+    answers = iter(["yes"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    sshd.user_known_hosts.write_text("")
+    path = tmp_path / "t.brickyard.json"
+    topofile.save(Topology(name="one", nodes=[Node("target")]), path)
+    main(["preflight", str(path), "--ssh-config", str(sshd.ssh_config)])
+    captured = capsys.readouterr()
+    assert sshd.host_fingerprint in captured.err and "stored in" in captured.err
+    assert "[ok  ] reachable" in captured.out and "[ok  ] authenticated" in captured.out
+    assert own.read_text().count("ssh-ed25519") == 1

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from ..core.topology import TopologyError
+from ..remote.hostkeys import UnknownHostKey
 from ..remote.hosts import TopologyHosts
 from ..remote.preflight import preflight
 from ..cli import UsageError
@@ -41,6 +43,17 @@ def run(args: argparse.Namespace) -> int:
         return await preflight(topo, hosts, args.volume)
 
     report = run_with_pool(args, body)
+    unknown = [h.host_key_error for h in report.hosts if isinstance(h.host_key_error, UnknownHostKey)]
+    if unknown and not args.json and sys.stdin is not None and sys.stdin.isatty():
+        accepted = 0
+        for exc in unknown:
+            print(f"{exc.host}: the host key of {exc.lookup} is not known yet:\n  {exc.algorithm} {exc.fingerprint}",
+                  file=sys.stderr)
+            if input("Type 'yes' to trust it and remember it in Brickyard's known_hosts: ").strip() == "yes":
+                print(f"stored in {exc.accept()}", file=sys.stderr)
+                accepted += 1
+        if accepted:
+            report = run_with_pool(args, body)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

@@ -88,6 +88,7 @@ class HostChecks:
     host: str
     role: str  # "server" or "client"
     checks: list[Check] = field(default_factory=list)
+    host_key_error: HostKeyError | None = None  # an unknown or changed key stopped the checks
 
     def add(self, name: str, status: str, message: str) -> None:
         self.checks.append(Check(name, status, message))
@@ -137,6 +138,7 @@ async def _access(ex: Executor, hc: HostChecks) -> bool:
         result = await ex.run(["id", "-u"], timeout=30)
     except HostKeyError as exc:
         hc.add("reachable", FAIL, str(exc))
+        hc.host_key_error = exc
         return False
     except AuthenticationFailed as exc:
         hc.add("reachable", OK, "the SSH server answers")
