@@ -193,10 +193,14 @@ class BrickItem(QGraphicsItem):
         parts = [brick.path, format_bytes(brick.size_bytes, digits=1)]
         if brick.disk_kind:
             parts.append(brick.disk_kind)
-        self.tail = " · ".join(parts[1:])
         metrics = QFontMetricsF(_FONT)
-        room = CARD_W - 2 * PAD - BADGE_W - 16 - metrics.horizontalAdvance(self.tail)
-        self.text = metrics.elidedText(brick.path, Qt.TextElideMode.ElideMiddle, max(room, 30))
+        room = CARD_W - 2 * PAD - BADGE_W - 16
+        tail = " · ".join(parts[1:])
+        # the path keeps at least half the room; a long disk kind is what gets cut
+        self.tail = metrics.elidedText(tail, Qt.TextElideMode.ElideRight,
+                                       max(room - metrics.horizontalAdvance(brick.path), room / 2))
+        self.text = metrics.elidedText(brick.path, Qt.TextElideMode.ElideMiddle,
+                                       room - metrics.horizontalAdvance(self.tail))
         self.setToolTip(f"{BrickRef(self.node_item.name, brick.path)}\n{' · '.join(parts)}\n"
                         f"filesystem {brick.filesystem or '(its own)'}")
         self.update()
