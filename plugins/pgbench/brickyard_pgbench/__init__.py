@@ -165,9 +165,11 @@ class PgBench(Workload):
 
     async def _stop(self, ctx, s) -> None:
         t = s["t"]
-        if s["started"]:
-            await t.executor.run(self._as_user(t, [f"{s['bin']}/pg_ctl", "-D", s["data"], "-m", "immediate", "-w", "stop"]),
-                                 timeout=120)
+        if s["started"]:   # a clean stop frees the server's shared memory; immediate if that hangs
+            stop = [f"{s['bin']}/pg_ctl", "-D", s["data"], "-w", "-t", "60", "stop"]
+            res = await t.executor.run(self._as_user(t, [*stop, "-m", "fast"]), timeout=90)
+            if not res.ok:
+                await t.executor.run(self._as_user(t, [*stop, "-m", "immediate"]), timeout=90)
         await t.executor.run(["rm", "-rf", "--one-file-system", "--", s["sock"]], timeout=60)
 
     def validate(self, step) -> list[str]:
