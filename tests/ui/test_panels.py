@@ -209,3 +209,12 @@ def test_arbiter_checkbox_marks_the_third_brick_and_a_failed_site_degrades_the_s
     assert win.session.failures == ["site:Helsinki"]
     assert board.sites["Helsinki"].failed and board.nodes["gfs6"].failed
     assert win.session.plan.state.state == "DEGRADED"
+
+
+def test_types_without_any_accepted_layout_are_disabled_and_say_why(window):
+    combo = window.layout_panel.type
+    texts = [combo.itemText(i) for i in range(combo.count())]
+    assert "distributed-disperse — no distributed-disperse layout is possible with 4 brick(s)" in texts
+    assert not combo.model().item(texts.index(
+        "distributed-disperse — no distributed-disperse layout is possible with 4 brick(s)")).isEnabled()
+    assert combo.model().item(texts.index("disperse")).isEnabled()

@@ -130,6 +130,7 @@ class LayoutPanel(QWidget):
         self.type.setCurrentIndex(self.type.findData(layout.type.value))
         count = len(volume.bricks)
         valid = self.session.candidates()
+        self._mark_types({l.type for l in valid}, count)
         replicas = {l.replica for l in valid if l.replica}
         disperses = {l.disperse for l in valid if l.disperse}
         d = layout.disperse or count
@@ -162,6 +163,20 @@ class LayoutPanel(QWidget):
             verdict = "gluster accepts this" if plan.valid else (
                 "gluster refuses this without force" if not plan.errors else "gluster refuses this")
             self.summary.setText(f"{count} bricks → {plan.gluster_type.value}, {len(plan.sets)} set(s): {verdict}.")
+
+    def _mark_types(self, possible: set[VolumeType], count: int) -> None:
+        """Types with no layout gluster accepts for these bricks stay listed, disabled, saying so."""
+        model = self.type.model()
+        for i in range(self.type.count()):
+            kind = VolumeType(self.type.itemData(i))
+            item = model.item(i) if isinstance(model, QStandardItemModel) else None
+            if item is None:
+                continue
+            ok = kind in possible or kind.value == self.type.currentData()
+            item.setEnabled(ok)
+            reason = "" if kind in possible else f"no {kind.value} layout is possible with {count} brick(s)"
+            item.setToolTip(reason)
+            item.setText(kind.value if not reason else f"{kind.value} — {reason}")
 
     @staticmethod
     def _fill(combo: QComboBox, choices: list[tuple[int, str | None]], current: int | None, none_text: str | None) -> None:
