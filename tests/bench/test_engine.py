@@ -190,3 +190,11 @@ def test_a_workload_bug_ends_its_run_as_failed_not_the_app(tmp_path):
     assert run.status is RunStatus.PARTIAL and "workload buggy failed: KeyError" in run.error
     assert sink.events[-1] == ("finished", RunStatus.PARTIAL)
     assert os.listdir(tmp_path) == []
+
+
+def test_physics_check_flags_a_step_faster_than_the_link_allows(tmp_path):
+    dd = registry.find("dd", tmp_path / "none")
+    run = asyncio.run(run_benchmark(dd, {"block_sizes": "1M", "concurrency": "1", "size": "8M", "direction": "write",
+                                         "repeats": "1"}, local(tmp_path), link_bps=1000.0))
+    (step,) = run.steps
+    assert "cache-effect-suspected" in step.flags and "the link allows" in step.note
