@@ -121,8 +121,26 @@ class PostgresServer:
         return self.url(name)
 
 
+def _sweep_stale_servers(max_age_s: float = 3600) -> None:
+    """Remove data dirs this fixture left in the temp dir more than an hour ago whose server
+    is gone (a test run killed before its teardown). A live server's dir is never touched."""
+    for d in Path(tempfile.gettempdir()).glob("brickyard-pg-*"):
+        try:
+            if time.time() - d.stat().st_mtime < max_age_s or not (d / "data").is_dir():
+                continue
+            pidfile = d / "data" / "postmaster.pid"
+            if pidfile.exists():
+                pid = int(pidfile.read_text().split()[0])
+                if Path(f"/proc/{pid}").exists():
+                    continue
+            shutil.rmtree(d, ignore_errors=True)
+        except (OSError, ValueError, IndexError):
+            continue
+
+
 @pytest.fixture(scope="session")
 def postgres_server():
+    _sweep_stale_servers()
     bindir = _pg_bin()
     if bindir is None:
         _unavailable("no initdb found (apt-get install postgresql)")
