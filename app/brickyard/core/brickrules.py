@@ -100,11 +100,12 @@ def _clean_volume_findings(topo: Topology, volume: Volume, index: TopologyIndex)
     if any(a in paths for p in paths for a in _ancestors(p)):
         return None
     out = []
-    for i, b in enumerate(found):
-        mount = b.mount
-        if mount and (mount.rstrip("/") or "/") in ("/", b.path):
-            ref = refs[i]
-            out.append(_partition_finding(ref, at_mount=(mount.rstrip("/") or "/") == ref.path))
+    # only a mount equal to "/" or to the path, or written with a trailing slash, can matter
+    for i in [i for i, b in enumerate(found)
+              if b.mount and (b.mount == b.path or b.mount == "/" or b.mount[-1] == "/")]:
+        mount = found[i].mount.rstrip("/") or "/"
+        if mount in ("/", refs[i].path):
+            out.append(_partition_finding(refs[i], at_mount=mount == refs[i].path))
     return out
 
 
