@@ -24,6 +24,9 @@ SITE_GAP = 40.0
 ROW_WIDTH = 1300.0  # sites wrap into a new row past this, so a fitted canvas is not a thin strip
 _NODE_KINDS = {"node-added", "node-removed", "node-renamed", "node-moved", "node-changed"}
 _BRICK_KINDS = {"brick-added", "brick-removed", "brick-renamed", "brick-changed"}
+# changes after which every chip keeps its look unless the plan says otherwise
+_LOOK_NEUTRAL = {"brick-changed", "node-changed", "site-changed", "client-added", "client-removed",
+                 "client-changed", "latency-changed", "volume-changed"}
 
 
 class TopologyScene(QGraphicsScene):
@@ -34,6 +37,8 @@ class TopologyScene(QGraphicsScene):
         self.nodes: dict[str, NodeItem] = {}
         self.clients: dict[str, ClientItem] = {}
         self.compact = False  # the view's level of detail; new cards follow it
+        self._generation = 0  # counts item changes, so apply_plan knows when chips are new
+        self._plan_key: tuple | None = None
         session.sig_model_changed.connect(self.on_changes)
         session.sig_plan_changed.connect(self.apply_plan)
         session.sig_topology_replaced.connect(self.rebuild)
@@ -44,6 +49,7 @@ class TopologyScene(QGraphicsScene):
     def rebuild(self) -> None:
         """Every item from scratch: only when a different topology is loaded."""
         self.clear()
+        self._generation += 1
         self.sites, self.nodes, self.clients = {}, {}, {}
         topo = self.session.topo
         for site in topo.sites:
@@ -78,6 +84,8 @@ class TopologyScene(QGraphicsScene):
             self.removeItem(item)
 
     def on_changes(self, changes: list[Change]) -> None:
+        if any(ch.kind not in _LOOK_NEUTRAL for ch in changes):
+            self._generation += 1
         topo = self.session.topo
         for ch in changes:
             kind, name = ch.kind, ch.subject
@@ -188,6 +196,12 @@ class TopologyScene(QGraphicsScene):
 
     # ---- the plan -------------------------------------------------------------------
     def apply_plan(self, plan: PlanResult | None) -> None:
+        # what the colours depend on; an edit that changes none of it (a brick's size) skips the walk
+        key = (self._generation, tuple(self.session.failures), None if plan is None else (
+            tuple(plan.volume.bricks), tuple((s.index, s.bricks, s.arbiter) for s in plan.sets), plan.state.sets))
+        if key == self._plan_key:
+            return
+        self._plan_key = key
         # keyed by (node, path) tuples: their hash is C code, a BrickRef's is Python (4,800 bricks)
         looks: dict[tuple[str, str], BrickLook] = {}
         failed_nodes: set[str] = set()

@@ -21,6 +21,7 @@ class CommandsPanel(QWidget):
         self.note = QLabel()
         self.note.setWordWrap(True)
         self.copy = QPushButton("Copy commands")
+        self._shown: tuple = ()
         row = QHBoxLayout()
         row.addWidget(self.note, 1)
         row.addWidget(self.copy)
@@ -36,12 +37,13 @@ class CommandsPanel(QWidget):
 
     def show_plan(self, plan: PlanResult | None) -> None:
         if plan is None:
+            self._shown = ()
             self.text.setPlainText("")
             self.note.setText(self.session.plan_problem)
             return
-        text = "\n".join(render(c) for c in plan.commands) + "\n"
-        if text != self.text.toPlainText():
-            self.text.setPlainText(text)
+        if plan.commands != self._shown:
+            self._shown = plan.commands
+            self.text.setPlainText("\n".join(render(c) for c in plan.commands) + "\n")
         if plan.errors:
             self.note.setText(f"gluster would refuse the create command: {plan.errors[0].message}")
         elif plan.needs_force and not plan.volume.force:
