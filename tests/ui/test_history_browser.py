@@ -186,3 +186,17 @@ def test_the_list_fetches_pages_as_it_scrolls(qtbot, tmp_path, monkeypatch):
     assert view.count_label.text() == "4 of 12 runs" and view.model.rowCount() == 4
     assert not view.model.canFetchMore()
     s.close()
+
+
+def test_an_empty_history_opens_and_says_so(qtbot, tmp_path):
+    s = HistoryStore(f"sqlite:///{tmp_path / 'empty.sqlite3'}")
+    view = _view(qtbot, s)
+    messages = []
+    view.sig_status.connect(messages.append)
+    assert view.model.rowCount() == 0 and view.count_label.text() == "0 of 0 runs"
+    view.compare_selected()
+    assert messages == ["select runs to compare"]
+    view.right.setCurrentWidget(view.trend_chart)
+    assert view.trend_chart.curve is not None and len(view.trend_chart.curve.getData()[0] or []) == 0
+    assert view.export_selected(str(tmp_path / "none.json"), "json") == 0
+    s.close()
