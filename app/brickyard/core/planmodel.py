@@ -125,12 +125,16 @@ class TopologyIndex:
 
     def __init__(self, topo: Topology):
         self.nodes: dict[str, Node] = {n.name: n for n in topo.nodes}
-        self.per_node: dict[str, dict[str, Brick]] = {
-            n.name: {b.path: b for b in n.bricks} for n in topo.nodes}
-        self.shared_nodes: frozenset[str] = frozenset(
-            n.name for n in topo.nodes
-            if len(n.bricks) > 1 and len({b.filesystem for b in n.bricks if b.filesystem})
-            < sum(1 for b in n.bricks if b.filesystem))
+        self.per_node: dict[str, dict[str, Brick]] = {}
+        shared = []
+        for n in topo.nodes:
+            bricks = n.bricks
+            self.per_node[n.name] = {b.path: b for b in bricks}
+            if len(bricks) > 1:
+                filesystems = [b.filesystem for b in bricks if b.filesystem]
+                if len(set(filesystems)) < len(filesystems):
+                    shared.append(n.name)
+        self.shared_nodes: frozenset[str] = frozenset(shared)
         self._last: tuple[list[BrickRef], int, list[Brick | None], int, bool] | None = None
 
     def brick(self, ref: BrickRef) -> Brick | None:
