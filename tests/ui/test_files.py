@@ -160,3 +160,22 @@ def test_brickyard_gui_opens_the_file_it_is_given(qtbot, tmp_path, monkeypatch):
     win = seen["window"]
     qtbot.addWidget(win)
     assert win.session.topo.name == topofile.load(EXAMPLE_FILES[-1]).name
+
+
+def test_brickyard_gui_names_the_problem_of_a_file_it_cannot_open(qtbot, tmp_path, monkeypatch, capsys):
+    from PySide6.QtWidgets import QMessageBox
+
+    from brickyard.ui import app as gui
+    from brickyard.ui import files
+
+    monkeypatch.setattr(files, "config_dir", lambda: tmp_path)
+    monkeypatch.setattr(files, "data_dir", lambda: tmp_path)
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: shown.append(text))
+    monkeypatch.setattr(type(QApplication.instance()), "exec", lambda self: 0)
+    missing = tmp_path / "nope.brickyard.json"
+    assert gui.main([str(missing)]) == 0
+    assert "cannot read" in capsys.readouterr().err and "cannot read" in shown[0]
+    for w in QApplication.topLevelWidgets():
+        if isinstance(w, MainWindow):
+            qtbot.addWidget(w)

@@ -53,15 +53,21 @@ def main(argv: list[str] | None = None) -> int:
     from .mainwindow import MainWindow
 
     window = MainWindow()
+    problems: list[str] = []
+    window.files.sig_error.connect(problems.append)
     if not window.files.offer_recovery():
         start = _startup_file(argv, window.files)
         if start is not None:
             kind, path = start
             ok = window.files.open(path) if kind == "open" else window.files.open_example(path)
-            if not ok and argv:
-                print(f"brickyard-gui: cannot open {path}; see the window for why", file=sys.stderr)
+            if not ok:
+                print(f"brickyard-gui: cannot open {path}:", *problems, sep="\n", file=sys.stderr)
     window.show()
     window.canvas.fit()
+    if problems:
+        from PySide6.QtWidgets import QMessageBox
+
+        QMessageBox.warning(window, "Brickyard", "\n".join(problems))
     return app.exec()
 
 
