@@ -37,7 +37,7 @@ def point_of(view, item: QGraphicsItem, where: QPointF | None = None) -> QPoint:
     return view.mapFromScene(scene_point)
 
 
-def _send(view, kind, pos: QPoint, button, buttons, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
+def send(view, kind, pos: QPoint, button, buttons, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
     viewport = view.viewport()
     event = QMouseEvent(kind, QPointF(pos), QPointF(viewport.mapToGlobal(pos)), button, buttons, modifiers)
     QApplication.sendEvent(viewport, event)
@@ -45,14 +45,14 @@ def _send(view, kind, pos: QPoint, button, buttons, modifiers=Qt.KeyboardModifie
 
 def click(view, pos: QPoint, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
     left = Qt.MouseButton.LeftButton
-    _send(view, QMouseEvent.Type.MouseButtonPress, pos, left, left, modifiers)
-    _send(view, QMouseEvent.Type.MouseButtonRelease, pos, left, Qt.MouseButton.NoButton, modifiers)
+    send(view, QMouseEvent.Type.MouseButtonPress, pos, left, left, modifiers)
+    send(view, QMouseEvent.Type.MouseButtonRelease, pos, left, Qt.MouseButton.NoButton, modifiers)
 
 
 def drag(view, start: QPoint, end: QPoint, steps: int = 8, button=Qt.MouseButton.LeftButton) -> None:
     """Press at ``start``, move in ``steps`` to ``end`` with the button held, release."""
-    _send(view, QMouseEvent.Type.MouseButtonPress, start, button, button)
+    send(view, QMouseEvent.Type.MouseButtonPress, start, button, button)
     for i in range(1, steps + 1):
         p = start + (end - start) * (i / steps)
-        _send(view, QMouseEvent.Type.MouseMove, p, Qt.MouseButton.NoButton, button)
-    _send(view, QMouseEvent.Type.MouseButtonRelease, end, button, Qt.MouseButton.NoButton)
+        send(view, QMouseEvent.Type.MouseMove, p, Qt.MouseButton.NoButton, button)
+    send(view, QMouseEvent.Type.MouseButtonRelease, end, button, Qt.MouseButton.NoButton)

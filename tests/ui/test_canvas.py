@@ -161,3 +161,22 @@ def test_zoomed_far_out_cards_draw_their_chips_themselves_and_zooming_in_brings_
     for _ in range(10):
         qtbot.keyClick(view, Qt.Key.Key_Plus, Qt.KeyboardModifier.ControlModifier)
     assert not card.compact and all(chip.isVisible() for chip in view.board.nodes["n3"].bricks)
+
+
+def test_while_dragging_a_brick_the_chip_it_would_replace_is_outlined(qtbot):
+    from PySide6.QtGui import QMouseEvent
+
+    from .helpers import send
+
+    view = _view(qtbot)
+    source = view.board.brick_item(BrickRef("n2", "/b1"))
+    target = view.board.brick_item(BrickRef("n1", "/b2"))
+    start, end = point_of(view, source), point_of(view, target)
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    send(view, QMouseEvent.Type.MouseButtonPress, start, left, left)
+    for i in range(1, 6):
+        send(view, QMouseEvent.Type.MouseMove, start + (end - start) * (i / 5), none, left)
+    assert target.drop_hint and not source.drop_hint
+    send(view, QMouseEvent.Type.MouseButtonRelease, end, left, none)
+    assert not target.drop_hint
+    assert view.session.topo.volume("gv0").bricks[1] == BrickRef("n2", "/b1")

@@ -181,6 +181,7 @@ class BrickItem(QGraphicsItem):
         self.text = ""
         self.tail = ""
         self.look = BrickLook()
+        self.drop_hint = False  # a dragged brick would take this one's place
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
 
     @property
@@ -240,6 +241,10 @@ class BrickItem(QGraphicsItem):
             text_rect = QRectF(BADGE_W + 6, 0, w - BADGE_W - 10, CHIP_H)
             painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter, self.text)
             painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, self.tail)
+        if self.drop_hint:
+            painter.setPen(QPen(QColor(style.SELECTED), 3, Qt.PenStyle.DashLine))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(QRectF(0, 0, w, CHIP_H))
         if look.failed:
             painter.setPen(QPen(QColor(style.FAILED), 2))
             painter.drawLine(0, 0, w, CHIP_H)

@@ -247,7 +247,13 @@ class CanvasView(QGraphicsView):
             if self._ghost is not None:
                 self._ghost.setPos(self.mapToScene(pos) - QPointF(20, 10))
                 target = self._item_at(pos)
-                self._drop_target = target if isinstance(target, BrickItem) and target is not chip else None
+                target = target if isinstance(target, BrickItem) and target is not chip else None
+                if target is not self._drop_target:
+                    for item in (self._drop_target, target):
+                        if item is not None:
+                            item.drop_hint = item is target
+                            item.update()
+                self._drop_target = target
             return
         super().mouseMoveEvent(event)
 
@@ -260,6 +266,9 @@ class CanvasView(QGraphicsView):
             chip, _ = self._brick_press
             target, ghost = self._drop_target, self._ghost
             self._brick_press, self._ghost, self._drop_target = None, None, None
+            if target is not None:
+                target.drop_hint = False
+                target.update()
             if ghost is not None:
                 self.board.removeItem(ghost)
             if target is not None and self.session.volume is not None:
