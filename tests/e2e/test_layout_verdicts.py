@@ -161,10 +161,13 @@ CLEAN_SCRIPT = (  # $1: the case's top directory name; then filesystem roots use
     'setfattr -x trusted.gfid "$r" 2>/dev/null; rm -rf -- "$r/.glusterfs"; done; true')
 
 
-def _cleanup(sh: LabShell, name: str, case: int, specs: list[str]) -> None:
-    sh.run("node1", ["gluster", "--mode=script", "volume", "delete", name])
+def _cleanup(sh: LabShell, name: str, case: int, specs: list[str], created: bool) -> None:
+    """Delete the case's volume and directories; filesystem roots are touched only when this
+    case's volume was created on them (then the xattrs and .glusterfs there are its own)."""
+    if created:
+        sh.run("node1", ["gluster", "--mode=script", "volume", "delete", name])
     for node, (_, roots) in _per_node(case, specs).items():
-        sh.run(node, ["sh", "-c", CLEAN_SCRIPT, "sh", f"bycase{case}", *sorted(roots)])
+        sh.run(node, ["sh", "-c", CLEAN_SCRIPT, "sh", f"bycase{case}", *(sorted(roots) if created else [])])
 
 
 def _make_dirs(sh: LabShell, case: int, specs: list[str]) -> None:
@@ -182,12 +185,12 @@ def gluster_verdict(sh: LabShell, name: str, words: list[str], case: int, specs:
     argv = ["gluster", "--mode=script", "volume", "create", name, *words, *bricks]
     _make_dirs(sh, case, specs)
     plain = sh.run("node1", argv)
-    _cleanup(sh, name, case, specs)
+    _cleanup(sh, name, case, specs, plain.ok)
     if plain.ok:
         return ACCEPTED, plain.text
     _make_dirs(sh, case, specs)
     forced = sh.run("node1", [*argv, "force"])
-    _cleanup(sh, name, case, specs)
+    _cleanup(sh, name, case, specs, forced.ok)
     said = [(r.stdout + r.stderr).decode(errors="replace").strip().splitlines()[-1:] for r in (plain, forced)]
     return (NEEDS_FORCE if forced.ok else REFUSED), " / ".join(sum(said, []))
 
