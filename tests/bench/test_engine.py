@@ -198,3 +198,11 @@ def test_physics_check_flags_a_step_faster_than_the_link_allows(tmp_path):
                                          "repeats": "1"}, local(tmp_path), link_bps=1000.0))
     (step,) = run.steps
     assert "cache-effect-suspected" in step.flags and "the link allows" in step.note
+
+
+def test_a_long_pause_without_io_marks_the_step_invalid_even_when_it_resumes(tmp_path):
+    run = asyncio.run(run_benchmark(Sleeper(), {"steps": "1", "repeats": "1", "seconds": "1.8", "stall_seconds": "3"},
+                                    local(tmp_path)))
+    assert run.status is RunStatus.COMPLETE
+    (step,) = run.steps
+    assert "io-pause" in step.flags and not step.valid and "no I/O progress on local" in step.note

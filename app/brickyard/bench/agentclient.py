@@ -61,6 +61,7 @@ class AgentStep:
     stalled: bool = False
     timed_out: bool = False
     idle_seconds: float = 0.0
+    max_idle_seconds: float = 0.0    # longest stretch without I/O progress during the step
 
 
 @dataclass
@@ -204,7 +205,8 @@ class AgentSession:
                 raise HostLost(self.host, f"agent stopped: {ev.get('reason')}")
             elif kind == "step_done" and ev.get("id") == sid:
                 step = AgentStep(self.host, float(ev["released"]), ev["workers"], bool(ev.get("stalled")),
-                                 bool(ev.get("timed_out")), float(ev.get("idle_seconds", 0)))
+                                 bool(ev.get("timed_out")), float(ev.get("idle_seconds", 0)),
+                                 float(ev.get("max_idle_seconds", 0)))
                 if step.stalled:
                     raise StepStalled(self.host, step.idle_seconds, step)
                 if step.timed_out:

@@ -190,8 +190,9 @@ class Measurement:
 #: parameters every workload has; the engine reads them (a workload may override one)
 COMMON_PARAMS: tuple[Param, ...] = (
     Param("repeats", "int", 3, "how many times each step is measured (median and spread)", minimum=1, maximum=100),
-    Param("stall_seconds", "seconds", 45.0, "no I/O progress for this long ends the run as stalled",
-          minimum=1, maximum=3600),
+    Param("stall_seconds", "seconds", 30.0, "no I/O progress for this long ends the run as stalled (below "
+          "gluster's 42 s ping-timeout, so a silently partitioned node shows as a stall); a third of it "
+          "marks the step invalid with 'io-pause'", minimum=1, maximum=3600),
 )
 
 

@@ -24,6 +24,7 @@ COMMON_FLAGS = {
     "stall": "I/O stalled: no progress for a long time (hung mount?)",
     "timeout": "the step ran past its time limit and was stopped",
     "worker-error": "at least one worker failed",
+    "io-pause": "I/O stood still for a third of the stall limit or more, then resumed",
 }
 
 
@@ -134,7 +135,7 @@ class RunContext:
 
     @property
     def stall_seconds(self) -> float:
-        return float(self.values.get("stall_seconds", 45.0))
+        return float(self.values.get("stall_seconds", 30.0))
 
     # ---- worker specs -------------------------------------------------------------------
     @staticmethod
@@ -260,6 +261,11 @@ class RunContext:
                                       w.get("bytes"), w.get("ops"))
             if step.timed_out:
                 self._pending_flags.append("timeout")
+            limit = self.stall_seconds if stall_seconds is None else stall_seconds
+            if limit and step.max_idle_seconds >= limit / 3:
+                self._pending_flags.append("io-pause")
+                self._pending_notes.append(f"no I/O progress on {t.host} for {step.max_idle_seconds:.0f} s during "
+                                           "this step (a node unreachable until gluster's ping-timeout?)")
         return out
 
     def record(self, m: Measurement, *, direction: str = "") -> StepResult:
@@ -301,7 +307,7 @@ class RunContext:
         )
         problems += self.workload.validate(step)
         step = StepResult(step.index, step.params, step.repeat, step.workers, step.metrics, step.start_skew,
-                          step.flags, valid=not problems and "stall" not in flags and "timeout" not in flags,
+                          step.flags, valid=not problems and not {"stall", "timeout", "io-pause"} & set(flags),
                           note="; ".join(dict.fromkeys(notes + problems)))
         self._index += 1
         self._record_sink(step)

@@ -97,6 +97,21 @@ def boost(on):
         return False
 
 
+def dirty_pages():
+    """Dirty + Writeback kB from /proc/meminfo: falling while a worker sits in fdatasync
+    means the flush is progressing even though its own I/O counters stand still."""
+    try:
+        with open("/proc/meminfo") as fh:
+            vals = {}
+            for line in fh:
+                key, _, rest = line.partition(":")
+                if key in ("Dirty", "Writeback"):
+                    vals[key] = int(rest.split()[0])
+        return vals.get("Dirty", 0) + vals.get("Writeback", 0)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def exit_code(status):
     """os.waitstatus_to_exitcode for Pythons before 3.9 (RHEL 8 ships 3.6)."""
     if os.WIFSIGNALED(status):
@@ -324,6 +339,9 @@ def run_step(cmd, scratch):
     emit({"event": "released", "id": sid, "t": released})
     stalled = timed_out = False
     last_any_progress = released
+    max_idle = 0.0
+    flushing = dirty_pages()
+    done_before = 0
     while any(p["end"] is None for p in procs):
         ready, _, _ = select.select([sys.stdin], [], [], interval)
         if ready:
@@ -345,6 +363,11 @@ def run_step(cmd, scratch):
                     last_any_progress = now
             total += p["io"][0] + p["io"][1]      # finished workers keep their last count
         done = sum(1 for p in procs if p["end"] is not None)
+        dirty = dirty_pages()
+        if done != done_before or (dirty is not None and flushing is not None and dirty < flushing):
+            last_any_progress = now        # a worker finished, or the kernel is writing back (fdatasync)
+        done_before, flushing = done, dirty
+        max_idle = max(max_idle, now - last_any_progress)
         emit({"event": "progress", "id": sid, "io_bytes": total, "done": done, "t": now})
         if stall_seconds and now - last_any_progress > stall_seconds:
             stalled = True
@@ -385,7 +408,7 @@ def run_step(cmd, scratch):
                 pass
     emit({"event": "step_done", "id": sid, "released": released, "workers": results,
           "stalled": stalled, "timed_out": timed_out,
-          "idle_seconds": time.monotonic() - last_any_progress})
+          "idle_seconds": time.monotonic() - last_any_progress, "max_idle_seconds": max_idle})
 
 
 def main():
