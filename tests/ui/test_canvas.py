@@ -180,3 +180,22 @@ def test_while_dragging_a_brick_the_chip_it_would_replace_is_outlined(qtbot):
     send(view, QMouseEvent.Type.MouseButtonRelease, end, left, none)
     assert not target.drop_hint
     assert view.session.topo.volume("gv0").bricks[1] == BrickRef("n2", "/b1")
+
+
+def test_a_rubber_band_drag_over_empty_canvas_selects_every_card_it_covers(qtbot):
+    view = _view(qtbot)
+    view.fit()
+    site_a = view.board.sites["A"].rect
+    top_left = view.mapFromScene(site_a.topLeft() - QPointF(15, 15))
+    bottom_right = view.mapFromScene(site_a.bottomRight() + QPointF(5, 5))
+    drag(view, top_left, bottom_right)
+    _, nodes, _, _ = view.board.selected_names()
+    assert {"n1", "n2"} <= set(nodes) and "n3" not in nodes
+    card = view.board.nodes["n1"].sceneBoundingRect()
+    view.board.clearSelection()
+    drag(view, view.mapFromScene(card.bottomRight() + QPointF(4, 4)), view.mapFromScene(card.center()))
+    assert view.board.selected_names()[0] == []  # a band inside a site does not take the site
+    view.board.clearSelection()
+    drag(view, top_left, bottom_right)
+    qtbot.keyClick(view, Qt.Key.Key_F)  # and act on all of them at once
+    assert {"n1", "n2"} <= set(view.session.failures)

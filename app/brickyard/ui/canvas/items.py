@@ -57,10 +57,16 @@ class SiteItem(QGraphicsItem):
         self.failed = False
         self.setZValue(-10)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, site is not None)
+        # the region is canvas background (a drag on it draws a selection band); the view
+        # selects the site on a click in its title strip
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
 
     @property
     def kind(self) -> str:
         return "site"
+
+    def in_title(self, scene_point) -> bool:
+        return self.rect.contains(scene_point) and scene_point.y() < self.rect.top() + SITE_TITLE_H
 
     def set_rect(self, rect: QRectF) -> None:
         if rect != self.rect:

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QGraphicsRectItem, QGraphicsView, QM
 from ...core import edits
 from ...core.topology import Brick, BrickRef, Node, Site, Topology
 from ..session import Session
-from .items import BrickItem, NodeItem
+from .items import BrickItem, NodeItem, SiteItem
 from .scene import TopologyScene
 
 DEFAULT_BRICK_BYTES = 10**12
@@ -35,6 +35,8 @@ class CanvasView(QGraphicsView):
         self.setScene(self.board)
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        # only what the band fully encloses: a band inside a site must not select the site
+        self.setRubberBandSelectionMode(Qt.ItemSelectionMode.ContainsItemShape)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
         self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontSavePainterState)
@@ -220,6 +222,13 @@ class CanvasView(QGraphicsView):
         if event.button() == Qt.MouseButton.LeftButton and event.modifiers() & Qt.KeyboardModifier.AltModifier and item:
             self._select(item)
             self.toggle_failure()
+            return
+        if event.button() == Qt.MouseButton.LeftButton and isinstance(item, SiteItem) and item.name \
+                and item.in_title(self.mapToScene(event.position().toPoint())):
+            if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+                item.setSelected(not item.isSelected())
+            else:
+                self._select(item)
             return
         if event.button() == Qt.MouseButton.LeftButton and isinstance(item, BrickItem):
             if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
