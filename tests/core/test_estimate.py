@@ -42,3 +42,11 @@ def test_unknown_speeds_give_no_figure():
     topo.nodes[0].bricks[0].speed_bps = None
     e = plan_volume(topo, volume(topo, T.DISTRIBUTE)).estimate
     assert e.single_write_bps is None and e.missing
+
+
+def test_a_slow_arbiter_does_not_slow_the_estimate():
+    topo = build({"a": 1, "b": 1, "c": 1})
+    topo.nodes[2].bricks[0].speed_bps = 1e6  # a small, slow arbiter disk
+    e = plan_volume(topo, volume(topo, T.REPLICATE, replica=3, arbiter=1)).estimate
+    assert e.single_read_bps == 200 * MB
+    assert e.client_traffic_factor == 2.0

@@ -74,15 +74,17 @@ def estimate(topo: Topology, volume: Volume, sets: list[BrickSet], alpha: float 
     index = index or TopologyIndex(topo)
     missing: list[str] = []
     # The slowest data brick and the slowest link of a server holding one bound every set.
-    data = []
-    for s in sets:
-        if s.arbiter is None:
-            data.extend(s.bricks)
-        else:
-            data.extend(b for b in s.bricks if b != s.arbiter)
-    bricks = index.lookup(data)
+    data, bricks = volume.bricks, index.lookup(volume.bricks)  # looked up once per plan
+    arbiters = [s.arbiter for s in sets if s.arbiter is not None]
+    if arbiters:  # arbiters hold no file data: leave them out
+        ids = {id(a) for a in arbiters}
+        keep = [id(r) not in ids for r in data]
+        if keep.count(False) != len(arbiters):  # sets not cut from this very list
+            keep = [r not in arbiters for r in data]
+        bricks = [b for b, k in zip(bricks, keep) if k]
+        data = [r for r, k in zip(data, keep) if k]
     speeds = [b.speed_bps if b is not None else None for b in bricks]
-    nodes = {b.node for b in data}
+    nodes = {r.node for r in data}
     links = [_gbps(index.nodes[n].nic_gbps) if n in index.nodes else None for n in nodes]
     brick = min(speeds) if speeds and None not in speeds else None
     server_link = min(links) if links and None not in links else None
