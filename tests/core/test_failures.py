@@ -128,3 +128,39 @@ def test_failing_one_node_never_takes_a_replica_3_set_down(n_nodes, per_node, da
     state = plan_volume(topo, r.volume, [node]).state
     assert all(s.state != "DOWN" and s.writable for s in state.sets)
     assert r.tolerance.nodes_worst >= 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(per_node=st.lists(st.integers(1, 3), min_size=2, max_size=6),
+       kind=st.sampled_from(["rep2", "rep3", "arb", "rep4", "disp", "dist"]),
+       quorum=st.sampled_from(["", "auto", "none", "fixed"]), shuffle=st.randoms(use_true_random=False))
+def test_tolerance_matches_brute_force_on_small_volumes(per_node, kind, quorum, shuffle):
+    from itertools import combinations
+
+    topo = build({f"n{i}": c for i, c in enumerate(per_node)})
+    bricks = refs(topo, "round")
+    shuffle.shuffle(bricks)
+    size = {"rep2": 2, "rep3": 3, "arb": 3, "rep4": 4, "disp": 3, "dist": 1}[kind]
+    bricks = bricks[:len(bricks) - len(bricks) % size]
+    if not bricks:
+        return
+    counts = {"rep2": dict(replica=2), "rep3": dict(replica=3), "arb": dict(replica=3, arbiter=1),
+              "rep4": dict(replica=4), "disp": dict(disperse=3, redundancy=1), "dist": {}}[kind]
+    vtype = (T.DISTRIBUTED_DISPERSE if kind == "disp" else T.DISTRIBUTE if kind == "dist"
+             else T.DISTRIBUTED_REPLICATE)
+    vol = volume(topo, vtype, bricks, **counts)
+    if quorum:
+        vol.options["cluster.quorum-type"] = quorum
+        vol.options["cluster.quorum-count"] = "2"
+    r = plan_volume(topo, vol)
+    nodes = sorted({b.node for b in bricks})
+
+    def survives(dead):
+        st_ = plan_volume(topo, vol, list(dead)).state
+        return st_.readable and st_.writable
+
+    fewest_fatal = min((k for k in range(1, len(nodes) + 1)
+                        if any(not survives(c) for c in combinations(nodes, k))), default=len(nodes) + 1)
+    most_survived = max(k for k in range(0, len(nodes) + 1) if any(survives(c) for c in combinations(nodes, k)))
+    assert r.tolerance.nodes_worst == fewest_fatal - 1
+    assert r.tolerance.nodes_best == most_survived
