@@ -125,7 +125,9 @@ class ComparePanel(QWidget):
         if not self._pending:
             self._timer.stop()
             self.table.setSortingEnabled(True)
+            self.table.sortItems(0, Qt.SortOrder.AscendingOrder)  # simplest layout first
             self.table.resizeColumnsToContents()
+            self._select_current()
             self.status.setText(f"{self._total} layout(s) gluster accepts for {len(volume.bricks) if volume else 0} "
                                 "bricks in this order (estimates, not measurements). Double-click a row to use it.")
         else:
@@ -157,6 +159,16 @@ class ComparePanel(QWidget):
             if col == len(cells) - 1 and plan.findings:
                 item.setToolTip("\n".join(f.message for f in plan.findings))
             self.table.setItem(row, col, item)
+
+    def _select_current(self) -> None:
+        """Select the row of the volume's own layout, so the table shows where it stands."""
+        volume = self.session.volume
+        for row in range(self.table.rowCount()):
+            item = self.table.item(row, 0)
+            if volume is not None and self.layouts[item.data(Qt.ItemDataRole.UserRole)] == volume.layout:
+                self.table.selectRow(row)
+                self.table.scrollToItem(item)
+                return
 
     def apply_row(self, row: int) -> None:
         volume = self.session.volume
