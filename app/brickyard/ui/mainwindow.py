@@ -66,7 +66,7 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.docks["commands"], self.docks["compare"])
         self.docks["commands"].raise_()
         self.resizeDocks([self.docks["inspector"], self.docks["layout"]], [270, 440], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["commands"]], [240], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["commands"]], [190], Qt.Orientation.Vertical)
         self.setAcceptDrops(True)
         self._menus()
         self.canvas.board.selectionChanged.connect(self._selection_changed)
