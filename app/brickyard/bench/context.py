@@ -18,8 +18,10 @@ from ..remote.loop import Cancelled
 from .agentclient import AgentSession, AgentStep
 from .api import Measurement, Workload
 
-COMMON_FLAGS = {
+#: what the engine's own step flags mean (workloads add their own, explained in the step note)
+FLAG_MEANINGS = {
     "caches-not-dropped": "page caches could not be dropped before this read (not root)",
+    "server-caches-not-dropped": "no server was given, so the bricks' page caches were not dropped",
     "cache-effect-suspected": "faster than the network allows: probably served from a cache",
     "stall": "I/O stalled: no progress for a long time (hung mount?)",
     "timeout": "the step ran past its time limit and was stopped",
@@ -190,6 +192,10 @@ class RunContext:
                 self._pending_notes.append(f"caches not dropped on {agent.host}: {exc}")
         if not ok:
             self._pending_flags.append("caches-not-dropped")
+        if not self.servers and any(t.kind == "gluster" for t in self.targets):
+            self._pending_flags.append("server-caches-not-dropped")
+            self._pending_notes.append("bricks' page caches not dropped: no gluster server given (--server)")
+            ok = False
         return ok
 
     async def run_workers(

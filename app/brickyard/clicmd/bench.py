@@ -257,6 +257,11 @@ def _run(args, workload, params, targets, link) -> int:
             print("summary over repeats:")
             for row in rows:
                 print(_show_summary(row))
+        from ..bench.context import FLAG_MEANINGS
+
+        flags = sorted({f for s in result.steps for f in s.flags})
+        if flags:
+            print("flags: " + "; ".join(f"{f} = {FLAG_MEANINGS[f]}" if f in FLAG_MEANINGS else f for f in flags))
         tail = f": {result.error}" if result.error else ""
         saved = f"; saved as run {result.run_id[:12]}" if store is not None else ""
         print(f"{workload.name} on {','.join(t.text for t in targets)}: {result.status.value}"
