@@ -39,7 +39,7 @@ def test_json_reports_failures_and_tolerance(capsys):
     code, out, _ = run(capsys, RAID5, "--fail", "n001", "--json")
     doc = json.loads(out)
     assert doc["state"]["state"] == "DEGRADED" and doc["state"]["writable"]
-    assert doc["tolerated_node_failures"] == {"worst": 1, "best": 2}
+    assert doc["tolerated_node_failures"] == {"worst": 1, "best": 2, "best_exact": True}
     assert doc["tolerated_site_failures"] is None
 
 

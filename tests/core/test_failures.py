@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 from brickyard.core.failures import FailureSpecError, resolve_failures
 from brickyard.core.plan import plan_volume
-from brickyard.core.topology import VolumeType as T
+from brickyard.core.topology import BrickRef, VolumeType as T
 
 from ._topo import build, refs, volume
 
@@ -164,3 +164,46 @@ def test_tolerance_matches_brute_force_on_small_volumes(per_node, kind, quorum, 
     most_survived = max(k for k in range(0, len(nodes) + 1) if any(survives(c) for c in combinations(nodes, k)))
     assert r.tolerance.nodes_worst == fewest_fatal - 1
     assert r.tolerance.nodes_best == most_survived
+
+
+@settings(max_examples=60, deadline=None)
+@given(sizes=st.lists(st.integers(1, 3), min_size=4, max_size=8),
+       kind=st.sampled_from(["rep2", "rep3", "arb", "rep4", "disp", "disp5"]),
+       quorum=st.sampled_from(["", "auto", "none"]), shuffle=st.randoms(use_true_random=False))
+def test_greedy_best_case_is_exact_when_no_node_holds_two_sets(sizes, kind, quorum, shuffle):
+    # each set on its own nodes, some holding several of its bricks (force)
+    from unittest import mock
+
+    from brickyard.core import failures
+
+    size = {"rep2": 2, "rep3": 3, "arb": 3, "rep4": 4, "disp": 3, "disp5": 5}[kind]
+    counts = {"rep2": dict(replica=2), "rep3": dict(replica=3), "arb": dict(replica=3, arbiter=1),
+              "rep4": dict(replica=4), "disp": dict(disperse=3, redundancy=1),
+              "disp5": dict(disperse=5, redundancy=2)}[kind]
+    nodes, bricks = {}, []
+    for set_no in range(2):
+        members = []
+        for i, c in enumerate(sizes[:size]):
+            nodes[f"s{set_no}n{i}"] = c
+        topo_part = [f"s{set_no}n{i}" for i, c in enumerate(sizes[:size]) for _ in range(c)]
+        shuffle.shuffle(topo_part)
+        members = topo_part[:size]
+        bricks.append(members)
+    topo = build(nodes)
+    used = {}
+    refs_ = []
+    for members in bricks:
+        for n in members:
+            used[n] = used.get(n, 0) + 1
+            refs_.append(BrickRef(n, f"/data/b{used[n]}/brick"))
+    if any(len(m) < size for m in bricks):
+        return
+    vtype = T.DISTRIBUTED_DISPERSE if kind.startswith("disp") else T.DISTRIBUTED_REPLICATE
+    vol = volume(topo, vtype, refs_, **counts)
+    if quorum:
+        vol.options["cluster.quorum-type"] = quorum
+    exact = plan_volume(topo, vol).tolerance
+    with mock.patch.object(failures, "EXACT_UNITS", 0):
+        greedy = plan_volume(topo, vol).tolerance
+    assert greedy.best_exact
+    assert greedy.nodes_best == exact.nodes_best

@@ -139,8 +139,10 @@ def format_plan(r: PlanResult, failures: list[str]) -> str:
     if c.df_bytes != c.usable_bytes:
         lines.append(f"Client df will show {describe_size(c.df_bytes)} (shared filesystems counted per brick)")
     t = r.tolerance
-    sites = "n/a (one site)" if t.sites_worst is None else f"worst {t.sites_worst}, best {t.sites_best}"
-    lines += ["", f"Survives node failures: worst {t.nodes_worst}, best {t.nodes_best}",
+    at_least = "" if t.best_exact else "at least "
+    sites = ("n/a (one site)" if t.sites_worst is None
+             else f"worst {t.sites_worst}, best {at_least}{t.sites_best}")
+    lines += ["", f"Survives node failures: worst {t.nodes_worst}, best {at_least}{t.nodes_best}",
               f"Survives site failures: {sites}"]
     if failures:
         st = r.state

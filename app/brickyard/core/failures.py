@@ -20,7 +20,8 @@ whichever ones fail: the fewest that can stop some set, minus one; computed per 
 greedy count (kill the units holding most of the set's bricks first), exact. "best" is the
 most that can fail when the right ones do: exhaustive for up to ``EXACT_UNITS`` units, and
 otherwise a greedy (fail the units holding fewest bricks first while every set survives),
-which is exact when each unit holds bricks of one set only.
+which is exact when each unit holds bricks of one set only and a lower bound otherwise
+(``Tolerance.best_exact`` says which).
 """
 
 from __future__ import annotations
@@ -239,22 +240,28 @@ class _Tracker:
         return True
 
 
-def _best(sets: list[BrickSet], units_of: list[list[str]], quorum: tuple[str, int], worst: int) -> int:
+def _best(sets: list[BrickSet], units_of: list[list[str]], quorum: tuple[str, int],
+          worst: int) -> tuple[int, bool]:
+    """(the most units that can fail with every set still working, whether that is exact)."""
     units = sorted({u for us in units_of for u in us})
+    tracker = _Tracker(sets, units_of, quorum)
     if len(units) <= EXACT_UNITS:
-        tracker = _Tracker(sets, units_of, quorum)
         for k in range(len(units), worst, -1):
             for dead in combinations(units, k):
                 tracker.reset()
                 if all(tracker.fail(u) for u in dead):
-                    return k
-        return max(worst, 0)
-    # Greedy: fail the units holding the fewest bricks first, skipping any whose failure
-    # would stop a set.
-    tracker = _Tracker(sets, units_of, quorum)
+                    return k, True
+        return max(worst, 0), True
+    # Greedy: fail the units holding the fewest bricks first, those holding a set's first
+    # brick last (quorum "auto" tolerates losing half of an even set only without it),
+    # skipping any whose failure would stop a set. Exact when no unit holds bricks of two
+    # sets (each set is then its own budget); otherwise a lower bound.
     load = {u: sum(c for _, c, _, _ in hits) for u, hits in tracker.hits.items()}
-    failed = sum(1 for u in sorted(units, key=lambda x: (load[x], x)) if tracker.fail(u))
-    return max(failed, worst)
+    firsts = {u: sum(1 for *_, f in hits if f) for u, hits in tracker.hits.items()}
+    order = sorted(units, key=lambda x: (load[x], firsts[x], x))
+    failed = sum(1 for u in order if tracker.fail(u))
+    disjoint = all(len(hits) == 1 for hits in tracker.hits.values())
+    return max(failed, worst), disjoint
 
 
 def worst_node_failures(sets: Iterable[BrickSet], options: dict[str, str] | None = None) -> int:
@@ -277,11 +284,11 @@ def tolerance(topo: Topology, sets: Iterable[BrickSet], options: dict[str, str] 
     quorum = _quorum(options)
     node_units = [[b.node for b in s.bricks] for s in sets]
     nodes_worst = worst_node_failures(sets, options)
-    nodes_best = _best(sets, node_units, quorum, nodes_worst)
+    nodes_best, exact = _best(sets, node_units, quorum, nodes_worst)
     node_site = {n.name: n.site for n in topo.nodes}
     if len({node_site.get(u, "") for us in node_units for u in us} - {""}) < 2:
-        return Tolerance(nodes_worst, nodes_best, None, None)
+        return Tolerance(nodes_worst, nodes_best, None, None, exact)
     site_units = [[node_site.get(u) or f"(no site: {u})" for u in us] for us in node_units]
     sites_worst = min((_min_units_to_break(s, u, quorum) for s, u in zip(sets, site_units)), default=1) - 1
-    sites_best = _best(sets, site_units, quorum, sites_worst)
-    return Tolerance(nodes_worst, nodes_best, sites_worst, sites_best)
+    sites_best, sites_exact = _best(sets, site_units, quorum, sites_worst)
+    return Tolerance(nodes_worst, nodes_best, sites_worst, sites_best, exact and sites_exact)

@@ -109,9 +109,11 @@ class PlanResult:
                  "size_bytes": s.size_bytes, "counted_bytes": s.counted_bytes, "message": s.message}
                 for s in cap.shared_filesystems
             ],
-            "tolerated_node_failures": {"worst": tol.nodes_worst, "best": tol.nodes_best},
+            "tolerated_node_failures": {"worst": tol.nodes_worst, "best": tol.nodes_best,
+                                        "best_exact": tol.best_exact},
             "tolerated_site_failures": (
-                None if tol.sites_worst is None else {"worst": tol.sites_worst, "best": tol.sites_best}
+                None if tol.sites_worst is None else {"worst": tol.sites_worst, "best": tol.sites_best,
+                                                      "best_exact": tol.best_exact}
             ),
             "state": {
                 "state": self.state.state, "readable": self.state.readable,

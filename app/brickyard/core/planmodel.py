@@ -89,13 +89,15 @@ class Tolerance:
     worst: the smallest number of failures that can stop it, minus one (any this many
     failures are survived); best: the largest number of failures that can be survived
     when the right ones fail. ``sites_*`` is None when the volume's bricks are in fewer than
-    two named sites.
+    two named sites. ``best_exact`` is False when a best case is a greedy lower bound (many
+    nodes, each holding bricks of several sets): at least that many can fail.
     """
 
     nodes_worst: int
     nodes_best: int
     sites_worst: int | None
     sites_best: int | None
+    best_exact: bool = True
 
 
 @dataclass(frozen=True)
