@@ -24,7 +24,7 @@ from PySide6.QtCore import QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QMouseEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from brickyard.core import edits  # noqa: E402
+from brickyard.core import editing, edits  # noqa: E402
 from brickyard.core.plan import plan_volume  # noqa: E402
 from brickyard.core.topology import BrickRef, Layout, Site, Topology, Volume, VolumeType  # noqa: E402
 
@@ -35,7 +35,7 @@ def build(nodes: int, bricks: int) -> Topology:
     per_site = nodes // 3
     for i, site in enumerate(("dc1", "dc2", "dc3")):
         count = per_site if i < 2 else nodes - 2 * per_site
-        edits.quick_fill(topo, count, bricks, 14 * 10**12, site=site, volume="big",
+        editing.quick_fill(topo, count, bricks, 14 * 10**12, site=site, volume="big",
                          stem=f"{site}n").apply(topo)
     placed = plan_volume(topo, topo.volumes[0], auto_place=True).volume.bricks
     topo.volumes[0].bricks = list(placed)

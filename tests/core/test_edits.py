@@ -1,6 +1,6 @@
 import pytest
 
-from brickyard.core import edits, topofile
+from brickyard.core import editing, edits, topofile
 from brickyard.core.topology import Brick, Client, BrickRef, Layout, Node, Site, Topology, TopologyError, Volume, VolumeType
 
 from ..conftest import EXAMPLES
@@ -44,10 +44,10 @@ def _round_trip(topo: Topology, edit: edits.Edit) -> None:
     lambda t: edits.UpdateVolume("gv0", {"name": "gv1", "force": True}),
     lambda t: edits.RemoveVolume("gv0"),
     lambda t: edits.AddClient(Client("web1", site="A")),
-    lambda t: edits.quick_fill(t, 3, 4, 2 * 10**12, site="B", volume="gv0"),
-    lambda t: edits.duplicate_node(t, "n2"),
-    lambda t: edits.move_brick_in_volume(t, "gv0", BrickRef("n3", "/b1"), BrickRef("n1", "/b1")),
-    lambda t: edits.delete_items(t, sites=["A"]),
+    lambda t: editing.quick_fill(t, 3, 4, 2 * 10**12, site="B", volume="gv0"),
+    lambda t: editing.duplicate_node(t, "n2"),
+    lambda t: editing.move_brick_in_volume(t, "gv0", BrickRef("n3", "/b1"), BrickRef("n1", "/b1")),
+    lambda t: editing.delete_items(t, sites=["A"]),
 ])
 def test_every_edit_undoes_to_the_identical_file(make):
     topo = _topo()
@@ -77,7 +77,7 @@ def test_a_compound_that_fails_halfway_leaves_the_model_unchanged_and_emits_one_
 
 def test_quick_fill_adds_bricks_round_robin_over_the_new_nodes():
     topo = _topo()
-    edits.quick_fill(topo, 2, 2, 10**12, site="B", volume="gv0").apply(topo)
+    editing.quick_fill(topo, 2, 2, 10**12, site="B", volume="gv0").apply(topo)
     assert [n.name for n in topo.nodes][-2:] == ["node4", "node5"]
     assert [str(r) for r in topo.volumes[0].bricks][3:] == [
         "node4:/data/brick1", "node5:/data/brick1", "node4:/data/brick2", "node5:/data/brick2"]
@@ -85,22 +85,22 @@ def test_quick_fill_adds_bricks_round_robin_over_the_new_nodes():
 
 def test_moving_a_brick_onto_another_takes_its_place_in_either_direction():
     topo = _topo()
-    edits.move_brick_in_volume(topo, "gv0", BrickRef("n3", "/b1"), BrickRef("n1", "/b1")).apply(topo)
+    editing.move_brick_in_volume(topo, "gv0", BrickRef("n3", "/b1"), BrickRef("n1", "/b1")).apply(topo)
     assert [r.node for r in topo.volumes[0].bricks] == ["n3", "n1", "n2"]
-    edits.move_brick_in_volume(topo, "gv0", BrickRef("n3", "/b1"), BrickRef("n2", "/b1")).apply(topo)
+    editing.move_brick_in_volume(topo, "gv0", BrickRef("n3", "/b1"), BrickRef("n2", "/b1")).apply(topo)
     assert [r.node for r in topo.volumes[0].bricks] == ["n1", "n2", "n3"]
 
 
 def test_unique_name_counts_up_from_two():
-    assert edits.unique_name({"gfs1"}, "gfs1") == "gfs2"
-    assert edits.unique_name({"node", "node2"}, "node") == "node3"
-    assert edits.unique_name(set(), "x") == "x"
+    assert editing.unique_name({"gfs1"}, "gfs1") == "gfs2"
+    assert editing.unique_name({"node", "node2"}, "node") == "node3"
+    assert editing.unique_name(set(), "x") == "x"
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.brickyard.json")), ids=lambda p: p.name)
 def test_deleting_everything_in_an_example_undoes_cleanly(path):
     topo = topofile.load(path)
-    _round_trip(topo, edits.delete_items(topo, sites=[s.name for s in topo.sites]))
+    _round_trip(topo, editing.delete_items(topo, sites=[s.name for s in topo.sites]))
 
 
 def test_client_edits_undo():

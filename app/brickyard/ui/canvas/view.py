@@ -12,7 +12,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QKeySequence, QMouseEvent, QPainter, QPen, QWheelEvent
 from PySide6.QtWidgets import QApplication, QGraphicsRectItem, QGraphicsView, QMenu, QWidget
 
-from ...core import edits
+from ...core import editing, edits
 from ...core.topology import Brick, BrickRef, Node, Site, Topology
 from ..session import Session
 from .items import BrickItem, NodeItem, SiteItem
@@ -98,13 +98,13 @@ class CanvasView(QGraphicsView):
 
     def add_site(self) -> None:
         taken = {s.name for s in self.session.topo.sites}
-        name = edits.unique_name(taken, f"site{len(taken) + 1}")
+        name = editing.unique_name(taken, f"site{len(taken) + 1}")
         if self.session.push(edits.AddSite(Site(name))):
             self._select(self.board.sites.get(name))
 
     def add_node(self) -> None:
         topo = self.session.topo
-        name = edits.unique_name({n.name for n in topo.nodes}, f"node{len(topo.nodes) + 1}")
+        name = editing.unique_name({n.name for n in topo.nodes}, f"node{len(topo.nodes) + 1}")
         if self.session.push(edits.AddNode(Node(name, site=self._target_site()))):
             self._select(self.board.nodes.get(name))
 
@@ -134,8 +134,8 @@ class CanvasView(QGraphicsView):
         _, nodes, _, _ = self.board.selected_names()
         parts: list[edits.Edit] = []
         for name in nodes:
-            edit = edits.duplicate_node(self.session.topo, name)
-            edit.node.name = edits.unique_name({n.name for n in self.session.topo.nodes}
+            edit = editing.duplicate_node(self.session.topo, name)
+            edit.node.name = editing.unique_name({n.name for n in self.session.topo.nodes}
                                                | {p.node.name for p in parts}, name)
             parts.append(edit)
         if parts:
@@ -144,7 +144,7 @@ class CanvasView(QGraphicsView):
     def delete_selection(self) -> None:
         sites, nodes, bricks, clients = self.board.selected_names()
         if sites or nodes or bricks or clients:
-            self.session.push(edits.delete_items(self.session.topo, sites, nodes, bricks, clients))
+            self.session.push(editing.delete_items(self.session.topo, sites, nodes, bricks, clients))
 
     def add_to_volume(self) -> None:
         volume = self.session.volume
@@ -281,7 +281,7 @@ class CanvasView(QGraphicsView):
             if ghost is not None:
                 self.board.removeItem(ghost)
             if target is not None and self.session.volume is not None:
-                self.session.push(edits.move_brick_in_volume(self.session.topo, self.session.volume_name,
+                self.session.push(editing.move_brick_in_volume(self.session.topo, self.session.volume_name,
                                                               chip.ref, target.ref))
             return
         super().mouseReleaseEvent(event)

@@ -14,7 +14,7 @@ from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPushButton, QVBoxLayout, QWidget)
 
-from ...core import edits
+from ...core import editing, edits
 from ...core.layout import resolve, volname_problem
 from ...core.plan import PlanResult, plan_volume
 from ...core.topology import Layout, Volume, VolumeType
@@ -244,7 +244,7 @@ class LayoutPanel(QWidget):
 
     def add_volume(self) -> None:
         topo = self.session.topo
-        name = edits.unique_name({v.name for v in topo.volumes}, "gv0" if not topo.volumes else f"gv{len(topo.volumes)}")
+        name = editing.unique_name({v.name for v in topo.volumes}, "gv0" if not topo.volumes else f"gv{len(topo.volumes)}")
         bricks = [ref for ref, _ in topo.all_bricks()]
         if self.session.push(edits.AddVolume(Volume(name, Layout(VolumeType.DISTRIBUTE), bricks))):
             self.session.select_volume(name)

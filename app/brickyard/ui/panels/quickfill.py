@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLineEdit,
                                QSpinBox, QWidget)
 
-from ...core import edits
+from ...core import editing, edits
 from ...core.topology import Site
 from ...core.units import parse_size
 from ..session import Session
@@ -70,7 +70,7 @@ class QuickFillDialog(QDialog):
         size, stem, path_stem, disk_kind = values
         topo = self.session.topo
         site = self.site.currentText().strip()
-        fill = edits.quick_fill(topo, self.count.value(), self.bricks.value(), size, site=site,
+        fill = editing.quick_fill(topo, self.count.value(), self.bricks.value(), size, site=site,
                                 volume=self.session.volume_name if self.to_volume.isChecked() else "",
                                 stem=stem, path_stem=path_stem, disk_kind=disk_kind)
         if site and topo.site(site) is None:
