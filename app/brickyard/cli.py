@@ -14,16 +14,18 @@ import sys
 
 from . import __version__
 
-COMMAND_MODULES = (
-    "brickyard.clicmd.plan",
-    "brickyard.clicmd.preflight",
-    "brickyard.clicmd.provision",
-    "brickyard.clicmd.teardown",
-    "brickyard.clicmd.import_",
-    "brickyard.clicmd.lab",
-    "brickyard.clicmd.bench",
-    "brickyard.clicmd.history",
-)
+# command word -> the module that registers it. Only the module of the command being run is
+# imported (SSH and SQL libraries cost a second or more at start-up); --help imports them all.
+COMMAND_MODULES = {
+    "plan": "brickyard.clicmd.plan",
+    "preflight": "brickyard.clicmd.preflight",
+    "provision": "brickyard.clicmd.provision",
+    "teardown": "brickyard.clicmd.teardown",
+    "import": "brickyard.clicmd.import_",
+    "lab": "brickyard.clicmd.lab",
+    "bench": "brickyard.clicmd.bench",
+    "history": "brickyard.clicmd.history",
+}
 
 
 class UsageError(Exception):
@@ -35,17 +37,32 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None, version_only: bool = False) -> argparse.ArgumentParser:
+    """The parser for every command, only for ``command`` when it names one, or for none
+    when all that is asked is ``--version``."""
     parser = _Parser(prog="brickyard", description="Plan, provision and benchmark GlusterFS volumes.")
     parser.add_argument("--version", action="version", version=f"brickyard {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
+    if version_only:
+        wanted = []
+    elif command in COMMAND_MODULES:
+        wanted = [COMMAND_MODULES[command]]
+    else:
+        wanted = list(COMMAND_MODULES.values())
+    for name in wanted:
         importlib.import_module(name).register(sub)
     return parser
 
 
+def _command_word(argv: list[str]) -> str | None:
+    """The first word that is not an option: the command (options come after it)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = _command_word(argv)
+    parser = build_parser(command, version_only=command is None and "--version" in argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
