@@ -58,7 +58,8 @@ def test_interface_names_fit_the_kernel_limit_at_the_largest_lab():
     (dict(nodes=81), "number of server nodes must be 1 to 80, not 81"),
     (dict(clients=-1), "--clients must be 0 to 50"),
     (dict(bricks_per_node=0), "--bricks-per-node must be 1 to 8"),
-    (dict(brick_size=100 << 20), "--brick-size must be at least 300.00 MB"),
+    (dict(brick_size=100 << 20), "--brick-size must be at least 300.00 MiB"),
+    (dict(brick_size=(1 << 30) + 100), "--brick-size must be a whole number of 4 KiB blocks"),
     (dict(prefix="Lab_1"), "--prefix must be 1-6 lower-case"),
     (dict(prefix="toolongname"), "--prefix must be 1-6 lower-case"),
     (dict(directory=Path("relative/lab")), "--dir must be an absolute path"),
@@ -244,3 +245,19 @@ def test_delays_are_read_as_name_and_one_way_milliseconds_and_checked_against_th
         cfg.plan_lab(spec(delays=(("node9", 25.0),)))
     with pytest.raises(cfg.LabConfigError, match="at most 1000 ms"):
         cfg.plan_lab(spec(delays=(("node1", 5000.0),)))
+
+
+def test_the_smallest_brick_size_the_lab_accepts_is_one_mkfs_xfs_takes(tmp_path):
+    from brickyard.lab.system import which
+
+    mkfs = which("mkfs.xfs")
+    if mkfs is None:
+        pytest.skip("mkfs.xfs is not installed (xfsprogs)")
+    assert cfg.MIN_BRICK_SIZE % cfg.BRICK_SIZE_ALIGN == 0
+    image = tmp_path / "min.xfs"
+    for size, ok in ((cfg.MIN_BRICK_SIZE, True), (300 * 1000 * 1000, False)):
+        with open(image, "wb") as fh:
+            fh.truncate(size)   # sparse: -N only computes the layout, writes nothing
+        proc = subprocess.run([mkfs, "-N", "-q", "-K", "-i", "size=512", str(image)], capture_output=True, text=True)
+        assert (proc.returncode == 0) is ok, (size, proc.stderr)
+    cfg.plan_lab(spec(brick_size=cfg.MIN_BRICK_SIZE))

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from .planmodel import ERROR, NEEDS_FORCE, WARNING, Finding, TopologyIndex
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 FORCE_TAIL = "Use 'force' at the end of the command if you want to override this behavior."
 LOCAL_HOSTS = ("localhost", "127.0.0.1")
+_MOUNT = attrgetter("mount")
 
 
 def _clean(path: str) -> str:
@@ -99,8 +101,12 @@ def _clean_volume_findings(topo: Topology, volume: Volume, index: TopologyIndex)
         return None
     if any(a in paths for p in paths for a in _ancestors(p)):
         return None
-    out = []
-    # only a mount equal to "/" or to the path, or written with a trailing slash, can matter
+    out: list[Finding] = []
+    # only a mount equal to "/" or to the path, or written with a trailing slash, can matter;
+    # the distinct mounts are few, so look at them first
+    mounts = set(map(_MOUNT, found))
+    if not any(m == "/" or m[-1:] == "/" or m in paths for m in mounts):
+        return out
     for i in [i for i, b in enumerate(found)
               if b.mount and (b.mount == b.path or b.mount == "/" or b.mount[-1] == "/")]:
         mount = found[i].mount.rstrip("/") or "/"
@@ -214,6 +220,11 @@ def _same_server_findings(nodes: dict[str, Node], resolved: "Resolved",
         server_of = {}  # every node is its own server: compare node names
     out: list[Finding] = []
     all_names = [r.node for members in sets for r in members]
+    size = resolved.set_size
+    if not server_of and all(len(m) == size for m in sets):
+        # whole sets of node names: the distinct ones are few (auto-placed: one per node)
+        if all(len(set(names)) == size for names in set(zip(*[iter(all_names)] * size))):
+            return out
     start = 0
     for index, members in enumerate(sets):
         n = len(members)

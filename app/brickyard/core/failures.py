@@ -330,6 +330,10 @@ def _best(classes: _Classes, quorum: tuple[str, int], worst: int) -> tuple[int, 
 
 
 def _node_classes(sets: list[BrickSet]) -> _Classes:
+    names = [b.node for s in sets for b in s.bricks]
+    size = len(sets[0].bricks) if sets else 0
+    if size and all(len(s.bricks) == size for s in sets):
+        return _Classes(sets, zip(*[iter(names)] * size))  # whole sets: tuples built in C
     return _Classes(sets, (tuple([b.node for b in s.bricks]) for s in sets))
 
 

@@ -263,7 +263,9 @@ def volname_problem(name: str) -> str | None:
 def split_sets(bricks: list[BrickRef], set_size: int) -> tuple[tuple[BrickRef, ...], ...]:
     """Each run of ``set_size`` consecutive bricks is one set (a short tail is its own)."""
     size = max(set_size, 1)
-    return tuple(tuple(bricks[i:i + size]) for i in range(0, len(bricks), size))
+    whole = len(bricks) - len(bricks) % size
+    sets = tuple(zip(*[iter(bricks[:whole])] * size))  # the whole sets, grouped in C
+    return sets + (tuple(bricks[whole:]),) if whole < len(bricks) else sets
 
 
 def check_volume(topo: Topology, volume: Volume, index: TopologyIndex | None = None) -> LayoutCheck:

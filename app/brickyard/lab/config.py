@@ -34,7 +34,10 @@ DEFAULT_DIR = Path("/var/lib/brickyard-lab")
 DEFAULT_SUBNET = "10.77.0.0/24"
 DEFAULT_PREFIX = "bylab"
 DEFAULT_BRICK_SIZE = 1 << 30
-MIN_BRICK_SIZE = 300 * 1000 * 1000  # mkfs.xfs (xfsprogs 6) refuses smaller filesystems
+# mkfs.xfs (xfsprogs 6) refuses filesystems under 300 MB, and an image whose size is not a
+# whole number of 512-byte sectors; 300 MiB clears both.
+MIN_BRICK_SIZE = 300 << 20
+BRICK_SIZE_ALIGN = 4096  # whole XFS blocks, so the image has no odd tail
 MAX_NODES = 80
 MAX_CLIENTS = 50
 MAX_DELAY_MS = 1000
@@ -161,8 +164,13 @@ def plan_lab(spec: LabSpec) -> LabPlan:
         raise LabConfigError(f"--bricks-per-node must be 1 to 8, not {spec.bricks_per_node}")
     if spec.brick_size < MIN_BRICK_SIZE:
         raise LabConfigError(
-            f"--brick-size must be at least {format_bytes(MIN_BRICK_SIZE)} (mkfs.xfs refuses "
-            f"smaller filesystems), not {format_bytes(spec.brick_size)}")
+            f"--brick-size must be at least {format_bytes(MIN_BRICK_SIZE, binary=True)} (mkfs.xfs refuses "
+            f"smaller filesystems), not {format_bytes(spec.brick_size, binary=True)}")
+    if spec.brick_size % BRICK_SIZE_ALIGN:
+        fit = spec.brick_size - spec.brick_size % BRICK_SIZE_ALIGN
+        raise LabConfigError(
+            f"--brick-size must be a whole number of 4 KiB blocks (mkfs.xfs refuses an image with a "
+            f"partial block), not {spec.brick_size} bytes; {fit} would do")
     if not _PREFIX_RE.match(spec.prefix):
         raise LabConfigError(
             f"--prefix must be 1-6 lower-case letters or digits starting with a letter "
