@@ -60,6 +60,10 @@ def test_interface_names_fit_the_kernel_limit_at_the_largest_lab():
     (dict(bricks_per_node=0), "--bricks-per-node must be 1 to 8"),
     (dict(brick_size=100 << 20), "--brick-size must be at least 300.00 MiB"),
     (dict(brick_size=(1 << 30) + 100), "--brick-size must be a whole number of 4 KiB blocks"),
+    (dict(admin_user="root"), "--admin-user must be a login name other than root"),
+    (dict(admin_user="Admin"), "--admin-user must be a login name"),
+    (dict(admin_user="-rf"), "--admin-user must be a login name"),
+    (dict(admin_user="a;id"), "--admin-user must be a login name"),
     (dict(prefix="Lab_1"), "--prefix must be 1-6 lower-case"),
     (dict(prefix="toolongname"), "--prefix must be 1-6 lower-case"),
     (dict(directory=Path("relative/lab")), "--dir must be an absolute path"),
@@ -261,3 +265,50 @@ def test_the_smallest_brick_size_the_lab_accepts_is_one_mkfs_xfs_takes(tmp_path)
         proc = subprocess.run([mkfs, "-N", "-q", "-K", "-i", "size=512", str(image)], capture_output=True, text=True)
         assert (proc.returncode == 0) is ok, (size, proc.stderr)
     cfg.plan_lab(spec(brick_size=cfg.MIN_BRICK_SIZE))
+
+
+def test_admin_alias_resolves_in_openssh_to_the_admin_with_the_same_key_and_strict_checking(tmp_path):
+    plan = cfg.plan_lab(spec(directory=tmp_path / "lab", admin_user="ops"))
+    plan.spec.directory.mkdir()
+    plan.ssh_config.write_text(cfg.render_ssh_config(plan))
+    for name, user in (("node2", "root"), (cfg.admin_alias("node2"), "ops"), ("10.77.0.12", "root")):
+        out = subprocess.run(["ssh", "-F", str(plan.ssh_config), "-G", name], capture_output=True,
+                             text=True, check=True).stdout
+        resolved = dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
+        assert (resolved["hostname"], resolved["user"]) == ("10.77.0.12", user)
+        assert resolved["stricthostkeychecking"] == "true"
+        assert resolved["identityfile"] == str(plan.client_key)
+
+
+def test_admin_account_gets_a_free_id_no_password_and_its_own_group():
+    passwd = "root:x:0:0:root:/root:/bin/bash\nalice:x:4200:4200::/home/alice:/bin/sh\n"
+    group = "root:x:0:\nstaff:x:4201:\n"
+    uid = cfg.free_account_id(passwd, group)
+    assert uid == 4202
+    files = cfg.add_admin_account({"passwd": passwd, "shadow": "root:*:1::::::", "group": group}, "byadmin", uid)
+    assert files["passwd"].endswith("alice:x:4200:4200::/home/alice:/bin/sh\n"
+                                    "byadmin:x:4202:4202:Brickyard lab admin:/home/byadmin:/bin/bash\n")
+    # '*': no password but not locked ('!' makes sshd with UsePAM no refuse the login)
+    assert files["shadow"] == "root:*:1::::::\nbyadmin:*:19000:0:99999:7:::\n"
+    assert files["shadow"].splitlines()[1].count(":") == 8
+    assert files["group"].endswith("staff:x:4201:\nbyadmin:x:4202:\n")
+    assert cfg.account_names(files["passwd"]) == {"root", "alice", "byadmin"}
+    assert cfg.render_sudoers("byadmin").splitlines()[-1] == "byadmin ALL=(ALL) NOPASSWD: ALL"
+
+
+def test_init_covers_the_account_files_and_homes_with_private_copies():
+    plan = cfg.plan_lab(spec(nodes=1, clients=0))
+    script = cfg.render_init(plan, plan.machine("node1"), {"/srv/brick1": "/dev/loop7", "/srv/brick2": "/dev/loop8"})
+    for name, target in (("passwd", "/etc/passwd"), ("shadow", "/etc/shadow"), ("group", "/etc/group"),
+                         ("sudoers", "/etc/sudoers"), ("sudoers.d", "/etc/sudoers.d"), ("homes", "/home")):
+        assert f"mount --bind /run/brickyard/lab/machines/node1/{name} {target}\n" in script
+    text = cfg.render_sshd_config(plan, plan.machine("node1"))
+    # root keeps the lab key on the private /run; other users read their home's key file
+    assert "\nAuthorizedKeysFile .ssh/authorized_keys\n" in text
+    assert text.rstrip().endswith("Match User root\n  AuthorizedKeysFile /run/brickyard/authorized_keys")
+
+
+def test_lab_topology_for_the_admin_names_it_as_ssh_user_everywhere(tmp_path):
+    topo = lab_topology(_state(tmp_path), ssh_user="byadmin")
+    assert {m.ssh_user for m in (*topo.nodes, *topo.clients)} == {"byadmin"}
+    assert {m.ssh_user for m in (*lab_topology(_state(tmp_path)).nodes,)} == {"root"}

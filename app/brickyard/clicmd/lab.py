@@ -32,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     up.add_argument("--subnet", default=cfg.DEFAULT_SUBNET, help=f"private /24 for the lab (default {cfg.DEFAULT_SUBNET})")
     up.add_argument("--prefix", default=cfg.DEFAULT_PREFIX,
                     help=f"names of the lab's namespaces and links (default {cfg.DEFAULT_PREFIX})")
+    up.add_argument("--admin-user", default=cfg.DEFAULT_ADMIN_USER, metavar="NAME",
+                    help=f"non-root account with passwordless sudo inside every machine, only there "
+                         f"(default {cfg.DEFAULT_ADMIN_USER}; ssh -F LABDIR/ssh_config node1{cfg.ADMIN_ALIAS_SUFFIX})")
     up.add_argument("--delay", action="append", default=[], metavar="NAME=MS",
                     help="add MS milliseconds each way to one machine's link (user space; repeatable)")
     with_dir(up)
@@ -54,7 +57,7 @@ def _say(text: str) -> None:
 
 def run_up(args: argparse.Namespace) -> int:
     from ..cli import UsageError
-    from ..lab.config import LabConfigError, LabSpec, parse_delay, plan_lab
+    from ..lab.config import LabConfigError, LabSpec, admin_alias, parse_delay, plan_lab
     from ..lab.sandbox import AlreadyUp, lab_up
     from ..lab.system import LabError
 
@@ -66,7 +69,7 @@ def run_up(args: argparse.Namespace) -> int:
         delays = tuple(parse_delay(text) for text in args.delay)
         spec = LabSpec(nodes=args.nodes, clients=args.clients, brick_size=brick_size,
                        bricks_per_node=args.bricks_per_node, directory=Path(args.dir).absolute(),
-                       subnet=args.subnet, prefix=args.prefix, delays=delays)
+                       subnet=args.subnet, prefix=args.prefix, delays=delays, admin_user=args.admin_user)
         plan_lab(spec)
     except LabConfigError as exc:
         raise UsageError(str(exc)) from None
@@ -82,6 +85,8 @@ def run_up(args: argparse.Namespace) -> int:
         bricks = ", ".join(f"{b.path} ({format_bytes(b.size_bytes, binary=True)})" for b in m.bricks)
         delay = f"(+{m.delay_ms:g} ms each way) " if m.delay_ms else ""
         print(f"  {m.name:<9} {m.address:<13} {delay}{bricks}")
+    print(f"  non-root admin {state.admin_user} (passwordless sudo): "
+          f"ssh -F {shlex.quote(state.ssh_config)} {admin_alias('node1')}")
     return 0
 
 

@@ -17,7 +17,13 @@ creates plus the bridge in the root namespace):
   cases); ``/mnt`` is a private tmpfs for client mounts; ``/run`` and ``/tmp`` are private
   tmpfs; ``/root``, ``/var/tmp`` and ``/etc/fstab`` are per-machine copies in the lab folder,
   so what one machine writes there (an uploaded tool, an fstab line from provisioning) reaches
-  neither the host nor another machine.
+  neither the host nor another machine;
+- a non-root admin account (``--admin-user``, default ``byadmin``) with the lab key and
+  passwordless sudo exists only inside the machines: ``/etc/passwd``, ``/etc/shadow``,
+  ``/etc/group``, ``/etc/sudoers``, ``/etc/sudoers.d`` and ``/home`` are per-machine copies
+  too, so the host's own accounts and sudo rules are never touched. ``ssh -F ssh_config
+  node1-admin`` logs in as that user (the path Brickyard takes with ``sudo -n`` for a
+  topology whose ``ssh_user`` is not root).
 """
 
 from __future__ import annotations
@@ -38,6 +44,10 @@ DEFAULT_BRICK_SIZE = 1 << 30
 # whole number of 512-byte sectors; 300 MiB clears both.
 MIN_BRICK_SIZE = 300 << 20
 BRICK_SIZE_ALIGN = 4096  # whole XFS blocks, so the image has no odd tail
+DEFAULT_ADMIN_USER = "byadmin"
+ADMIN_ALIAS_SUFFIX = "-admin"  # ssh_config host alias: node1-admin logs in as the admin
+ADMIN_ID_START = 4200  # first uid/gid tried for the admin account (one free in the host's files)
+ADMIN_SUDOERS = "brickyard-lab-admin"  # its file in each machine's private /etc/sudoers.d
 MAX_NODES = 80
 MAX_CLIENTS = 50
 MAX_DELAY_MS = 1000
@@ -50,8 +60,9 @@ MOUNT_ROOT = "/mnt"
 # Dirs that must already exist on this machine: the lab mounts private tmpfs over them.
 PRIVATE_MOUNT_POINTS = ("/run", "/tmp", BRICK_ROOT, MOUNT_ROOT)
 # Per-machine folders (in the lab folder) bound over these shared ones: name in MachinePlan.dir -> path.
-PRIVATE_DIRS = {"home": "/root", "vartmp": "/var/tmp"}
-PRIVATE_FILES = {"fstab": "/etc/fstab"}
+PRIVATE_DIRS = {"home": "/root", "vartmp": "/var/tmp", "homes": "/home", "sudoers.d": "/etc/sudoers.d"}
+PRIVATE_FILES = {"fstab": "/etc/fstab", "passwd": "/etc/passwd", "shadow": "/etc/shadow",
+                 "group": "/etc/group", "sudoers": "/etc/sudoers"}
 # Where each machine sees the lab folder (bind-mounted before /tmp is covered, so a lab
 # folder under /tmp works too).
 LAB_INSIDE = "/run/brickyard/lab"
@@ -59,6 +70,7 @@ GLUSTERD_DIR = "/var/lib/glusterd"
 GLUSTER_LOG_DIR = "/var/log/glusterfs"
 
 _PREFIX_RE = re.compile(r"^[a-z][a-z0-9]{0,5}$")
+_USER_RE = re.compile(r"^[a-z_][a-z0-9_-]{0,30}$")
 
 
 class LabConfigError(ValueError):
@@ -76,6 +88,8 @@ class LabSpec:
     prefix: str = DEFAULT_PREFIX
     # (machine name, one-way delay in ms): that machine's link goes through lab.delay
     delays: tuple[tuple[str, float], ...] = ()
+    # the non-root account with passwordless sudo inside every machine
+    admin_user: str = DEFAULT_ADMIN_USER
 
 
 @dataclass(frozen=True)
@@ -153,6 +167,11 @@ class LabPlan:
     def topology_file(self) -> Path:
         return self.spec.directory / "topology.brickyard.json"
 
+    @property
+    def admin_topology_file(self) -> Path:
+        """The same topology with ``ssh_user`` the admin account (commands go through sudo)."""
+        return self.spec.directory / "topology-admin.brickyard.json"
+
 
 def plan_lab(spec: LabSpec) -> LabPlan:
     """Check the spec and give every machine its name, address, namespace and files."""
@@ -171,6 +190,10 @@ def plan_lab(spec: LabSpec) -> LabPlan:
         raise LabConfigError(
             f"--brick-size must be a whole number of 4 KiB blocks (mkfs.xfs refuses an image with a "
             f"partial block), not {spec.brick_size} bytes; {fit} would do")
+    if not _USER_RE.match(spec.admin_user) or spec.admin_user == "root":
+        raise LabConfigError(
+            f"--admin-user must be a login name other than root (lower-case letters, digits, '_' "
+            f"and '-', starting with a letter or '_', at most 31 characters), not {spec.admin_user!r}")
     if not _PREFIX_RE.match(spec.prefix):
         raise LabConfigError(
             f"--prefix must be 1-6 lower-case letters or digits starting with a letter "
@@ -289,8 +312,8 @@ def render_sshd_config(plan: LabPlan, machine: MachinePlan) -> str:
         f"# Brickyard lab sshd for {machine.name}; started by its init inside the namespaces",
         f"ListenAddress {machine.address}:{SSH_PORT}",
         f"HostKey {inside(plan, machine.dir / 'ssh_host_ed25519_key')}",
-        # copied by the init onto the machine's private /run, so StrictModes holds
-        "AuthorizedKeysFile /run/brickyard/authorized_keys",
+        # the admin's: in its private home (sshd reads it as that user); root's: below (Match)
+        "AuthorizedKeysFile .ssh/authorized_keys",
         "PermitRootLogin prohibit-password",
         "PubkeyAuthentication yes",
         "PasswordAuthentication no",
@@ -306,20 +329,31 @@ def render_sshd_config(plan: LabPlan, machine: MachinePlan) -> str:
         "MaxSessions 64",
         "PidFile /run/sshd.pid",
         "Subsystem sftp /usr/lib/openssh/sftp-server",
+        # copied by the init onto the machine's private /run, so StrictModes holds
+        "Match User root",
+        "  AuthorizedKeysFile /run/brickyard/authorized_keys",
         "",
     ])
 
 
+def admin_alias(name: str) -> str:
+    """The ssh_config host that logs into machine ``name`` as the lab's admin account."""
+    return f"{name}{ADMIN_ALIAS_SUFFIX}"
+
+
 def render_ssh_config(plan: LabPlan) -> str:
-    """One block per machine, so ``ssh -F FILE node1`` (or ``--ssh-config FILE``) reaches
-    it with the lab key and checks its real host key strictly."""
-    out = ["# Brickyard lab: ssh -F THIS_FILE node1", ""]
-    for m in plan.machines:
+    """Two blocks per machine, so ``ssh -F FILE node1`` (or ``--ssh-config FILE``) reaches
+    it as root, and ``node1-admin`` as the non-root admin, both with the lab key and the
+    machine's real host key checked strictly."""
+    out = [f"# Brickyard lab: ssh -F THIS_FILE node1 (root), or node1{ADMIN_ALIAS_SUFFIX} "
+           f"({plan.spec.admin_user}, passwordless sudo)", ""]
+    for m, alias, user in [(m, f"{m.name} {m.address}", "root") for m in plan.machines] + \
+                          [(m, admin_alias(m.name), plan.spec.admin_user) for m in plan.machines]:
         out += [
-            f"Host {m.name} {m.address}",
+            f"Host {alias}",
             f"  HostName {m.address}",
             f"  Port {SSH_PORT}",
-            "  User root",
+            f"  User {user}",
             f"  IdentityFile \"{plan.client_key}\"",
             "  IdentitiesOnly yes",
             f"  UserKnownHostsFile \"{plan.known_hosts}\"",
@@ -340,6 +374,43 @@ def render_known_hosts(plan: LabPlan, host_keys: dict[str, str]) -> str:
         kind, blob = host_keys[m.name].split()[:2]
         lines.append(f"{m.name},{m.address} {kind} {blob}")
     return "\n".join(lines) + "\n"
+
+
+def free_account_id(passwd_text: str, group_text: str, start: int = ADMIN_ID_START) -> int:
+    """The lowest id from ``start`` that no user of ``passwd_text`` and no group of
+    ``group_text`` has, so the admin's uid and gid are the same number."""
+    taken = set()
+    for text in (passwd_text, group_text):
+        for line in text.splitlines():
+            fields = line.split(":")
+            if len(fields) > 2 and fields[2].isdigit():
+                taken.add(int(fields[2]))
+    found = start
+    while found in taken:
+        found += 1
+    return found
+
+
+def account_names(passwd_text: str) -> set[str]:
+    return {line.split(":", 1)[0] for line in passwd_text.splitlines() if ":" in line}
+
+
+def add_admin_account(files: dict[str, str], user: str, uid: int) -> dict[str, str]:
+    """The machine's passwd, shadow and group (``files`` holds the host's text under those
+    keys) with the admin account added: its own group, a home under /home, bash, and the
+    password field ``*`` (no password; sshd with ``UsePAM no`` refuses a locked ``!``)."""
+    def line(text: str, entry: str) -> str:
+        return (text if text.endswith("\n") or not text else text + "\n") + entry + "\n"
+
+    return {
+        "passwd": line(files["passwd"], f"{user}:x:{uid}:{uid}:Brickyard lab admin:/home/{user}:/bin/bash"),
+        "shadow": line(files["shadow"], f"{user}:*:19000:0:99999:7:::"),
+        "group": line(files["group"], f"{user}:x:{uid}:"),
+    }
+
+
+def render_sudoers(user: str) -> str:
+    return f"# Brickyard lab: the admin account runs anything as root without a password\n{user} ALL=(ALL) NOPASSWD: ALL\n"
 
 
 def render_init(plan: LabPlan, machine: MachinePlan, loop_devices: dict[str, str]) -> str:

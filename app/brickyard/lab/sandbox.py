@@ -54,6 +54,9 @@ def check_host(plan: cfg.LabPlan) -> None:
                   cfg.GLUSTERD_DIR, cfg.GLUSTER_LOG_DIR, "/etc/hosts"):
         if not os.path.exists(point):
             raise LabError(f"{point} does not exist on this machine; the lab mounts a private copy over it")
+    if plan.spec.admin_user in cfg.account_names(Path("/etc/passwd").read_text()):
+        raise LabError(f"--admin-user {plan.spec.admin_user}: this machine has a user of that name already; "
+                       f"the lab's admin exists only inside the lab (choose another name)")
     for sub in ("hooks", "groups"):
         if not (Path(cfg.GLUSTERD_DIR) / sub).is_dir():
             raise LabError(f"{cfg.GLUSTERD_DIR}/{sub} is missing (it comes with glusterfs-server)")
@@ -126,6 +129,7 @@ def _new_state(plan: cfg.LabPlan, created_dir: bool, owner: str) -> LabState:
         started_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         ssh_config=str(plan.ssh_config), known_hosts=str(plan.known_hosts),
         identity_file=str(plan.client_key), topology_file=str(plan.topology_file),
+        admin_user=spec.admin_user, admin_topology_file=str(plan.admin_topology_file),
         scratch_dir=cfg.SCRATCH_DIR, mount_root=cfg.MOUNT_ROOT, machines=machines,
         layout_version=LAYOUT_VERSION,
     )
@@ -145,12 +149,16 @@ def _build(plan: cfg.LabPlan, state: LabState, say: Say) -> None:
     _wait_ready(state)
     _fill_brick_sizes(state)
     write_topology(state)
-    say(f"topology for planning: {state.topology_file}")
+    say(f"topology for planning: {state.topology_file} (as {state.admin_user} through sudo: "
+        f"{state.admin_topology_file})")
 
 
 def _write_files(plan: cfg.LabPlan) -> None:
     d = plan.spec.directory
     (d / "images").mkdir()
+    host_files = {name: Path(cfg.PRIVATE_FILES[name]).read_text() for name in ("passwd", "shadow", "group")}
+    admin_id = cfg.free_account_id(host_files["passwd"], host_files["group"])
+    accounts = cfg.add_admin_account(host_files, plan.spec.admin_user, admin_id)
     keygen = [(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "brickyard-lab", "-f", str(plan.client_key)],
                "making the lab's SSH client key")]
     for m in plan.machines:
@@ -161,6 +169,8 @@ def _write_files(plan: cfg.LabPlan) -> None:
             os.chmod(m.dir / sub, Path(target).stat().st_mode & 0o7777)
         for name, target in cfg.PRIVATE_FILES.items():
             shutil.copy2(target, m.dir / name)
+        for name, text in accounts.items():
+            (m.dir / name).write_text(text)
         glusterd = m.dir / "glusterd"
         glusterd.mkdir()
         for sub in ("hooks", "groups"):
@@ -172,9 +182,26 @@ def _write_files(plan: cfg.LabPlan) -> None:
     host_keys = {m.name: (m.dir / "ssh_host_ed25519_key.pub").read_text() for m in plan.machines}
     (d / "authorized_keys").write_text(plan.client_key.with_suffix(".pub").read_text())
     os.chmod(d / "authorized_keys", 0o600)
+    for m in plan.machines:
+        _make_admin_home(plan, m, admin_id, plan.client_key.with_suffix(".pub").read_text())
     plan.known_hosts.write_text(cfg.render_known_hosts(plan, host_keys))
     plan.ssh_config.write_text(cfg.render_ssh_config(plan))
     plan.hosts_file.write_text(cfg.render_hosts(plan))
+
+
+def _make_admin_home(plan: cfg.LabPlan, m: cfg.MachinePlan, uid: int, public_key: str) -> None:
+    """The admin's sudo rule and home (with the lab key) in the machine's private folders.
+    Modes and owners are what sudo and sshd's StrictModes insist on."""
+    user = plan.spec.admin_user
+    rule = m.dir / "sudoers.d" / cfg.ADMIN_SUDOERS
+    rule.write_text(cfg.render_sudoers(user))
+    os.chmod(rule, 0o440)
+    home = m.dir / "homes" / user
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "authorized_keys").write_text(public_key)
+    for path, mode in ((home, 0o750), (home / ".ssh", 0o700), (home / ".ssh" / "authorized_keys", 0o600)):
+        os.chmod(path, mode)
+        os.chown(path, uid, uid)
 
 
 def _make_images(plan: cfg.LabPlan, state: LabState) -> None:

@@ -47,18 +47,30 @@ class Lab:
     def clients(self) -> list[str]:
         return [m.name for m in self.state.clients]
 
-    def topology(self) -> Topology:
-        return topofile.load(self.state.topology_file)
+    @property
+    def admin_user(self) -> str:
+        """The lab's non-root account with passwordless sudo (in every machine)."""
+        return self.state.admin_user
 
-    def ssh_argv(self, machine: str, argv: list[str]) -> list[str]:
-        """The ``ssh`` command line that runs ``argv`` on ``machine``, each word quoted."""
+    def topology(self, ssh_user: str | None = None) -> Topology:
+        """The lab as a topology; ``ssh_user`` (e.g. ``lab.admin_user``) instead of root."""
+        topo = topofile.load(self.state.topology_file)
+        if ssh_user is not None:
+            for machine in (*topo.nodes, *topo.clients):
+                machine.ssh_user = ssh_user
+        return topo
+
+    def ssh_argv(self, machine: str, argv: list[str], user: str | None = None) -> list[str]:
+        """The ``ssh`` command line that runs ``argv`` on ``machine`` (as ``user``, default
+        root), each word quoted."""
         self.state.machine(machine)  # unknown names fail here, not in ssh
-        return ["ssh", "-F", str(self.ssh_config), machine, "--", shlex.join(argv)]
+        login = ["-l", user] if user else []
+        return ["ssh", "-F", str(self.ssh_config), *login, machine, "--", shlex.join(argv)]
 
     def ssh(self, machine: str, argv: list[str], check: bool = True, timeout: float = 120,
-            input: str | None = None) -> subprocess.CompletedProcess:
+            input: str | None = None, user: str | None = None) -> subprocess.CompletedProcess:
         """Run ``argv`` on ``machine`` over SSH (strict host keys); text output."""
-        proc = subprocess.run(self.ssh_argv(machine, argv), capture_output=True, text=True,
+        proc = subprocess.run(self.ssh_argv(machine, argv, user), capture_output=True, text=True,
                               timeout=timeout, input=input,
                               stdin=None if input is not None else subprocess.DEVNULL)
         if check and proc.returncode != 0:

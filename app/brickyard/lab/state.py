@@ -20,8 +20,9 @@ from ..core.topofile import write_atomic
 
 LAB_FORMAT = 1
 # What the machines look like inside; a lab made with an older layout is not reused by tests.
-# 1: first labs; 2: private /root, /var/tmp, /etc/fstab per machine.
-LAYOUT_VERSION = 2
+# 1: first labs; 2: private /root, /var/tmp, /etc/fstab per machine; 3: a non-root admin
+# account with passwordless sudo (private passwd, shadow, group, sudoers, /home).
+LAYOUT_VERSION = 3
 
 
 class LabStateError(ValueError):
@@ -81,6 +82,8 @@ class LabState:
     known_hosts: str = ""
     identity_file: str = ""
     topology_file: str = ""
+    admin_user: str = ""             # non-root, passwordless sudo; ssh alias NAME-admin
+    admin_topology_file: str = ""    # the topology with ssh_user = admin_user
     scratch_dir: str = ""
     mount_root: str = ""
     machines: list[MachineState] = field(default_factory=list)

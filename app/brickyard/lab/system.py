@@ -16,6 +16,7 @@ REQUIRED_TOOLS = {
     "mount": "mount", "fallocate": "util-linux", "mkfs.xfs": "xfsprogs",
     "ssh-keygen": "openssh-client", "ssh": "openssh-client", "sshd": "openssh-server",
     "glusterd": "glusterfs-server", "gluster": "glusterfs-server",
+    "sudo": "sudo",  # for the lab's non-root admin account
 }
 SBIN_DIRS = ("/usr/sbin", "/sbin", "/usr/bin", "/bin")
 
