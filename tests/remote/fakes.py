@@ -38,6 +38,9 @@ class FakeCluster:
     glusterd_down: set[str] = field(default_factory=set)
     calls: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     brick_facts: dict[tuple[str, str], str] = field(default_factory=dict)  # preflight probe answers
+    # log in as uid 1000 with passwordless sudo: only what a plain user can do works without
+    # sudo (gluster is not even on a non-root PATH: it lives in /usr/sbin)
+    non_root: bool = False
 
     def executor(self, host: str) -> "FakeExecutor":
         return FakeExecutor(host, self)
@@ -153,10 +156,17 @@ class FakeCluster:
             self.mounts.pop((host, argv[1]), None)
             return 0, b"", b""
         if argv == ["id", "-u"]:
-            return 0, b"0\n", b""
+            return 0, (b"1000\n" if self.non_root else b"0\n"), b""
+        if argv == ["sudo", "-n", "true"]:
+            return 0, b"", b""
         if argv == ["date", "+%s.%N"]:
             return 0, f"{time.time():.9f}\n".encode(), b""
         raise AssertionError(f"fake host {host} does not know {argv}")
+
+
+def _plain_user_can(argv: Sequence[str]) -> bool:
+    return list(argv) in (["id", "-u"], ["sudo", "-n", "true"], ["date", "+%s.%N"]) or (
+        list(argv[:2]) == ["sh", "-c"] and argv[2] == _preflight.TOOLS_SCRIPT)
 
 
 class FakeExecutor(Executor):
@@ -166,7 +176,12 @@ class FakeExecutor(Executor):
 
     async def run(self, argv, *, timeout=60.0, input=None, sudo=False, check=False, on_output=None) -> CommandResult:
         now = time.time()
-        status, out, err = self.cluster.answer(self.host, argv)
+        if self.cluster.non_root and not sudo and not _plain_user_can(argv):
+            self.cluster.calls.append((self.host, tuple(argv)))
+            status, out, err = ((127, b"", f"sh: 1: {argv[0]}: not found\n".encode()) if argv[0] == "gluster"
+                                else (1, b"", b"Permission denied\n"))
+        else:
+            status, out, err = self.cluster.answer(self.host, argv)
         result = CommandResult(self.host, tuple(argv), status, out, err, now, time.time())
         if check and not result.ok:
             raise CommandFailed(result)

@@ -67,3 +67,13 @@ def test_a_dead_glusterd_fails_that_host_only():
     assert by_host["node1"]["glusterd"].status == OK and not report.ok
     assert by_host["node2"]["gluster"].status == OK  # installed, just not running
     assert by_host["node2"]["brick /srv/brick1/vrep"].status == OK  # the rest is still checked
+
+
+def test_a_non_root_login_with_sudo_passes_like_root_and_says_so():
+    cluster = FakeCluster(peers={"node2", "node3"}, non_root=True)
+    cluster.brick_facts = {(f"node{i}", "/srv/brick1/vrep"): FRESH for i in (1, 2, 3)}
+    report, by_host = _run(cluster, vrep_topology())
+    failed = {(h, n): c.message for h, checks in by_host.items() for n, c in checks.items() if c.status == FAIL}
+    assert report.ok, failed
+    assert by_host["node1"]["root or sudo"].message == "uid 1000 with passwordless sudo"
+    assert by_host["node1"]["gluster"].status == OK and by_host["node1"]["glusterd"].status == OK

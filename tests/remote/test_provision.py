@@ -233,3 +233,15 @@ def test_cancel_from_another_thread_stops_the_running_step_and_reports_it():
     assert [o.status for o in report.outcomes] == [FAILED, PENDING]
     assert report.outcomes[0].message == "cancelled by the user while it ran"
     assert report.outcomes[0].seconds < 10
+
+
+def test_a_non_root_login_provisions_and_tears_down_with_every_root_command_through_sudo():
+    topo = vrep_topology()
+    cluster = FakeCluster(non_root=True)
+    plan = provision_plan(topo, "vrep", fstab=True)
+    report = asyncio.run(run_provision(plan, executors(cluster), Progress()))
+    assert report.ok, report.summary()
+    assert cluster.volumes["vrep"]["status"] == "Started" and cluster.mounts and cluster.fstab["client1"]
+    down = asyncio.run(run_teardown(topo, "vrep", executors(cluster), Progress()))
+    assert down.ok, down.summary()
+    assert cluster.volumes == {} and cluster.mounts == {} and cluster.dirs == set() and cluster.fstab["client1"] == []

@@ -182,7 +182,8 @@ async def _clock(ex: Executor, hc: HostChecks) -> None:
 
 
 async def _gluster(ex: Executor, hc: HostChecks, planned_peers: list[str]) -> None:
-    version = await ex.run(["gluster", "--version"], timeout=30)
+    # through sudo like every gluster command: a non-root login's PATH has no /usr/sbin
+    version = await ex.run(["gluster", "--version"], sudo=True, timeout=30)
     if not version.ok:
         hc.add("gluster", FAIL, "gluster is not installed (Debian: apt install glusterfs-server)")
         return
