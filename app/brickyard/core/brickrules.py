@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from .planmodel import ERROR, NEEDS_FORCE, WARNING, Finding, TopologyIndex
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
 
 FORCE_TAIL = "Use 'force' at the end of the command if you want to override this behavior."
 LOCAL_HOSTS = ("localhost", "127.0.0.1")
-_MOUNT = attrgetter("mount")
 
 
 def _clean(path: str) -> str:
@@ -102,10 +100,8 @@ def _clean_volume_findings(topo: Topology, volume: Volume, index: TopologyIndex)
     if any(a in paths for p in paths for a in _ancestors(p)):
         return None
     out: list[Finding] = []
-    # only a mount equal to "/" or to the path, or written with a trailing slash, can matter;
-    # the distinct mounts are few, so look at them first
-    mounts = set(map(_MOUNT, found))
-    if not any(m == "/" or m[-1:] == "/" or m in paths for m in mounts):
+    # only a mount equal to "/" or to the path, or written with a trailing slash, can matter
+    if not index.mount_nodes:
         return out
     for i in [i for i, b in enumerate(found)
               if b.mount and (b.mount == b.path or b.mount == "/" or b.mount[-1] == "/")]:

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from itertools import chain, repeat
+from operator import attrgetter
 from typing import Sequence
 
 from .layout import resolve
 from .planmodel import ERROR
 from .topology import BrickRef, Layout, Topology
+
+_NODE = attrgetter("node")
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,8 @@ def place(topo: Topology, bricks: Sequence[BrickRef], layout: Layout) -> Placeme
     if size <= 1:
         return Placement(tuple(bricks), "Distribute: every brick is its own set; the order does not matter.")
     n_sets = len(bricks) // size
-    per_node = Counter(b.node for b in bricks)
+    names = list(map(_NODE, bricks))
+    per_node = Counter(names)
     node, most = per_node.most_common(1)[0]
     if most > n_sets:
         return Placement(None, (
@@ -51,8 +56,12 @@ def place(topo: Topology, bricks: Sequence[BrickRef], layout: Layout) -> Placeme
             f"{n_sets} set{'s' if n_sets != 1 else ''} of {size}, so two of its bricks would share a set."))
     site_of = {n.name: n.site for n in topo.nodes}
     by_node: dict[str, list[BrickRef]] = {}
-    for b in bricks:
-        by_node.setdefault(b.node, []).append(b)
+    for name, b in zip(names, bricks):
+        mine = by_node.get(name)
+        if mine is None:
+            by_node[name] = [b]
+        else:
+            mine.append(b)
     site_count = Counter()
     for name, mine in by_node.items():
         site_count[site_of.get(name, "")] += len(mine)
@@ -61,7 +70,7 @@ def place(topo: Topology, bricks: Sequence[BrickRef], layout: Layout) -> Placeme
                                                          site_of.get(item[1], ""), item[0]))
     ordered = [b for _, name in order for b in by_node[name]]
     rows = [ordered[r * n_sets:(r + 1) * n_sets] for r in range(size)]
-    placed = tuple(b for column in zip(*rows) for b in column)  # set by set
+    placed = tuple(chain.from_iterable(zip(*rows)))  # set by set
     return Placement(placed, _site_note(placed, size, site_of, len(site_count)))
 
 
@@ -69,7 +78,9 @@ def _site_note(placed: tuple[BrickRef, ...], size: int, site_of: dict[str, str],
     base = "Placed: no set has two bricks on one node."
     if n_sites < 2:
         return base + " All bricks are in one site, so sets cannot span sites."
-    spans = [len({site_of.get(b.node, "") for b in placed[i:i + size]}) for i in range(0, len(placed), size)]
+    sites = map(site_of.get, map(_NODE, placed), repeat(""))
+    # whole sets only (place checked it); the distinct site tuples are few
+    spans = [len(set(t)) for t in set(zip(*[sites] * size))]
     if min(spans) >= min(n_sites, size):
         return base + f" Every set spans {min(n_sites, size)} sites."
     return base + f" Sets span {min(spans)} to {max(spans)} sites (the bricks per site allow no better spread)."
