@@ -23,11 +23,13 @@ A figure is None when a speed it needs is unknown; ``missing`` says which.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 
 from .planmodel import BrickSet, TopologyIndex
 from .topology import Topology, Volume
 
 LABEL = "estimate"
+_NODE = attrgetter("node")
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ def estimate(topo: Topology, volume: Volume, sets: list[BrickSet], alpha: float 
         bricks = [b for b, k in zip(bricks, keep) if k]
         data = [r for r, k in zip(data, keep) if k]
     speeds = [b.speed_bps if b is not None else None for b in bricks]
-    nodes = {r.node for r in data}
+    nodes = set(map(_NODE, data))
     links = [_gbps(index.nodes[n].nic_gbps) if n in index.nodes else None for n in nodes]
     brick = min(speeds) if speeds and None not in speeds else None
     server_link = min(links) if links and None not in links else None

@@ -27,13 +27,16 @@ which is exact when each unit holds bricks of one set only and a lower bound oth
 from __future__ import annotations
 
 from collections import Counter
-from itertools import combinations, repeat
+from itertools import chain, combinations, repeat
+from operator import attrgetter
 from typing import Callable, Iterable, Sequence
 
 from .planmodel import DEGRADED, DOWN, UP, BrickSet, SetState, Tolerance, VolumeState
 from .topology import BrickRef, Topology, Volume
 
 EXACT_UNITS = 12
+
+_NODE, _BRICKS, _INDEX = attrgetter("node"), attrgetter("bricks"), attrgetter("index")
 
 
 class FailureSpecError(ValueError):
@@ -130,10 +133,14 @@ def _up_state(index: int) -> SetState:
 
 def volume_state(topo: Topology, sets: Iterable[BrickSet], failed: frozenset[BrickRef],
                  options: dict[str, str] | None = None) -> VolumeState:
+    if not failed:
+        shared = _UP_STATES
+        return VolumeState(tuple([shared.get(i) or _up_state(i) for i in map(_INDEX, sets)]),
+                           True, True, UP)
     quorum = _quorum(options)
     states = []
     for s in sets:
-        lost = tuple(b for b in s.bricks if b in failed) if failed else ()
+        lost = tuple(b for b in s.bricks if b in failed)
         if not lost:
             states.append(_up_state(s.index))
             continue
@@ -330,11 +337,12 @@ def _best(classes: _Classes, quorum: tuple[str, int], worst: int) -> tuple[int, 
 
 
 def _node_classes(sets: list[BrickSet]) -> _Classes:
-    names = [b.node for s in sets for b in s.bricks]
-    size = len(sets[0].bricks) if sets else 0
-    if size and all(len(s.bricks) == size for s in sets):
-        return _Classes(sets, zip(*[iter(names)] * size))  # whole sets: tuples built in C
-    return _Classes(sets, (tuple([b.node for b in s.bricks]) for s in sets))
+    members = list(map(_BRICKS, sets))
+    size = len(members[0]) if members else 0
+    if size and all(len(m) == size for m in members):  # whole sets: tuples built in C
+        names = map(_NODE, chain.from_iterable(members))
+        return _Classes(sets, zip(*[names] * size))
+    return _Classes(sets, (tuple(map(_NODE, m)) for m in members))
 
 
 def worst_node_failures(sets: Iterable[BrickSet], options: dict[str, str] | None = None) -> int:

@@ -10,12 +10,14 @@ then answers yes to each, which is why the planner shows them as warnings before
 from __future__ import annotations
 
 import shlex
+from operator import attrgetter
 from typing import Sequence
 
 from .layout import Resolved, resolve
 from .topology import Topology, Volume
 
 GLUSTER = "gluster"
+_NODE = attrgetter("node")
 
 
 def _gluster(mode_script: bool) -> list[str]:
@@ -59,7 +61,7 @@ def provision_commands(topo: Topology, volume: Volume, resolved: Resolved | None
                        mode_script: bool = False) -> list[list[str]]:
     """Everything to run on the volume's first node: probe every other node holding one of
     its bricks (in brick order), create, set each option, start."""
-    hosts = list(dict.fromkeys(b.node for b in volume.bricks))
+    hosts = list(dict.fromkeys(map(_NODE, volume.bricks)))
     commands = [peer_probe_argv(h, mode_script) for h in hosts[1:]]
     commands.append(volume_create_argv(topo, volume, mode_script=mode_script, resolved=resolved))
     commands.extend(volume_set_argv(volume.name, k, v, mode_script) for k, v in volume.options.items())
