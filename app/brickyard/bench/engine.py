@@ -245,7 +245,8 @@ async def _volume_info(server: Executor, sessions: Sequence[TargetSession]) -> t
     if ":" not in source:
         return "", {}
     volume = source.split(":", 1)[1].lstrip("/")
-    res = await server.run(["gluster", "volume", "info", volume, "--xml"], timeout=60)
+    # the gluster CLI needs root (and /usr/sbin): through sudo when the login is not root
+    res = await server.run(["gluster", "--mode=script", "volume", "info", volume, "--xml"], sudo=True, timeout=60)
     if not res.ok:
         return "", {}
     try:

@@ -31,7 +31,8 @@ async def host_facts(ex: Executor) -> dict[str, str]:
     for line in release.splitlines():
         if line.startswith("PRETTY_NAME="):
             facts["os"] = line.split("=", 1)[1].strip('"')
-    version = await _out(ex, ["glusterfs", "--version"])
+    # glusterfs lives in /usr/sbin, which a non-root login's PATH leaves out
+    version = await _out(ex, ["sh", "-c", 'PATH="$PATH:/usr/sbin:/sbin"; exec glusterfs --version'])
     if version:
         facts["gluster"] = version.splitlines()[0]
     return facts
