@@ -337,6 +337,8 @@ def run_step(cmd, scratch):
         if not t.is_alive() and t.ident is None:
             t.start()
     emit({"event": "released", "id": sid, "t": released})
+    for p in procs:      # what each worker had written before the release (its own set-up)
+        p["w0"] = (io_counters(p["pid"]) or (0, 0))[1]
     stalled = timed_out = False
     last_any_progress = released
     max_idle = 0.0
@@ -364,8 +366,13 @@ def run_step(cmd, scratch):
             total += p["io"][0] + p["io"][1]      # finished workers keep their last count
         done = sum(1 for p in procs if p["end"] is not None)
         dirty = dirty_pages()
-        if done != done_before or (dirty is not None and flushing is not None and dirty < flushing):
-            last_any_progress = now        # a worker finished, or the kernel is writing back (fdatasync)
+        # Writeback (Dirty pages falling) is progress only while a running worker has written
+        # something: then it is most likely that worker's fdatasync. On a busy host other
+        # processes' writeback would otherwise hide a real pause.
+        writing = any(p["end"] is None and p["io"][1] > p["w0"] for p in procs)
+        flushed = writing and dirty is not None and flushing is not None and dirty < flushing
+        if done != done_before or flushed:
+            last_any_progress = now        # a worker finished, or the kernel is writing back its data
         done_before, flushing = done, dirty
         max_idle = max(max_idle, now - last_any_progress)
         emit({"event": "progress", "id": sid, "io_bytes": total, "done": done, "t": now})
