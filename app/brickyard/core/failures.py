@@ -222,44 +222,28 @@ class _Classes:
 
     __slots__ = ("sets", "units", "weight")
 
-    def __init__(self, sets: list[BrickSet], units_of: Iterable[tuple[str, ...]]):
+    def __init__(self, sets: Iterable[BrickSet], units_of: Iterable[tuple[str, ...]],
+                 weights: Iterable[int] | None = None):
         self.sets: list[BrickSet] = []
         self.units: list[tuple[str, ...]] = []
         self.weight: list[int] = []
         seen: dict[tuple, int] = {}
-        for s, units in zip(sets, units_of):
+        for s, units, w in zip(sets, units_of, repeat(1) if weights is None else weights):
             key = (units, s.redundancy, s.arbiter is None)
             i = seen.get(key)
             if i is None:
                 seen[key] = len(self.sets)
                 self.sets.append(s)
                 self.units.append(units)
-                self.weight.append(1)
+                self.weight.append(w)
             else:
-                self.weight[i] += 1
+                self.weight[i] += w
 
     def mapped(self, unit_of: Callable[[str], str]) -> "_Classes":
         """The same sets with each unit replaced by ``unit_of(unit)`` (nodes -> sites)."""
-        out = _Classes([], ())
-        seen: dict[tuple, int] = {}
-        memo: dict[str, str] = {}
-        for s, units, w in zip(self.sets, self.units, self.weight):
-            mapped = []
-            for u in units:
-                m = memo.get(u)
-                if m is None:
-                    m = memo[u] = unit_of(u)
-                mapped.append(m)
-            key = (tuple(mapped), s.redundancy, s.arbiter is None)
-            i = seen.get(key)
-            if i is None:
-                seen[key] = len(out.sets)
-                out.sets.append(s)
-                out.units.append(key[0])
-                out.weight.append(w)
-            else:
-                out.weight[i] += w
-        return out
+        memo = {u: unit_of(u) for u in {u for units in self.units for u in units}}
+        return _Classes(self.sets, (tuple(map(memo.__getitem__, units)) for units in self.units),
+                        self.weight)
 
     def worst(self, quorum: tuple[str, int]) -> int:
         """The fewest units whose failure stops some set, minus one."""
