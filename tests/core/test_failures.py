@@ -207,3 +207,12 @@ def test_greedy_best_case_is_exact_when_no_node_holds_two_sets(sizes, kind, quor
         greedy = plan_volume(topo, vol).tolerance
     assert greedy.best_exact
     assert greedy.nodes_best == exact.nodes_best
+
+
+def test_alike_sets_sharing_nodes_make_the_greedy_a_lower_bound():
+    # 7 pairs of nodes, each pair holding two replica-2 sets with the same nodes in the same
+    # order: the tolerance sees one class of sets per pair, but every node is in two sets.
+    topo = build({f"n{i:02}": 2 for i in range(14)})
+    bricks = [BrickRef(f"n{p + k:02}", f"/data/b{b}/brick") for p in range(0, 14, 2) for b in (1, 2) for k in (0, 1)]
+    t = plan(topo, volume(topo, T.DISTRIBUTED_REPLICATE, bricks, replica=2)).tolerance
+    assert (t.nodes_worst, t.nodes_best, t.best_exact) == (1, 7, False)
