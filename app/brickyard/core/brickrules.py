@@ -17,6 +17,8 @@
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from .planmodel import ERROR, NEEDS_FORCE, WARNING, Finding, TopologyIndex
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 
 FORCE_TAIL = "Use 'force' at the end of the command if you want to override this behavior."
 LOCAL_HOSTS = ("localhost", "127.0.0.1")
+_NODE, _PATH = attrgetter("node"), attrgetter("path")
 
 
 def _clean(path: str) -> str:
@@ -94,7 +97,7 @@ def _clean_volume_findings(topo: Topology, volume: Volume, index: TopologyIndex)
         return None
     if any(v.bricks and v.name != volume.name for v in topo.volumes):
         return None
-    paths = {r.path for r in refs}
+    paths = set(map(_PATH, refs))
     if any(p[:1] != "/" or (p[-1:] == "/" and p != "/") for p in paths):
         return None
     if any(a in paths for p in paths for a in _ancestors(p)):
@@ -215,7 +218,7 @@ def _same_server_findings(nodes: dict[str, Node], resolved: "Resolved",
     if len(set(server_of.values())) == len(server_of):
         server_of = {}  # every node is its own server: compare node names
     out: list[Finding] = []
-    all_names = [r.node for members in sets for r in members]
+    all_names = list(map(_NODE, chain.from_iterable(sets)))
     size = resolved.set_size
     if not server_of and all(len(m) == size for m in sets):
         # whole sets of node names: the distinct ones are few (auto-placed: one per node)
