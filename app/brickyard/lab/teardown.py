@@ -114,7 +114,8 @@ def _remove_files(state: LabState) -> list[str]:
         shutil.rmtree(directory, ignore_errors=True)
     else:
         for name in ("images", "machines", "leases", "id_ed25519", "id_ed25519.pub", "authorized_keys",
-                     "known_hosts", "ssh_config", "hosts", "topology.brickyard.json", "lab.json"):
+                     "known_hosts", "ssh_config", "hosts", "topology.brickyard.json",
+                     "topology-admin.brickyard.json", "lab.json"):
             path = directory / name
             if path.is_dir():
                 shutil.rmtree(path, ignore_errors=True)
