@@ -125,6 +125,11 @@ def run_status(args: argparse.Namespace) -> int:
           f"{'' if health.bridge else ' (bridge missing)'}; started {state.started_at}"
           + (f", up in {state.up_seconds:.1f} s" if state.up_seconds else ""))
     print(f"  ssh -F {shlex.quote(state.ssh_config)} node1    topology: {state.topology_file}")
+    if state.admin_user:
+        from ..lab.config import admin_alias
+
+        print(f"  ssh -F {shlex.quote(state.ssh_config)} {admin_alias('node1')}    as {state.admin_user} "
+              f"(non-root, passwordless sudo), topology: {state.admin_topology_file}")
     for h in health.machines:
         checks = [f"ssh {'ok' if h.ssh else 'DOWN'}"]
         if h.glusterd is not None:
