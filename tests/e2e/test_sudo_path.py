@@ -112,7 +112,9 @@ def test_preflight_as_admin_finds_sudo_gluster_and_the_fuse_client_and_names_a_h
         parked.rename(rule)
     sudo = by_host[client]["root or sudo"]
     assert code == 1 and sudo["status"] == "fail", sudo
-    assert "not root" in sudo["message"] and "sudo" in sudo["message"]
+    assert sudo["message"].startswith(f"logged in as uid {admin_uid(lab, client)}, not root, and "
+                                      "`sudo -n true` fails: sudo: a password is required"), sudo
+    assert set(by_host[client]) == {"reachable", "authenticated", "root or sudo"}
     assert by_host["node1"]["root or sudo"]["status"] == "ok"
 
 

@@ -41,6 +41,7 @@ class FakeCluster:
     # log in as uid 1000 with passwordless sudo: only what a plain user can do works without
     # sudo (gluster is not even on a non-root PATH: it lives in /usr/sbin)
     non_root: bool = False
+    sudo_answer: tuple[int, bytes] = (0, b"")  # what `sudo -n true` answers: status, stderr
 
     def executor(self, host: str) -> "FakeExecutor":
         return FakeExecutor(host, self)
@@ -158,7 +159,7 @@ class FakeCluster:
         if argv == ["id", "-u"]:
             return 0, (b"1000\n" if self.non_root else b"0\n"), b""
         if argv == ["sudo", "-n", "true"]:
-            return 0, b"", b""
+            return self.sudo_answer[0], b"", self.sudo_answer[1]
         if argv == ["date", "+%s.%N"]:
             return 0, f"{time.time():.9f}\n".encode(), b""
         raise AssertionError(f"fake host {host} does not know {argv}")

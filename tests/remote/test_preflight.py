@@ -2,6 +2,8 @@
 
 import asyncio
 
+import pytest
+
 from brickyard.remote.preflight import FAIL, OK, WARN, preflight
 
 from .fakes import FakeCluster, executors
@@ -77,3 +79,17 @@ def test_a_non_root_login_with_sudo_passes_like_root_and_says_so():
     assert report.ok, failed
     assert by_host["node1"]["root or sudo"].message == "uid 1000 with passwordless sudo"
     assert by_host["node1"]["gluster"].status == OK and by_host["node1"]["glusterd"].status == OK
+
+
+@pytest.mark.parametrize("answer, why", [
+    ((1, b"sudo: a password is required\n"), "`sudo -n true` fails: sudo: a password is required"),
+    ((127, b"sh: 1: sudo: not found\n"), "sudo is not installed"),
+])
+def test_a_non_root_login_without_sudo_fails_that_check_with_sudos_reason(answer, why):
+    cluster = FakeCluster(peers={"node2", "node3"}, non_root=True, sudo_answer=answer)
+    report, by_host = _run(cluster, vrep_topology())
+    check = by_host["node1"]["root or sudo"]
+    assert not report.ok and check.status == FAIL
+    assert check.message.startswith(f"logged in as uid 1000, not root, and {why}; gluster and mount need root")
+    # nothing that needs root is tried on such a host
+    assert set(by_host["node1"]) == {"reachable", "authenticated", "root or sudo"}

@@ -156,8 +156,13 @@ async def _access(ex: Executor, hc: HostChecks) -> bool:
     if sudo.ok:
         hc.add("root or sudo", OK, f"uid {result.text.strip()} with passwordless sudo")
         return True
-    hc.add("root or sudo", FAIL, "not root and `sudo -n true` fails: gluster and mount need root "
-                                 "(allow passwordless sudo or log in as root)")
+    if sudo.exit_status == 127:
+        why = "sudo is not installed"
+    else:
+        said = sudo.stderr.decode(errors="replace").strip().splitlines()
+        why = f"`sudo -n true` fails: {said[-1][:200] if said else f'exit status {sudo.exit_status}'}"
+    hc.add("root or sudo", FAIL, f"logged in as uid {result.text.strip()}, not root, and {why}; gluster and "
+                                 "mount need root (allow this user passwordless sudo or log in as root)")
     return False
 
 
