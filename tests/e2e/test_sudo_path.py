@@ -17,7 +17,7 @@ from brickyard.bench.engine import TargetSpec, run_benchmark
 from brickyard.cli import main
 from brickyard.core.results import RunStatus
 from brickyard.core.topology import BrickRef, Layout, Mount, Volume, VolumeType
-from brickyard.lab.config import ADMIN_SUDOERS
+from brickyard.lab.config import ADMIN_SUDOERS, admin_alias
 from brickyard.remote.executor import CommandTimeout
 from brickyard.remote.hosts import TopologyHosts
 from brickyard.remote.loop import Progress
@@ -55,6 +55,8 @@ def test_admin_exists_only_inside_the_lab_and_sudo_decides_who_runs_a_command(la
     async def body(pool):
         ex = pool.executor("node1", user=admin)
         assert await ex.login_user() == admin
+        # the ssh_config alias reaches the same account, host key checked like node1's
+        assert await pool.executor(admin_alias("node1")).login_user() == admin
         plain = await ex.run(["id", "-u"], check=True)
         root = await ex.run(["id", "-u"], sudo=True, check=True)
         # arguments reach the command word for word through sudo too
