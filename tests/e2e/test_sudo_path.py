@@ -232,6 +232,26 @@ def test_benchmark_as_admin_drops_caches_and_reads_volume_facts_through_sudo(lab
     assert lab.ssh(vol.client, ["ls", "-A", target]).stdout.split() == []
 
 
+def test_metadata_attribute_cache_off_pass_mounts_through_sudo_as_admin(lab, admin_volume):
+    vol = admin_volume
+    target = f"{vol.mount}/by-admin-md"
+    lab.ssh(vol.client, ["install", "-d", "-o", lab.admin_user, target])
+
+    async def body(pool):
+        return await run_benchmark(registry.find("metadata"), {"repeats": "1", "seconds": "0.3"},
+                                   [(TargetSpec(vol.client, target), pool.executor(vol.client, user=lab.admin_user))],
+                                   servers=[pool.executor("node1", user=lab.admin_user)], progress=Progress())
+
+    run = on_pool(lab, body)
+    assert run.status is RunStatus.COMPLETE, run.error
+    mounts = [s.params["mount"] for s in run.steps]
+    assert any("attribute-timeout=0" in m for m in mounts), [(s.params, s.note) for s in run.steps]
+    assert all(s.valid for s in run.steps), [(s.params, s.note) for s in run.steps]
+    # the second mount is gone again, and so is everything the run made
+    assert "attribute-timeout=0" not in lab.ssh(vol.client, ["findmnt", "-rn", "-o", "OPTIONS,TARGET"]).stdout
+    assert lab.ssh(vol.client, ["ls", "-A", target]).stdout.split() == []
+
+
 def test_teardown_through_sudo_removes_only_what_brickyard_made(lab, admin_volume):
     vol = admin_volume
     vol.teardown()
