@@ -7,6 +7,7 @@ anyone changing it under another's feet.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 from operator import attrgetter
 
 from .topology import Brick, BrickRef, Node, Topology
@@ -142,20 +143,30 @@ class TopologyIndex:
         self.nodes: dict[str, Node] = {n.name: n for n in topo.nodes}
         self.per_node: dict[str, dict[str, Brick]] = {}
         shared = []
-        at_mounts = []
         for n in topo.nodes:
             bricks = n.bricks
-            self.per_node[n.name] = by_path = {b.path: b for b in bricks}
-            mounts = set(map(_MOUNT, bricks))
-            if "/" in mounts or not mounts.isdisjoint(by_path) or any(m[-1:] == "/" for m in mounts):
-                at_mounts.append(n.name)
+            self.per_node[n.name] = {b.path: b for b in bricks}
             if len(bricks) > 1:
                 filesystems = [b.filesystem for b in bricks if b.filesystem]
                 if len(set(filesystems)) < len(filesystems):
                     shared.append(n.name)
         self.shared_nodes: frozenset[str] = frozenset(shared)
-        self.mount_nodes: frozenset[str] = frozenset(at_mounts)
+        self.mount_nodes: frozenset[str] = frozenset(self._mount_nodes(topo))
         self._last: tuple[list[BrickRef], int, list[Brick | None], int, bool] | None = None
+
+    def _mount_nodes(self, topo: Topology) -> list[str]:
+        # the topology's distinct mounts and paths first (a handful), node by node only if
+        # one of them could matter
+        mounts = set(map(_MOUNT, chain.from_iterable([n.bricks for n in topo.nodes])))
+        paths = set().union(*self.per_node.values())
+        if not any(m[-1:] == "/" for m in mounts) and mounts.isdisjoint(paths):
+            return []
+        out = []
+        for n in topo.nodes:
+            mounts = set(map(_MOUNT, n.bricks))
+            if any(m[-1:] == "/" for m in mounts) or not mounts.isdisjoint(self.per_node[n.name]):
+                out.append(n.name)
+        return out
 
     def brick(self, ref: BrickRef) -> Brick | None:
         return self.per_node.get(ref.node, _EMPTY).get(ref.path)
