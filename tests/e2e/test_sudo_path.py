@@ -1,10 +1,10 @@
 """The non-root path: SSH in as the lab's admin account (passwordless sudo, exists only inside
 the lab machines) and let Brickyard reach root through ``sudo -n`` for executing, pre-flight,
-provisioning, teardown and a benchmark's cache drop."""
+provisioning, teardown, a benchmark's cache drop and the metadata workload's second mount."""
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import json
 import time
 from dataclasses import replace
@@ -23,20 +23,22 @@ from brickyard.remote.hosts import TopologyHosts
 from brickyard.remote.loop import Progress
 from brickyard.remote.importer import import_cluster
 from brickyard.remote.provision import fstab_line, provision_plan, run_provision
-from brickyard.remote.ssh import SshOptions, SshPool
 from brickyard.remote.steps import DONE
 from brickyard.remote.teardown import run_teardown
 
+from .test_provision_lab import run_on_pool
 
-def on_pool(lab, body):
-    async def main_():
-        pool = SshPool(SshOptions(config_files=[str(lab.ssh_config)]))
-        try:
-            return await body(pool)
-        finally:
-            await pool.close()
 
-    return asyncio.run(main_())
+@contextlib.contextmanager
+def sudo_rule_parked(lab, machine: str):
+    """The admin account without its sudo rule on ``machine`` for the duration."""
+    rule = Path(lab.state.machine(machine).dir) / "sudoers.d" / ADMIN_SUDOERS
+    parked = rule.with_name("admin-sudoers.parked")
+    rule.rename(parked)
+    try:
+        yield
+    finally:
+        parked.rename(rule)
 
 
 def admin_uid(lab, machine: str) -> str:
@@ -69,7 +71,7 @@ def test_admin_exists_only_inside_the_lab_and_sudo_decides_who_runs_a_command(la
         await ex.run(["rm", "-f", f"/var/tmp/bysudo-{marker}"], sudo=True, check=True)
         return plain.text.strip(), root.text.strip(), echoed.text, owner.text.strip()
 
-    plain, root, echoed, owner = on_pool(lab, body)
+    plain, root, echoed, owner = run_on_pool(lab, body)
     assert (plain, root) == (uid, "0") and uid != "0"
     assert echoed == "a b|$HOME|'; id|"
     assert owner == "root 600"
@@ -105,13 +107,8 @@ def test_preflight_as_admin_finds_sudo_gluster_and_the_fuse_client_and_names_a_h
 
     # the same account without its sudo rule on the client: a clear failure, not a crash
     client = lab.clients[0]
-    rule = Path(lab.state.machine(client).dir) / "sudoers.d" / ADMIN_SUDOERS
-    parked = rule.with_name("admin-sudoers.parked")
-    rule.rename(parked)
-    try:
+    with sudo_rule_parked(lab, client):
         code, by_host = _preflight(capsys, lab, topo_file)
-    finally:
-        parked.rename(rule)
     sudo = by_host[client]["root or sudo"]
     assert code == 1 and sudo["status"] == "fail", sudo
     assert sudo["message"].startswith(f"logged in as uid {admin_uid(lab, client)}, not root, and "
@@ -149,10 +146,10 @@ class AdminVolume:
         self.down = None
 
     def provision(self):
-        self.report = on_pool(self.lab, lambda pool: run_provision(self.plan, TopologyHosts(self.topo, pool), Progress()))
+        self.report = run_on_pool(self.lab, lambda pool: run_provision(self.plan, TopologyHosts(self.topo, pool), Progress()))
 
     def teardown(self):
-        self.down = on_pool(self.lab, lambda pool: run_teardown(self.topo, VOLUME, TopologyHosts(self.topo, pool),
+        self.down = run_on_pool(self.lab, lambda pool: run_teardown(self.topo, VOLUME, TopologyHosts(self.topo, pool),
                                                                 Progress()))
 
 
@@ -185,7 +182,7 @@ def test_provision_through_sudo_creates_bricks_starts_mounts_and_imports_back(la
     written = lab.ssh(vol.client, ["sudo", "-n", "sh", "-c", f"echo hello > {vol.mount}/f && cat {vol.mount}/f"],
                       user=lab.admin_user).stdout
     assert written == "hello\n"
-    imported = on_pool(lab, lambda pool: import_cluster(TopologyHosts(vol.topo, pool)("node1"), VOLUME))
+    imported = run_on_pool(lab, lambda pool: import_cluster(TopologyHosts(vol.topo, pool)("node1"), VOLUME))
     assert imported.topology.require_volume(VOLUME).bricks == vol.plan.volume.bricks
 
 
@@ -200,7 +197,7 @@ def _dd_as_admin(lab, target: str):
             [(TargetSpec(client, target), pool.executor(client, user=admin))],
             servers=[pool.executor(n, user=admin) for n in BRICKS], progress=Progress())
 
-    return on_pool(lab, body)
+    return run_on_pool(lab, body)
 
 
 def test_benchmark_as_admin_drops_caches_and_reads_volume_facts_through_sudo(lab, admin_volume):
@@ -219,13 +216,8 @@ def test_benchmark_as_admin_drops_caches_and_reads_volume_facts_through_sudo(lab
     assert prov.hosts[vol.client]["gluster"].startswith("glusterfs")
 
     # the same login without its sudo rule on the client: the step says so instead of pretending
-    rule = Path(lab.state.machine(vol.client).dir) / "sudoers.d" / ADMIN_SUDOERS
-    parked = rule.with_name("admin-sudoers.parked")
-    rule.rename(parked)
-    try:
+    with sudo_rule_parked(lab, vol.client):
         run = _dd_as_admin(lab, target)
-    finally:
-        parked.rename(rule)
     assert run.status is RunStatus.COMPLETE, run.error
     assert all("caches-not-dropped" in s.flags for s in run.steps), [(s.flags, s.note) for s in run.steps]
     assert f"caches not dropped on {vol.client} (not root, no sudo)" in run.steps[0].note
@@ -242,7 +234,7 @@ def test_metadata_attribute_cache_off_pass_mounts_through_sudo_as_admin(lab, adm
                                    [(TargetSpec(vol.client, target), pool.executor(vol.client, user=lab.admin_user))],
                                    servers=[pool.executor("node1", user=lab.admin_user)], progress=Progress())
 
-    run = on_pool(lab, body)
+    run = run_on_pool(lab, body)
     assert run.status is RunStatus.COMPLETE, run.error
     mounts = [s.params["mount"] for s in run.steps]
     assert any("attribute-timeout=0" in m for m in mounts), [(s.params, s.note) for s in run.steps]
