@@ -93,6 +93,28 @@ def test_sqlite_file_uses_wal_foreign_keys_and_a_busy_timeout(sqlite_url):
     store.close()
 
 
+def test_opening_a_new_file_waits_for_another_instance_that_holds_its_write_lock(sqlite_url, tmp_path):
+    """The race behind instances starting at once: while one holds the write lock of a file
+    still in rollback mode, SQLite refuses another's switch to WAL at once ("database is
+    locked", no busy handler), so the store must wait for the lock itself."""
+    import sqlite3
+    import threading
+
+    other = sqlite3.connect(tmp_path / "history.sqlite3", isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(0.5, lambda: other.execute("COMMIT"))
+    release.start()
+    try:
+        store = HistoryStore(sqlite_url)
+    finally:
+        release.join()
+        other.close()
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    assert current_revision(store.engine) == head_revision()
+    store.close()
+
+
 def test_instances_starting_at_once_migrate_once_without_errors(db_url):
     import subprocess
     import sys

@@ -13,6 +13,8 @@ lock), so two instances starting at once migrate once.
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 
 from alembic import command
@@ -66,7 +68,7 @@ def _configure_sqlite(engine: Engine) -> None:
         dbapi_conn.isolation_level = None  # we emit BEGIN ourselves
         cur = dbapi_conn.cursor()
         cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        cur.execute("PRAGMA journal_mode = WAL")
+        _enter_wal(cur)
         cur.execute("PRAGMA foreign_keys = ON")
         cur.execute("PRAGMA synchronous = FULL")
         cur.close()
@@ -75,6 +77,24 @@ def _configure_sqlite(engine: Engine) -> None:
     def _on_begin(conn: Connection) -> None:
         immediate = conn.get_execution_options().get(IMMEDIATE, False)
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def _enter_wal(cur: sqlite3.Cursor) -> None:
+    """Switch the file to WAL (a persistent setting, so once per file), waiting out other
+    instances. Two instances opening a new file at once both try the switch; SQLite then
+    answers one of them "database is locked" at once instead of calling the busy handler
+    (waiting could deadlock), so the wait is done here, up to the busy timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    delay = 0.005
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
 
 
 def _alembic_config(conn: Connection | None = None) -> Config:
