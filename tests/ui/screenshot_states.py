@@ -18,6 +18,18 @@ EXAMPLES = ROOT / "resources" / "examples"
 
 
 def settle(app: QApplication, rounds: int = 20) -> None:
+    """Process what is pending, then 150 ms of timers. On a busy machine Xvfb may map the
+    window late: until it is exposed Qt paints nothing and a grab would be blank, so wait
+    for that first (event-driven, up to 60 s), not for a fixed time."""
+    import time
+
+    deadline = time.monotonic() + 60
+    for window in app.topLevelWindows():
+        while window.isVisible() and not window.isExposed():
+            if time.monotonic() > deadline:
+                raise SystemExit(f"the window {window.title()!r} was not exposed within 60 s")
+            app.processEvents()
+            time.sleep(0.01)
     for _ in range(rounds):
         app.processEvents()
     loop_done = []
