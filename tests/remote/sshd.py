@@ -67,17 +67,8 @@ class Sshd:
                 self.proc.wait()
 
 
-def start_sshd(root: Path) -> Sshd:
-    if not Path(SSHD).exists():
-        raise FileNotFoundError("sshd is not installed (Debian package openssh-server)")
-    root.mkdir(parents=True, exist_ok=True)
-    user = os.environ.get("USER") or subprocess.run(["id", "-un"], capture_output=True, text=True).stdout.strip()
-    if os.geteuid() == 0:
-        Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation directory
-    host_key = keygen(root / "ssh_host_ed25519_key")
-    client_key = keygen(root / "id_ed25519")
-    (root / "authorized_keys").write_text(client_key.with_suffix(".pub").read_text())
-    port = free_port()
+def _start_on(root: Path, port: int, host_key: Path) -> subprocess.Popen | None:
+    """sshd on ``port``, once it accepts connections; None if it exited (port taken)."""
     config = root / "sshd_config"
     config.write_text(
         f"Port {port}\nListenAddress 127.0.0.1\nHostKey {host_key}\nPidFile {root / 'sshd.pid'}\n"
@@ -88,16 +79,61 @@ def start_sshd(root: Path) -> Sshd:
     log = open(root / "sshd.log", "wb")
     proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while True:
+    log.close()
+    deadline = time.monotonic() + 60          # generous: a busy CI machine
+    while proc.poll() is None:
+        if _listening(proc.pid, port):
+            return proc
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            raise RuntimeError(f"sshd did not listen within 60 s: {(root / 'sshd.log').read_text()}")
+        time.sleep(0.05)
+    return None
+
+
+def _listening(pid: int, port: int) -> bool:
+    """Does process ``pid`` itself hold the listening socket on 127.0.0.1:``port``? (A
+    connect alone could reach whoever else took the port.)"""
+    inodes = set()
+    with open("/proc/net/tcp") as fh:
+        for line in fh.readlines()[1:]:
+            fields = line.split()
+            local, state, inode = fields[1], fields[3], fields[9]
+            if state == "0A" and local == f"0100007F:{port:04X}":
+                inodes.add(f"socket:[{inode}]")
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                break
+            if os.readlink(f"/proc/{pid}/fd/{fd}") in inodes:
+                return True
         except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(f"sshd did not start: {(root / 'sshd.log').read_text()}")
-            time.sleep(0.05)
+            continue
+    return False
+
+
+def start_sshd(root: Path) -> Sshd:
+    if not Path(SSHD).exists():
+        raise FileNotFoundError("sshd is not installed (Debian package openssh-server)")
+    root.mkdir(parents=True, exist_ok=True)
+    user = os.environ.get("USER") or subprocess.run(["id", "-un"], capture_output=True, text=True).stdout.strip()
+    if os.geteuid() == 0:
+        Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation directory
+    host_key = keygen(root / "ssh_host_ed25519_key")
+    client_key = keygen(root / "id_ed25519")
+    (root / "authorized_keys").write_text(client_key.with_suffix(".pub").read_text())
+    for _ in range(5):
+        # the port is free when picked but bound only when sshd starts: if something took
+        # it meanwhile sshd exits, and we try another port
+        port = free_port()
+        proc = _start_on(root, port, host_key)
+        if proc is not None:
+            break
+    else:
+        raise RuntimeError(f"sshd did not start on 5 free ports: {(root / 'sshd.log').read_text()}")
     known = root / "user_known_hosts"
     ssh_config = root / "ssh_config"
     ssh_config.write_text(
