@@ -74,6 +74,16 @@ class PostgresServer:
                               capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
         if init.returncode != 0:
             raise RuntimeError(f"initdb failed ({init.returncode}): {init.stderr.strip()[-2000:]}")
+        for _ in range(5):
+            if self._run_postmaster():
+                return
+            self.port = _free_port()     # taken between picking and binding: another one
+        raise RuntimeError(f"postgres found no free port in 5 tries: "
+                           f"{(self.root / 'log').read_text(errors='replace')[-2000:]}")
+
+    def _run_postmaster(self) -> bool:
+        """Start the postmaster and wait until it accepts connections; False if its port
+        was taken meanwhile."""
         die_with_us = [*self.as_user, "--pdeathsig", "SIGINT", "--"] if self.as_user else []
         log = open(self.root / "log", "wb")
         self.proc = subprocess.Popen(
@@ -86,12 +96,14 @@ class PostgresServer:
         deadline = time.monotonic() + 60
         while True:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"postgres exited ({self.proc.returncode}): "
-                                   f"{(self.root / 'log').read_text(errors='replace')[-2000:]}")
+                text = (self.root / "log").read_text(errors="replace")
+                if "could not bind" in text or "Address already in use" in text:
+                    return False
+                raise RuntimeError(f"postgres exited ({self.proc.returncode}): {text[-2000:]}")
             try:
                 psycopg2.connect(host="127.0.0.1", port=self.port, user="brickyard", dbname="postgres",
                                  connect_timeout=2).close()
-                return
+                return True
             except psycopg2.OperationalError:
                 if time.monotonic() > deadline:
                     raise RuntimeError("postgres did not accept connections within 60 s") from None
