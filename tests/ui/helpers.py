@@ -27,7 +27,7 @@ def show_active(qtbot, widget) -> None:
     widget.show()
     qtbot.waitExposed(widget)
     widget.windowHandle().requestActivate()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is widget, timeout=3000)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is widget, timeout=10_000)
 
 
 def point_of(view, item: QGraphicsItem, where: QPointF | None = None) -> QPoint:

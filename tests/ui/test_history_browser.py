@@ -179,7 +179,7 @@ def test_the_list_fetches_pages_as_it_scrolls(qtbot, tmp_path, monkeypatch):
     assert view.model.rowCount() == 5 and view.model.canFetchMore()
     assert view.count_label.text() == "12 of 12 runs"
     view.table.scrollToBottom()
-    qtbot.waitUntil(lambda: view.model.rowCount() > 5, timeout=3000)     # Qt asks for more itself
+    qtbot.waitUntil(lambda: view.model.rowCount() > 5, timeout=10_000)   # Qt asks for more itself
     view.load_all_rows()
     assert [r.run_id for r in view.model.rows] == [r.run_id for r in s.list_runs()]
     view.filter_bar.set_value("gluster_version", "3.12.15")
