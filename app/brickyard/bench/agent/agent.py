@@ -98,8 +98,7 @@ def boost(on):
 
 
 def dirty_pages():
-    """Dirty + Writeback kB from /proc/meminfo: falling while a worker sits in fdatasync
-    means the flush is progressing even though its own I/O counters stand still."""
+    """Dirty + Writeback kB from /proc/meminfo (the whole host)."""
     try:
         with open("/proc/meminfo") as fh:
             vals = {}
@@ -110,6 +109,102 @@ def dirty_pages():
         return vals.get("Dirty", 0) + vals.get("Writeback", 0)
     except (OSError, ValueError, IndexError):
         return None
+
+
+# File systems whose writes never wait on the host's page-cache writeback: a FUSE mount
+# (gluster's, without kernel-writeback-cache) sends each write() as a request, so a worker
+# stuck there shows in its own counters; tmpfs has nothing to write back.
+NO_WRITEBACK = ("fuse", "tmpfs", "ramfs", "devtmpfs")
+
+
+def mounts():
+    """{mount id: (major, minor, fs type)} from /proc/self/mountinfo."""
+    found = {}
+    try:
+        with open("/proc/self/mountinfo") as fh:
+            for line in fh:
+                left, _, right = line.partition(" - ")
+                fields = left.split()
+                major, _, minor = fields[2].partition(":")
+                found[int(fields[0])] = (int(major), int(minor), right.split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    return found
+
+
+def written_mounts(pid, skip_prefix):
+    """Mount ids of the regular files the process has open for writing, read from
+    /proc/PID/fdinfo alone: stat() on a file of a hung mount would hang the agent too."""
+    ids = set()
+    fd_dir = "/proc/%d/fd" % pid
+    try:
+        fds = os.listdir(fd_dir)
+    except OSError:
+        return ids
+    for fd in fds:
+        try:
+            target = os.readlink(os.path.join(fd_dir, fd))
+            if not target.startswith("/") or target.startswith(("/dev/", skip_prefix)):
+                continue                     # pipes, sockets, devices, the agent's own logs
+            flags, mnt = 0, None
+            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as fh:
+                for line in fh:
+                    if line.startswith("flags:"):
+                        flags = int(line.split()[1], 8)
+                    elif line.startswith("mnt_id:"):
+                        mnt = int(line.split()[1])
+            if mnt is not None and flags & (os.O_WRONLY | os.O_RDWR):
+                ids.add(mnt)
+        except (OSError, ValueError, IndexError):
+            continue
+    return ids
+
+
+class Writeback(object):
+    """Is the data the workers wrote still being flushed? A worker in fdatasync moves no
+    counter of its own while the kernel writes its pages back, so without this a long
+    flush would look like a stall. Counted per mount the workers write to: sectors
+    written on its block device (/sys/dev/block/M:m/stat); for other file systems with
+    writeback (NFS, overlay, …) the host's Dirty+Writeback falling, the best there is;
+    never for FUSE or tmpfs. The host-wide figure is not used for block devices because
+    other processes' writeback would hide a real pause."""
+
+    def __init__(self, skip_prefix):
+        self.skip_prefix = skip_prefix
+        self.mounts = {}
+        self.last = None
+
+    def _signal(self, mount_ids):
+        sectors, host_wide = 0, False
+        if not mount_ids <= set(self.mounts):
+            self.mounts = mounts()
+        for mnt in mount_ids:
+            major, minor, fstype = self.mounts.get(mnt, (0, 0, ""))
+            if major:
+                try:
+                    with open("/sys/dev/block/%d:%d/stat" % (major, minor)) as fh:
+                        sectors += int(fh.read().split()[6])
+                    continue
+                except (OSError, ValueError, IndexError):
+                    pass
+            if fstype and not fstype.startswith(NO_WRITEBACK):
+                host_wide = True
+        return sectors, (dirty_pages() if host_wide else None)
+
+    def progressed(self, writing_pids):
+        """True when the devices the given workers write to flushed something since the
+        last call."""
+        ids = set()
+        for pid in writing_pids:
+            ids |= written_mounts(pid, self.skip_prefix)
+        now = self._signal(ids) if ids else None
+        last, self.last = self.last, now
+        if now is None or last is None:
+            return False
+        sectors, dirty = now
+        if sectors > last[0]:
+            return True
+        return dirty is not None and last[1] is not None and dirty < last[1]
 
 
 def exit_code(status):
@@ -342,7 +437,7 @@ def run_step(cmd, scratch):
     stalled = timed_out = False
     last_any_progress = released
     max_idle = 0.0
-    flushing = dirty_pages()
+    writeback = Writeback(scratch)
     done_before = 0
     while any(p["end"] is None for p in procs):
         ready, _, _ = select.select([sys.stdin], [], [], interval)
@@ -365,15 +460,11 @@ def run_step(cmd, scratch):
                     last_any_progress = now
             total += p["io"][0] + p["io"][1]      # finished workers keep their last count
         done = sum(1 for p in procs if p["end"] is not None)
-        dirty = dirty_pages()
-        # Writeback (Dirty pages falling) is progress only while a running worker has written
-        # something: then it is most likely that worker's fdatasync. On a busy host other
-        # processes' writeback would otherwise hide a real pause.
-        writing = any(p["end"] is None and p["io"][1] > p["w0"] for p in procs)
-        flushed = writing and dirty is not None and flushing is not None and dirty < flushing
-        if done != done_before or flushed:
+        # a running worker that has written since the release may be waiting on its flush
+        writing = [p["pid"] for p in procs if p["end"] is None and p["io"][1] > p["w0"]]
+        if done != done_before or writeback.progressed(writing):
             last_any_progress = now        # a worker finished, or the kernel is writing back its data
-        done_before, flushing = done, dirty
+        done_before = done
         max_idle = max(max_idle, now - last_any_progress)
         emit({"event": "progress", "id": sid, "io_bytes": total, "done": done, "t": now})
         if stall_seconds and now - last_any_progress > stall_seconds:
