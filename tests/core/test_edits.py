@@ -44,6 +44,7 @@ def _round_trip(topo: Topology, edit: edits.Edit) -> None:
     lambda t: edits.UpdateVolume("gv0", {"name": "gv1", "force": True}),
     lambda t: edits.RemoveVolume("gv0"),
     lambda t: edits.AddClient(Client("web1", site="A")),
+    lambda t: (t.clients.append(Client("web1", site="A")), edits.RenameClient("web1", "web2"))[1],
     lambda t: editing.quick_fill(t, 3, 4, 2 * 10**12, site="B", volume="gv0"),
     lambda t: editing.duplicate_node(t, "n2"),
     lambda t: editing.move_brick_in_volume(t, "gv0", BrickRef("n3", "/b1"), BrickRef("n1", "/b1")),

@@ -108,3 +108,16 @@ def test_renaming_a_node_follows_into_volumes_and_latencies():
     assert topo.volumes[0].bricks[0] == BrickRef("nue1", "/srv/gluster/brick1")
     assert topo.rtt_ms("client:web1", "nue1") == pytest.approx(0.159)
     assert topo.node("gfs1") is None
+
+
+def test_renaming_a_client_follows_into_mounts_and_latencies_and_refuses_a_taken_name():
+    from brickyard.core.topology import Client, TopologyError
+
+    topo = topofile.load(EXAMPLES / "three-site.brickyard.json")
+    topo.rename_client("web1", "www")
+    assert topo.volume("gv3").mounts[0].client == "www"
+    assert topo.rtt_ms("client:www", "gfs4") == pytest.approx(0.060)
+    topo.add_client(Client("other"))
+    with pytest.raises(TopologyError, match="exists already"):
+        topo.rename_client("www", "other")
+    topofile.loads(topofile.dumps(topo))  # still a valid file: every reference resolves

@@ -218,3 +218,25 @@ def test_types_without_any_accepted_layout_are_disabled_and_say_why(window):
     assert not combo.model().item(texts.index(
         "distributed-disperse — no distributed-disperse layout is possible with 4 brick(s)")).isEnabled()
     assert combo.model().item(texts.index("disperse")).isEnabled()
+
+
+def test_renaming_a_client_in_the_inspector_follows_into_mounts_and_undoes(qtbot, tmp_path):
+    from brickyard.core import topofile
+
+    from ..conftest import EXAMPLES
+
+    win = MainWindow(topofile.load(EXAMPLES / "three-site.brickyard.json"), tmp_path / "s.ini", tmp_path / "auto")
+    show_active(qtbot, win)
+    view = win.canvas
+    click(view, point_of(view, view.board.clients["web1"]))
+    field = win.inspector.field("client", "name")
+    field.edit.selectAll()
+    qtbot.keyClicks(field.edit, "web2")
+    qtbot.keyClick(field.edit, Qt.Key.Key_Return)
+    topo = win.session.topo
+    assert topo.client("web2") is not None and "web2" in view.board.clients and "web1" not in view.board.clients
+    assert topo.volume("gv3").mounts[0].client == "web2"
+    assert topo.rtt_ms("client:web2", "gfs1") == pytest.approx(0.159)
+    qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert topo.client("web1") is not None and topo.volume("gv3").mounts[0].client == "web1"
+    assert "web1" in view.board.clients

@@ -191,6 +191,22 @@ class RenameNode(Edit):
 
 
 @dataclass
+class RenameClient(Edit):
+    old: str
+    new: str
+
+    @property
+    def text(self) -> str:
+        return f"rename client {self.old} to {self.new}"
+
+    def apply(self, topo: Topology) -> None:
+        topo.rename_client(self.old, self.new)
+
+    def revert(self, topo: Topology) -> None:
+        topo.rename_client(self.new, self.old)
+
+
+@dataclass
 class MoveNode(Edit):
     name: str
     site: str

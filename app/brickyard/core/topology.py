@@ -382,6 +382,25 @@ class Topology:
         self._emit("client-removed", name)
         return index, client
 
+    def rename_client(self, old: str, new: str) -> None:
+        """Rename a client; its volume mounts and latencies follow."""
+        client = self.client(old)
+        if client is None:
+            raise TopologyError(f"no client named {old!r}")
+        if old == new:
+            return
+        if self.client(new):
+            raise TopologyError(f"a client named {new!r} exists already")
+        client.name = new
+        for volume in self.volumes:
+            for mount in volume.mounts:
+                if mount.client == old:
+                    mount.client = new
+        for lat in self.latencies:
+            lat.a = f"client:{new}" if lat.a == f"client:{old}" else lat.a
+            lat.b = f"client:{new}" if lat.b == f"client:{old}" else lat.b
+        self._emit("client-renamed", new, old=old)
+
     def update_client(self, name: str, /, **fields: object) -> dict[str, object]:
         """Set plain fields (site, address, ssh_user, ssh_port, nic_gbps); returns old values."""
         client = self.client(name)

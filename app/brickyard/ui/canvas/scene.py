@@ -26,7 +26,7 @@ _NODE_KINDS = {"node-added", "node-removed", "node-renamed", "node-moved", "node
 _BRICK_KINDS = {"brick-added", "brick-removed", "brick-renamed", "brick-changed"}
 # changes after which every chip keeps its look unless the plan says otherwise
 _LOOK_NEUTRAL = {"brick-changed", "node-changed", "site-changed", "client-added", "client-removed",
-                 "client-changed", "latency-changed", "volume-changed"}
+                 "client-changed", "client-renamed", "latency-changed", "volume-changed"}
 
 
 class TopologyScene(QGraphicsScene):
@@ -118,6 +118,11 @@ class TopologyScene(QGraphicsScene):
                 self._add_client(name)
             elif kind == "client-removed":
                 self._drop(self.clients, name)
+            elif kind == "client-renamed":
+                item = self.clients.pop(ch.detail["old"])
+                item.name = name
+                self.clients[name] = item
+                item.update()
         self.relayout()
 
     # ---- positions ------------------------------------------------------------------

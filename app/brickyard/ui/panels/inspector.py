@@ -46,7 +46,8 @@ class Inspector(QWidget):
                              ("filesystem", "Filesystem", parse_text, str), ("mount", "Mount point", parse_text, str),
                              ("fs_type", "FS type", parse_text, str), ("disk_kind", "Disk kind", parse_text, str),
                              ("speed_bps", "Speed", parse_rate, show_rate)])
-        self._page("client", [("address", "SSH address", parse_text, str), ("ssh_user", "SSH user", parse_name, str),
+        self._page("client", [("name", "Name", parse_name, str), ("address", "SSH address", parse_text, str),
+                              ("ssh_user", "SSH user", parse_name, str),
                               ("ssh_port", "SSH port", parse_port, str),
                               ("nic_gbps", "NIC (Gbit/s)", parse_gbps, lambda v: f"{v:g}")], site=True)
         self.size_note = QLabel()
@@ -144,7 +145,7 @@ class Inspector(QWidget):
         elif kind == "brick":
             edit = edits.UpdateBrick(name, {key: value})
         else:
-            edit = edits.UpdateClient(name, {key: value})
+            edit = edits.RenameClient(name, value) if key == "name" else edits.UpdateClient(name, {key: value})
         done = self.session.push(edit)
         if done and key == "name":
             self.selection = (kind, value)
