@@ -170,7 +170,8 @@ class Writeback(object):
     other processes' writeback would hide a real pause."""
 
     def __init__(self, skip_prefix):
-        self.skip_prefix = skip_prefix
+        # /proc/PID/fd links are resolved paths: compare with the resolved scratch folder
+        self.skip_prefix = os.path.join(os.path.realpath(skip_prefix), "")
         self.mounts = {}
         self.last = None
 
