@@ -41,12 +41,7 @@ def _mount(lab, machine: str) -> None:
 @pytest.fixture(scope="module")
 def volume(lab):
     """A 2-brick distribute volume mounted on client1 and node3 (a second client host)."""
-    for peer in ("node2", "node3"):   # a fresh lab has no trusted pool yet; probing twice is harmless
-        lab.ssh("node1", ["gluster", "--mode=script", "peer", "probe", peer])
-    deadline = time.monotonic() + 60
-    while lab.ssh("node1", ["gluster", "peer", "status"]).stdout.count("Peer in Cluster (Connected)") < 2:
-        assert time.monotonic() < deadline, "peers did not join the pool"
-        time.sleep(0.5)
+    lab.form_pool(["node1", "node2", "node3"])   # a fresh lab has no trusted pool yet
     if VOLUME not in lab.ssh("node1", ["gluster", "--mode=script", "volume", "list"]).stdout.split():
         lab.ssh("node1", ["gluster", "--mode=script", "volume", "create", VOLUME, *BRICKS])
         lab.ssh("node1", ["gluster", "--mode=script", "volume", "start", VOLUME])

@@ -54,13 +54,7 @@ def test_glusterd_answers_peer_status_after_probing(lab):
 
 @pytest.fixture
 def probed(lab):
-    first, *others = lab.servers
-    for name in others:
-        lab.ssh(first, ["gluster", "--mode=script", "peer", "probe", name])
-    deadline = time.monotonic() + 30
-    while lab.ssh(first, ["gluster", "pool", "list"]).stdout.count("Connected") < len(lab.servers):
-        assert time.monotonic() < deadline, "peers did not connect within 30 s"
-        time.sleep(0.3)
+    lab.form_pool(lab.servers)
     return lab
 
 

@@ -8,7 +8,6 @@ right and the planner gets fixed.
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -199,17 +198,7 @@ def gluster_verdict(sh: LabShell, name: str, words: list[str], case: int, specs:
 def shell(lab):
     sh = LabShell(lab)
     try:
-        first, *others = lab.servers
-        for name in others[:3]:
-            sh.run(first, ["gluster", "--mode=script", "peer", "probe", name])
-        deadline = time.monotonic() + 60
-        while True:
-            xml = sh.run(first, ["gluster", "--xml", "peer", "status"]).stdout
-            peers = {p.hostname: (p.connected, p.state) for p in gluster_xml.parse_peer_status(xml)}
-            if all(peers.get(n) == (True, "Peer in Cluster") for n in others[:3]):
-                break
-            assert time.monotonic() < deadline, f"peers did not connect: {peers}"
-            time.sleep(0.5)
+        lab.form_pool(lab.servers[:4])
         yield sh
     finally:
         sh.close()

@@ -65,6 +65,8 @@ def test_plan_lists_the_steps_with_exact_argument_lists():
     keys = [s.key for s in plan.steps]
     assert keys == [
         "peer-probe:node2", "peer-probe:node3", "peers-connected",
+        # every brick host must see the whole pool itself: volume create is staged on each
+        "peers-connected:node2", "peers-connected:node3",
         "mkdir:node1:/srv/brick1/vrep", "mkdir:node2:/srv/brick1/vrep", "mkdir:node3:/srv/brick1/vrep",
         "volume-create", "volume-set:performance.write-behind", "volume-start", "mount:client1:/mnt/vrep",
     ]
@@ -93,7 +95,8 @@ def test_provision_runs_every_step_then_a_rerun_changes_nothing():
     again, _ = _provision(vrep_topology(), cluster)
     assert again.ok
     statuses = {o.step.key: o.status for o in again.outcomes}
-    assert statuses.pop("peers-connected") == DONE  # a read-only wait, always run
+    for key in ("peers-connected", "peers-connected:node2", "peers-connected:node3"):
+        assert statuses.pop(key) == DONE  # read-only waits, always run
     assert set(statuses.values()) == {SKIPPED}
     assert len(_mutations(cluster)) == before  # nothing was changed the second time
 
@@ -121,7 +124,7 @@ def test_glusterd_dying_mid_run_names_host_and_step_and_says_what_was_done():
     assert "Connection failed" in failed.message
     summary = "\n".join(report.summary())
     assert "FAILED at step 'create volume vrep' on node1" in summary
-    assert "done (6)" in summary and "left (4)" in summary
+    assert "done (8)" in summary and "left (4)" in summary
     assert "gluster peer detach node2" in summary  # how to undo what was done
     assert [o.status for o in report.outcomes].count(PENDING) == 3
     assert any("FAILED" in line for line in progress.lines)
@@ -145,7 +148,8 @@ def test_brick_paths_and_names_with_metacharacters_are_rejected():
     topo.volumes[0].bricks[0] = BrickRef("node1", "/srv/brick1/x;touch canary")
     # a path with ';' is legal for gluster and for the shell-quoting executor; '..' is not normalised
     plan = provision_plan(topo, "vrep")
-    assert ["sh", "-c"] == plan.steps[3].commands[0][:2] and plan.steps[3].commands[0][4] == "/srv/brick1/x;touch canary"
+    mkdir = next(s for s in plan.steps if s.key.startswith("mkdir:"))
+    assert ["sh", "-c"] == mkdir.commands[0][:2] and mkdir.commands[0][4] == "/srv/brick1/x;touch canary"
     bad = vrep_topology()
     bad.nodes[0].bricks.append(Brick("/srv/brick1/../etc", GIB))
     bad.volumes[0].bricks[0] = BrickRef("node1", "/srv/brick1/../etc")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shlex
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,6 +67,25 @@ class Lab:
         self.state.machine(machine)  # unknown names fail here, not in ssh
         login = ["-l", user] if user else []
         return ["ssh", "-F", str(self.ssh_config), *login, machine, "--", shlex.join(argv)]
+
+    def form_pool(self, servers: list[str], seconds: float = 60.0) -> None:
+        """Probe ``servers`` into one trusted pool from the first, then wait until EVERY one
+        of them sees the whole pool connected. ``volume create`` is staged on each peer, and
+        one that does not see a brick host yet refuses ("Host node4 not connected"), so
+        waiting for the prober's view alone races."""
+        first, *others = servers
+        for name in others:   # probing a peer that is in the pool already is harmless
+            self.ssh(first, ["gluster", "--mode=script", "peer", "probe", name])
+        deadline = time.monotonic() + seconds
+        for name in servers:
+            while True:
+                listing = self.ssh(name, ["gluster", "pool", "list"]).stdout
+                if listing.count("Connected") >= len(servers):   # "Disconnected" has no capital C
+                    break
+                if time.monotonic() > deadline:
+                    raise LabError(f"{name} did not see all of {', '.join(servers)} connected within "
+                                   f"{seconds:g} s:\n{listing}")
+                time.sleep(0.3)
 
     def ssh(self, machine: str, argv: list[str], check: bool = True, timeout: float = 120,
             input: str | None = None, user: str | None = None) -> subprocess.CompletedProcess:

@@ -93,6 +93,34 @@ def wait_peers_connected(hosts: list[str], seconds: float = 60.0):
     return action
 
 
+def wait_pool_connected(at_least: int, seconds: float = 60.0):
+    """On one host: wait until it sees at least ``at_least`` peers and every peer it knows
+    is connected and in the cluster. ``volume create`` is staged on every peer, and each
+    refuses ("Host node4 not connected") until it sees the brick hosts itself: probing
+    from the first node is not enough. Counted without names, because a probed node may
+    know the prober by its address rather than the name the topology uses."""
+
+    async def action(ex: Executor) -> str:
+        deadline = time.monotonic() + seconds
+        while True:
+            xml = await gluster_xml_output(ex, "peer", "status")
+            try:
+                peers = gluster_xml.parse_peer_status(xml)
+            except gluster_xml.GlusterXMLError as exc:
+                raise ExecutorError(ex.host, f"gluster peer status: {exc} (is glusterd running?)") from exc
+            down = [p.hostnames[0] if p.hostnames else "?" for p in peers
+                    if not p.connected or p.state != PEER_IN_CLUSTER]
+            if len(peers) >= at_least and not down:
+                return f"sees {len(peers)} connected peer(s)"
+            if time.monotonic() > deadline:
+                raise ExecutorError(ex.host, f"after {seconds:g} s it sees {len(peers)} peer(s), needs {at_least}"
+                                             f"{'; not connected: ' + ', '.join(down) if down else ''}; "
+                                             "is glusterd running on every node, and can the nodes reach each other?")
+            await asyncio.sleep(0.5)
+
+    return action
+
+
 def volume_exists_check(volume: Volume):
     wanted = [str(b) for b in volume.bricks]
 

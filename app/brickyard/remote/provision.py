@@ -148,6 +148,12 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
             [["gluster", "--mode=script", "--xml", "peer", "status"]],
             action=glusterstate.wait_peers_connected(hosts[1:]), done_check=None, sudo=True,
         ))
+        for host in hosts[1:]:
+            steps.append(Step(
+                f"peers-connected:{host}", f"wait until {host} sees every peer connected", host,
+                [["gluster", "--mode=script", "--xml", "peer", "status"]],
+                action=glusterstate.wait_pool_connected(len(hosts) - 1), done_check=None, sudo=True,
+            ))
     for ref in volume.bricks:
         steps.append(Step(
             f"mkdir:{ref}", f"create brick directory {ref.path}", ref.node,
