@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from ..core.paths import user_data_dir
 from .api import Workload
 
 GROUP = "brickyard.workloads"
@@ -40,8 +41,7 @@ def user_plugin_dir() -> Path:
     env = os.environ.get("BRICKYARD_PLUGINS")
     if env:
         return Path(env)
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "brickyard" / "plugins"
+    return user_data_dir() / "plugins"
 
 
 def _short_error(exc: BaseException) -> str:

@@ -10,13 +10,13 @@ hand (``ssh-keygen -R``), exactly as OpenSSH demands.
 from __future__ import annotations
 
 import os
-import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import asyncssh
 
+from ..core.paths import user_data_dir
 from .executor import ExecutorError
 
 KNOWN_HOSTS_ENV = "BRICKYARD_KNOWN_HOSTS"
@@ -28,14 +28,7 @@ def brickyard_known_hosts() -> Path:
     override = os.environ.get(KNOWN_HOSTS_ENV, "")
     if override:
         return Path(override)
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    else:
-        xdg = os.environ.get("XDG_DATA_HOME", "")
-        base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "share"
-    return base / "brickyard" / "known_hosts"
+    return user_data_dir() / "known_hosts"
 
 
 def known_hosts_name(host: str, port: int) -> str:

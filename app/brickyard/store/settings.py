@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
+
+from ..core.paths import user_config_dir, user_data_dir
 
 ENV_VAR = "BRICKYARD_DB"
 SETTINGS_KEY = "history_db"
@@ -19,29 +20,6 @@ SETTINGS_KEY = "history_db"
 
 class SettingsError(ValueError):
     """A settings file that cannot be read without guessing."""
-
-
-def _xdg_dir(env: str, fallback: str) -> Path:
-    value = os.environ.get(env, "")
-    if value and os.path.isabs(value):
-        return Path(value) / "brickyard"
-    return Path.home() / fallback / "brickyard"
-
-
-def user_config_dir() -> Path:
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "brickyard"
-    if sys.platform == "win32":
-        return Path(os.environ.get("APPDATA", Path.home() / "AppData" / "Roaming")) / "brickyard"
-    return _xdg_dir("XDG_CONFIG_HOME", ".config")
-
-
-def user_data_dir() -> Path:
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "brickyard"
-    if sys.platform == "win32":
-        return Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local")) / "brickyard"
-    return _xdg_dir("XDG_DATA_HOME", ".local/share")
 
 
 def settings_path() -> Path:
