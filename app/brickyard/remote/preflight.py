@@ -297,8 +297,25 @@ async def check_client(ex: Executor, name: str) -> HostChecks:
     return hc
 
 
-async def preflight(topo: Topology, executor_for: Callable[[str], Executor], volume_name: str | None = None) -> PreflightReport:
-    """Check every node and client (or only those a volume uses), all hosts at once."""
+def preflight_hosts(topo: Topology, volume_name: str | None = None) -> list[tuple[str, str]]:
+    """(host, role) in the order pre-flight reports them: servers, then clients."""
+    if volume_name:
+        volume = topo.require_volume(volume_name)
+        servers = list(dict.fromkeys(r.node for r in volume.bricks))
+        clients = list(dict.fromkeys(m.client for m in volume.mounts))
+    else:
+        servers = [n.name for n in topo.nodes]
+        clients = [c.name for c in topo.clients]
+    return [(s, "server") for s in servers] + [(c, "client") for c in clients]
+
+
+async def preflight(topo: Topology, executor_for: Callable[[str], Executor], volume_name: str | None = None,
+                    on_host: Callable[[HostChecks], None] | None = None) -> PreflightReport:
+    """Check every node and client (or only those a volume uses), all hosts at once.
+
+    ``on_host`` is called (on the loop thread) with each host's checks as soon as they are done,
+    so a view can fill in row by row; the report keeps the order of ``preflight_hosts``.
+    """
     if volume_name:
         volume = topo.require_volume(volume_name)
         servers = list(dict.fromkeys(r.node for r in volume.bricks))
@@ -311,11 +328,13 @@ async def preflight(topo: Topology, executor_for: Callable[[str], Executor], vol
 
     async def safe(make, name: str, role: str) -> HostChecks:
         try:
-            return await make()
+            hc = await make()
         except ExecutorError as exc:  # a host that fails half-way still gets its line
             hc = HostChecks(name, role)
             hc.add("reachable", FAIL, str(exc))
-            return hc
+        if on_host is not None:
+            on_host(hc)
+        return hc
 
     jobs = [safe(lambda n=n: check_server(executor_for(n), n, bricks.get(n, []), servers), n, "server") for n in servers]
     jobs += [safe(lambda c=c: check_client(executor_for(c), c), c, "client") for c in clients]

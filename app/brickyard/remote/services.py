@@ -10,12 +10,13 @@ nothing here imports Qt. A refused host key arrives as the future's ``UnknownHos
 from __future__ import annotations
 
 from concurrent.futures import Future
+from typing import Callable
 
 from ..core.topology import Topology
 from .hosts import TopologyHosts
 from .importer import ImportResult, import_cluster
 from .loop import AsyncLoopThread, Progress
-from .preflight import PreflightReport, preflight
+from .preflight import HostChecks, PreflightReport, preflight
 from .provision import provision_plan, run_provision
 from .ssh import SshOptions, SshPool
 from .steps import RunReport
@@ -31,8 +32,10 @@ class RemoteServices:
     def hosts(self, topo: Topology) -> TopologyHosts:
         return TopologyHosts(topo, self.pool)
 
-    def preflight(self, topo: Topology, volume: str | None = None) -> "Future[PreflightReport]":
-        return self.loop.submit(preflight(topo, self.hosts(topo), volume))
+    def preflight(self, topo: Topology, volume: str | None = None,
+                  on_host: Callable[[HostChecks], None] | None = None) -> "Future[PreflightReport]":
+        """Pre-flight of ``topo`` (give the loop thread a copy the GUI will not edit meanwhile)."""
+        return self.loop.submit(preflight(topo, self.hosts(topo), volume, on_host))
 
     def provision(self, topo: Topology, volume: str, progress: Progress, *, fstab: bool = False) -> "Future[RunReport]":
         """Provision after the user accepted ``provision_plan(...).questions`` (raises ProvisionError now)."""
