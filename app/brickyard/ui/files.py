@@ -156,6 +156,11 @@ class FileController(QObject):
         self._load(topo, None)
         return True
 
+    def load_untitled(self, topo: Topology) -> None:
+        """Show ``topo`` as a new untitled document (an imported cluster); the caller has
+        already asked ``maybe_save``."""
+        self._load(topo, None)
+
     def save(self) -> bool:
         if self.path is None:
             return self.save_as()
