@@ -179,3 +179,27 @@ def test_brickyard_gui_names_the_problem_of_a_file_it_cannot_open(qtbot, tmp_pat
     for w in QApplication.topLevelWidgets():
         if isinstance(w, MainWindow):
             qtbot.addWidget(w)
+
+
+def test_brickyard_gui_takes_an_ssh_config_and_refuses_bad_arguments(qtbot, tmp_path, monkeypatch, capsys):
+    from brickyard.ui import app as gui
+    from brickyard.ui import files
+
+    monkeypatch.setattr(files, "config_dir", lambda: tmp_path)
+    monkeypatch.setattr(files, "data_dir", lambda: tmp_path)
+    assert gui.main(["--ssh-config", str(tmp_path / "missing")]) == 2
+    assert f"--ssh-config {tmp_path / 'missing'}: no such file" in capsys.readouterr().err
+    assert gui.main(["--frobnicate"]) == 2 and "unknown option --frobnicate" in capsys.readouterr().err
+    assert gui.main(["a.json", "b.json"]) == 2
+    config = tmp_path / "ssh_config"
+    config.write_text("Host node1\n  HostName 127.0.0.1\n")
+    seen = {}
+
+    def exec_and_capture(self):
+        seen["window"] = next(w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+        return 0
+    monkeypatch.setattr(type(QApplication.instance()), "exec", exec_and_capture)
+    assert gui.main([f"--ssh-config={config}", str(EXAMPLE_FILES[-1])]) == 0
+    win = seen["window"]
+    qtbot.addWidget(win)
+    assert win.remote.ssh_config == [str(config)] and win.remote.options().config_files == [str(config)]

@@ -32,15 +32,43 @@ def _startup_file(argv: list[str], files) -> tuple[str, object] | None:
     return ("example", examples[0]) if examples else None
 
 
+USAGE = "usage: brickyard-gui [--ssh-config FILE] [FILE]"
+
+
+def _parse(argv: list[str]) -> tuple[str | None, list[str]] | str:
+    """(ssh config, [FILE]) or an error message."""
+    ssh_config = None
+    rest: list[str] = []
+    items = iter(argv)
+    for arg in items:
+        if arg == "--ssh-config" or arg.startswith("--ssh-config="):
+            value = arg.partition("=")[2] if "=" in arg else next(items, "")
+            if not value:
+                return "--ssh-config needs a FILE"
+            if not os.path.isfile(value):
+                return f"--ssh-config {value}: no such file"
+            ssh_config = value
+        elif arg.startswith("-") and arg != "-":
+            return f"unknown option {arg}"
+        else:
+            rest.append(arg)
+    if len(rest) > 1:
+        return "give at most one topology FILE"
+    return ssh_config, rest
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if any(a in ("-h", "--help") for a in argv):
-        print("usage: brickyard-gui [FILE]\n\nOpen the Brickyard planner with FILE (a .brickyard.json topology), "
-              "or the last file, or an example.")
+        print(f"{USAGE}\n\nOpen the Brickyard planner with FILE (a .brickyard.json topology), "
+              "or the last file, or an example.\n\n  --ssh-config FILE  OpenSSH client config for reaching hosts "
+              "(default ~/.ssh/config; also $BRICKYARD_SSH_CONFIG)")
         return 0
-    if len(argv) > 1:
-        print("usage: brickyard-gui [FILE]", file=sys.stderr)
+    parsed = _parse(argv)
+    if isinstance(parsed, str):
+        print(f"{USAGE}\nbrickyard-gui: {parsed}", file=sys.stderr)
         return 2
+    ssh_config, argv = parsed
     problem = _display_problem()
     if problem:
         print(problem, file=sys.stderr)
@@ -50,9 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setOrganizationName("Brickyard")
     app.setApplicationName("Brickyard")
+    from .bridge import RemoteBridge
     from .mainwindow import MainWindow
 
-    window = MainWindow()
+    window = MainWindow(remote=RemoteBridge(ssh_config=ssh_config))
     problems: list[str] = []
     window.files.sig_error.connect(problems.append)
     if not window.files.offer_recovery():

@@ -196,6 +196,11 @@ class RemoteBridge(QObject):
         self._services: RemoteServices | None = None
         self._watchers: set[FutureWatcher] = set()
 
+    def adopt(self, window: QWidget) -> None:
+        """Belong to ``window``: its dialogs are the prompts' parent."""
+        self.setParent(window)
+        self.prompt.parent_widget = window
+
     @property
     def ssh_config(self) -> list[str] | None:
         return self._ssh_config

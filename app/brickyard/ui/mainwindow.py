@@ -15,6 +15,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKe
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from ..core.topology import BrickRef, Topology
+from .bridge import RemoteBridge
 from .canvas.view import CanvasView
 from .files import FileController, example_files
 from .panels.commands_panel import CommandsPanel
@@ -23,6 +24,7 @@ from .panels.inspector import Inspector
 from .panels.layout_panel import LayoutPanel
 from .panels.quickfill import QuickFillDialog
 from .panels.verdict_panel import VerdictPanel
+from .preflight_view import PreflightView
 from .session import Session
 
 def _history_view(module) -> QWidget:
@@ -38,8 +40,11 @@ OPTIONAL_VIEWS = (("&History", "brickyard.ui.history", _history_view),)
 
 class MainWindow(QMainWindow):
     def __init__(self, topo: Topology | None = None, settings_path: Path | None = None,
-                 autosave_dir: Path | None = None):
+                 autosave_dir: Path | None = None, remote: RemoteBridge | None = None):
         super().__init__()
+        self.remote = remote or RemoteBridge()
+        self.remote.adopt(self)
+        self.preflight: PreflightView | None = None
         self.session = Session(topo or Topology(), self)
         self.files = FileController(self.session, self, settings_path, autosave_dir)
         self.canvas = CanvasView(self.session)
@@ -118,6 +123,14 @@ class MainWindow(QMainWindow):
         simulate = self.menuBar().addMenu("&Simulate")
         simulate.addAction(a["fail"])
         simulate.addAction(a["clear_failures"])
+        cluster = self.menuBar().addMenu("&Cluster")
+        action = cluster.addAction("&Pre-flight check")
+        action.setShortcut(QKeySequence("Ctrl+Shift+P"))
+        action.setToolTip("Check every host over SSH before provisioning")
+        action.triggered.connect(lambda: self.open_preflight(run=True))
+        action = cluster.addAction("&Import from cluster…")
+        action.setShortcut(QKeySequence("Ctrl+Shift+I"))
+        action.triggered.connect(self.import_from_cluster)
         view = self.menuBar().addMenu("&View")
         for name in ("fit", "zoom_in", "zoom_out"):
             view.addAction(a[name])
@@ -180,6 +193,26 @@ class MainWindow(QMainWindow):
         self.add_view(plain, widget)
         return widget
 
+    # ---- cluster --------------------------------------------------------------------
+    def open_preflight(self, run: bool = False) -> PreflightView:
+        """Show the Pre-flight tab (built once); ``run`` starts the checks unless they are running."""
+        if self.preflight is None:
+            self.preflight = PreflightView(self.session, self.remote)
+            self.preflight.sig_status.connect(self._show_refusal)
+        index = self.tabs.indexOf(self.preflight)
+        if index < 0:
+            self.add_view("Pre-flight", self.preflight)
+        else:
+            self.tabs.setCurrentIndex(index)
+        if run:
+            self.preflight.run()
+        return self.preflight
+
+    def import_from_cluster(self) -> bool:
+        from .import_dialog import run_import_dialog
+
+        return run_import_dialog(self)
+
     # ---- actions --------------------------------------------------------------------
     def open_dialog(self) -> None:
         from PySide6.QtWidgets import QFileDialog
@@ -234,6 +267,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.files.maybe_save():
             self.files.discard_autosave()
+            self.remote.close()
             event.accept()
         else:
             event.ignore()
