@@ -292,10 +292,16 @@ def test_an_unknown_key_trusted_in_the_dialog_is_stored_and_the_import_runs_agai
 
     services = FakeServices(answer)
     dialog = make_dialog(qtbot, services, "node1")
-    shown = []
-    when_shown("unknown-host-key", lambda d: d.trust_button.click(), shown)
+    shown, enabled_while_asking = [], []
+
+    def trust(box):
+        enabled_while_asking.extend([dialog.host_edit.isEnabled(), dialog.import_button.isEnabled()])
+        box.trust_button.click()
+
+    when_shown("unknown-host-key", trust, shown)
     dialog.start()
     qtbot.waitUntil(lambda: dialog.result() == QDialog.DialogCode.Accepted, timeout=WAIT_MS)
+    assert enabled_while_asking == [False, False]
     assert shown and f"ssh-ed25519  {host_key.get_fingerprint('sha256')}" in shown[0]
     assert services.calls == [("node1", None), ("node1", None)]
     assert store.read_text().startswith("node1 ssh-ed25519 ")
@@ -358,7 +364,7 @@ def test_real_sshd_unknown_key_refused_then_trusted_and_the_import_gets_past_it(
         qtbot.waitUntil(lambda: not dialog.running and len(statuses) >= 3, timeout=30_000)
         assert own.read_text().startswith(f"[127.0.0.1]:{sshd.port} ssh-ed25519 ")
         assert statuses[0] == statuses[2] == "Connecting to target and reading all volumes…"
-        assert "unknown host key" in statuses[1]
+        assert "never seen" in statuses[1]
         # past the host key: whatever gluster says on this machine comes next
         final = dialog.status.text()
         assert "host key" not in final

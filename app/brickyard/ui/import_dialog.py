@@ -113,6 +113,9 @@ class ImportDialog(QDialog):
         self.busy.setRange(0, 0)  # indeterminate: the importer reports no fractions
         self.busy.setTextVisible(False)
         self.busy.setMaximumHeight(12)
+        policy = self.busy.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)  # the status line does not jump when it shows
+        self.busy.setSizePolicy(policy)
         self.busy.setVisible(False)
         layout.addWidget(self.busy)
         self.status = QLabel()
@@ -230,12 +233,14 @@ class ImportDialog(QDialog):
 
     def _failed(self, exc: BaseException) -> None:
         host, volume = self._running or ("", None)
+        if isinstance(exc, UnknownHostKey) and not self._cancel_asked:
+            self._watcher = None  # this one has finished; the inputs stay locked while the user decides
+            self._unknown_key(exc, host, volume)
+            return
         cancelled = self._cancel_asked
         self._set_idle()
         if cancelled:
             self._set_status(f"Import from {host} cancelled; nothing was loaded.")
-        elif isinstance(exc, UnknownHostKey):
-            self._unknown_key(exc, host, volume)
         elif isinstance(exc, HostKeyChanged):
             self._set_status(f"Not connected to {host}: its host key has CHANGED since it was stored. "
                              "Brickyard refuses to connect; see the message for how to check and fix it.",
@@ -247,17 +252,20 @@ class ImportDialog(QDialog):
             self._set_status(f"Import from {host} failed: {type(exc).__name__}: {exc}", error=True)
 
     def _unknown_key(self, exc: UnknownHostKey, host: str, volume: str | None) -> None:
-        self._set_status(f"{host} presents an unknown host key ({exc.algorithm} {exc.fingerprint}); "
-                         "waiting for your answer…")
+        self.busy.setVisible(False)
+        self.close_button.setEnabled(False)
+        self._set_status(f"{host} presents a host key Brickyard has never seen: compare its fingerprint, "
+                         "then trust it or not.")
         try:
             trusted = hostkey_dialog.ask_trust(exc, self)
         except OSError as err:
+            self._set_idle()
             self._set_status(f"Not connected to {host}: cannot store its host key in {exc.store}: "
                              f"{err.strerror or err}", error=True)
             return
+        self._set_idle()
         if not trusted:
-            self._set_status(f"Not connected to {host}: host key not trusted ({exc.algorithm} {exc.fingerprint}).",
-                             error=True)
+            self._set_status(f"Not connected to {host}: host key not trusted.", error=True)
             return
         self._run(host, volume)
 
