@@ -160,6 +160,51 @@ def test_the_cluster_menu_opens_the_tab_and_runs(window, qtbot):
     assert window.tabs.currentWidget() is window.preflight
 
 
+def test_several_unknown_keys_are_asked_in_one_dialog_and_only_ticked_ones_are_trusted(window, qtbot, tmp_path):
+    import asyncssh
+
+    from brickyard.remote.hostkeys import UnknownHostKey
+
+    store = tmp_path / "known_hosts"
+    keys = {h: asyncssh.generate_private_key("ssh-ed25519") for h in ("n1", "n2")}
+
+    def report(unknown=("n1", "n2")) -> PreflightReport:
+        hosts = []
+        for h in unknown:
+            hc = HostChecks(h, "server")
+            hc.host_key_error = UnknownHostKey(h, h, keys[h], store)
+            hc.add("reachable", FAIL, str(hc.host_key_error))
+            hosts.append(hc)
+        return PreflightReport(hosts + [_checks(h, "server") for h in ("n1", "n2", "n3") if h not in unknown])
+
+    view = window.open_preflight()
+    view.scope.setCurrentIndex(view.scope.findData(""))
+    seen: list = []
+
+    def answer():
+        modal = QApplication.activeModalWidget()
+        if modal is None or modal.objectName() != "unknown-host-keys":
+            QTimer.singleShot(20, answer)
+            return
+        seen.append([modal.table.item(r, 2).text() for r in range(modal.table.rowCount())])
+        assert not modal.trust_button.isEnabled()  # nothing is trusted until ticked
+        modal.tick(1)
+        qtbot.mouseClick(modal.trust_button, Qt.MouseButton.LeftButton)
+
+    QTimer.singleShot(20, answer)
+    view.run()
+    _in_thread(lambda: window.fake.futures[-1].set_result(report()))
+    qtbot.waitUntil(lambda: len(window.fake.calls) == 2)  # trusted one: checked again by itself
+    assert seen == [[keys["n1"].get_fingerprint("sha256"), keys["n2"].get_fingerprint("sha256")]]
+    lines = store.read_text().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("n2 ssh-ed25519 ")
+    # the re-run still meets n1's refused key: it is not asked about again in this round
+    _in_thread(lambda: window.fake.futures[-1].set_result(report(unknown=("n1",))))
+    qtbot.waitUntil(lambda: not view.running)
+    qtbot.wait(100)
+    assert QApplication.activeModalWidget() is None and len(window.fake.calls) == 2
+
+
 # ---- real SSH: host keys ---------------------------------------------------------------
 
 @pytest.fixture(scope="module")

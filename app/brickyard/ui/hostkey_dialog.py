@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QLabel, QMessageBox, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..remote.hostkeys import HostKeyChanged, UnknownHostKey
 
@@ -64,6 +65,83 @@ def ask_trust(exc: UnknownHostKey, parent: QWidget | None = None) -> bool:
         dialog.deleteLater()
     exc.accept()
     return True
+
+
+class UnknownHostKeysDialog(QDialog):
+    """Several unknown keys at once (a new cluster): each must be ticked to be trusted."""
+
+    def __init__(self, errors: list[UnknownHostKey], parent: QWidget | None = None):
+        super().__init__(parent)
+        self.errors = errors
+        self.setObjectName("unknown-host-keys")
+        self.setWindowTitle(f"{len(errors)} unknown host keys")
+        self.resize(900, 200 + 30 * min(len(errors), 12))
+        layout = QVBoxLayout(self)
+        intro = QLabel("Brickyard has never seen the SSH host keys of these hosts. Compare each fingerprint with "
+                       "the key on the host itself (over a console or a connection you already trust), "
+                       "tick the ones that match, and trust only those:")
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        how = QLabel("ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub   (or the *_key.pub of the key type shown)")
+        how.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        how.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(how)
+        self.table = QTableWidget(len(errors), 3)
+        self.table.setObjectName("keys")
+        self.table.setHorizontalHeaderLabels(["Host", "Key type", "SHA256 fingerprint"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        for row, exc in enumerate(errors):
+            host = QTableWidgetItem(exc.host if exc.lookup == exc.host else f"{exc.host}  ({exc.lookup})")
+            host.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+            host.setCheckState(Qt.CheckState.Unchecked)
+            self.table.setItem(row, 0, host)
+            kind = QTableWidgetItem(exc.algorithm)
+            kind.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            self.table.setItem(row, 1, kind)
+            fp = QTableWidgetItem(exc.fingerprint)
+            fp.setFont(mono)
+            fp.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+            self.table.setItem(row, 2, fp)
+        layout.addWidget(self.table, 1)
+        where = QLabel(f"Trusted keys are added to {_html(str(errors[0].store))}.")
+        where.setWordWrap(True)
+        layout.addWidget(where)
+        buttons = QDialogButtonBox()
+        self.trust_button = buttons.addButton("Trust the ticked keys", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.trust_button.setObjectName("trust")
+        self.trust_button.setEnabled(False)
+        self.refuse_button = buttons.addButton("Don't trust any", QDialogButtonBox.ButtonRole.RejectRole)
+        self.refuse_button.setObjectName("refuse")
+        self.refuse_button.setDefault(True)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        self.table.itemChanged.connect(lambda _item: self.trust_button.setEnabled(bool(self.ticked())))
+
+    def tick(self, row: int, on: bool = True) -> None:
+        self.table.item(row, 0).setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+    def ticked(self) -> list[UnknownHostKey]:
+        return [exc for row, exc in enumerate(self.errors)
+                if self.table.item(row, 0).checkState() == Qt.CheckState.Checked]
+
+
+def ask_trust_many(errors: list[UnknownHostKey], parent: QWidget | None = None) -> list[UnknownHostKey]:
+    """Ask about every key at once (one key: the single dialog); store and return the trusted ones."""
+    if len(errors) == 1:
+        return errors if ask_trust(errors[0], parent) else []
+    dialog = UnknownHostKeysDialog(errors, parent)
+    try:
+        chosen = dialog.ticked() if dialog.exec() == QDialog.DialogCode.Accepted else []
+    finally:
+        dialog.deleteLater()
+    for exc in chosen:
+        exc.accept()
+    return chosen
 
 
 def show_changed(exc: HostKeyChanged, parent: QWidget | None = None) -> None:

@@ -307,14 +307,10 @@ class PreflightView(QWidget):
                 hostkey_dialog.show_changed(err, self)
             elif isinstance(err, UnknownHostKey) and err.fingerprint not in self._refused:
                 unknown.setdefault(f"{err.lookup} {err.fingerprint}", err)
-        trusted = 0
-        for exc in unknown.values():
-            if hostkey_dialog.ask_trust(exc, self):
-                trusted += 1
-            else:
-                self._refused.add(exc.fingerprint)
-        if trusted:
-            self.sig_status.emit(f"Stored {trusted} host key(s) in Brickyard's known_hosts; checking again")
+        chosen = hostkey_dialog.ask_trust_many(list(unknown.values()), self) if unknown else []
+        self._refused.update(e.fingerprint for e in unknown.values() if e not in chosen)
+        if chosen:
+            self.sig_status.emit(f"Stored {len(chosen)} host key(s) in Brickyard's known_hosts; checking again")
             self.run(keep_refusals=True)
 
     # ---- output ---------------------------------------------------------------------
