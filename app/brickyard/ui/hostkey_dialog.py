@@ -18,14 +18,16 @@ from ..remote.hostkeys import HostKeyChanged, UnknownHostKey
 
 
 class UnknownHostKeyDialog(QDialog):
-    def __init__(self, exc: UnknownHostKey, parent: QWidget | None = None):
+    def __init__(self, exc: UnknownHostKey, parent: QWidget | None = None, name: str = ""):
         super().__init__(parent)
         self.exc = exc
+        name = name or exc.host
         self.setObjectName("unknown-host-key")
-        self.setWindowTitle(f"Unknown host key: {exc.host}")
+        self.setWindowTitle(f"Unknown host key: {name}")
         layout = QVBoxLayout(self)
-        intro = QLabel(f"Brickyard has never seen the SSH host key of <b>{_html(exc.lookup)}</b> "
-                       f"(host <b>{_html(exc.host)}</b>). Before trusting it, compare it with the key on "
+        where = f"<b>{_html(name)}</b>" + (f" ({_html(exc.lookup)})" if exc.lookup != name else "")
+        intro = QLabel(f"Brickyard has never seen the SSH host key of {where}. "
+                       "Before trusting it, compare it with the key on "
                        "the host itself, over a console or a connection you already trust:")
         intro.setWordWrap(True)
         layout.addWidget(intro)
@@ -55,9 +57,9 @@ class UnknownHostKeyDialog(QDialog):
         layout.addWidget(buttons)
 
 
-def ask_trust(exc: UnknownHostKey, parent: QWidget | None = None) -> bool:
-    """Ask once; on "Trust this key" store it and return True."""
-    dialog = UnknownHostKeyDialog(exc, parent)
+def ask_trust(exc: UnknownHostKey, parent: QWidget | None = None, name: str = "") -> bool:
+    """Ask once; on "Trust this key" store it and return True. ``name``: the host as the user knows it."""
+    dialog = UnknownHostKeyDialog(exc, parent, name)
     try:
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return False
@@ -70,9 +72,10 @@ def ask_trust(exc: UnknownHostKey, parent: QWidget | None = None) -> bool:
 class UnknownHostKeysDialog(QDialog):
     """Several unknown keys at once (a new cluster): each must be ticked to be trusted."""
 
-    def __init__(self, errors: list[UnknownHostKey], parent: QWidget | None = None):
+    def __init__(self, errors: list[UnknownHostKey], parent: QWidget | None = None, names: list[str] | None = None):
         super().__init__(parent)
         self.errors = errors
+        names = names or [exc.host for exc in errors]
         self.setObjectName("unknown-host-keys")
         self.setWindowTitle(f"{len(errors)} unknown host keys")
         self.resize(900, 200 + 30 * min(len(errors), 12))
@@ -94,8 +97,8 @@ class UnknownHostKeysDialog(QDialog):
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        for row, exc in enumerate(errors):
-            host = QTableWidgetItem(exc.host if exc.lookup == exc.host else f"{exc.host}  ({exc.lookup})")
+        for row, (exc, name) in enumerate(zip(errors, names)):
+            host = QTableWidgetItem(name if exc.lookup == name else f"{name}  ({exc.lookup})")
             host.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
             host.setCheckState(Qt.CheckState.Unchecked)
             self.table.setItem(row, 0, host)
@@ -130,11 +133,14 @@ class UnknownHostKeysDialog(QDialog):
                 if self.table.item(row, 0).checkState() == Qt.CheckState.Checked]
 
 
-def ask_trust_many(errors: list[UnknownHostKey], parent: QWidget | None = None) -> list[UnknownHostKey]:
-    """Ask about every key at once (one key: the single dialog); store and return the trusted ones."""
+def ask_trust_many(errors: list[UnknownHostKey], parent: QWidget | None = None,
+                   names: list[str] | None = None) -> list[UnknownHostKey]:
+    """Ask about every key at once (one key: the single dialog); store and return the trusted ones.
+
+    ``names``: each host as the user knows it (the topology's node name), beside its address."""
     if len(errors) == 1:
-        return errors if ask_trust(errors[0], parent) else []
-    dialog = UnknownHostKeysDialog(errors, parent)
+        return errors if ask_trust(errors[0], parent, names[0] if names else "") else []
+    dialog = UnknownHostKeysDialog(errors, parent, names)
     try:
         chosen = dialog.ticked() if dialog.exec() == QDialog.DialogCode.Accepted else []
     finally:

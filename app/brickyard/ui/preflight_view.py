@@ -10,10 +10,11 @@ explained and refused. A run can be cancelled at any time; the remote commands a
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
-                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+                               QStyledItemDelegate, QStyleOptionViewItem, QTreeWidget, QTreeWidgetItem,
+                               QVBoxLayout, QWidget)
 
 from ..core import topofile
 from ..remote.hostkeys import HostKeyChanged, UnknownHostKey
@@ -28,6 +29,29 @@ STATUS_WORDS = {OK: "OK", WARN: "WARN", FAIL: "FAIL", PENDING: "checking…", CA
 STATUS_COLOURS = {OK: "#2e7d32", WARN: "#ef6c00", FAIL: "#c62828", PENDING: "#607d8b", CANCELLED: "#9e9e9e"}
 STATUS_FILLS = {OK: "#e8f5e9", WARN: "#fff3e0", FAIL: "#ffebee", PENDING: "#eceff1", CANCELLED: "#f5f5f5"}
 ALL_HOSTS = ""
+DETAIL = 2
+
+
+class _WrapDetail(QStyledItemDelegate):
+    """Wraps the Detail column to its width (QTreeView alone sizes rows as if it were unbounded)."""
+
+    def __init__(self, tree: QTreeWidget):
+        super().__init__(tree)
+        self.tree = tree
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        super().initStyleOption(option, index)
+        if index.column() == DETAIL:
+            option.features |= QStyleOptionViewItem.ViewItemFeature.WrapText
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        size = super().sizeHint(option, index)
+        if index.column() != DETAIL:
+            return size
+        width = max(80, self.tree.header().sectionSize(DETAIL) - 10)
+        bounds = option.fontMetrics.boundingRect(QRect(0, 0, width, 100_000),
+                                                 int(Qt.TextFlag.TextWrapAnywhere), str(index.data() or ""))
+        return QSize(size.width(), max(size.height(), bounds.height() + 4))
 
 
 class PreflightView(QWidget):
@@ -79,6 +103,8 @@ class PreflightView(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setColumnWidth(0, 300)
+        self.tree.setItemDelegate(_WrapDetail(self.tree))
+        header.sectionResized.connect(lambda index, _old, _new: index == DETAIL and self.tree.doItemsLayout())
 
         top = QHBoxLayout()
         top.addWidget(QLabel("Check:"))
@@ -225,9 +251,13 @@ class PreflightView(QWidget):
         if hc.status == OK:
             detail = f"all {len(hc.checks)} checks passed"
         else:
-            worst = next(c for c in hc.checks if c.status == hc.status)
-            parts = [f"{counts[FAIL]} failed" if counts[FAIL] else "", f"{counts[WARN]} warnings" if counts[WARN] else ""]
-            detail = ", ".join(p for p in parts if p) + f": {worst.name}: {worst.message}"
+            parts = []
+            for status, word in ((FAIL, "failed"), (WARN, "warning")):
+                names = [c.name for c in hc.checks if c.status == status]
+                if names:
+                    count = f"{len(names)} {word}" + ("s" if word == "warning" and len(names) > 1 else "")
+                    parts.append(f"{count}: {', '.join(names)}")
+            detail = "; ".join(parts)
         row.setText(2, detail)
         row.setToolTip(2, detail)
         self._style_row(row, hc.status, bold=True)
@@ -300,15 +330,17 @@ class PreflightView(QWidget):
 
     # ---- host keys ------------------------------------------------------------------
     def _handle_host_keys(self, report: PreflightReport) -> None:
-        unknown: dict[str, UnknownHostKey] = {}
+        unknown: dict[str, tuple[str, UnknownHostKey]] = {}
         for hc in report.hosts:
             err = hc.host_key_error
             if isinstance(err, HostKeyChanged):
                 hostkey_dialog.show_changed(err, self)
             elif isinstance(err, UnknownHostKey) and err.fingerprint not in self._refused:
-                unknown.setdefault(f"{err.lookup} {err.fingerprint}", err)
-        chosen = hostkey_dialog.ask_trust_many(list(unknown.values()), self) if unknown else []
-        self._refused.update(e.fingerprint for e in unknown.values() if e not in chosen)
+                unknown.setdefault(f"{err.lookup} {err.fingerprint}", (hc.host, err))
+        names = [name for name, _ in unknown.values()]
+        errors = [err for _, err in unknown.values()]
+        chosen = hostkey_dialog.ask_trust_many(errors, self, names) if errors else []
+        self._refused.update(e.fingerprint for e in errors if e not in chosen)
         if chosen:
             self.sig_status.emit(f"Stored {len(chosen)} host key(s) in Brickyard's known_hosts; checking again")
             self.run(keep_refusals=True)
