@@ -290,3 +290,45 @@ def test_a_changed_host_key_is_explained_and_never_offered(real_window, qtbot, s
     row = view._rows["target"]
     assert _status(row) == FAIL and "HOST KEY CHANGED" in row.child(0).text(2)
     assert not real_window.own_known_hosts.exists()
+
+
+def test_an_encrypted_key_is_unlocked_from_a_dialog_the_loop_thread_waits_for(real_window, qtbot, sshd, tmp_path):
+    import subprocess
+
+    from PySide6.QtWidgets import QInputDialog
+
+    sshd.trust()
+    key = tmp_path / "locked_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "s3cret", "-f", str(key)], check=True)
+    auth = sshd.dir / "authorized_keys"
+    original = auth.read_text()
+    auth.write_text(original + key.with_suffix(".pub").read_text())
+    config = tmp_path / "locked_ssh_config"
+    config.write_text(sshd.ssh_config.read_text().replace(str(sshd.client_key), str(key)))
+    bridge = RemoteBridge(ssh_config=config)
+    bridge.adopt(real_window)
+    view = real_window.open_preflight()
+    view.bridge = bridge
+    asked: list[str] = []
+
+    def type_passphrase():
+        modal = QApplication.activeModalWidget()
+        if not isinstance(modal, QInputDialog):
+            QTimer.singleShot(20, type_passphrase)
+            return
+        asked.append(modal.labelText())
+        assert modal.textEchoMode() == modal.textEchoMode().Password
+        modal.setTextValue("s3cret")
+        modal.accept()
+
+    QTimer.singleShot(20, type_passphrase)
+    try:
+        with qtbot.waitSignal(view.sig_finished, timeout=60_000):
+            view.run()
+        checks = {c.name: c.status for c in view.report.hosts[0].checks}
+    finally:
+        bridge.close()
+        auth.write_text(original)
+    assert asked and str(key) in asked[0]
+    assert checks["authenticated"] == OK and checks["root or sudo"] == OK
+    assert "s3cret" not in view.report.text()
