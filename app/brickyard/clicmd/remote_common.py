@@ -8,25 +8,18 @@ import asyncio
 import getpass
 import json
 import os
-import shlex
 import sys
 from pathlib import Path
 from typing import Awaitable, Callable, TypeVar
 
 from ..cli import UsageError
-from ..remote import provision as _provision, teardown as _teardown
+from ..remote.commandline import dry_run_lines
 from ..remote.hostkeys import HostKeyChanged, UnknownHostKey
 from ..remote.loop import Progress
 from ..remote.ssh import SshOptions, SshPool
 from ..remote.steps import RunReport
 
 T = TypeVar("T")
-
-HELPER_SCRIPTS = {
-    _provision.MKDIR_SCRIPT: "MKDIR_BRICK", _provision.MOUNT_SCRIPT: "MOUNT_VOLUME",
-    _provision.FSTAB_ADD_SCRIPT: "FSTAB_ADD", _teardown.RMBRICK_SCRIPT: "REMOVE_BRICK_IF_OURS",
-    _teardown.FSTAB_REMOVE_SCRIPT: "FSTAB_REMOVE",
-}
 
 
 def add_ssh_arguments(p: argparse.ArgumentParser) -> None:
@@ -111,30 +104,6 @@ def print_report(report: RunReport, as_json: bool) -> int:
     if as_json:
         print(json.dumps(report.to_json(), indent=2))
     else:
-        if report.dry_run:
-            print(f"# {report.action} {report.subject}: dry run, nothing was run "
-                  "(commands run as root: through `sudo -n` when the SSH user is not root)")
-            scripts: dict[str, str] = {}
-            for outcome in report.outcomes:
-                step = outcome.step
-                print(f"# {step.host}: {step.title}")
-                for argv in step.commands:
-                    print(f"ssh {step.host} {_display(argv, scripts)}")
-            for name, body in scripts.items():
-                print(f"# ${name} (a fixed Brickyard helper; the arguments after it are quoted data):")
-                print("\n".join(f"#   {line}" for line in body.strip().splitlines()))
-        else:
-            for line in report.summary():
-                print(line)
-        for note in report.notes if report.dry_run else []:
-            print(f"# {note}")
+        for line in dry_run_lines(report) if report.dry_run else report.summary():
+            print(line)
     return 0 if report.ok else 1
-
-
-def _display(argv: list[str], scripts: dict[str, str]) -> str:
-    """One command line; Brickyard's fixed helper scripts are named here and printed once."""
-    name = HELPER_SCRIPTS.get(argv[2]) if len(argv) >= 3 and argv[:2] == ["sh", "-c"] else None
-    if name is None:
-        return shlex.join(argv)
-    scripts[name] = argv[2]
-    return f'sh -c "${name}" ' + shlex.join(argv[3:])

@@ -211,11 +211,13 @@ def _dir_exists(path: str):
     return check
 
 
-async def run_provision(plan: ProvisionPlan, executor_for, progress=None):
-    """Run the plan's steps (each skipped when already done); returns the RunReport."""
+async def run_provision(plan: ProvisionPlan, executor_for, progress=None, on_step=None):
+    """Run the plan's steps (each skipped when already done); returns the RunReport.
+
+    ``on_step(index, outcome)``: see ``steps.run_steps``."""
     from .steps import run_steps
 
-    report = await run_steps("provision", plan.volume.name, plan.steps, executor_for, progress)
+    report = await run_steps("provision", plan.volume.name, plan.steps, executor_for, progress, on_step)
     if not report.ok:
         report.notes.append(
             f"to undo everything Brickyard did for {plan.volume.name}: "

@@ -19,8 +19,10 @@ from .loop import AsyncLoopThread, Progress
 from .preflight import HostChecks, PreflightReport, preflight
 from .provision import provision_plan, run_provision
 from .ssh import SshOptions, SshPool
-from .steps import RunReport
+from .steps import RunReport, StepOutcome
 from .teardown import run_teardown
+
+OnStep = Callable[[int, StepOutcome], None]
 
 
 class RemoteServices:
@@ -37,13 +39,17 @@ class RemoteServices:
         """Pre-flight of ``topo`` (give the loop thread a copy the GUI will not edit meanwhile)."""
         return self.loop.submit(preflight(topo, self.hosts(topo), volume, on_host))
 
-    def provision(self, topo: Topology, volume: str, progress: Progress, *, fstab: bool = False) -> "Future[RunReport]":
-        """Provision after the user accepted ``provision_plan(...).questions`` (raises ProvisionError now)."""
-        plan = provision_plan(topo, volume, fstab=fstab)
-        return self.loop.submit(run_provision(plan, self.hosts(topo), progress))
+    def provision(self, topo: Topology, volume: str, progress: Progress, *, fstab: bool = False,
+                  on_step: OnStep | None = None) -> "Future[RunReport]":
+        """Provision after the user accepted ``provision_plan(...).questions`` (raises ProvisionError now).
 
-    def teardown(self, topo: Topology, volume: str, progress: Progress) -> "Future[RunReport]":
-        return self.loop.submit(run_teardown(topo, volume, self.hosts(topo), progress))
+        ``on_step(index, outcome)`` reports each step as it starts and ends (``steps.run_steps``)."""
+        plan = provision_plan(topo, volume, fstab=fstab)
+        return self.loop.submit(run_provision(plan, self.hosts(topo), progress, on_step))
+
+    def teardown(self, topo: Topology, volume: str, progress: Progress,
+                 on_step: OnStep | None = None) -> "Future[RunReport]":
+        return self.loop.submit(run_teardown(topo, volume, self.hosts(topo), progress, on_step))
 
     def import_cluster(self, host: str, volume: str | None = None) -> "Future[ImportResult]":
         return self.loop.submit(import_cluster(self.pool.executor(host), volume))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Awaitable, Callable, Sequence
 
 from .executor import CommandResult, Executor, ExecutorError
@@ -21,6 +21,7 @@ SKIPPED = "skipped"  # already done before this run
 FAILED = "failed"
 PENDING = "pending"  # not reached
 PLANNED = "planned"  # dry run
+RUNNING = "running"  # only in on_step snapshots: the step has started
 
 # returns a sentence when the step is already done, None when it still has to run
 DoneCheck = Callable[[Executor], Awaitable[str | None]]
@@ -53,6 +54,8 @@ class StepOutcome:
     status: str
     message: str = ""
     seconds: float = 0.0
+    # what failed the step (a UI tells an unknown host key, to be trusted, from other failures)
+    error: Exception | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict:
         return {
@@ -120,9 +123,20 @@ async def run_steps(
     steps: Sequence[Step],
     executor_for: Callable[[str], Executor],
     progress: Progress | None = None,
+    on_step: Callable[[int, StepOutcome], None] | None = None,
 ) -> RunReport:
-    """Run each step after its done-check; stop at the first failure."""
+    """Run each step after its done-check; stop at the first failure.
+
+    ``on_step(index, outcome)`` is called (on the loop thread) with a copy of the step's outcome
+    when it starts (status ``RUNNING``) and when it has its final status, so a view can fill in
+    its rows step by step.
+    """
     progress = progress or Progress()
+
+    def tell(index: int, outcome: StepOutcome, status: str | None = None) -> None:
+        if on_step is not None:
+            on_step(index, replace(outcome, status=status or outcome.status))
+
     report = RunReport(action, subject, [StepOutcome(s, PENDING) for s in steps])
     total = len(steps)
     for index, outcome in enumerate(report.outcomes):
@@ -132,6 +146,7 @@ async def run_steps(
             report.error = f"cancelled before step '{step.title}' on {step.host}"
             break
         started = time.monotonic()
+        tell(index, outcome, RUNNING)
         try:
             ex = executor_for(step.host)
             already = await step.done_check(ex) if step.done_check is not None else None
@@ -142,13 +157,15 @@ async def run_steps(
                 note = await run_cancellable(progress, step.perform(ex))
                 outcome.status, outcome.message = DONE, note
         except (ExecutorError, ValueError, OSError) as exc:
-            outcome.status, outcome.message = FAILED, _reason(exc, step)
+            outcome.status, outcome.message, outcome.error = FAILED, _reason(exc, step), exc
         except (asyncio.CancelledError, Cancelled):
             outcome.status, outcome.message = FAILED, "cancelled by the user while it ran"
             outcome.seconds = time.monotonic() - started
+            tell(index, outcome)
             progress.log(f"[{index + 1}/{total}] {step.host}: {step.title}: CANCELLED")
             break
         outcome.seconds = time.monotonic() - started
+        tell(index, outcome)
         word = {DONE: "done", SKIPPED: "already done", FAILED: "FAILED"}[outcome.status]
         extra = f" ({outcome.message})" if outcome.message else ""
         progress.log(f"[{index + 1}/{total}] {step.host}: {step.title}: {word}{extra} [{outcome.seconds:.1f} s]")

@@ -113,12 +113,14 @@ def reuse_hint(path: str) -> str:
             f"rm -rf {path}/.glusterfs")
 
 
-async def run_teardown(topo: Topology, volume_name: str, executor_for, progress=None):
-    """Run the teardown steps; notes say how to reuse brick directories Brickyard kept."""
+async def run_teardown(topo: Topology, volume_name: str, executor_for, progress=None, on_step=None):
+    """Run the teardown steps; notes say how to reuse brick directories Brickyard kept.
+
+    ``on_step(index, outcome)``: see ``steps.run_steps``."""
     from .steps import DONE, run_steps
 
     steps = teardown_plan(topo, volume_name)
-    report = await run_steps("teardown", volume_name, steps, executor_for, progress)
+    report = await run_steps("teardown", volume_name, steps, executor_for, progress, on_step)
     for outcome in report.outcomes:
         if outcome.status == DONE and outcome.step.key.startswith("rmbrick:") and outcome.message.startswith("kept"):
             path = outcome.step.commands[0][4]

@@ -1,0 +1,81 @@
+"""What a view needs from a provisioning run: each step's start and end as it happens, the
+exception that failed a step (an unknown host key is trusted, not just printed), and the dry
+run's text shared with the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncssh
+
+from brickyard.cli import main
+from brickyard.core import topofile
+from brickyard.remote.commandline import dry_run_lines
+from brickyard.remote.hostkeys import UnknownHostKey
+from brickyard.remote.loop import Progress
+from brickyard.remote.provision import provision_plan, run_provision
+from brickyard.remote.steps import DONE, FAILED, PENDING, RUNNING, SKIPPED, dry_run
+from brickyard.remote.teardown import run_teardown
+
+from .fakes import FakeCluster, executors
+from .test_provision import vrep_topology
+
+
+def _events(run) -> tuple[list[tuple[int, str]], object]:
+    seen: list[tuple[int, str]] = []
+    report = asyncio.run(run(lambda index, outcome: seen.append((index, outcome.status))))
+    return seen, report
+
+
+def test_each_step_is_reported_when_it_starts_and_when_it_ends_and_a_rerun_reports_skips():
+    topo, cluster = vrep_topology(), FakeCluster()
+    plan = provision_plan(topo, "vrep")
+    seen, report = _events(lambda on_step: run_provision(plan, executors(cluster), Progress(), on_step))
+    n = len(plan.steps)
+    assert seen == [e for i in range(n) for e in ((i, RUNNING), (i, DONE))]
+    assert RUNNING not in {o.status for o in report.outcomes}  # only the snapshots say running
+
+    seen, again = _events(lambda on_step: run_provision(plan, executors(cluster), Progress(), on_step))
+    ends = dict(e for e in seen if e[1] != RUNNING)
+    assert ends == {i: o.status for i, o in enumerate(again.outcomes)} and SKIPPED in ends.values()
+
+    seen, down = _events(lambda on_step: run_teardown(topo, "vrep", executors(cluster), Progress(), on_step))
+    assert down.ok and [i for i, s in seen if s != RUNNING] == list(range(len(down.outcomes)))
+
+
+def test_a_failed_step_keeps_its_exception_and_later_steps_are_never_announced():
+    topo, cluster = vrep_topology(), FakeCluster()
+    plan = provision_plan(topo, "vrep")
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    refusal = UnknownHostKey("node3", "10.77.0.13", key, None)
+    inner = executors(cluster)
+
+    class Refuses:
+        def __init__(self, ex):
+            self.ex, self.host = ex, ex.host
+
+        async def run(self, argv, **kw):
+            raise refusal
+
+    def executor_for(host):
+        return Refuses(inner(host)) if host == "node3" else inner(host)
+
+    seen, report = _events(lambda on_step: run_provision(plan, executor_for, Progress(), on_step))
+    failed = report.failed
+    assert failed.step.host == "node3" and failed.error is refusal
+    index = report.outcomes.index(failed)
+    assert seen[-2:] == [(index, RUNNING), (index, FAILED)]
+    assert all(o.status == PENDING for o in report.outcomes[index + 1:])
+    assert "unknown host key" in failed.message and report.to_json()["failed_step"] == failed.step.key
+
+
+def test_the_dry_run_text_is_what_the_cli_prints(tmp_path, capsys):
+    topo = vrep_topology()
+    path = tmp_path / "t.brickyard.json"
+    topofile.save(topo, path)
+    assert main(["provision", str(path), "--dry-run"]) == 0
+    plan = provision_plan(topo, "vrep")
+    lines = dry_run_lines(dry_run("provision", "vrep", plan.steps))
+    assert capsys.readouterr().out.splitlines() == lines
+    assert lines.count("# $MKDIR_BRICK (a fixed Brickyard helper; the arguments after it are quoted data):") == 1
+    assert "ssh client1 sh -c \"$MOUNT_VOLUME\" sh node1:/vrep /mnt/vrep backup-volfile-servers=node2:node3" in lines
