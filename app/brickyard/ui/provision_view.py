@@ -1,0 +1,518 @@
+"""The "Provision" tab: a volume's plan as a dry run first, then run step by step, or torn down.
+
+The steps and their checks are ``remote/provision.py`` and ``remote/teardown.py`` (the same
+ones ``brickyard provision`` / ``brickyard teardown`` run); this view only shows them and runs
+them through the ``RemoteBridge``:
+
+1. "Show plan" builds the plan on a snapshot of the topology and lists every step with the
+   exact commands, quoted as the CLI's ``--dry-run`` prints them. Nothing runs remotely.
+2. What gluster would have asked about (``plan.questions``) must be acknowledged before
+   "Provision" is enabled (the CLI's ``--yes``).
+3. A run fills the status column step by step (waiting, running, done, skipped, failed, left)
+   and the log; Cancel kills the running command. The summary says what was done, what is
+   left and how to undo it. A re-run skips what is done already.
+4. "Tear down…" asks for the volume's name to be typed (``teardown_dialog``), then runs the
+   teardown in the same table.
+
+An unknown host key met on the way is shown for the user to trust once (then the same run
+starts again); a changed key is explained and refused.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
+                               QProgressBar, QPushButton, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+                               QWidget)
+
+from ..core import topofile
+from ..core.topology import Topology
+from ..remote import commandline
+from ..remote.hostkeys import HostKeyChanged, HostKeyError, UnknownHostKey
+from ..remote.loop import Cancelled
+from ..remote.provision import ProvisionPlan, provision_plan
+from ..remote.steps import DONE, FAILED, PENDING, PLANNED, RUNNING, SKIPPED, RunReport, Step, dry_run
+from ..remote.teardown import teardown_plan
+from . import hostkey_dialog, teardown_dialog
+from .bridge import FutureWatcher, QtProgress, RemoteBridge
+from .session import Session
+
+WAITING, LEFT, STOPPED = "waiting", "left", "stopped"
+STATUS_WORDS = {PLANNED: "planned", WAITING: "waiting", RUNNING: "running…", DONE: "done", SKIPPED: "skipped",
+                FAILED: "FAILED", LEFT: "left", STOPPED: "stopped"}
+STATUS_COLOURS = {PLANNED: "#455a64", WAITING: "#607d8b", RUNNING: "#1565c0", DONE: "#2e7d32",
+                  SKIPPED: "#00695c", FAILED: "#c62828", LEFT: "#ef6c00", STOPPED: "#757575"}
+STATUS_FILLS = {PLANNED: "#eceff1", WAITING: "#f5f5f5", RUNNING: "#e3f2fd", DONE: "#e8f5e9",
+                SKIPPED: "#e0f2f1", FAILED: "#ffebee", LEFT: "#fff3e0", STOPPED: "#f5f5f5"}
+HOST, STEP, STATUS, DETAIL = range(4)
+HARD_CANCEL_MS = 20_000  # a step that ignores the cancel this long is abandoned (its task cancelled)
+OK_STYLE, ERROR_STYLE = "color: #1b5e20;", "color: #b00020;"
+
+
+class ProvisionView(QWidget):
+    """The "Provision" tab."""
+
+    sig_status = Signal(str)
+    """One line for the main window's status bar."""
+    sig_finished = Signal(object)
+    """RunReport | None after each provision or teardown run (None: it stopped without a report)."""
+
+    def __init__(self, session: Session, bridge: RemoteBridge, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.bridge = bridge
+        self.plan: ProvisionPlan | None = None
+        self.report: RunReport | None = None
+        self.watcher: FutureWatcher | None = None
+        self._plan_topo: Topology | None = None
+        self._plan_fstab = False
+        self._relay: QtProgress | None = None
+        self._rows: list[QTreeWidgetItem] = []
+        self._last_run: tuple | None = None  # (action, topo, volume, fstab, steps) to run again after a trust
+        self._refused: set[str] = set()
+        self._action = ""
+
+        self.volume_box = QComboBox()
+        self.volume_box.setObjectName("volume")
+        self.volume_box.setMinimumWidth(160)
+        self.fstab_box = QCheckBox("fstab line on clients")
+        self.fstab_box.setObjectName("fstab")
+        self.fstab_box.setToolTip("Also add each client mount to /etc/fstab (teardown removes the line again)")
+        self.plan_button = QPushButton("Show plan")
+        self.plan_button.setObjectName("plan")
+        self.plan_button.setToolTip("List every step and command for this volume. Nothing runs.")
+        self.run_button = QPushButton("Provision")
+        self.run_button.setObjectName("provision")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("cancel")
+        self.teardown_button = QPushButton("Tear down…")
+        self.teardown_button.setObjectName("teardown")
+        self.teardown_button.setToolTip("Unmount, stop and delete the volume; remove only the brick directories "
+                                        "Brickyard created. Asks you to type the volume name first.")
+        self.copy_button = QPushButton("Copy as text")
+        self.copy_button.setObjectName("copy")
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(220)
+        self.progress.setFormat("%v of %m steps")
+        self.summary = QLabel("Show the plan of a volume to see every command before anything runs.")
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.questions = QGroupBox("gluster would ask before creating this volume")
+        self.questions.setObjectName("questions")
+        self.question_text = QLabel()
+        self.question_text.setWordWrap(True)
+        self.question_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.ack_box = QCheckBox("I have read these and want gluster to go ahead (--mode=script)")
+        self.ack_box.setObjectName("acknowledge")
+        qbox = QVBoxLayout(self.questions)
+        qbox.addWidget(self.question_text)
+        qbox.addWidget(self.ack_box)
+        self.questions.hide()
+
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self._mono = mono
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("steps")
+        self.tree.setColumnCount(4)
+        self.tree.setHeaderLabels(["Host", "Step", "Status", "Detail"])
+        self.tree.setUniformRowHeights(False)
+        header = self.tree.header()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(HOST, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(STEP, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(STATUS, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.setColumnWidth(HOST, 170)
+        self.tree.setColumnWidth(STEP, 380)
+        self.log = QPlainTextEdit()
+        self.log.setObjectName("log")
+        self.log.setReadOnly(True)
+        self.log.setFont(mono)
+        self.log.setMaximumBlockCount(5000)
+        self.log.setPlaceholderText("The log of a run appears here.")
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.tree)
+        split.addWidget(self.log)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Volume:"))
+        top.addWidget(self.volume_box)
+        top.addWidget(self.fstab_box)
+        top.addWidget(self.plan_button)
+        top.addWidget(self.run_button)
+        top.addWidget(self.cancel_button)
+        top.addWidget(self.progress)
+        top.addStretch(1)
+        top.addWidget(self.copy_button)
+        top.addWidget(self.teardown_button)
+        box = QVBoxLayout(self)
+        box.addLayout(top)
+        box.addWidget(self.summary)
+        box.addWidget(self.questions)
+        box.addWidget(split, 1)
+
+        self.plan_button.clicked.connect(lambda: self.show_plan())
+        self.run_button.clicked.connect(lambda: self.provision())
+        self.cancel_button.clicked.connect(self.cancel)
+        self.teardown_button.clicked.connect(lambda: self.ask_teardown())
+        self.copy_button.clicked.connect(self.copy_text)
+        self.ack_box.toggled.connect(lambda _: self._update_buttons())
+        self.volume_box.currentIndexChanged.connect(lambda _: self._choice_changed())
+        self.fstab_box.toggled.connect(lambda _: self._choice_changed())
+        session.sig_topology_replaced.connect(self._topology_replaced)
+        session.sig_model_changed.connect(self._model_changed)
+        session.sig_volume_selected.connect(self._volume_selected)
+        self._fill_volumes()
+        self._update_buttons()
+
+    # ---- choosing ------------------------------------------------------------------
+    def _fill_volumes(self) -> None:
+        wanted = self.volume_box.currentData() or self.session.volume_name
+        self.volume_box.blockSignals(True)
+        self.volume_box.clear()
+        for volume in self.session.topo.volumes:
+            self.volume_box.addItem(volume.name, volume.name)
+        self.volume_box.setCurrentIndex(max(0, self.volume_box.findData(wanted)))
+        self.volume_box.blockSignals(False)
+
+    def selected_volume(self) -> str | None:
+        return self.volume_box.currentData() or None
+
+    def _volume_selected(self, name: str) -> None:
+        if name and not self.running and self.volume_box.findData(name) >= 0:
+            self.volume_box.setCurrentIndex(self.volume_box.findData(name))
+
+    def _choice_changed(self) -> None:
+        if self.plan is not None and (self.plan.volume.name, self._plan_fstab) != (
+                self.selected_volume(), self.fstab_box.isChecked()):
+            self._forget_plan("Show the plan again for this choice.")
+
+    def _topology_replaced(self) -> None:
+        self._fill_volumes()
+        if not self.running:
+            self.tree.clear()
+            self._rows.clear()
+            self.report = None
+            self._forget_plan("A different topology is open: show the plan of one of its volumes.")
+
+    def _model_changed(self, _changes: list) -> None:
+        names = [self.volume_box.itemData(i) for i in range(self.volume_box.count())]
+        if names != [v.name for v in self.session.topo.volumes]:
+            self._fill_volumes()
+        if self.plan is not None and not self.running and not self._plan_is_current():
+            self._forget_plan("The topology changed since the plan was shown: show the plan again.")
+
+    def _plan_is_current(self) -> bool:
+        """The canvas still gives the same steps (moving a node on the canvas changes nothing)."""
+        try:
+            now = provision_plan(self.session.topo, self.plan.volume.name, fstab=self._plan_fstab)
+        except ValueError:
+            return False
+        return _fingerprint(now) == _fingerprint(self.plan)
+
+    def _forget_plan(self, why: str) -> None:
+        self.plan = None
+        self.questions.hide()
+        self._say(why)
+        self._update_buttons()
+
+    # ---- the dry run ---------------------------------------------------------------
+    def show_plan(self) -> bool:
+        """Build the plan on a snapshot and list its steps and commands (False: refused)."""
+        if self.running:
+            return False
+        volume = self.selected_volume()
+        if volume is None:
+            self._say("Nothing to provision: the topology has no volume yet.", error=True)
+            return False
+        topo = _snapshot(self.session.topo)
+        fstab = self.fstab_box.isChecked()
+        self.plan, self.report = None, None
+        self.questions.hide()
+        try:
+            plan = provision_plan(topo, volume, fstab=fstab)
+        except ValueError as exc:  # ProvisionError, TopologyError: the planner says why
+            self.tree.clear()
+            self._rows.clear()
+            self._say(f"Volume {volume} cannot be provisioned: {exc}", error=True)
+            self.sig_status.emit(f"Provision: {volume} refused")
+            self._update_buttons()
+            return False
+        self.plan, self._plan_topo, self._plan_fstab = plan, topo, fstab
+        self._fill_rows(plan.steps, PLANNED, commands=True)
+        hosts = len({s.host for s in plan.steps})
+        questions = plan.questions
+        self.ack_box.setChecked(False)
+        if questions:
+            self.question_text.setText("\n".join(f"• {q}" for q in questions))
+            self.questions.show()
+        text = (f"Dry run of {volume}: {len(plan.steps)} steps on {hosts} hosts, every command below; "
+                "nothing has run. Commands run as root (through sudo -n when the SSH user is not root).")
+        self._say(text + (" Read what gluster would ask, tick to accept, then Provision." if questions
+                          else " Provision runs them, skipping what is already done."))
+        self.sig_status.emit(f"Provision: plan of {volume} shown, nothing run")
+        self._update_buttons()
+        return True
+
+    def _fill_rows(self, steps: list[Step], status: str, commands: bool = False) -> None:
+        self.tree.clear()
+        self._rows = []
+        scripts: dict[str, str] = {}
+        for step in steps:
+            row = QTreeWidgetItem([step.host, step.title, "", ""])
+            self.tree.addTopLevelItem(row)
+            self._style(row, status)
+            for argv in step.commands:
+                line = QTreeWidgetItem([commandline.ssh_line(step.host, argv, scripts)])
+                line.setFont(HOST, self._mono)
+                line.setForeground(HOST, QBrush(QColor("#37474f")))
+                row.addChild(line)
+                line.setFirstColumnSpanned(True)
+            row.setExpanded(commands)
+            self._rows.append(row)
+        if scripts:
+            helpers = QTreeWidgetItem(["Brickyard's helper scripts named above (fixed text; the arguments "
+                                       "after them are passed as quoted data)"])
+            self.tree.addTopLevelItem(helpers)
+            helpers.setFirstColumnSpanned(True)
+            for text in commandline.script_lines(scripts):
+                child = QTreeWidgetItem([text])
+                child.setFont(HOST, self._mono)
+                helpers.addChild(child)
+                child.setFirstColumnSpanned(True)
+        self.progress.setRange(0, max(1, len(steps)))
+        self.progress.setValue(0)
+
+    def _style(self, row: QTreeWidgetItem, status: str, detail: str | None = None) -> None:
+        row.setText(STATUS, STATUS_WORDS[status])
+        row.setData(STATUS, Qt.ItemDataRole.UserRole, status)
+        row.setForeground(STATUS, QBrush(QColor(STATUS_COLOURS[status])))
+        row.setBackground(STATUS, QBrush(QColor(STATUS_FILLS[status])))
+        font = QFont(row.font(STATUS))
+        font.setBold(True)
+        row.setFont(STATUS, font)
+        if detail is not None:
+            row.setText(DETAIL, detail)
+            row.setToolTip(DETAIL, detail)
+
+    # ---- running -------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.watcher is not None and not self.watcher.finished
+
+    def _update_buttons(self) -> None:
+        running = self.running
+        questions = self.plan.questions if self.plan is not None else []
+        ready = self.plan is not None and not running and (not questions or self.ack_box.isChecked())
+        self.run_button.setEnabled(ready)
+        if self.plan is None:
+            self.run_button.setToolTip("Show the plan first: every command is listed before anything runs")
+        elif questions and not self.ack_box.isChecked():
+            self.run_button.setToolTip("Acknowledge what gluster would ask first")
+        else:
+            self.run_button.setToolTip("Run the plan over SSH, step by step (already-done steps are skipped)")
+        self.ack_box.setEnabled(not running)
+        for widget in (self.plan_button, self.volume_box, self.fstab_box):
+            widget.setEnabled(not running)
+        self.teardown_button.setEnabled(not running and self.selected_volume() is not None)
+        self.cancel_button.setEnabled(running)
+        self.copy_button.setEnabled(not running and (self.plan is not None or self.report is not None))
+
+    def provision(self) -> bool:
+        """Run the shown plan (False: no plan, questions not acknowledged, or already running)."""
+        if self.plan is None or self.running or self._plan_topo is None:
+            return False
+        if self.plan.questions and not self.ack_box.isChecked():
+            return False
+        self._refused.clear()
+        return self._start("provision", self._plan_topo, self.plan.volume.name, self._plan_fstab, self.plan.steps)
+
+    def ask_teardown(self) -> bool:
+        """Ask for the typed confirmation, then tear the chosen volume down (False: not confirmed)."""
+        volume = self.selected_volume()
+        if self.running or volume is None:
+            return False
+        topo = _snapshot(self.session.topo)
+        try:
+            steps = teardown_plan(topo, volume)
+        except ValueError as exc:
+            self._say(f"Volume {volume} cannot be torn down: {exc}", error=True)
+            return False
+        if not steps:
+            self._say(f"Volume {volume} has no bricks: there is nothing to tear down.", error=True)
+            return False
+        if not teardown_dialog.confirm_teardown(volume, steps, self):
+            self.sig_status.emit(f"Teardown of {volume} not confirmed: nothing was run")
+            return False
+        self._refused.clear()
+        return self._start("teardown", topo, volume, False, steps)
+
+    def _start(self, action: str, topo: Topology, volume: str, fstab: bool, steps: list[Step]) -> bool:
+        try:
+            services = self.bridge.services
+        except Exception as exc:  # e.g. an SSH config file that does not exist
+            self._say(f"Cannot reach hosts: {exc}", error=True)
+            return False
+        relay = QtProgress(self)
+        relay.sig_item.connect(lambda event, r=relay: self._step_event(r, event))
+        relay.sig_log.connect(lambda line, r=relay: r is self._relay and self._log(line))
+        relay.sig_progress.connect(lambda _f, text, r=relay: r is self._relay and text and self._say(
+            f"{'Provisioning' if action == 'provision' else 'Tearing down'} {volume}: {text}"))
+
+        def on_step(index: int, outcome) -> None:
+            relay.item((index, outcome))
+
+        try:
+            if action == "provision":
+                future = services.provision(topo, volume, relay.progress, fstab=fstab, on_step=on_step)
+            else:
+                future = services.teardown(topo, volume, relay.progress, on_step=on_step)
+        except (ValueError, RuntimeError) as exc:  # the plan is refused now, or the loop thread is gone
+            self._say(f"Cannot start: {exc}", error=True)
+            return False
+        self._relay, self._action, self.report = relay, action, None
+        self._last_run = (action, topo, volume, fstab, steps)
+        self._fill_rows(steps, WAITING)
+        self._log(f"--- {action} {volume} started {time.strftime('%H:%M:%S')}: {len(steps)} steps ---")
+        self.watcher = self.bridge.watch(future)
+        self.watcher.sig_done.connect(self._finished)
+        self.watcher.sig_failed.connect(self._failed)
+        self.watcher.sig_cancelled.connect(lambda: self._stopped("stopped: the run was abandoned after Cancel"))
+        self._say(f"{'Provisioning' if action == 'provision' else 'Tearing down'} {volume} over SSH…")
+        self.sig_status.emit(f"{action.capitalize()} of {volume} started")
+        self._update_buttons()
+        return True
+
+    def _step_event(self, relay: QtProgress, event: tuple) -> None:
+        index, outcome = event
+        if relay is not self._relay or not 0 <= index < len(self._rows):
+            return
+        self._show_outcome(self._rows[index], outcome.status, outcome.message)
+        finished = sum(1 for r in self._rows if r.data(STATUS, Qt.ItemDataRole.UserRole) in (DONE, SKIPPED, FAILED))
+        self.progress.setValue(finished)
+        if outcome.status == RUNNING:
+            self.tree.scrollToItem(self._rows[index])
+
+    def _show_outcome(self, row: QTreeWidgetItem, status: str, message: str) -> None:
+        if status == SKIPPED:
+            detail = f"already done: {message}" if message else "already done"
+        elif status == RUNNING:
+            detail = ""
+        else:
+            detail = message
+        self._style(row, status, detail)
+
+    def cancel(self) -> None:
+        """Kill the running step's commands; the run stops and reports what was done."""
+        if not self.running or self._relay is None:
+            return
+        self._relay.cancel()
+        self._say("Cancelling: the running command is being stopped…")
+        watcher = self.watcher
+        QTimer.singleShot(HARD_CANCEL_MS, lambda: watcher is self.watcher and self.running and watcher.cancel())
+
+    def _finished(self, report: RunReport) -> None:
+        self._relay = None
+        self.report = report
+        for row, outcome in zip(self._rows, report.outcomes):
+            status = LEFT if outcome.status == PENDING else outcome.status
+            self._show_outcome(row, status, outcome.message or ("not reached" if status == LEFT else ""))
+            if status == FAILED:
+                row.setExpanded(True)
+                self.tree.scrollToItem(row)
+        self.progress.setValue(sum(1 for o in report.outcomes if o.status in (DONE, SKIPPED)))
+        lines = report.summary()
+        if report.ok:
+            done = sum(1 for o in report.outcomes if o.status == DONE)
+            skipped = sum(1 for o in report.outcomes if o.status == SKIPPED)
+            verb = "provisioned" if report.action == "provision" else "torn down"
+            lines.insert(0, f"{report.subject} {verb}: {done} steps done, {skipped} already done (skipped).")
+        self._say("\n".join(lines), error=not report.ok, ok=report.ok)
+        self._log(f"--- {report.action} {report.subject}: {'finished' if report.ok else 'stopped'} ---")
+        self.sig_status.emit(f"{report.action.capitalize()} of {report.subject}: "
+                             + ("finished" if report.ok else "stopped, see the summary"))
+        self._update_buttons()
+        self.sig_finished.emit(report)
+        failed = report.failed
+        if failed is not None and isinstance(failed.error, HostKeyError):
+            self._host_key(failed.error, failed.step.host)
+
+    def _failed(self, exc: BaseException) -> None:
+        if isinstance(exc, HostKeyError):
+            self._stopped(f"stopped at a host key: {exc}")
+            self._host_key(exc, exc.host)
+        elif isinstance(exc, Cancelled):
+            self._stopped("cancelled")
+        else:
+            self._stopped(f"stopped: {exc}")
+
+    def _stopped(self, why: str) -> None:
+        self._relay = None
+        for row in self._rows:
+            status = row.data(STATUS, Qt.ItemDataRole.UserRole)
+            if status in (WAITING, RUNNING):
+                self._style(row, LEFT if status == WAITING else STOPPED, "not reached" if status == WAITING
+                            else "interrupted: it may or may not have finished")
+        self._say(f"The {self._action} {why}. Show the plan and run again: finished steps are skipped.", error=True)
+        self._log(f"--- {self._action} {why} ---")
+        self.sig_status.emit(f"{self._action.capitalize()} {why}")
+        self._update_buttons()
+        self.sig_finished.emit(None)
+
+    # ---- host keys -----------------------------------------------------------------
+    def _host_key(self, err: HostKeyError, name: str) -> None:
+        if isinstance(err, HostKeyChanged):
+            hostkey_dialog.show_changed(err, self)
+            return
+        if not isinstance(err, UnknownHostKey) or err.fingerprint in self._refused:
+            return
+        if not hostkey_dialog.ask_trust(err, self, name):
+            self._refused.add(err.fingerprint)
+            self._say(self.summary.text() + f"\nThe host key of {name} was not trusted: nothing runs there.",
+                      error=True)
+            return
+        self.sig_status.emit(f"Stored the host key of {name}; running the {self._action} again")
+        if self._last_run is not None:
+            self._start(*self._last_run)
+
+    # ---- output --------------------------------------------------------------------
+    def _say(self, text: str, error: bool = False, ok: bool = False) -> None:
+        self.summary.setText(text)
+        self.summary.setStyleSheet(ERROR_STYLE if error else OK_STYLE if ok else "")
+
+    def _log(self, line: str) -> None:
+        self.log.appendPlainText(f"{time.strftime('%H:%M:%S')}  {line}")
+
+    def text(self) -> str:
+        """The shown plan as the CLI's dry run prints it, or the last run's summary and log."""
+        if self.report is not None:
+            return "\n".join([*self.report.summary(), "", self.log.toPlainText()])
+        if self.plan is not None:
+            notes = [f"gluster would ask: {q}" for q in self.plan.questions]
+            return "\n".join(commandline.dry_run_lines(dry_run("provision", self.plan.volume.name,
+                                                               self.plan.steps, notes)))
+        return ""
+
+    def copy_text(self) -> None:
+        text = self.text()
+        if text:
+            QGuiApplication.clipboard().setText(text)
+            self.sig_status.emit("Copied to the clipboard")
+
+    def shutdown(self) -> None:
+        self.cancel()
+
+
+def _snapshot(topo: Topology) -> Topology:
+    """The loop thread works on a copy: the user may keep editing while a run goes on."""
+    return topofile.loads(topofile.dumps(topo), "<provision snapshot>")
+
+
+def _fingerprint(plan: ProvisionPlan) -> tuple:
+    return (tuple((s.key, s.host, tuple(map(tuple, s.commands))) for s in plan.steps), tuple(plan.questions))

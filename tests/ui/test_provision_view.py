@@ -1,0 +1,326 @@
+"""The Provision tab: the dry run lists every command and runs nothing, gluster's questions gate
+the run, steps fill in from the loop thread, a failure says what was done / left / how to undo,
+cancel kills the running step, a re-run shows the skips, an unknown host key is trusted and the
+run starts again, and teardown waits for the typed volume name.
+
+The services are the real ``RemoteServices`` (its own asyncio loop thread) whose executors are a
+fake cluster answering with recorded gluster XML (``tests/remote/fakes.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncssh
+import pytest
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QPlainTextEdit, QPushButton
+
+from brickyard.cli import main
+from brickyard.core import topofile
+from brickyard.core.topology import BrickRef, Layout, Mount, Volume, VolumeType
+from brickyard.remote.hostkeys import UnknownHostKey
+from brickyard.remote.services import RemoteServices
+from brickyard.ui.bridge import RemoteBridge
+from brickyard.ui.provision_view import ProvisionView
+from brickyard.ui.session import Session
+
+from ..remote.fakes import FakeCluster, FakeExecutor
+from ..remote.test_provision import vrep_topology
+
+
+class ClusterServices(RemoteServices):
+    """The app's services on their own loop thread, reaching a fake cluster instead of SSH."""
+
+    def __init__(self, cluster: FakeCluster, wrap=None):
+        super().__init__()
+        self.cluster, self.wrap = cluster, wrap
+        self.runs: list[str] = []
+        self._executors: dict[str, FakeExecutor] = {}
+
+    def hosts(self, topo):
+        def get(name: str):
+            ex = self._executors.setdefault(name, self.cluster.executor(name))
+            return self.wrap(ex) if self.wrap else ex
+
+        return get
+
+    def provision(self, topo, volume, progress, **kw):
+        self.runs.append(f"provision {volume}")
+        return super().provision(topo, volume, progress, **kw)
+
+    def teardown(self, topo, volume, progress, **kw):
+        self.runs.append(f"teardown {volume}")
+        return super().teardown(topo, volume, progress, **kw)
+
+
+def with_vdistrep(topo):
+    """Add the lab's replica-2 volume: gluster would warn about split-brain before creating it."""
+    topo.volumes.append(Volume("vdistrep", Layout(VolumeType.DISTRIBUTED_REPLICATE, replica=2),
+                               [BrickRef(f"node{i}", "/srv/brick1/vdistrep") for i in (1, 2, 3, 4)],
+                               mounts=[Mount("client1", "/mnt/vdistrep")]))
+    for node in topo.nodes:
+        node.bricks[1].path = "/srv/brick1/vdistrep"
+    return topo
+
+
+@pytest.fixture
+def make_view(qtbot):
+    made = []
+
+    def make(topo=None, cluster=None, wrap=None):
+        services = ClusterServices(cluster or FakeCluster(), wrap)
+        bridge = RemoteBridge(make_services=lambda options: services)
+        view = ProvisionView(Session(topo or vrep_topology()), bridge)
+        qtbot.addWidget(view)
+        view.resize(1200, 700)
+        view.services, view.cluster = services, services.cluster
+        made.append(bridge)
+        return view
+
+    yield make
+    for bridge in made:
+        bridge.close()
+
+
+def _statuses(view) -> list[str]:
+    return [row.data(2, Qt.ItemDataRole.UserRole) for row in view._rows]
+
+
+def _run(view, qtbot, start) -> object:
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000) as blocker:
+        assert start()
+    return blocker.args[0]
+
+
+def test_the_plan_shows_every_command_as_the_cli_does_and_runs_nothing(make_view, tmp_path, capsys):
+    view = make_view()
+    assert view.selected_volume() == "vrep" and not view.run_button.isEnabled()
+    assert view.show_plan()
+    assert view.cluster.calls == [] and view.services.runs == []
+    rows = view._rows
+    assert [r.text(0) for r in rows][:3] == ["node1", "node1", "node1"]
+    assert rows[0].text(1) == "probe node2 into the trusted pool" and set(_statuses(view)) == {"planned"}
+    create = next(r for r in rows if r.text(1) == "create volume vrep")
+    assert create.child(0).text(0) == ("ssh node1 gluster --mode=script volume create vrep replica 3 transport tcp "
+                                       "node1:/srv/brick1/vrep node2:/srv/brick1/vrep node3:/srv/brick1/vrep")
+    assert rows[-1].child(0).text(0) == ('ssh client1 sh -c "$MOUNT_VOLUME" sh node1:/vrep /mnt/vrep '
+                                         'backup-volfile-servers=node2:node3')
+    helpers = view.tree.topLevelItem(view.tree.topLevelItemCount() - 1)
+    assert helpers.child(0).text(0).startswith("# $MKDIR_BRICK (a fixed Brickyard helper")
+    assert view.questions.isHidden() and view.run_button.isEnabled()
+    # the copied plan is exactly the CLI's dry run
+    path = tmp_path / "t.brickyard.json"
+    topofile.save(view.session.topo, path)
+    assert main(["provision", str(path), "--volume", "vrep", "--dry-run"]) == 0
+    assert view.text() == capsys.readouterr().out.rstrip("\n")
+    # fstab adds a step; changing the choice drops the shown plan
+    view.fstab_box.setChecked(True)
+    assert not view.run_button.isEnabled() and "Show the plan again" in view.summary.text()
+    before = len(rows)
+    view.show_plan()
+    assert len(view._rows) == before + 1 and view._rows[-1].text(1) == "add /mnt/vrep to /etc/fstab"
+
+
+def test_gluster_questions_must_be_acknowledged_before_provision_is_enabled(make_view, qtbot):
+    view = make_view(with_vdistrep(vrep_topology()))
+    view.session.select_volume("vdistrep")
+    assert view.selected_volume() == "vdistrep"  # follows the planner's volume
+    view.show_plan()
+    assert not view.questions.isHidden() and "split-brain" in view.question_text.text().lower()
+    assert not view.run_button.isEnabled() and not view.provision()
+    assert view.services.runs == []
+    view.ack_box.setChecked(True)
+    assert view.run_button.isEnabled()
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000) as blocker:
+        qtbot.mouseClick(view.run_button, Qt.MouseButton.LeftButton)
+    assert view.services.runs == ["provision vdistrep"] and blocker.args[0].ok
+    assert view.cluster.volumes["vdistrep"]["status"] == "Started"
+
+
+def test_a_volume_gluster_would_refuse_says_why_and_offers_nothing_to_run(make_view):
+    topo = vrep_topology(layout=Layout(VolumeType.REPLICATE, replica=2))
+    view = make_view(topo)
+    assert not view.show_plan()
+    assert view.summary.text().startswith("Volume vrep cannot be provisioned: gluster would refuse volume 'vrep'")
+    assert view.tree.topLevelItemCount() == 0 and not view.run_button.isEnabled() and not view.provision()
+
+
+def test_steps_and_log_fill_in_from_the_loop_thread_and_a_rerun_shows_skips(make_view, qtbot):
+    view = make_view()
+    view.show_plan()
+    report = _run(view, qtbot, view.provision)  # on_step and the log arrive from the loop thread
+    assert report.ok and set(_statuses(view)) == {"done"}
+    assert view.progress.value() == view.progress.maximum() == len(view._rows)
+    assert view.summary.text().startswith(f"vrep provisioned: {len(view._rows)} steps done, 0 already done")
+    log = view.log.toPlainText()
+    assert "create volume vrep: done" in log and log.count("--- provision vrep") == 2
+    # a re-run finds everything in place: the table says so
+    again = _run(view, qtbot, view.provision)
+    statuses = dict(zip((r.text(1) for r in view._rows), _statuses(view)))
+    assert again.ok and statuses["create volume vrep"] == "skipped"
+    assert next(r for r in view._rows if r.text(1) == "create volume vrep").text(3).startswith("already done")
+    assert "already done (skipped)" in view.summary.text()
+
+
+def test_rows_say_running_while_a_step_runs(make_view, qtbot):
+    gate = asyncio.Event()
+
+    class Slow:
+        def __init__(self, ex):
+            self.ex, self.host = ex, ex.host
+
+        async def run(self, argv, **kw):
+            if "create" in argv:
+                await gate.wait()
+            return await self.ex.run(argv, **kw)
+
+    view = make_view(wrap=Slow)
+    view.show_plan()
+    assert view.provision()
+    create = next(i for i, r in enumerate(view._rows) if r.text(1) == "create volume vrep")
+    qtbot.waitUntil(lambda: _statuses(view)[create] == "running", timeout=30_000)
+    assert _statuses(view)[:create] == ["done"] * create
+    assert set(_statuses(view)[create + 1:]) == {"waiting"}
+    assert not view.run_button.isEnabled() and not view.teardown_button.isEnabled() and view.cancel_button.isEnabled()
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000):
+        view.services.loop.loop.call_soon_threadsafe(gate.set)
+    assert set(_statuses(view)) == {"done"}
+
+
+def test_a_failure_says_what_was_done_what_is_left_and_how_to_undo_then_a_rerun_finishes(make_view, qtbot):
+    class DiesAtCreate(FakeCluster):
+        dying = True
+
+        def answer(self, host, argv):
+            if "create" in argv and self.dying:
+                self.glusterd_down.add(host)
+            return super().answer(host, argv)
+
+    cluster = DiesAtCreate()
+    view = make_view(cluster=cluster)
+    view.show_plan()
+    report = _run(view, qtbot, view.provision)
+    assert not report.ok
+    statuses = _statuses(view)
+    failed = statuses.index("failed")
+    assert view._rows[failed].text(1) == "create volume vrep" and view._rows[failed].text(0) == "node1"
+    assert statuses[:failed] == ["done"] * failed and set(statuses[failed + 1:]) == {"left"}
+    text = view.summary.text()
+    assert "FAILED at step 'create volume vrep' on node1" in text
+    assert f"done ({failed})" in text and f"left ({len(statuses) - failed})" in text
+    assert "to undo what this run did:" in text and "gluster peer detach node2" in text
+    assert "brickyard teardown FILE --volume vrep --confirm vrep" in text
+    assert "FAILED" in view.log.toPlainText()
+    assert view.run_button.isEnabled()
+    cluster.dying = False
+    cluster.glusterd_down.clear()
+    again = _run(view, qtbot, view.provision)
+    statuses = _statuses(view)
+    assert again.ok and statuses[failed] == "done" and "skipped" in statuses[:failed]
+
+
+def test_cancel_kills_the_running_step_and_the_rest_is_left(make_view, qtbot):
+    class Hangs:
+        def __init__(self, ex):
+            self.ex, self.host = ex, ex.host
+
+        async def run(self, argv, **kw):
+            if "create" in argv:
+                await asyncio.sleep(60)
+            return await self.ex.run(argv, **kw)
+
+    view = make_view(wrap=Hangs)
+    view.show_plan()
+    view.provision()
+    create = next(i for i, r in enumerate(view._rows) if r.text(1) == "create volume vrep")
+    qtbot.waitUntil(lambda: _statuses(view)[create] == "running", timeout=30_000)
+    with qtbot.waitSignal(view.sig_finished, timeout=15_000) as blocker:
+        qtbot.mouseClick(view.cancel_button, Qt.MouseButton.LeftButton)
+    report = blocker.args[0]
+    assert report.failed.message == "cancelled by the user while it ran"
+    assert _statuses(view)[create] == "failed" and set(_statuses(view)[create + 1:]) == {"left"}
+    assert "create volume vrep" not in view.cluster.volumes and view.run_button.isEnabled()
+
+
+def _answer(object_name: str, act) -> list:
+    """Run ``act(modal)`` once the modal dialog ``object_name`` shows (it blocks in exec())."""
+    seen: list = []
+
+    def poll():
+        modal = QApplication.activeModalWidget()
+        if modal is not None and modal.objectName() == object_name:
+            seen.append(modal)
+            act(modal)
+        else:
+            QTimer.singleShot(20, poll)
+
+    QTimer.singleShot(20, poll)
+    return seen
+
+
+def test_an_unknown_host_key_is_trusted_from_the_dialog_and_the_run_starts_again(make_view, qtbot, tmp_path):
+    store = tmp_path / "known_hosts"
+    key = asyncssh.generate_private_key("ssh-ed25519")
+
+    class NewKeyOnNode3:
+        def __init__(self, ex):
+            self.ex, self.host = ex, ex.host
+
+        async def run(self, argv, **kw):
+            if self.host == "node3" and not store.exists():
+                raise UnknownHostKey("node3", "10.77.0.13", key, store)
+            return await self.ex.run(argv, **kw)
+
+    view = make_view(wrap=NewKeyOnNode3)
+    view.show_plan()
+    seen = _answer("unknown-host-key", lambda modal: qtbot.mouseClick(modal.trust_button, Qt.MouseButton.LeftButton))
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000) as first:
+        view.provision()
+    assert not first.args[0].ok and first.args[0].failed.step.host == "node3"
+    qtbot.waitUntil(lambda: bool(seen))
+    assert key.get_fingerprint("sha256") in seen[0].fingerprint.text()
+    qtbot.waitUntil(lambda: view.report is not None and view.report.ok, timeout=30_000)  # ran again by itself
+    assert view.services.runs == ["provision vrep"] * 2
+    assert store.read_text().startswith("10.77.0.13 ssh-ed25519 ")
+    assert "skipped" in _statuses(view)
+
+
+def test_teardown_runs_only_after_the_volume_name_is_typed(make_view, qtbot):
+    view = make_view()
+    view.show_plan()
+    assert _run(view, qtbot, view.provision).ok
+
+    def refuse(modal):
+        modal.name_edit.setText("vre")
+        assert not modal.teardown_button.isEnabled()
+        qtbot.keyClick(modal.name_edit, Qt.Key.Key_Return)  # Enter does not confirm a wrong name
+        assert modal.isVisible()
+        qtbot.mouseClick(modal.findChild(QPushButton, "cancel"), Qt.MouseButton.LeftButton)
+
+    seen = _answer("confirm-teardown", refuse)
+    assert not view.ask_teardown()
+    assert seen and view.services.runs == ["provision vrep"]
+
+    def confirm(modal):
+        assert "node1: stop volume vrep" in modal.findChild(QPlainTextEdit, "teardown-steps").toPlainText()
+        qtbot.keyClicks(modal.name_edit, "vrep")
+        assert modal.teardown_button.isEnabled()
+        qtbot.mouseClick(modal.teardown_button, Qt.MouseButton.LeftButton)
+
+    seen = _answer("confirm-teardown", confirm)
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000) as blocker:
+        assert view.ask_teardown()
+    assert blocker.args[0].ok and view.services.runs[-1] == "teardown vrep"
+    assert view.cluster.volumes == {} and view.cluster.mounts == {} and view.cluster.markers == {}
+    assert [r.text(1) for r in view._rows][:2] == ["unmount /mnt/vrep", "remove /mnt/vrep from /etc/fstab"]
+    assert view.summary.text().startswith("vrep torn down:")
+
+
+def test_an_edit_that_changes_the_steps_drops_the_shown_plan_and_one_that_does_not_keeps_it(make_view):
+    view = make_view()
+    view.show_plan()
+    view.session.topo.rename_node("node4", "node9")  # not in the volume: same steps
+    assert view.plan is not None and view.run_button.isEnabled()
+    view.session.topo.rename_node("node3", "node7")
+    assert view.plan is None and not view.run_button.isEnabled()
+    assert "topology changed" in view.summary.text()
