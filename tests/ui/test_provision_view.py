@@ -314,6 +314,7 @@ def test_teardown_runs_only_after_the_volume_name_is_typed(make_view, qtbot):
     assert view.cluster.volumes == {} and view.cluster.mounts == {} and view.cluster.markers == {}
     assert [r.text(1) for r in view._rows][:2] == ["unmount /mnt/vrep", "remove /mnt/vrep from /etc/fstab"]
     assert view.summary.text().startswith("vrep torn down:")
+    assert view.plan is None and not view.run_button.isEnabled() and view.questions.isHidden()
 
 
 def test_an_edit_that_changes_the_steps_drops_the_shown_plan_and_one_that_does_not_keeps_it(make_view):

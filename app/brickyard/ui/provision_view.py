@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QGuiApplication
+from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QFontMetrics, QGuiApplication
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
-                               QProgressBar, QPushButton, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
-                               QWidget)
+                               QProgressBar, QPushButton, QSplitter, QStyledItemDelegate, QStyleOptionViewItem,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ..core import topofile
 from ..core.topology import Topology
@@ -50,6 +50,33 @@ STATUS_FILLS = {PLANNED: "#eceff1", WAITING: "#f5f5f5", RUNNING: "#e3f2fd", DONE
 HOST, STEP, STATUS, DETAIL = range(4)
 HARD_CANCEL_MS = 20_000  # a step that ignores the cancel this long is abandoned (its task cancelled)
 OK_STYLE, ERROR_STYLE = "color: #1b5e20;", "color: #b00020;"
+
+
+class _WrapCommands(QStyledItemDelegate):
+    """Wraps a step's command lines (spanning the row) to the view's width: never cut off."""
+
+    def __init__(self, tree: QTreeWidget):
+        super().__init__(tree)
+        self.tree = tree
+
+    @staticmethod
+    def _wraps(index: QModelIndex) -> bool:
+        return index.column() == HOST and index.parent().isValid()
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        super().initStyleOption(option, index)
+        if self._wraps(index):
+            option.features |= QStyleOptionViewItem.ViewItemFeature.WrapText
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        size = super().sizeHint(option, index)
+        if not self._wraps(index):
+            return size
+        width = max(200, self.tree.viewport().width() - 2 * self.tree.indentation() - 12)
+        font = index.data(Qt.ItemDataRole.FontRole) or option.font
+        bounds = QFontMetrics(font).boundingRect(QRect(0, 0, width, 100_000), int(Qt.TextFlag.TextWordWrap),
+                                                 str(index.data() or ""))
+        return QSize(size.width(), max(size.height(), bounds.height() + 4))
 
 
 class ProvisionView(QWidget):
@@ -126,8 +153,10 @@ class ProvisionView(QWidget):
         header.setSectionResizeMode(HOST, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(STEP, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(STATUS, QHeaderView.ResizeMode.ResizeToContents)
-        self.tree.setColumnWidth(HOST, 170)
-        self.tree.setColumnWidth(STEP, 380)
+        self.tree.setColumnWidth(HOST, 150)
+        self.tree.setColumnWidth(STEP, 440)
+        self.tree.setItemDelegate(_WrapCommands(self.tree))
+        header.sectionResized.connect(lambda index, _old, _new: index == DETAIL and self.tree.doItemsLayout())
         self.log = QPlainTextEdit()
         self.log.setObjectName("log")
         self.log.setReadOnly(True)
@@ -266,10 +295,13 @@ class ProvisionView(QWidget):
         scripts: dict[str, str] = {}
         for step in steps:
             row = QTreeWidgetItem([step.host, step.title, "", ""])
+            row.setToolTip(STEP, step.title)
             self.tree.addTopLevelItem(row)
             self._style(row, status)
             for argv in step.commands:
-                line = QTreeWidgetItem([commandline.ssh_line(step.host, argv, scripts)])
+                text = commandline.ssh_line(step.host, argv, scripts)
+                line = QTreeWidgetItem([text])
+                line.setToolTip(HOST, text)
                 line.setFont(HOST, self._mono)
                 line.setForeground(HOST, QBrush(QColor("#37474f")))
                 row.addChild(line)
@@ -377,6 +409,9 @@ class ProvisionView(QWidget):
             self._say(f"Cannot start: {exc}", error=True)
             return False
         self._relay, self._action, self.report = relay, action, None
+        if action == "teardown":  # the table shows the teardown now: Provision needs its plan shown again
+            self.plan = None
+            self.questions.hide()
         self._last_run = (action, topo, volume, fstab, steps)
         self._fill_rows(steps, WAITING)
         self._log(f"--- {action} {volume} started {time.strftime('%H:%M:%S')}: {len(steps)} steps ---")
@@ -427,12 +462,13 @@ class ProvisionView(QWidget):
                 row.setExpanded(True)
                 self.tree.scrollToItem(row)
         self.progress.setValue(sum(1 for o in report.outcomes if o.status in (DONE, SKIPPED)))
-        lines = report.summary()
         if report.ok:
             done = sum(1 for o in report.outcomes if o.status == DONE)
             skipped = sum(1 for o in report.outcomes if o.status == SKIPPED)
             verb = "provisioned" if report.action == "provision" else "torn down"
-            lines.insert(0, f"{report.subject} {verb}: {done} steps done, {skipped} already done (skipped).")
+            lines = [f"{report.subject} {verb}: {done} steps done, {skipped} already done (skipped).", *report.notes]
+        else:
+            lines = report.summary()
         self._say("\n".join(lines), error=not report.ok, ok=report.ok)
         self._log(f"--- {report.action} {report.subject}: {'finished' if report.ok else 'stopped'} ---")
         self.sig_status.emit(f"{report.action.capitalize()} of {report.subject}: "
@@ -488,6 +524,8 @@ class ProvisionView(QWidget):
 
     def _log(self, line: str) -> None:
         self.log.appendPlainText(f"{time.strftime('%H:%M:%S')}  {line}")
+        bar = self.log.verticalScrollBar()
+        bar.setValue(bar.maximum())  # follow the run
 
     def text(self) -> str:
         """The shown plan as the CLI's dry run prints it, or the last run's summary and log."""

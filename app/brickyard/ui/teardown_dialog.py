@@ -8,7 +8,7 @@ field confirms only then, and closing or Escape cancels.
 
 from __future__ import annotations
 
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtGui import QFontDatabase, QFontMetrics
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout,
                                QWidget)
 
@@ -21,7 +21,7 @@ class TeardownDialog(QDialog):
         self.volume = volume
         self.setObjectName("confirm-teardown")
         self.setWindowTitle(f"Tear down volume {volume}")
-        self.setMinimumWidth(560)
+        self.setMinimumWidth(640)
         layout = QVBoxLayout(self)
         intro = QLabel(f"This unmounts <b>{_html(volume)}</b> on its clients, stops and deletes it, and removes "
                        "the brick directories Brickyard created for it, <b>with the data in them</b>. "
@@ -33,7 +33,9 @@ class TeardownDialog(QDialog):
         plan.setObjectName("teardown-steps")
         plan.setReadOnly(True)
         plan.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        plan.setMaximumHeight(min(200, 24 + 18 * max(1, len(steps))))
+        plan.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        lines = QFontMetrics(plan.font()).lineSpacing()
+        plan.setFixedHeight(min(16, max(2, len(steps))) * lines + 2 * plan.frameWidth() + 12)
         layout.addWidget(plan)
         ask = QLabel(f"Type the volume name <b>{_html(volume)}</b> to confirm:")
         layout.addWidget(ask)
