@@ -325,3 +325,21 @@ def test_an_edit_that_changes_the_steps_drops_the_shown_plan_and_one_that_does_n
     view.session.topo.rename_node("node3", "node7")
     assert view.plan is None and not view.run_button.isEnabled()
     assert "topology changed" in view.summary.text()
+
+
+def test_the_cluster_menu_opens_one_provision_tab(qtbot, tmp_path):
+    from brickyard.ui.mainwindow import MainWindow
+
+    window = MainWindow(vrep_topology(), settings_path=tmp_path / "settings.json", autosave_dir=tmp_path / "autosave",
+                        remote=RemoteBridge(make_services=lambda options: ClusterServices(FakeCluster())))
+    qtbot.addWidget(window)
+    cluster = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Cluster")
+    entries = [a.text() for a in cluster.actions()]
+    assert "&Pre-flight check" in entries and "&Import from cluster…" in entries
+    next(a for a in cluster.actions() if a.text() == "P&rovision…").trigger()
+    view = window.tabs.currentWidget()
+    assert isinstance(view, ProvisionView) and window.tabs.tabText(window.tabs.currentIndex()) == "Provision"
+    window.tabs.setCurrentIndex(0)
+    assert window.open_provision() is view and window.tabs.count() == 2
+    assert view.selected_volume() == "vrep"
+    window.remote.close()

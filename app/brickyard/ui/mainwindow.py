@@ -128,6 +128,9 @@ class MainWindow(QMainWindow):
         action.setShortcut(QKeySequence("Ctrl+Shift+P"))
         action.setToolTip("Check every host over SSH before provisioning")
         action.triggered.connect(lambda: self.open_preflight(run=True))
+        action = cluster.addAction("P&rovision…")
+        action.setToolTip("Show the plan of a volume, then create it over SSH (or tear it down)")
+        action.triggered.connect(self.open_provision)
         action = cluster.addAction("&Import from cluster…")
         action.setShortcut(QKeySequence("Ctrl+Shift+I"))
         action.triggered.connect(self.import_from_cluster)
@@ -207,6 +210,20 @@ class MainWindow(QMainWindow):
         if run:
             self.preflight.run()
         return self.preflight
+
+    def open_provision(self) -> QWidget:
+        """Show the Provision tab (built once): a volume's dry run, provisioning and teardown."""
+        from .provision_view import ProvisionView
+
+        if getattr(self, "provision_view", None) is None:
+            self.provision_view = ProvisionView(self.session, self.remote)
+            self.provision_view.sig_status.connect(self._show_refusal)
+        index = self.tabs.indexOf(self.provision_view)
+        if index < 0:
+            self.add_view("Provision", self.provision_view)
+        else:
+            self.tabs.setCurrentIndex(index)
+        return self.provision_view
 
     def import_from_cluster(self) -> bool:
         from .import_dialog import run_import_dialog
