@@ -327,6 +327,32 @@ def test_an_edit_that_changes_the_steps_drops_the_shown_plan_and_one_that_does_n
     assert "topology changed" in view.summary.text()
 
 
+def test_an_edit_during_a_run_leaves_the_run_alone_and_asks_for_the_plan_again_after(make_view, qtbot):
+    gate = asyncio.Event()
+
+    class Slow:
+        def __init__(self, ex):
+            self.ex, self.host = ex, ex.host
+
+        async def run(self, argv, **kw):
+            if "create" in argv:
+                await gate.wait()
+            return await self.ex.run(argv, **kw)
+
+    view = make_view(wrap=Slow)
+    view.show_plan()
+    view.provision()
+    qtbot.waitUntil(lambda: "running" in _statuses(view) and "create" in view.summary.text(), timeout=30_000)
+    view.session.topo.volumes[0].options["performance.write-behind"] = "on"
+    view.session.topo.rename_node("node4", "node9")  # an edit event while the run goes on
+    assert view.running and view.plan is not None
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000) as blocker:
+        view.services.loop.loop.call_soon_threadsafe(gate.set)
+    assert blocker.args[0].ok and view.cluster.volumes["vrep"]["options"] == {"performance.write-behind": "off"}
+    assert view.plan is None and not view.run_button.isEnabled()
+    assert view.summary.text().endswith("The topology changed during the run: show the plan again before provisioning.")
+
+
 def test_the_cluster_menu_opens_one_provision_tab(qtbot, tmp_path):
     from brickyard.ui.mainwindow import MainWindow
 

@@ -469,6 +469,9 @@ class ProvisionView(QWidget):
             lines = [f"{report.subject} {verb}: {done} steps done, {skipped} already done (skipped).", *report.notes]
         else:
             lines = report.summary()
+        if self.plan is not None and not self._plan_is_current():  # edited while it ran
+            self.plan = None
+            lines.append("The topology changed during the run: show the plan again before provisioning.")
         self._say("\n".join(lines), error=not report.ok, ok=report.ok)
         self._log(f"--- {report.action} {report.subject}: {'finished' if report.ok else 'stopped'} ---")
         self.sig_status.emit(f"{report.action.capitalize()} of {report.subject}: "
