@@ -1,5 +1,6 @@
 """The Provision tab against the lab: dry run, gluster's question acknowledged, a real volume
-provisioned over SSH step by step, a re-run that skips, and teardown through the typed
+provisioned over SSH step by step (each new host key trusted from the dialog as the run meets
+it, then the run starts again), a re-run that skips, and teardown through the typed
 confirmation leaving the bricks reusable.
 
 With ``BRICKYARD_SHOTS=DIR`` (and a real X display) the tab is grabbed at each stage into DIR.
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import QApplication
 from brickyard.cli import main
 from brickyard.core import topofile
 from brickyard.core.topology import Layout, VolumeType
+from brickyard.remote.hostkeys import UnknownHostKey
 from brickyard.remote.steps import DONE, SKIPPED
 from brickyard.ui.bridge import RemoteBridge
 from brickyard.ui.provision_view import ProvisionView
@@ -46,12 +48,18 @@ def _volume_info(lab) -> tuple[int, str]:
 
 
 def test_provision_tab_creates_reruns_and_tears_down_a_real_volume(lab, qtbot, tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("BRICKYARD_KNOWN_HOSTS", str(tmp_path / "brickyard_known_hosts"))
+    own = tmp_path / "brickyard_known_hosts"
+    monkeypatch.setenv("BRICKYARD_KNOWN_HOSTS", str(own))
+    # the user's known_hosts knows none of the lab's keys: a cluster seen for the first time
+    config = tmp_path / "ssh_config"
+    config.write_text(lab.ssh_config.read_text().replace(f'UserKnownHostsFile "{lab.directory / "known_hosts"}"',
+                                                         f'UserKnownHostsFile "{tmp_path / "empty_known_hosts"}"'))
+    assert str(tmp_path / "empty_known_hosts") in config.read_text()
     topo = lab_volume_topology(lab, NAME, Layout(VolumeType.DISTRIBUTED_REPLICATE, replica=2),
                                [(1, 1), (2, 1), (3, 1), (4, 1)], {"performance.write-behind": "off"})
     path = tmp_path / "provui.brickyard.json"
     topofile.save(topo, path)
-    bridge = RemoteBridge(ssh_config=lab.ssh_config)
+    bridge = RemoteBridge(ssh_config=config)
     view = ProvisionView(Session(topo), bridge)
     qtbot.addWidget(view)
     view.resize(1400, 860)
@@ -64,15 +72,33 @@ def test_provision_tab_creates_reruns_and_tears_down_a_real_volume(lab, qtbot, t
         assert "split-brain" in view.question_text.text().lower() and not view.run_button.isEnabled()
         _shot(view, "1-dry-run")
         view.ack_box.setChecked(True)
-        with qtbot.waitSignal(view.sig_finished, timeout=WAIT_MS) as first:
-            qtbot.mouseClick(view.run_button, Qt.MouseButton.LeftButton)
-            qtbot.waitUntil(lambda: "running" in _statuses(view).values() or not view.running, timeout=WAIT_MS)
-            _shot(view, "2-running")
-        report = first.args[0]
-        assert report is not None and report.ok, view.summary.text()
+        trusted: list[str] = []
+
+        def trust():
+            modal = QApplication.activeModalWidget()
+            if modal is not None and modal.objectName() == "unknown-host-key":
+                trusted.append(modal.windowTitle().rpartition(": ")[2])
+                qtbot.mouseClick(modal.trust_button, Qt.MouseButton.LeftButton)
+
+        poller = QTimer()
+        poller.timeout.connect(trust)
+        poller.start(50)
+        qtbot.mouseClick(view.run_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: "running" in _statuses(view).values() or not view.running, timeout=WAIT_MS)
+        _shot(view, "2-running")
+        qtbot.waitUntil(lambda: not view.running and view.report is not None
+                        and not isinstance(getattr(view.report.failed, "error", None), UnknownHostKey),
+                        timeout=WAIT_MS)
+        poller.stop()
+        report = view.report
+        assert report.ok, view.summary.text()
+        # each host's key was asked once, as the run reached it, and the run went on by itself
+        assert trusted == ["node1", "node2", "node3", "node4", lab.clients[0]]
+        assert len(own.read_text().splitlines()) == 5
         _shot(view, "3-provisioned")
         statuses = _statuses(view)
-        assert statuses[f"create volume {NAME}"] == statuses[f"start volume {NAME}"] == DONE
+        # the last run (after client1's key) finds what the runs before it did, and mounts
+        assert statuses[f"create volume {NAME}"] == statuses[f"start volume {NAME}"] == SKIPPED
         assert statuses[f"mount node1:/{NAME} on /mnt/{NAME}"] == DONE
         code, info = _volume_info(lab)
         assert code == 0 and "Status: Started" in info and "Number of Bricks: 2 x 2 = 4" in info, info
