@@ -369,3 +369,29 @@ def test_the_cluster_menu_opens_one_provision_tab(qtbot, tmp_path):
     assert window.open_provision() is view and window.tabs.count() == 2
     assert view.selected_volume() == "vrep"
     window.remote.close()
+
+
+def test_a_check_that_ignores_cancel_is_abandoned_and_the_table_says_what_is_unknown(make_view, qtbot, monkeypatch):
+    from brickyard.ui import provision_view
+
+    monkeypatch.setattr(provision_view, "HARD_CANCEL_MS", 300)
+
+    class CheckHangs:  # "is the volume there?" is asked before create, outside the killable command
+        def __init__(self, ex):
+            self.ex, self.host = ex, ex.host
+
+        async def run(self, argv, **kw):
+            if "info" in argv:
+                await asyncio.sleep(60)
+            return await self.ex.run(argv, **kw)
+
+    view = make_view(wrap=CheckHangs)
+    view.show_plan()
+    view.provision()
+    create = next(i for i, r in enumerate(view._rows) if r.text(1) == "create volume vrep")
+    qtbot.waitUntil(lambda: _statuses(view)[create] == "running", timeout=30_000)
+    with qtbot.waitSignal(view.sig_finished, timeout=15_000) as blocker:
+        view.cancel()
+    assert blocker.args[0] is None and not view.running
+    assert _statuses(view)[create] == "stopped" and set(_statuses(view)[create + 1:]) == {"left"}
+    assert "abandoned after Cancel" in view.summary.text() and view.run_button.isEnabled()
