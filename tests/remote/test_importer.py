@@ -56,3 +56,32 @@ def test_cli_import_refuses_to_overwrite_and_bad_hosts(tmp_path, capsys):
     assert "exists" in capsys.readouterr().err
     assert main(["import", "node1;touch /tmp/x", "--out", str(tmp_path / "y.json")]) == 2
     assert "not a valid host name" in capsys.readouterr().err
+
+
+def test_cli_import_refuses_a_directory_as_out_before_connecting(tmp_path, capsys, monkeypatch):
+    import brickyard.clicmd.import_ as import_cmd
+
+    def no_connection(*a, **kw):
+        raise AssertionError("connected although --out cannot be written")
+
+    monkeypatch.setattr(import_cmd, "run_with_pool", no_connection)
+    folder = tmp_path / "somedir"
+    folder.mkdir()
+    assert main(["import", "node1", "--out", str(folder), "--overwrite"]) == 2
+    assert f"--out {folder} is a directory" in capsys.readouterr().err
+    assert main(["import", "node1", "--out", str(tmp_path / "no" / "x.json")]) == 2
+    assert "is not a directory" in capsys.readouterr().err
+
+
+def test_cli_import_reports_a_write_failure_as_bad_output_not_a_traceback(tmp_path, capsys, monkeypatch):
+    import brickyard.clicmd.import_ as import_cmd
+    from brickyard.core.topology import Topology
+    from brickyard.remote.importer import ImportResult
+
+    def refuse(topo, path):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(import_cmd, "run_with_pool", lambda args, body: ImportResult(Topology(name="t")))
+    monkeypatch.setattr(import_cmd.topofile, "save", refuse)
+    assert main(["import", "node1", "--out", str(tmp_path / "x.json")]) == 2
+    assert "cannot write it: Permission denied" in capsys.readouterr().err

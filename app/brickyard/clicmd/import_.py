@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -33,12 +34,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _check_out(out: Path, overwrite: bool) -> None:
+    """Refuse an --out that cannot be written, before any host is reached (UsageError)."""
+    if out.is_dir():
+        raise UsageError(f"--out {out} is a directory; name a file in it")
+    if out.exists() and not overwrite:
+        raise UsageError(f"{out} exists; choose another --out or add --overwrite")
+    if out.exists() and not out.is_file():
+        raise UsageError(f"--out {out} is not a regular file")
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"--out {out}: {folder} is not a directory")
+    # the file is written as a temporary file in the same folder, then renamed over it
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {out}: the folder {folder} is not writable")
+
+
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
-    if out.exists() and not args.overwrite:
-        raise UsageError(f"{out} exists; choose another --out or add --overwrite")
-    if not out.parent.is_dir():
-        raise UsageError(f"--out {out}: {out.parent} is not a directory")
+    _check_out(out, args.overwrite)
     try:
         check_host_name(args.host)
     except ExecutorError as exc:
@@ -53,7 +67,10 @@ def run(args: argparse.Namespace) -> int:
         return host_key_exit(exc, args.json)
     except ExecutorError as exc:
         return _refused(str(exc), args.json)
-    topofile.save(result.topology, out)
+    try:
+        topofile.save(result.topology, out)
+    except OSError as exc:  # the folder changed while gluster was asked
+        raise UsageError(f"--out {out}: cannot write it: {exc.strerror or exc}") from None
     topo = result.topology
     if args.json:
         print(json.dumps({"ok": True, "out": str(out), "notes": result.notes,
