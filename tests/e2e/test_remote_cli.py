@@ -34,9 +34,9 @@ def test_preflight_provision_import_teardown_from_the_command_line(lab, tmp_path
         checks = by_host[node]
         for item in ("reachable", "authenticated", "root or sudo", "gluster", "glusterd", "clock"):
             assert checks[item]["status"] == "ok", checks[item]
-        # the lab's topology plans each brick at its filesystem's full size; XFS keeps a little
+        # the lab's topology plans each brick at its filesystem's size (what df shows): that fits
         brick = checks[f"brick /srv/brick2/{name}"]
-        assert brick["status"] == "warn" and "is free" in brick["message"], brick
+        assert brick["status"] == "ok" and "can be created" in brick["message"], brick
         assert "glusterfs 10" in checks["gluster"]["message"]
     assert by_host[lab.clients[0]]["FUSE client"]["status"] == "ok"
 
@@ -45,10 +45,18 @@ def test_preflight_provision_import_teardown_from_the_command_line(lab, tmp_path
         assert code == 0 and prov["ok"], prov
         assert [s["key"] for s in prov["steps"] if s["status"] == "done"][-3:] == [
             "volume-create", "volume-start", f"mount:{lab.clients[0]}:/mnt/{name}"]
-        # a brick that now holds data fails pre-flight's emptiness/volume-id checks
+        # the volume's own bricks now pass as provisioned; planned for another volume they fail
         code, pre2 = _run(capsys, ["preflight", str(path), "--volume", name, *ssh])
         brick = {c["check"]: c for c in pre2["hosts"][0]["checks"]}[f"brick /srv/brick2/{name}"]
-        assert code == 1 and brick["status"] == "fail" and "volume-id" in brick["message"]
+        assert code == 0 and brick["status"] == "ok", brick
+        assert f"already a brick of volume {name} (provisioning skips it)" in brick["message"]
+        other = topofile.load(path)
+        other.require_volume(name).name = "bycliother"
+        other_path = tmp_path / "other.brickyard.json"
+        topofile.save(other, other_path)
+        code, pre3 = _run(capsys, ["preflight", str(other_path), "--volume", "bycliother", *ssh])
+        brick = {c["check"]: c for c in pre3["hosts"][0]["checks"]}[f"brick /srv/brick2/{name}"]
+        assert code == 1 and brick["status"] == "fail" and f"is already a brick of volume {name}" in brick["message"]
 
         out = tmp_path / "imported.brickyard.json"
         code, imp = _run(capsys, ["import", "node1", "--volume", name, "--out", str(out), *ssh])

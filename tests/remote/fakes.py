@@ -85,6 +85,8 @@ class FakeCluster:
             self.peers.add(args[2])
             return 0, b"peer probe: success\n", b""
         if args[:2] == ["volume", "info"] and xml:
+            if args[2] == "all" and len(self.volumes) == 1:  # one volume is all the fake can list
+                return 0, self._volume_info(next(iter(self.volumes))), b""
             return 0, self._volume_info(args[2]), b""
         if args[:2] == ["volume", "create"]:
             name = args[2]
@@ -156,6 +158,8 @@ class FakeCluster:
         if argv[0] == "umount":
             self.mounts.pop((host, argv[1]), None)
             return 0, b"", b""
+        if argv == ["true"]:  # provisioning logs in to every host before it changes anything
+            return 0, b"", b""
         if argv == ["id", "-u"]:
             return 0, (b"1000\n" if self.non_root else b"0\n"), b""
         if argv == ["sudo", "-n", "true"]:
@@ -166,7 +170,7 @@ class FakeCluster:
 
 
 def _plain_user_can(argv: Sequence[str]) -> bool:
-    return list(argv) in (["id", "-u"], ["sudo", "-n", "true"], ["date", "+%s.%N"]) or (
+    return list(argv) in (["true"], ["id", "-u"], ["sudo", "-n", "true"], ["date", "+%s.%N"]) or (
         list(argv[:2]) == ["sh", "-c"] and argv[2] == _preflight.TOOLS_SCRIPT)
 
 

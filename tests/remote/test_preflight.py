@@ -10,7 +10,7 @@ from .fakes import FakeCluster, executors
 from .test_provision import vrep_topology
 
 FRESH = ("existing=/srv/brick1\nisdir=0\nexists=0\nwritable=1\nmountpoint=0\nmount=/srv/brick1\n"
-         "fstype=xfs\nsource=/dev/loop0\nrootsource=/dev/vda\navail=2000000000\nxattr=1\n")
+         "fstype=xfs\nsource=/dev/loop0\nrootsource=/dev/vda\navail=2000000000\nsize=2100000000\nxattr=1\n")
 
 
 def _facts(**changes) -> str:
@@ -42,7 +42,7 @@ def test_brick_problems_are_reported_one_by_one():
     cluster.brick_facts = {
         ("node1", "/srv/brick1/vrep"): _facts(source="/dev/vda", exists=1, isdir=1, entries=3, volumeid=1),
         ("node2", "/srv/brick1/vrep"): _facts(xattr=0, fstype="tmpfs"),
-        ("node3", "/srv/brick1/vrep"): _facts(avail=1000),
+        ("node3", "/srv/brick1/vrep"): _facts(size=1000, avail=1000),
     }
     report, by_host = _run(cluster, vrep_topology())
     assert not report.ok
@@ -51,14 +51,83 @@ def test_brick_problems_are_reported_one_by_one():
     assert "trusted.glusterfs.volume-id" in b1.message
     assert by_host["node2"]["brick /srv/brick1/vrep"].status == FAIL and "xattrs" in by_host["node2"]["brick /srv/brick1/vrep"].message
     b3 = by_host["node3"]["brick /srv/brick1/vrep"]
-    assert b3.status == FAIL and "free" in b3.message
+    assert b3.status == FAIL and "but that filesystem holds 1.00 kB" in b3.message
 
 
-def test_a_few_per_cent_less_free_than_planned_is_a_warning():
+def test_a_filesystem_a_few_per_cent_smaller_than_planned_is_a_warning():
     cluster = FakeCluster()
-    cluster.brick_facts = {(f"node{i}", "/srv/brick1/vrep"): _facts(avail=(1 << 30) * 96 // 100) for i in (1, 2, 3)}
+    small = (1 << 30) * 96 // 100
+    cluster.brick_facts = {(f"node{i}", "/srv/brick1/vrep"): _facts(size=small, avail=small) for i in (1, 2, 3)}
     report, by_host = _run(cluster, vrep_topology())
     assert report.ok and by_host["node1"]["brick /srv/brick1/vrep"].status == WARN
+
+
+def test_free_space_is_weighed_against_the_filesystem_not_the_planned_size():
+    # the lab's case: the plan records each brick at its filesystem's size; XFS keeps ~4 % for itself
+    cluster = FakeCluster()
+    size = 1 << 30
+    cluster.brick_facts = {(f"node{i}", "/srv/brick1/vrep"): _facts(size=size, avail=size * 96 // 100)
+                           for i in (1, 2, 3)}
+    report, by_host = _run(cluster, vrep_topology())
+    assert by_host["node1"]["brick /srv/brick1/vrep"].status == OK, by_host["node1"]["brick /srv/brick1/vrep"]
+    cluster.brick_facts[("node2", "/srv/brick1/vrep")] = _facts(size=4 * size, avail=size)
+    report, by_host = _run(cluster, vrep_topology())
+    used = by_host["node2"]["brick /srv/brick1/vrep"]
+    assert used.status == WARN and "already 75% used" in used.message
+
+
+def test_the_volumes_own_bricks_pass_and_other_volumes_bricks_fail():
+    from brickyard.core.topology import BrickRef
+
+    cluster = FakeCluster(peers={"node2", "node3"})
+    cluster.volumes["vrep"] = {"status": "Started", "options": {}}
+    provisioned = _facts(exists=1, isdir=1, entries=2, volumeid=1)
+    cluster.brick_facts = {(f"node{i}", "/srv/brick1/vrep"): provisioned for i in (1, 2, 3)}
+    report, by_host = _run(cluster, vrep_topology())
+    brick = by_host["node1"]["brick /srv/brick1/vrep"]
+    assert report.ok and brick.status == OK and "already a brick of volume vrep (provisioning skips it)" in brick.message
+
+    # another volume planned over the same paths, and one nested inside a live brick
+    topo = vrep_topology()
+    topo.volumes[0].name = "other"
+    topo.volumes[0].bricks = [BrickRef("node1", "/srv/brick1/vrep"), BrickRef("node2", "/srv/brick1/vrep/sub"),
+                              BrickRef("node3", "/srv/brick1/vrep")]
+    for node in topo.nodes:
+        node.bricks.append(type(node.bricks[0])("/srv/brick1/vrep/sub", 1 << 30))
+    cluster.brick_facts[("node2", "/srv/brick1/vrep/sub")] = FRESH
+    report = asyncio.run(preflight(topo, executors(cluster), "other"))
+    by_host = {h.host: {c.name: c for c in h.checks} for h in report.hosts}
+    assert "is already a brick of volume vrep" in by_host["node1"]["brick /srv/brick1/vrep"].message
+    nested = by_host["node2"]["brick /srv/brick1/vrep/sub"]
+    assert nested.status == FAIL and "lies inside /srv/brick1/vrep, a brick of volume vrep" in nested.message
+
+
+@pytest.mark.parametrize("force, status", [(False, FAIL), (True, WARN)])
+def test_a_mount_point_brick_fails_unless_the_volume_sets_force(force, status):
+    cluster = FakeCluster()
+    cluster.brick_facts = {(f"node{i}", "/srv/brick1/vrep"): _facts(exists=1, isdir=1, entries=0, mountpoint=1)
+                           for i in (1, 2, 3)}
+    report, by_host = _run(cluster, vrep_topology(force=force))
+    brick = by_host["node1"]["brick /srv/brick1/vrep"]
+    assert brick.status == status and "is a mount point" in brick.message
+    assert ("unless the volume sets force" in brick.message) is (not force)
+
+
+def test_a_file_in_the_way_is_named_without_blaming_the_filesystem():
+    cluster = FakeCluster()
+    cluster.brick_facts = {(f"node{i}", "/srv/brick1/vrep"): _facts(exists=1, isdir=0, xattr="skipped")
+                           for i in (1, 2, 3)}
+    report, by_host = _run(cluster, vrep_topology())
+    brick = by_host["node1"]["brick /srv/brick1/vrep"]
+    assert brick.status == FAIL and brick.message.startswith("exists and is not a directory (") and "xattr" not in brick.message
+
+
+def test_peers_known_by_address_are_not_strangers():
+    cluster = FakeCluster(peers={"node2", "node3", "node4"})
+    cluster.brick_facts = {(f"node{i}", "/srv/brick1/vrep"): FRESH for i in (1, 2, 3)}
+    report, by_host = _run(cluster, vrep_topology())
+    # node4 is in the topology but not in the volume: a member of the pool, not a stranger
+    assert by_host["node1"]["peers"].status == OK, by_host["node1"]["peers"]
 
 
 def test_a_dead_glusterd_fails_that_host_only():

@@ -22,17 +22,21 @@ from ..core.units import format_bytes
 from .executor import Executor, ExecutorError
 from .hostkeys import HostKeyError
 from .ssh import AuthenticationFailed, Unreachable
+from ..core import gluster_xml
 from . import glusterstate
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 CLOCK_WARN_SECONDS = 1.0
 CLOCK_FAIL_SECONDS = 30.0
-SHORT_FAIL_FRACTION = 0.9  # free space below this share of the planned size fails
+SHORT_FAIL_FRACTION = 0.9  # a filesystem below this share of the planned size fails
+USED_WARN_FREE = 0.9  # warn when less than this share of a brick's filesystem is free
 
 # Facts about one brick path, as key=value lines. $1 path. Read-only apart from one test xattr.
 BRICK_PROBE_SCRIPT = r'''
 p="$1"
 e="$p"; while [ ! -e "$e" ]; do e="$(dirname -- "$e")"; done
+# an earlier probe killed mid-way may have left its empty test directory: only ours, only empty
+for d in "$e"/.brickyard-preflight.*; do [ -d "$d" ] && rmdir -- "$d" 2>/dev/null; done
 echo "existing=$e"
 [ -d "$p" ] && echo "isdir=1" || echo "isdir=0"
 [ -e "$p" ] && echo "exists=1" || echo "exists=0"
@@ -44,12 +48,16 @@ echo "fstype=$(findmnt -n -o FSTYPE --target "$e" | head -n1)"
 echo "source=$(findmnt -n -o SOURCE --target "$e" | head -n1)"
 echo "rootsource=$(findmnt -n -o SOURCE --target / | head -n1)"
 echo "avail=$(df -P -B1 -- "$e" | awk 'NR==2 {print $4}')"
-if command -v setfattr >/dev/null 2>&1 && command -v getfattr >/dev/null 2>&1; then
+echo "size=$(df -P -B1 -- "$e" | awk 'NR==2 {print $2}')"
+if [ -e "$p" ] && [ ! -d "$p" ]; then
+  echo "xattr=skipped"
+elif command -v setfattr >/dev/null 2>&1 && command -v getfattr >/dev/null 2>&1; then
   if [ -d "$p" ]; then
     getfattr --absolute-names -n trusted.glusterfs.volume-id -e hex -- "$p" >/dev/null 2>&1 && echo "volumeid=1" || echo "volumeid=0"
     t="$p"
   else
     t="$(mktemp -d "$e/.brickyard-preflight.XXXXXX" 2>/dev/null)" || t=""
+    [ -n "$t" ] && trap 'rmdir -- "$t" 2>/dev/null' EXIT HUP INT TERM
   fi
   if [ -n "$t" ] && setfattr -n trusted.brickyard-preflight -v 1 -- "$t" 2>/dev/null \
      && getfattr --absolute-names -n trusted.brickyard-preflight -- "$t" >/dev/null 2>&1; then
@@ -58,7 +66,7 @@ if command -v setfattr >/dev/null 2>&1 && command -v getfattr >/dev/null 2>&1; t
     echo "xattr=0"
   fi
   [ -n "$t" ] && setfattr -x trusted.brickyard-preflight -- "$t" 2>/dev/null
-  if [ -n "$t" ] && [ "$t" != "$p" ]; then rmdir -- "$t"; fi
+  if [ -n "$t" ] && [ "$t" != "$p" ]; then rmdir -- "$t"; trap - EXIT HUP INT TERM; fi
 else
   echo "xattr=missing-tools"
 fi
@@ -186,36 +194,82 @@ async def _clock(ex: Executor, hc: HostChecks) -> None:
         hc.add("clock", OK, text)
 
 
-async def _gluster(ex: Executor, hc: HostChecks, planned_peers: list[str]) -> None:
+async def _gluster(ex: Executor, hc: HostChecks, planned: set[str]) -> bool:
+    """gluster installed, glusterd answering, and the pool it is in; False when glusterd is down.
+
+    ``planned``: every name and address of the topology's other servers."""
     # through sudo like every gluster command: a non-root login's PATH has no /usr/sbin
     version = await ex.run(["gluster", "--version"], sudo=True, timeout=30)
     if not version.ok:
         hc.add("gluster", FAIL, "gluster is not installed (Debian: apt install glusterfs-server)")
-        return
+        return False
     first = version.text.strip().splitlines()[0] if version.text.strip() else "unknown version"
     hc.add("gluster", OK, first)
     try:
-        peers = await glusterstate.live_peers(ex)
-    except ExecutorError as exc:
+        xml = await glusterstate.gluster_xml_output(ex, "peer", "status")
+        peers = gluster_xml.parse_peer_status(xml)
+    except (ExecutorError, gluster_xml.GlusterXMLError) as exc:
         hc.add("glusterd", FAIL, f"glusterd does not answer: {exc} (start it: systemctl start glusterd)")
-        return
+        return False
     hc.add("glusterd", OK, "glusterd answers")
-    known = sorted(peers)
-    strangers = [n for n in known if n not in planned_peers]
-    in_pool = [n for n in planned_peers if peers.get(n, (False, ""))[1] == glusterstate.PEER_IN_CLUSTER]
-    down = [n for n in known if not peers[n][0]]
+    strangers = [p.hostname for p in peers if not planned.intersection(p.hostnames)]
+    members = [p.hostname for p in peers if planned.intersection(p.hostnames)]
+    down = [p.hostname for p in peers if not p.connected]
     if down:
         hc.add("peers", WARN, f"peers not connected: {', '.join(down)}")
     elif strangers:
         hc.add("peers", WARN, f"already in a pool with hosts outside this topology ({', '.join(strangers)}); "
-                              "gluster will refuse to probe a node that belongs to another pool")
-    elif known:
-        hc.add("peers", OK, f"in a pool with {', '.join(in_pool) or ', '.join(known)}")
+                              "provisioning would put the volume into that pool")
+    elif members:
+        hc.add("peers", OK, f"in a pool with {', '.join(members)}")
     else:
         hc.add("peers", OK, "not in a pool yet (provisioning probes the peers)")
+    return True
 
 
-async def _brick(ex: Executor, hc: HostChecks, path: str, need: int, fs_need: dict[str, int]) -> None:
+@dataclass
+class PlannedBrick:
+    """One brick pre-flight looks at: its path, planned size and the filesystem it shares."""
+
+    path: str
+    size: int
+    filesystem: str = ""  # bricks of one node with the same value share one filesystem's space
+
+
+@dataclass
+class ServerContext:
+    """What every brick check of one server needs besides the path."""
+
+    volume: str | None = None  # the volume being checked, when pre-flight is for one volume
+    force: bool | None = None  # that volume's force flag (None: no volume chosen)
+    live_bricks: dict[str, str] = field(default_factory=dict)  # brick path on this node -> its volume
+    fs_need: dict[str, dict[str, int]] = field(default_factory=dict)  # mount -> filesystem key -> size
+
+
+def _inside(path: str, other: str) -> bool:
+    return path != other and path.startswith(other.rstrip("/") + "/")
+
+
+async def _live_bricks(ex: Executor, names: set[str]) -> dict[str, str]:
+    """Brick path -> volume for the bricks glusterd already serves on this node ({} if unknown)."""
+    try:
+        xml = await glusterstate.gluster_xml_output(ex, "volume", "info", "all")
+        infos = gluster_xml.parse_volume_info(xml)
+    except (ExecutorError, gluster_xml.GlusterXMLError):
+        return {}  # no volumes yet ("No volumes present"), or glusterd down: reported elsewhere
+    return {b.ref.path: v.name for v in infos for b in v.bricks if b.ref.node in names}
+
+
+def _needs_force(ctx: ServerContext, what: str) -> tuple[str, str]:
+    if ctx.force is None:
+        return WARN, f"{what}; gluster refuses it without force"
+    if ctx.force:
+        return WARN, f"{what}; accepted only because volume {ctx.volume} sets force"
+    return FAIL, f"{what}; gluster refuses it unless the volume sets force (volume {ctx.volume} does not)"
+
+
+async def _brick(ex: Executor, hc: HostChecks, brick: PlannedBrick, ctx: ServerContext) -> None:
+    path = brick.path
     label = f"brick {path}"
     result = await ex.run(["sh", "-c", BRICK_PROBE_SCRIPT, "sh", path], sudo=True, timeout=60)
     if not result.ok:
@@ -223,21 +277,31 @@ async def _brick(ex: Executor, hc: HostChecks, path: str, need: int, fs_need: di
         return
     f = _kv(result.text)
     problems: list[tuple[str, str]] = []
+    serving = ctx.live_bricks.get(path)
+    ours = serving is not None and serving == ctx.volume
+    for live, volume in ctx.live_bricks.items():
+        if _inside(path, live):
+            problems.append((FAIL, f"lies inside {live}, a brick of volume {volume}"))
+        elif _inside(live, path):
+            problems.append((FAIL, f"contains {live}, a brick of volume {volume}"))
+    if serving is not None and not ours:
+        problems.append((FAIL, f"is already a brick of volume {serving}"))
     if f.get("exists") == "1" and f.get("isdir") != "1":
         problems.append((FAIL, "exists and is not a directory"))
-    elif f.get("exists") == "1":
+    elif f.get("exists") == "1" and not ours:
         entries = int(f.get("entries", "0") or 0)
         if entries:
-            problems.append((WARN, f"exists and is not empty ({entries} entries); gluster serves what is there"))
-    elif f.get("writable") != "1":
+            problems.append((WARN, f"exists and is not empty ({entries} entr{'y' if entries == 1 else 'ies'}); "
+                                   "gluster serves what is there"))
+    elif f.get("exists") != "1" and f.get("writable") != "1":
         problems.append((FAIL, f"does not exist and {f.get('existing')} is not writable"))
-    if f.get("volumeid") == "1":
+    if f.get("volumeid") == "1" and serving is None:
         problems.append((FAIL, "carries trusted.glusterfs.volume-id from an earlier volume; gluster refuses it "
                                "('is already part of a volume')"))
     if f.get("mountpoint") == "1":
-        problems.append((WARN, "is a mount point; gluster refuses it without force — use a directory below it"))
+        problems.append(_needs_force(ctx, "is a mount point (use a directory below it)"))
     if f.get("source") and f.get("source") == f.get("rootsource"):
-        problems.append((WARN, "lies on the root filesystem; gluster refuses it without force"))
+        problems.append(_needs_force(ctx, "lies on the root filesystem"))
     if f.get("xattr") == "0":
         problems.append((FAIL, f"{f.get('fstype') or 'this filesystem'} does not take trusted.* xattrs; gluster needs them"))
     elif f.get("xattr") == "missing-tools":
@@ -246,19 +310,30 @@ async def _brick(ex: Executor, hc: HostChecks, path: str, need: int, fs_need: di
     if fstype and fstype not in ("xfs", "ext4", "btrfs", "zfs"):
         problems.append((WARN, f"filesystem {fstype}; gluster is tested on XFS (mkfs.xfs -i size=512)"))
     avail = int(f.get("avail", "0") or 0)
+    total = int(f.get("size", "0") or 0)
     mount = f.get("mount", "")
-    fs_need[mount] = fs_need.get(mount, 0) + need
-    wanted = fs_need[mount]
-    if need and wanted > avail:
-        # a fresh filesystem never shows its whole size free (journal, metadata): a few per
-        # cent short only means the brick holds a little less than planned
-        problems.append((FAIL if avail < SHORT_FAIL_FRACTION * wanted else WARN,
-                         f"planned {format_bytes(wanted)} on {mount} (this and earlier bricks there) "
-                         f"but {format_bytes(avail)} is free"))
-    where = f"on {fstype or '?'} at {mount or '?'}, {format_bytes(avail)} free"
+    # a brick's capacity is its filesystem's size (what gluster and the client's df count);
+    # bricks declared to share a filesystem count it once
+    shares = ctx.fs_need.setdefault(mount, {})
+    key = brick.filesystem or path
+    shares[key] = max(shares.get(key, 0), brick.size)
+    wanted = sum(shares.values())
+    if brick.size and total and wanted > total * 1.01:
+        several = " (this and earlier bricks there, on separate filesystems in the plan)" if len(shares) > 1 else ""
+        problems.append((FAIL if total < SHORT_FAIL_FRACTION * wanted else WARN,
+                         f"planned {format_bytes(wanted)} on {mount}{several} but that filesystem holds "
+                         f"{format_bytes(total)}; the volume will be smaller than planned"))
+    elif total and not ours and avail < USED_WARN_FREE * total:
+        problems.append((WARN, f"{mount} is already {100 - 100 * avail // total}% used ({format_bytes(avail)} "
+                               f"free of {format_bytes(total)}); the volume starts with that much less free space"))
+    where = f"on {fstype or '?'} at {mount or '?'}, {format_bytes(avail)} free of {format_bytes(total)}"
     if not problems:
-        state = "exists, empty" if f.get("exists") == "1" else "can be created"
-        hc.add(label, OK, f"{state}; {where}; trusted xattrs work")
+        if ours:
+            state = f"already a brick of volume {serving} (provisioning skips it)"
+        else:
+            state = "exists, empty" if f.get("exists") == "1" else "can be created"
+        xattrs = "; trusted xattrs work" if f.get("xattr") == "1" else ""
+        hc.add(label, OK, f"{state}; {where}{xattrs}")
         return
     worst = FAIL if any(s == FAIL for s, _ in problems) else WARN
     hc.add(label, worst, "; ".join(m for _, m in problems) + f" ({where})")
@@ -278,13 +353,16 @@ async def _client_tools(ex: Executor, hc: HostChecks) -> None:
             hc.add(tool, WARN, f"{tool} is missing; needed for {why}")
 
 
-async def check_server(ex: Executor, name: str, bricks: list[tuple[str, int]], peers: list[str]) -> HostChecks:
+async def check_server(ex: Executor, name: str, bricks: list[PlannedBrick], peers: set[str],
+                       ctx: ServerContext | None = None, names: set[str] | None = None) -> HostChecks:
+    """``peers``: the names and addresses of the topology's other servers; ``names``: this node's."""
     hc = HostChecks(name, "server")
+    ctx = ctx or ServerContext()
     if await _access(ex, hc):
-        await _gluster(ex, hc, [p for p in peers if p != name])
-        fs_need: dict[str, int] = {}
-        for path, size in bricks:
-            await _brick(ex, hc, path, size, fs_need)
+        if await _gluster(ex, hc, set(peers) - (names or {name})):
+            ctx.live_bricks = await _live_bricks(ex, names or {name})
+        for brick in bricks:
+            await _brick(ex, hc, brick, ctx)
         await _clock(ex, hc)
     return hc
 
@@ -316,15 +394,22 @@ async def preflight(topo: Topology, executor_for: Callable[[str], Executor], vol
     ``on_host`` is called (on the loop thread) with each host's checks as soon as they are done,
     so a view can fill in row by row; the report keeps the order of ``preflight_hosts``.
     """
+    force: bool | None = None
     if volume_name:
         volume = topo.require_volume(volume_name)
+        force = volume.force
         servers = list(dict.fromkeys(r.node for r in volume.bricks))
-        bricks = {n: [(r.path, _size(topo, r)) for r in volume.bricks if r.node == n] for n in servers}
+        bricks = {n: [_planned(topo, r) for r in volume.bricks if r.node == n] for n in servers}
         clients = list(dict.fromkeys(m.client for m in volume.mounts))
     else:
         servers = [n.name for n in topo.nodes]
-        bricks = {n.name: [(b.path, b.size_bytes) for b in n.bricks] for n in topo.nodes}
+        bricks = {n.name: [PlannedBrick(b.path, b.size_bytes, b.filesystem) for b in n.bricks] for n in topo.nodes}
         clients = [c.name for c in topo.clients]
+    def names(node: str) -> set[str]:
+        found = topo.node(node)
+        return {node, found.address} - {""} if found else {node}
+
+    every_server = set().union(*(names(n.name) for n in topo.nodes)) if topo.nodes else set()
 
     async def safe(make, name: str, role: str) -> HostChecks:
         try:
@@ -336,11 +421,13 @@ async def preflight(topo: Topology, executor_for: Callable[[str], Executor], vol
             on_host(hc)
         return hc
 
-    jobs = [safe(lambda n=n: check_server(executor_for(n), n, bricks.get(n, []), servers), n, "server") for n in servers]
+    jobs = [safe(lambda n=n: check_server(executor_for(n), n, bricks.get(n, []), every_server,
+                                          ServerContext(volume_name, force), names(n)), n, "server")
+            for n in servers]
     jobs += [safe(lambda c=c: check_client(executor_for(c), c), c, "client") for c in clients]
     return PreflightReport(list(await asyncio.gather(*jobs)))
 
 
-def _size(topo: Topology, ref) -> int:
+def _planned(topo: Topology, ref) -> PlannedBrick:
     brick = topo.brick(ref)
-    return brick.size_bytes if brick else 0
+    return PlannedBrick(ref.path, brick.size_bytes, brick.filesystem) if brick else PlannedBrick(ref.path, 0)
