@@ -67,14 +67,14 @@ class Sshd:
                 self.proc.wait()
 
 
-def _start_on(root: Path, port: int, host_key: Path) -> subprocess.Popen | None:
+def _start_on(root: Path, port: int, host_key: Path, extra: str = "") -> subprocess.Popen | None:
     """sshd on ``port``, once it accepts connections; None if it exited (port taken)."""
     config = root / "sshd_config"
     config.write_text(
         f"Port {port}\nListenAddress 127.0.0.1\nHostKey {host_key}\nPidFile {root / 'sshd.pid'}\n"
         f"AuthorizedKeysFile {root / 'authorized_keys'}\nStrictModes no\nUsePAM no\n"
         "PasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
-        "MaxSessions 10\nLogLevel ERROR\n"
+        "MaxSessions 10\nLogLevel ERROR\n" + extra
     )
     log = open(root / "sshd.log", "wb")
     proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stdout=log, stderr=subprocess.STDOUT,
@@ -115,7 +115,8 @@ def _listening(pid: int, port: int) -> bool:
     return False
 
 
-def start_sshd(root: Path) -> Sshd:
+def start_sshd(root: Path, extra_config: str = "") -> Sshd:
+    """``extra_config``: more sshd_config lines (e.g. ``AllowTcpForwarding no``)."""
     if not Path(SSHD).exists():
         raise FileNotFoundError("sshd is not installed (Debian package openssh-server)")
     root.mkdir(parents=True, exist_ok=True)
@@ -129,7 +130,7 @@ def start_sshd(root: Path) -> Sshd:
         # the port is free when picked but bound only when sshd starts: if something took
         # it meanwhile sshd exits, and we try another port
         port = free_port()
-        proc = _start_on(root, port, host_key)
+        proc = _start_on(root, port, host_key, extra_config)
         if proc is not None:
             break
     else:

@@ -371,3 +371,56 @@ def test_a_connection_lost_mid_command_is_reported_and_the_pool_reconnects(trust
         return again.stdout, pool.connects
 
     assert _with_pool(trusted, tmp_path, body) == (b"back\n", 2)
+
+
+def test_a_jump_host_that_refuses_forwarding_is_a_clear_error_naming_both_hosts(trusted, tmp_path):
+    from .sshd import start_sshd
+
+    jump = start_sshd(tmp_path / "nofwd", extra_config="AllowTcpForwarding no\n")
+    try:
+        (tmp_path / "known").write_text(trusted.known_hosts_line() + jump.known_hosts_line())
+        config = tmp_path / "ssh_config"
+        config.write_text(
+            f"Host nofwd\n  HostName 127.0.0.1\n  Port {jump.port}\n  User {jump.user}\n  IdentityFile {jump.client_key}\n"
+            f"  IdentitiesOnly yes\n  UserKnownHostsFile {tmp_path / 'known'}\n"
+            f"Host behind\n  HostName 127.0.0.1\n  Port {trusted.port}\n  User {trusted.user}\n"
+            f"  IdentityFile {trusted.client_key}\n  IdentitiesOnly yes\n  UserKnownHostsFile {tmp_path / 'known'}\n"
+            "  ProxyJump nofwd\n")
+
+        async def main():
+            pool = SshPool(SshOptions(config_files=[str(config)], own_known_hosts=tmp_path / "own"))
+            try:
+                with pytest.raises(Unreachable) as info:
+                    await pool.executor("behind").run(["true"])
+                # the jump host itself stays usable
+                jump_ok = await pool.executor("nofwd").run(["echo", "j"], check=True)
+                return info.value, jump_ok
+            finally:
+                await pool.close()
+
+        err, jump_ok = asyncio.run(main())
+    finally:
+        jump.stop()
+    assert err.host == "behind" and jump_ok.stdout == b"j\n"
+    assert f"jump host nofwd refused to forward to 127.0.0.1:{trusted.port}" in str(err)
+    assert "AllowTcpForwarding" in str(err)
+
+
+def test_an_unreachable_jump_host_is_named(trusted, tmp_path):
+    from .sshd import free_port
+
+    config = tmp_path / "ssh_config"
+    config.write_text(f"Host gone\n  HostName 127.0.0.1\n  Port {free_port()}\n"
+                      f"Host behind\n  HostName 127.0.0.1\n  Port {trusted.port}\n  ProxyJump gone\n")
+
+    async def main():
+        pool = SshPool(SshOptions(config_files=[str(config)], own_known_hosts=tmp_path / "own"))
+        try:
+            with pytest.raises(Unreachable) as info:
+                await pool.executor("behind").run(["true"])
+            return info.value
+        finally:
+            await pool.close()
+
+    err = asyncio.run(main())
+    assert str(err).startswith("behind: jump host gone: cannot reach ")

@@ -29,7 +29,7 @@ import asyncssh
 
 from . import passwords
 from .executor import CommandFailed, CommandResult, CommandTimeout, Executor, ExecutorError, RemoteProcess
-from .hostkeys import HostKeyChanged, KnownHosts, UnknownHostKey, brickyard_known_hosts, fingerprint, known_hosts_name
+from .hostkeys import HostKeyChanged, HostKeyError, KnownHosts, UnknownHostKey, brickyard_known_hosts, fingerprint, known_hosts_name
 
 # what an SSH host alias, DNS name or IP address can look like; anything else is refused
 # before it reaches a resolver, a config lookup or a log line
@@ -54,6 +54,23 @@ def check_host_name(host: str, user: str | None = None) -> None:
         raise ExecutorError(repr(host), "not a valid host name or address (letters, digits, '.', '-', '_', ':' only)")
     if user is not None and not _USER_RE.match(user):
         raise ExecutorError(host, f"not a valid user name: {user!r}")
+
+
+def _last_hop(jump: str | None) -> str:
+    return jump.split(",")[-1].strip() if jump else "?"
+
+
+def _via(jump: str | None) -> str:
+    return f" (through the jump host {_last_hop(jump)})" if jump else ""
+
+
+def _reason(exc: BaseException) -> str:
+    return getattr(exc, "reason", None) or getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+
+
+def _forward_refused(hop: str, host: str, port: int, exc: asyncssh.ChannelOpenError) -> str:
+    return (f"jump host {hop} refused to forward to {host}:{port} ({exc.reason or 'open failed'}; "
+            "AllowTcpForwarding no in its sshd_config?)")
 
 
 def remote_command(argv: Sequence[str], *, sudo: bool) -> str:
@@ -197,9 +214,23 @@ class SshPool:
 
     async def _open(self, alias: str, user: str | None, port: int | None) -> _Host:
         resolved, opts = await self.resolve(alias, user, port)
+        jump = opts.tunnel if isinstance(opts.tunnel, str) and opts.tunnel.lower() != "none" else None
         tunnel: object = ()
-        if isinstance(opts.tunnel, str) and opts.tunnel.lower() != "none":
-            tunnel = await self._jump(opts.tunnel)
+        hops: list[asyncssh.SSHClientConnection] = []  # not pooled: closed with this connection
+        if jump:
+            tunnel, hops = await self._jump(alias, jump)
+        try:
+            host = await self._connect(alias, resolved, opts, tunnel, jump)
+        except BaseException:
+            for hop in hops:
+                hop.close()
+            raise
+        if hops:
+            host.conn.set_tunnel(hops[-1])  # closing this connection closes its unpooled hops
+        return host
+
+    async def _connect(self, alias: str, resolved: Resolved, opts: asyncssh.SSHClientConnectionOptions,
+                       tunnel: object, jump: str | None) -> _Host:
         merged, per_file = resolved.known_hosts.load()
         stored = resolved.known_hosts.stored_for(per_file, resolved.host if not opts.host_key_alias else opts.host_key_alias, resolved.port)
         client = _Client(self, resolved, stored)
@@ -233,46 +264,93 @@ class SshPool:
                 ) from exc
             except (asyncssh.KeyImportError, asyncssh.KeyEncryptionError) as exc:
                 raise AuthenticationFailed(alias, f"cannot load an SSH key for {where}: {exc}") from exc
+            except asyncssh.ChannelOpenError as exc:  # only the tunnel opens a channel while connecting
+                raise Unreachable(alias, _forward_refused(_last_hop(jump), resolved.host, resolved.port, exc)) from exc
             except asyncssh.DisconnectError as exc:
-                raise Unreachable(alias, f"{where} closed the connection: {exc.reason}") from exc
+                raise Unreachable(alias, f"{where}{_via(jump)} closed the connection: {exc.reason}") from exc
+            except asyncssh.Error as exc:
+                raise Unreachable(alias, f"SSH to {where}{_via(jump)} failed: {exc.reason}") from exc
             except (asyncio.TimeoutError, TimeoutError) as exc:
-                raise Unreachable(alias, f"{where} did not answer within {self.options.connect_timeout:g} s") from exc
+                raise Unreachable(alias, f"{where}{_via(jump)} did not answer within {self.options.connect_timeout:g} s") from exc
             except (OSError, UnicodeError) as exc:
-                raise Unreachable(alias, f"cannot reach {where}: {getattr(exc, 'strerror', None) or exc}") from exc
-        if client.presented is not None and not stored and fingerprint(client.presented) in self.options.accepted_fingerprints:
-            UnknownHostKey(alias, resolved.lookup, client.presented, resolved.known_hosts.own_file).accept()
-        if client.new_password:
-            passwords.set_password(passwords.label(resolved.user, resolved.host, resolved.port), client.new_password)
+                raise Unreachable(alias, f"cannot reach {where}{_via(jump)}: {getattr(exc, 'strerror', None) or exc}") from exc
+        try:
+            if client.presented is not None and not stored and fingerprint(client.presented) in self.options.accepted_fingerprints:
+                UnknownHostKey(alias, resolved.lookup, client.presented, resolved.known_hosts.own_file).accept()
+            if client.new_password:
+                passwords.set_password(passwords.label(resolved.user, resolved.host, resolved.port), client.new_password)
+        except BaseException:
+            conn.close()
+            raise
         return _Host(conn, resolved, self.options.max_channels)
 
-    async def _jump(self, spec: str) -> asyncssh.SSHClientConnection:
-        """Connect through the ProxyJump hops (``[user@]host[:port],...``), each host-key checked."""
-        conn = None
-        for hop in [h.strip() for h in spec.split(",") if h.strip()]:
-            user, _, rest = hop.rpartition("@")
-            host, port = rest, None
-            m = re.fullmatch(r"\[?([^\]]+?)\]?:(\d+)", rest)
-            if m:
-                host, port = m.group(1), int(m.group(2))
-            if conn is None:
-                conn = (await self.host(host, user or None, port)).conn
-            else:  # later hops go through the earlier ones; they are not pooled
-                resolved, opts = await self.resolve(host, user or None, port)
-                merged, per_file = resolved.known_hosts.load()
-                stored = resolved.known_hosts.stored_for(per_file, resolved.host, resolved.port)
-                client = _Client(self, resolved, stored)
-                try:
-                    conn = await conn.connect_ssh(host, options=opts, config=None, known_hosts=merged,
-                                                  client_factory=lambda: client)
-                except asyncssh.HostKeyNotVerifiable as exc:
-                    if client.presented is not None and stored:
-                        raise HostKeyChanged(host, resolved.lookup, client.presented, stored) from exc
-                    if client.presented is not None:
-                        raise UnknownHostKey(host, resolved.lookup, client.presented, resolved.known_hosts.own_file) from exc
-                    raise
+    async def _jump(self, alias: str, spec: str) -> tuple[asyncssh.SSHClientConnection, list[asyncssh.SSHClientConnection]]:
+        """Connect through the ProxyJump hops (``[user@]host[:port],...``), each host-key checked.
+
+        Returns the last hop's connection and the hops that are not pooled (all but the
+        first), which the caller closes with its own connection. Any failure names ``alias``
+        and the hop."""
+        conn: asyncssh.SSHClientConnection | None = None
+        prev = ""
+        owned: list[asyncssh.SSHClientConnection] = []
+        try:
+            for hop in [h.strip() for h in spec.split(",") if h.strip()]:
+                user, _, rest = hop.rpartition("@")
+                host, port = rest, None
+                m = re.fullmatch(r"\[?([^\]]+?)\]?:(\d+)", rest)
+                if m:
+                    host, port = m.group(1), int(m.group(2))
+                if conn is None:
+                    try:
+                        conn = (await self.host(host, user or None, port)).conn
+                    except HostKeyError:
+                        raise  # names the jump host; the user accepts or fixes its key
+                    except ExecutorError as exc:
+                        kind = AuthenticationFailed if isinstance(exc, AuthenticationFailed) else Unreachable
+                        detail = str(exc).removeprefix(f"{exc.host}: ")
+                        raise kind(alias, f"jump host {hop}: {detail}") from exc
+                else:  # later hops go through the earlier ones; they are not pooled
+                    conn = await self._hop(alias, conn, prev, host, user or None, port)
+                    if owned:
+                        conn.set_tunnel(owned[-1])  # closing this hop closes the ones before it
+                    owned.append(conn)
+                prev = hop
+        except BaseException:
+            for hop_conn in reversed(owned):
+                hop_conn.close()
+            raise
         if conn is None:
-            raise ExecutorError(spec, "empty ProxyJump")
-        return conn
+            raise ExecutorError(alias, f"empty ProxyJump {spec!r}")
+        return conn, owned[-1:]
+
+    async def _hop(self, alias: str, through: asyncssh.SSHClientConnection, prev: str,
+                   host: str, user: str | None, port: int | None) -> asyncssh.SSHClientConnection:
+        check_host_name(host, user)
+        resolved, opts = await self.resolve(host, user, port)
+        merged, per_file = resolved.known_hosts.load()
+        stored = resolved.known_hosts.stored_for(per_file, resolved.host, resolved.port)
+        client = _Client(self, resolved, stored)
+        where = f"{resolved.user}@{resolved.host}:{resolved.port}"
+        try:
+            return await asyncio.wait_for(
+                through.connect_ssh(host, options=opts, config=None, known_hosts=merged, client_factory=lambda: client),
+                self.options.connect_timeout + 5)
+        except asyncssh.HostKeyNotVerifiable as exc:
+            if client.presented is not None and stored:
+                raise HostKeyChanged(host, resolved.lookup, client.presented, stored) from exc
+            if client.presented is not None:
+                raise UnknownHostKey(host, resolved.lookup, client.presented, resolved.known_hosts.own_file) from exc
+            raise Unreachable(alias, f"host key of the jump host {where} not verifiable: {exc.reason}") from exc
+        except asyncssh.PermissionDenied as exc:
+            raise AuthenticationFailed(alias, f"the jump host {where} accepted none of the offered credentials") from exc
+        except asyncssh.ChannelOpenError as exc:
+            raise Unreachable(alias, _forward_refused(prev, resolved.host, resolved.port, exc)) from exc
+        except asyncssh.Error as exc:
+            raise Unreachable(alias, f"SSH to the jump host {where} via {prev} failed: {exc.reason}") from exc
+        except (asyncio.TimeoutError, TimeoutError) as exc:
+            raise Unreachable(alias, f"the jump host {where} did not answer within {self.options.connect_timeout:g} s") from exc
+        except (OSError, UnicodeError) as exc:
+            raise Unreachable(alias, f"cannot reach the jump host {where} via {prev}: {getattr(exc, 'strerror', None) or exc}") from exc
 
     async def close(self) -> None:
         hosts, self._hosts = list(self._hosts.values()), {}
@@ -328,8 +406,11 @@ class SshProcess(RemoteProcess):
         self._released = False
 
     async def _pump_stderr(self) -> bytes:
-        while chunk := await self._proc.stderr.read(_CHUNK):
-            self._watch.feed(chunk)
+        try:
+            while chunk := await self._proc.stderr.read(_CHUNK):
+                self._watch.feed(chunk)
+        except (asyncssh.Error, OSError):
+            pass  # the connection died: keep what arrived; stdout_lines/wait report the loss
         return self._watch.finish()
 
     @property
@@ -341,16 +422,30 @@ class SshProcess(RemoteProcess):
             self._released = True
             self._host.channels.release()
 
+    def _lost(self, exc: BaseException) -> Unreachable:
+        self._executor.pool.forget(self._executor.alias, self._executor.user, self._executor.port, self._host)
+        return Unreachable(self._executor.host, f"the SSH connection was lost while `{shlex.join(self.argv)}` ran "
+                                                f"({_reason(exc)})")
+
     async def write(self, data: bytes) -> None:
-        self._proc.stdin.write(data)
-        await self._proc.stdin.drain()
+        try:
+            self._proc.stdin.write(data)
+            await self._proc.stdin.drain()
+        except (asyncssh.Error, OSError) as exc:
+            raise self._lost(exc) from exc
 
     async def close_stdin(self) -> None:
-        self._proc.stdin.write_eof()
+        try:
+            self._proc.stdin.write_eof()
+        except (asyncssh.Error, OSError) as exc:
+            raise self._lost(exc) from exc
 
     async def stdout_lines(self) -> AsyncIterator[bytes]:
         while True:
-            line = await self._proc.stdout.readline()
+            try:
+                line = await self._proc.stdout.readline()
+            except (asyncssh.Error, OSError) as exc:
+                raise self._lost(exc) from exc
             if not line:
                 return
             yield line.rstrip(b"\n")
@@ -410,11 +505,11 @@ class SshExecutor(Executor):
             try:
                 proc = await host.conn.create_process(command, encoding=None)
                 return host, proc, use_sudo
-            except (asyncssh.ChannelOpenError, asyncssh.ConnectionLost, asyncssh.DisconnectError, BrokenPipeError) as exc:
+            except (asyncssh.Error, OSError) as exc:
                 host.channels.release()
                 self.pool.forget(self.alias, self.user, self.port, host)
                 if attempt == 2:
-                    raise Unreachable(self.host, f"lost the SSH connection: {exc}") from exc
+                    raise Unreachable(self.host, f"lost the SSH connection: {_reason(exc)}") from exc
             except BaseException:
                 host.channels.release()
                 raise
@@ -461,6 +556,11 @@ class SshExecutor(Executor):
             await self._kill_group(host, watch, use_sudo)
             proc.close()
             raise CommandTimeout(self.host, argv, timeout or 0) from None
+        except (asyncssh.Error, OSError) as exc:  # the connection died under the command
+            proc.close()
+            self.pool.forget(self.alias, self.user, self.port, host)
+            raise Unreachable(self.host, f"the SSH connection was lost while `{shlex.join(map(str, argv))}` ran "
+                                         f"({_reason(exc)}); it may or may not have finished") from exc
         except BaseException:
             await self._kill_group(host, watch, use_sudo)
             proc.close()
