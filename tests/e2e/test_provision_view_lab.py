@@ -91,14 +91,14 @@ def test_provision_tab_creates_reruns_and_tears_down_a_real_volume(lab, qtbot, t
                         timeout=WAIT_MS)
         poller.stop()
         report = view.report
-        assert report.ok, view.summary.text()
+        assert report.ok, view.summary_text
         # each host's key was asked once, as the run reached it, and the run went on by itself
         assert trusted == ["node1", "node2", "node3", "node4", lab.clients[0]]
         assert len(own.read_text().splitlines()) == 5
         _shot(view, "3-provisioned")
         statuses = _statuses(view)
-        # the last run (after client1's key) finds what the runs before it did, and mounts
-        assert statuses[f"create volume {NAME}"] == statuses[f"start volume {NAME}"] == SKIPPED
+        # done now, or by a run before the last key was trusted (then the last run skips it)
+        assert {statuses[f"create volume {NAME}"], statuses[f"start volume {NAME}"]} <= {DONE, SKIPPED}
         assert statuses[f"mount node1:/{NAME} on /mnt/{NAME}"] == DONE
         code, info = _volume_info(lab)
         assert code == 0 and "Status: Started" in info and "Number of Bricks: 2 x 2 = 4" in info, info
@@ -130,7 +130,7 @@ def test_provision_tab_creates_reruns_and_tears_down_a_real_volume(lab, qtbot, t
         QTimer.singleShot(50, confirm)
         with qtbot.waitSignal(view.sig_finished, timeout=WAIT_MS) as down:
             assert view.ask_teardown()
-        assert down.args[0].ok, view.summary.text()
+        assert down.args[0].ok, view.summary_text
         torn_down = True
         _shot(view, "6-torn-down")
         assert _volume_info(lab)[0] != 0

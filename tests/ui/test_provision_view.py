@@ -9,6 +9,8 @@ fake cluster answering with recorded gluster XML (``tests/remote/fakes.py``)."""
 from __future__ import annotations
 
 import asyncio
+import time
+from concurrent.futures import Future
 
 import asyncssh
 import pytest
@@ -18,6 +20,7 @@ from PySide6.QtWidgets import QApplication, QPlainTextEdit, QPushButton
 from brickyard.cli import main
 from brickyard.core import topofile
 from brickyard.core.topology import BrickRef, Layout, Mount, Volume, VolumeType
+from brickyard.remote.executor import ExecutorError
 from brickyard.remote.hostkeys import UnknownHostKey
 from brickyard.remote.services import RemoteServices
 from brickyard.ui.bridge import RemoteBridge
@@ -34,6 +37,7 @@ class ClusterServices(RemoteServices):
     def __init__(self, cluster: FakeCluster, wrap=None):
         super().__init__()
         self.cluster, self.wrap = cluster, wrap
+        self.refuse_next: Exception | None = None  # the next call's future raises this
         self.runs: list[str] = []
         self._executors: dict[str, FakeExecutor] = {}
 
@@ -46,6 +50,10 @@ class ClusterServices(RemoteServices):
 
     def provision(self, topo, volume, progress, **kw):
         self.runs.append(f"provision {volume}")
+        if self.refuse_next is not None:
+            future, exc, self.refuse_next = Future(), self.refuse_next, None
+            future.set_exception(exc)
+            return future
         return super().provision(topo, volume, progress, **kw)
 
     def teardown(self, topo, volume, progress, **kw):
@@ -115,7 +123,7 @@ def test_the_plan_shows_every_command_as_the_cli_does_and_runs_nothing(make_view
     assert view.text() == capsys.readouterr().out.rstrip("\n")
     # fstab adds a step; changing the choice drops the shown plan
     view.fstab_box.setChecked(True)
-    assert not view.run_button.isEnabled() and "Show the plan again" in view.summary.text()
+    assert not view.run_button.isEnabled() and "Show the plan again" in view.summary_text
     before = len(rows)
     view.show_plan()
     assert len(view._rows) == before + 1 and view._rows[-1].text(1) == "add /mnt/vrep to /etc/fstab"
@@ -141,7 +149,7 @@ def test_a_volume_gluster_would_refuse_says_why_and_offers_nothing_to_run(make_v
     topo = vrep_topology(layout=Layout(VolumeType.REPLICATE, replica=2))
     view = make_view(topo)
     assert not view.show_plan()
-    assert view.summary.text().startswith("Volume vrep cannot be provisioned: gluster would refuse volume 'vrep'")
+    assert view.summary_text.startswith("Volume vrep cannot be provisioned: gluster would refuse volume 'vrep'")
     assert view.tree.topLevelItemCount() == 0 and not view.run_button.isEnabled() and not view.provision()
 
 
@@ -151,7 +159,7 @@ def test_steps_and_log_fill_in_from_the_loop_thread_and_a_rerun_shows_skips(make
     report = _run(view, qtbot, view.provision)  # on_step and the log arrive from the loop thread
     assert report.ok and set(_statuses(view)) == {"done"}
     assert view.progress.value() == view.progress.maximum() == len(view._rows)
-    assert view.summary.text().startswith(f"vrep provisioned: {len(view._rows)} steps done, 0 already done")
+    assert view.summary_text.startswith(f"vrep provisioned: {len(view._rows)} steps done, 0 already done")
     log = view.log.toPlainText()
     assert "create volume vrep: done" in log and log.count("--- provision vrep") == 2
     # a re-run finds everything in place: the table says so
@@ -159,7 +167,7 @@ def test_steps_and_log_fill_in_from_the_loop_thread_and_a_rerun_shows_skips(make
     statuses = dict(zip((r.text(1) for r in view._rows), _statuses(view)))
     assert again.ok and statuses["create volume vrep"] == "skipped"
     assert next(r for r in view._rows if r.text(1) == "create volume vrep").text(3).startswith("already done")
-    assert "already done (skipped)" in view.summary.text()
+    assert "already done (skipped)" in view.summary_text
 
 
 def test_rows_say_running_while_a_step_runs(make_view, qtbot):
@@ -205,7 +213,7 @@ def test_a_failure_says_what_was_done_what_is_left_and_how_to_undo_then_a_rerun_
     failed = statuses.index("failed")
     assert view._rows[failed].text(1) == "create volume vrep" and view._rows[failed].text(0) == "node1"
     assert statuses[:failed] == ["done"] * failed and set(statuses[failed + 1:]) == {"left"}
-    text = view.summary.text()
+    text = view.summary_text
     assert "FAILED at step 'create volume vrep' on node1" in text
     assert f"done ({failed})" in text and f"left ({len(statuses) - failed})" in text
     assert "to undo what this run did:" in text and "gluster peer detach node2" in text
@@ -273,16 +281,43 @@ def test_an_unknown_host_key_is_trusted_from_the_dialog_and_the_run_starts_again
 
     view = make_view(wrap=NewKeyOnNode3)
     view.show_plan()
-    seen = _answer("unknown-host-key", lambda modal: qtbot.mouseClick(modal.trust_button, Qt.MouseButton.LeftButton))
-    with qtbot.waitSignal(view.sig_finished, timeout=30_000) as first:
+    seen: list[tuple[str, str]] = []
+
+    def trust(modal):
+        seen.append((modal.windowTitle(), modal.fingerprint.text()))
+        qtbot.mouseClick(modal.trust_button, Qt.MouseButton.LeftButton)
+
+    _answer("unknown-host-key", trust)
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000):
         view.provision()
-    assert not first.args[0].ok and first.args[0].failed.step.host == "node3"
     qtbot.waitUntil(lambda: bool(seen))
-    assert key.get_fingerprint("sha256") in seen[0].fingerprint.text()
+    assert seen[0][0] == "Unknown host key: node3" and key.get_fingerprint("sha256") in seen[0][1]
     qtbot.waitUntil(lambda: view.report is not None and view.report.ok, timeout=30_000)  # ran again by itself
     assert view.services.runs == ["provision vrep"] * 2
     assert store.read_text().startswith("10.77.0.13 ssh-ed25519 ")
-    assert "skipped" in _statuses(view)
+
+
+def test_a_host_key_refusal_out_of_the_future_names_the_machine_and_a_refused_key_stops_there(make_view, qtbot,
+                                                                                            tmp_path):
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    view = make_view()
+    view.show_plan()
+    view.services.refuse_next = UnknownHostKey("10.77.0.12", "10.77.0.12", key, tmp_path / "known_hosts")
+    seen: list[str] = []
+
+    def refuse(modal):
+        seen.append(modal.windowTitle())
+        qtbot.mouseClick(modal.refuse_button, Qt.MouseButton.LeftButton)
+
+    _answer("unknown-host-key", refuse)
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000) as blocker:
+        view.provision()
+    qtbot.waitUntil(lambda: bool(seen))
+    qtbot.wait(100)
+    assert blocker.args[0] is None and seen == ["Unknown host key: node2"]  # named from node2's address
+    assert view.services.runs == ["provision vrep"] and not (tmp_path / "known_hosts").exists()
+    assert set(_statuses(view)) == {"left"} and "stopped at a host key" in view.summary_text
+    assert view.run_button.isEnabled()
 
 
 def test_teardown_runs_only_after_the_volume_name_is_typed(make_view, qtbot):
@@ -312,8 +347,10 @@ def test_teardown_runs_only_after_the_volume_name_is_typed(make_view, qtbot):
         assert view.ask_teardown()
     assert blocker.args[0].ok and view.services.runs[-1] == "teardown vrep"
     assert view.cluster.volumes == {} and view.cluster.mounts == {} and view.cluster.markers == {}
-    assert [r.text(1) for r in view._rows][:2] == ["unmount /mnt/vrep", "remove /mnt/vrep from /etc/fstab"]
-    assert view.summary.text().startswith("vrep torn down:")
+    titles = [r.text(1) for r in view._rows]
+    assert titles.index("unmount /mnt/vrep") < titles.index("delete volume vrep") and set(_statuses(view)) <= {
+        "done", "skipped"}
+    assert view.summary_text.startswith("vrep torn down:")
     assert view.plan is None and not view.run_button.isEnabled() and view.questions.isHidden()
 
 
@@ -324,7 +361,7 @@ def test_an_edit_that_changes_the_steps_drops_the_shown_plan_and_one_that_does_n
     assert view.plan is not None and view.run_button.isEnabled()
     view.session.topo.rename_node("node3", "node7")
     assert view.plan is None and not view.run_button.isEnabled()
-    assert "topology changed" in view.summary.text()
+    assert "topology changed" in view.summary_text
 
 
 def test_an_edit_during_a_run_leaves_the_run_alone_and_asks_for_the_plan_again_after(make_view, qtbot):
@@ -342,7 +379,7 @@ def test_an_edit_during_a_run_leaves_the_run_alone_and_asks_for_the_plan_again_a
     view = make_view(wrap=Slow)
     view.show_plan()
     view.provision()
-    qtbot.waitUntil(lambda: "running" in _statuses(view) and "create" in view.summary.text(), timeout=30_000)
+    qtbot.waitUntil(lambda: "running" in _statuses(view) and "create" in view.summary_text, timeout=30_000)
     view.session.topo.volumes[0].options["performance.write-behind"] = "on"
     view.session.topo.rename_node("node4", "node9")  # an edit event while the run goes on
     assert view.running and view.plan is not None
@@ -350,7 +387,7 @@ def test_an_edit_during_a_run_leaves_the_run_alone_and_asks_for_the_plan_again_a
         view.services.loop.loop.call_soon_threadsafe(gate.set)
     assert blocker.args[0].ok and view.cluster.volumes["vrep"]["options"] == {"performance.write-behind": "off"}
     assert view.plan is None and not view.run_button.isEnabled()
-    assert view.summary.text().endswith("The topology changed during the run: show the plan again before provisioning.")
+    assert view.summary_text.endswith("The topology changed during the run: show the plan again before provisioning.")
 
 
 def test_the_cluster_menu_opens_one_provision_tab(qtbot, tmp_path):
@@ -376,13 +413,19 @@ def test_a_check_that_ignores_cancel_is_abandoned_and_the_table_says_what_is_unk
 
     monkeypatch.setattr(provision_view, "HARD_CANCEL_MS", 300)
 
-    class CheckHangs:  # "is the volume there?" is asked before create, outside the killable command
+    class CheckHangs:  # "is the volume there?" (before create) does not listen to cancel for 3 s
         def __init__(self, ex):
             self.ex, self.host = ex, ex.host
 
         async def run(self, argv, **kw):
             if "info" in argv:
-                await asyncio.sleep(60)
+                deadline = time.monotonic() + 3
+                while time.monotonic() < deadline:
+                    try:
+                        await asyncio.sleep(0.05)
+                    except asyncio.CancelledError:
+                        pass
+                raise ExecutorError(self.host, "gave up")
             return await self.ex.run(argv, **kw)
 
     view = make_view(wrap=CheckHangs)
@@ -394,4 +437,4 @@ def test_a_check_that_ignores_cancel_is_abandoned_and_the_table_says_what_is_unk
         view.cancel()
     assert blocker.args[0] is None and not view.running
     assert _statuses(view)[create] == "stopped" and set(_statuses(view)[create + 1:]) == {"left"}
-    assert "abandoned after Cancel" in view.summary.text() and view.run_button.isEnabled()
+    assert "abandoned after Cancel" in view.summary_text and view.run_button.isEnabled()

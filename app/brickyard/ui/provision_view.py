@@ -20,7 +20,9 @@ starts again); a changed key is explained and refused.
 
 from __future__ import annotations
 
+import re
 import time
+from html import escape
 
 from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QFontMetrics, QGuiApplication
@@ -50,10 +52,12 @@ STATUS_FILLS = {PLANNED: "#eceff1", WAITING: "#f5f5f5", RUNNING: "#e3f2fd", DONE
 HOST, STEP, STATUS, DETAIL = range(4)
 HARD_CANCEL_MS = 20_000  # a step that ignores the cancel this long is abandoned (its task cancelled)
 OK_STYLE, ERROR_STYLE = "color: #1b5e20;", "color: #b00020;"
+_LABEL = re.compile(r"^(done \(\d+\)|already done, skipped \(\d+\)|left \(\d+\)|to undo [^:]*)$")  # RunReport.summary()'s labels
 
 
 class _WrapCommands(QStyledItemDelegate):
-    """Wraps a step's command lines (spanning the row) to the view's width: never cut off."""
+    """Wraps a step's command lines (spanning the row) and the Detail column (a failure's reason)
+    to their width: never cut off."""
 
     def __init__(self, tree: QTreeWidget):
         super().__init__(tree)
@@ -61,7 +65,7 @@ class _WrapCommands(QStyledItemDelegate):
 
     @staticmethod
     def _wraps(index: QModelIndex) -> bool:
-        return index.column() == HOST and index.parent().isValid()
+        return (index.column() == HOST and index.parent().isValid()) or index.column() == DETAIL
 
     def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         super().initStyleOption(option, index)
@@ -72,7 +76,10 @@ class _WrapCommands(QStyledItemDelegate):
         size = super().sizeHint(option, index)
         if not self._wraps(index):
             return size
-        width = max(200, self.tree.viewport().width() - 2 * self.tree.indentation() - 12)
+        if index.column() == DETAIL:
+            width = max(120, self.tree.header().sectionSize(DETAIL) - 10)
+        else:
+            width = max(200, self.tree.viewport().width() - 2 * self.tree.indentation() - 12)
         font = index.data(Qt.ItemDataRole.FontRole) or option.font
         bounds = QFontMetrics(font).boundingRect(QRect(0, 0, width, 100_000), int(Qt.TextFlag.TextWordWrap),
                                                  str(index.data() or ""))
@@ -126,6 +133,7 @@ class ProvisionView(QWidget):
         self.progress.setFormat("%v of %m steps")
         self.summary = QLabel("Show the plan of a volume to see every command before anything runs.")
         self.summary.setObjectName("summary")
+        self.summary_text = self.summary.text()  # what the summary says as plain text (the label may be rich)
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
@@ -472,7 +480,7 @@ class ProvisionView(QWidget):
         if self.plan is not None and not self._plan_is_current():  # edited while it ran
             self.plan = None
             lines.append("The topology changed during the run: show the plan again before provisioning.")
-        self._say("\n".join(lines), error=not report.ok, ok=report.ok)
+        self._say_report(lines, report.ok)
         self._log(f"--- {report.action} {report.subject}: {'finished' if report.ok else 'stopped'} ---")
         self.sig_status.emit(f"{report.action.capitalize()} of {report.subject}: "
                              + ("finished" if report.ok else "stopped, see the summary"))
@@ -485,7 +493,7 @@ class ProvisionView(QWidget):
     def _failed(self, exc: BaseException) -> None:
         if isinstance(exc, HostKeyError):
             self._stopped(f"stopped at a host key: {exc}")
-            self._host_key(exc, exc.host)
+            self._host_key(exc, self._machine_name(exc.host))
         elif isinstance(exc, Cancelled):
             self._stopped("cancelled")
         else:
@@ -505,6 +513,14 @@ class ProvisionView(QWidget):
         self.sig_finished.emit(None)
 
     # ---- host keys -----------------------------------------------------------------
+    def _machine_name(self, host: str) -> str:
+        """The topology's name for the SSH host an error names (its address, or its name)."""
+        topo = self._last_run[1] if self._last_run is not None else self.session.topo
+        for machine in (*topo.nodes, *topo.clients):
+            if host in (machine.name, machine.ssh_host):
+                return machine.name
+        return host
+
     def _host_key(self, err: HostKeyError, name: str) -> None:
         if isinstance(err, HostKeyChanged):
             hostkey_dialog.show_changed(err, self)
@@ -513,8 +529,8 @@ class ProvisionView(QWidget):
             return
         if not hostkey_dialog.ask_trust(err, self, name):
             self._refused.add(err.fingerprint)
-            self._say(self.summary.text() + f"\nThe host key of {name} was not trusted: nothing runs there.",
-                      error=True)
+            self._say_report([*self.summary_text.splitlines(),
+                              f"The host key of {name} was not trusted: nothing runs there."], False)
             return
         self.sig_status.emit(f"Stored the host key of {name}; running the {self._action} again")
         if self._last_run is not None:
@@ -522,8 +538,27 @@ class ProvisionView(QWidget):
 
     # ---- output --------------------------------------------------------------------
     def _say(self, text: str, error: bool = False, ok: bool = False) -> None:
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setText(text)
+        self.summary_text = text
         self.summary.setStyleSheet(ERROR_STYLE if error else OK_STYLE if ok else "")
+
+    def _say_report(self, lines: list[str], ok: bool) -> None:
+        """A run's summary: the verdict first and coloured, then done / left / undo, each labelled."""
+        parts = []
+        for i, line in enumerate(lines):
+            if i == 0:
+                parts.append(f"<b style='color:{'#1b5e20' if ok else '#b00020'}'>{escape(line, quote=False)}</b>")
+                continue
+            label, sep, rest = line.partition(": ")
+            if sep and _LABEL.match(label):
+                parts.append(f"<b>{escape(label, quote=False)}:</b> {escape(rest, quote=False)}")
+            else:
+                parts.append(escape(line, quote=False))
+        self.summary.setStyleSheet("")
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setText("<br>".join(parts))
+        self.summary_text = "\n".join(lines)
 
     def _log(self, line: str) -> None:
         self.log.appendPlainText(f"{time.strftime('%H:%M:%S')}  {line}")
