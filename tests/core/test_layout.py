@@ -207,3 +207,25 @@ def test_the_quick_pass_for_clean_volumes_says_what_the_brick_walk_says(mounts, 
     with mock.patch.object(brickrules, "_clean_volume_findings", lambda *a: None):
         walked = brickrules.brick_findings(topo, vol, res, sets, TopologyIndex(topo))
     assert quick == walked
+
+
+@pytest.mark.parametrize("path, words", [
+    ("/data/b 1", "cut at the first space"), ("/data/b\t1", "cut at the first space"),
+    ('/data/b"1', "volume start fails"), ("/data/b`1", "volume start fails"), ("/data/b\\1", "volume start fails"),
+    ("/data/b:1", "Wrong brick type"),
+])
+def test_brick_paths_gluster_cannot_serve_are_refused(path, words):
+    # each character was tried on gluster 10.3: create accepts, then start fails or serves another path
+    topo = build({"n1": 1, "n2": 1})
+    topo.nodes[0].bricks.append(type(topo.nodes[0].bricks[0])(path, 10))
+    check = check_volume(topo, volume(topo, T.DISTRIBUTE, [BrickRef("n1", path), BrickRef("n2", "/data/b1/brick")]))
+    found = [f for f in check.findings if f.code == "brick-path-chars"]
+    assert found and found[0].severity == "error" and words in found[0].message
+
+
+@pytest.mark.parametrize("path", ["/data/x;touch${IFS}canary", "/data/$(id)", "/data/a'b", "/data/[x]"])
+def test_brick_paths_gluster_serves_pass(path):
+    topo = build({"n1": 1, "n2": 1})
+    topo.nodes[0].bricks.append(type(topo.nodes[0].bricks[0])(path, 10))
+    check = check_volume(topo, volume(topo, T.DISTRIBUTE, [BrickRef("n1", path), BrickRef("n2", "/data/b1/brick")]))
+    assert not [f for f in check.findings if f.code == "brick-path-chars"]

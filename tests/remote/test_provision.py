@@ -144,12 +144,13 @@ def test_layouts_gluster_refuses_are_not_provisioned(change, message):
 
 def test_brick_paths_and_names_with_metacharacters_are_rejected():
     topo = vrep_topology()
-    topo.nodes[0].bricks.append(Brick("/srv/brick1/x;touch canary", GIB))
-    topo.volumes[0].bricks[0] = BrickRef("node1", "/srv/brick1/x;touch canary")
-    # a path with ';' is legal for gluster and for the shell-quoting executor; '..' is not normalised
+    topo.nodes[0].bricks.append(Brick("/srv/brick1/x;touch${IFS}canary", GIB))
+    topo.volumes[0].bricks[0] = BrickRef("node1", "/srv/brick1/x;touch${IFS}canary")
+    # a path with ';' or '$' is legal for gluster and for the shell-quoting executor (a space is
+    # not: gluster serves the path cut at it); '..' is not normalised
     plan = provision_plan(topo, "vrep")
     mkdir = next(s for s in plan.steps if s.key.startswith("mkdir:"))
-    assert ["sh", "-c"] == mkdir.commands[0][:2] and mkdir.commands[0][4] == "/srv/brick1/x;touch canary"
+    assert ["sh", "-c"] == mkdir.commands[0][:2] and mkdir.commands[0][4] == "/srv/brick1/x;touch${IFS}canary"
     bad = vrep_topology()
     bad.nodes[0].bricks.append(Brick("/srv/brick1/../etc", GIB))
     bad.volumes[0].bricks[0] = BrickRef("node1", "/srv/brick1/../etc")
@@ -173,7 +174,8 @@ def test_teardown_removes_what_provisioning_made_and_keeps_the_rest():
     assert any("node3:/srv/brick1/vrep was kept" in n and "setfattr -x trusted.glusterfs.volume-id" in n
                for n in down.notes)
     again = asyncio.run(run_teardown(topo, "vrep", executors(cluster), Progress()))
-    assert again.ok and {o.status for o in again.outcomes[:3]} == {SKIPPED}
+    assert again.outcomes[0].step.key == "volume-check" and again.outcomes[0].message == "the volume does not exist"
+    assert again.ok and {o.status for o in again.outcomes[1:4]} == {SKIPPED}
 
 
 def test_cli_dry_run_prints_commands_per_host_and_runs_nothing(tmp_path, capsys):
@@ -237,6 +239,10 @@ def test_cancel_from_another_thread_stops_the_running_step_and_reports_it():
     assert [o.status for o in report.outcomes] == [FAILED, PENDING]
     assert report.outcomes[0].message == "cancelled by the user while it ran"
     assert report.outcomes[0].seconds < 10
+    assert report.interrupted and report.to_json()["interrupted"]
+    summary = report.summary()
+    assert summary[0].startswith("INTERRUPTED at step 'wait a long time' on here")
+    assert "left (2): here: wait a long time; here: never reached" in summary
 
 
 def test_a_non_root_login_provisions_and_tears_down_with_every_root_command_through_sudo():
@@ -249,3 +255,154 @@ def test_a_non_root_login_provisions_and_tears_down_with_every_root_command_thro
     down = asyncio.run(run_teardown(topo, "vrep", executors(cluster), Progress()))
     assert down.ok, down.summary()
     assert cluster.volumes == {} and cluster.mounts == {} and cluster.dirs == set() and cluster.fstab["client1"] == []
+
+
+def test_teardown_leaves_a_same_name_volume_with_other_bricks_alone_and_says_what_differs():
+    cluster = FakeCluster(volumes={"vrep": {"status": "Started", "options": {}}},  # node1..3:/srv/brick1/vrep
+                          mounts={("client1", "/mnt/vrep"): "node1:/vrep"})
+    topo = vrep_topology(bricks=[BrickRef(f"node{i}", "/srv/brick1/vrep") for i in (2, 3, 4)])
+    report = asyncio.run(run_teardown(topo, "vrep", executors(cluster), Progress()))
+    assert not report.ok and report.failed.step.key == "volume-check" and report.outcomes.index(report.failed) == 0
+    assert "on the cluster, not in the plan: node1:/srv/brick1/vrep" in report.failed.message
+    assert "in the plan, not on the cluster: node4:/srv/brick1/vrep" in report.failed.message
+    assert _mutations(cluster) == [] and cluster.volumes["vrep"]["status"] == "Started" and cluster.mounts
+    reordered = vrep_topology(bricks=[BrickRef(f"node{i}", "/srv/brick1/vrep") for i in (2, 1, 3)])
+    report = asyncio.run(run_teardown(reordered, "vrep", executors(cluster), Progress()))
+    assert "the same bricks in another order" in report.failed.message and _mutations(cluster) == []
+
+
+class _Unreachable(FakeCluster):
+    def __init__(self, host, error):
+        super().__init__()
+        self.down_host, self.error = host, error
+
+    def answer(self, host, argv):
+        if host == self.down_host:
+            self.calls.append((host, tuple(argv)))
+            raise self.error
+        return super().answer(host, argv)
+
+
+def test_an_unknown_client_key_stops_provisioning_before_anything_is_changed(tmp_path):
+    import asyncssh
+
+    from brickyard.remote.hostkeys import UnknownHostKey
+
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    cluster = _Unreachable("client1", UnknownHostKey("client1", "10.77.0.101", key, tmp_path / "kh"))
+    with pytest.raises(UnknownHostKey):
+        asyncio.run(run_provision(provision_plan(vrep_topology(), "vrep"), executors(cluster), Progress()))
+    assert _mutations(cluster) == [] and cluster.volumes == {}
+    # every host was reached once, before any step ran
+    assert sorted(h for h, argv in cluster.calls) == ["client1", "node1", "node2", "node3"]
+
+
+def test_an_unreachable_host_stops_the_run_before_anything_is_changed():
+    from brickyard.remote.executor import ExecutorError
+
+    cluster = _Unreachable("node3", ExecutorError("node3", "cannot connect to 10.77.0.13:22: Connection refused"))
+    for run in (lambda: run_provision(provision_plan(vrep_topology(), "vrep"), executors(cluster), Progress()),
+                lambda: run_teardown(vrep_topology(), "vrep", executors(cluster), Progress())):
+        report = asyncio.run(run())
+        assert not report.ok and {o.status for o in report.outcomes} == {PENDING}
+        assert report.error == ("cannot reach every host, so nothing was changed: "
+                                "node3: cannot connect to 10.77.0.13:22: Connection refused")
+        assert report.summary()[0].startswith("FAILED: cannot reach every host") and not report.notes
+        assert _mutations(cluster) == []
+
+
+class _Locked:
+    """gluster answers 'Another transaction is in progress' to the first ``busy`` tries."""
+
+    def __init__(self, busy, xml=False):
+        self.host, self.busy, self.xml, self.tries = "node1", busy, xml, 0
+
+    async def run(self, argv, **kw):
+        from brickyard.remote.executor import CommandResult
+
+        self.tries += 1
+        if self.tries <= self.busy:
+            text = b"volume delete: vrep: failed: Another transaction is in progress for vrep. Please try again after some time.\n"
+            status, out, err = (0, b"<cliOutput><opRet>-1</opRet><opErrstr>" + text + b"</opErrstr></cliOutput>", b"") \
+                if self.xml else (1, b"", text)
+        else:
+            status, out, err = 0, b"volume delete: vrep: success\n", b""
+        return CommandResult(self.host, tuple(argv), status, out, err, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("xml", [False, True])
+def test_gluster_busy_with_another_transaction_is_tried_again(xml):
+    from brickyard.remote.executor import CommandFailed
+    from brickyard.remote.steps import RetryTransient
+
+    argv = ["gluster", "--mode=script", "volume", "delete", "vrep"]
+    locked = _Locked(busy=3, xml=xml)
+    result = asyncio.run(RetryTransient(locked, delays=[0] * 5).run(argv, check=True))
+    assert result.ok and locked.tries == 4
+    stuck = _Locked(busy=99, xml=xml)
+    if xml:
+        assert b"Another transaction" in asyncio.run(RetryTransient(stuck, delays=[0] * 5).run(argv)).stdout
+    else:
+        with pytest.raises(CommandFailed, match="Another transaction is in progress"):
+            asyncio.run(RetryTransient(stuck, delays=[0] * 5).run(argv, check=True))
+    assert stuck.tries == 6  # bounded
+    other = _Locked(busy=1)
+    assert not asyncio.run(RetryTransient(other, delays=[0] * 5).run(["umount", "/mnt/vrep"])).ok
+    assert other.tries == 1  # only gluster's lock message is retried
+
+
+def test_undo_and_reuse_hints_quote_every_word():
+    import shlex
+
+    from brickyard.remote.teardown import reuse_hint, teardown_plan
+
+    path = "/srv/brick1/x;touch /tmp/pwned"
+    hint = reuse_hint(path)
+    assert [shlex.split(cmd) for cmd in hint.split("; ")] == [
+        ["setfattr", "-x", "trusted.glusterfs.volume-id", path], ["setfattr", "-x", "trusted.gfid", path],
+        ["rm", "-rf", "--", f"{path}/.glusterfs"]]
+    topo = vrep_topology(mounts=[Mount("client1", "/mnt/v;touch /tmp/pwned")])
+    plan = provision_plan(topo, "vrep", fstab=True)
+    undo = {s.key.partition(":")[0]: s.undo for s in plan.steps}
+    assert shlex.split(undo["mount"]) == ["umount", "/mnt/v;touch /tmp/pwned"]
+    assert "'" in undo["fstab"] and "/mnt/v;touch /tmp/pwned" in shlex.split(undo["fstab"])[3]
+    down = {s.key.partition(":")[0]: s.undo for s in teardown_plan(topo, "vrep")}
+    assert shlex.split(down["umount"])[-1] == "/mnt/v;touch /tmp/pwned"
+
+
+def _fstab_remove(fstab, line):
+    from brickyard.remote.local import LocalExecutor
+    from brickyard.remote.teardown import FSTAB_REMOVE_SCRIPT
+
+    return asyncio.run(LocalExecutor("here").run(["sh", "-c", FSTAB_REMOVE_SCRIPT, "sh", line, str(fstab)]))
+
+
+def test_fstab_remove_replaces_the_file_in_one_rename_and_keeps_its_mode(tmp_path):
+    import os
+
+    line = "node1:/vrep /mnt/vrep glusterfs defaults,_netdev 0 0"
+    fstab = tmp_path / "fstab"
+    fstab.write_text(f"# static\nUUID=1 / ext4 defaults 0 1\n{line}\n")
+    fstab.chmod(0o640)
+    inode = fstab.stat().st_ino
+    result = _fstab_remove(fstab, line)
+    assert result.ok and result.text.strip() == "removed", result.stderr
+    assert fstab.read_text() == "# static\nUUID=1 / ext4 defaults 0 1\n"
+    assert fstab.stat().st_mode & 0o777 == 0o640 and fstab.stat().st_ino != inode  # a new file, renamed
+    assert os.listdir(tmp_path) == ["fstab"]  # no temp file left
+    again = _fstab_remove(fstab, line)
+    assert again.ok and again.text.startswith("not in ")
+    only = tmp_path / "only"
+    only.write_text(line + "\n")  # grep -v selects nothing (exit 1): the result is an empty file
+    assert _fstab_remove(only, line).ok and only.read_text() == ""
+
+
+def test_fstab_remove_leaves_the_file_alone_when_grep_fails(tmp_path):
+    import os
+
+    line = "node1:/vrep /mnt/vrep glusterfs defaults 0 0"
+    not_a_file = tmp_path / "fstab"
+    not_a_file.mkdir()  # grep exits 2 on a directory
+    result = _fstab_remove(not_a_file, line)
+    assert result.exit_status == 4 and b"left untouched" in result.stderr
+    assert not_a_file.is_dir() and os.listdir(tmp_path) == ["fstab"]
