@@ -424,3 +424,75 @@ def test_an_unreachable_jump_host_is_named(trusted, tmp_path):
 
     err = asyncio.run(main())
     assert str(err).startswith("behind: jump host gone: cannot reach ")
+
+
+async def _password_server(tmp_path, password: str, user: str = "tester"):
+    """An in-process asyncssh server on 127.0.0.1 that takes only ``password`` for ``user``;
+    returns (server, its ssh_config text for ``Host pw``)."""
+    import asyncssh
+
+    class Server(asyncssh.SSHServer):
+        def begin_auth(self, username):
+            return True
+
+        def password_auth_supported(self):
+            return True
+
+        def validate_password(self, username, pw):
+            return username == user and pw == password
+
+    async def handle(process):
+        process.stdout.write("authenticated\n")
+        process.exit(0)
+
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    server = await asyncssh.create_server(Server, "127.0.0.1", 0, server_host_keys=[key], process_factory=handle)
+    port = server.sockets[0].getsockname()[1]
+    known = tmp_path / "pw_known"
+    known.write_text(f"[127.0.0.1]:{port} {key.export_public_key().decode()}")
+    config = (f"Host pw\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n  UserKnownHostsFile {known}\n"
+              "  IdentitiesOnly yes\n  PubkeyAuthentication no\n")
+    return server, config, port
+
+
+def test_a_waiting_password_prompt_leaves_other_hosts_running(trusted, tmp_path):
+    import threading
+
+    import keyring
+
+    asked, release, released = threading.Event(), threading.Event(), []
+
+    def prompt(label):
+        asked.set()
+        released.append(release.wait(5))  # the user is still typing
+        return "secret"
+
+    old = keyring.get_keyring()
+    keyring.set_keyring(_MemoryKeyring())
+
+    async def main():
+        server, pw_config, _ = await _password_server(tmp_path, "secret")
+        config = tmp_path / "ssh_config"
+        config.write_text(trusted.ssh_config.read_text() + pw_config)
+        pool = SshPool(SshOptions(config_files=[str(config)], own_known_hosts=tmp_path / "own", password_prompt=prompt))
+        try:
+            waiting = asyncio.create_task(pool.executor("pw").run(["whoami"], check=True))
+            for _ in range(250):
+                if asked.is_set():
+                    break
+                await asyncio.sleep(0.02)
+            other = await asyncio.wait_for(pool.executor("target").run(["echo", "free"], check=True), 10)
+            still_waiting = not waiting.done()
+            release.set()
+            return other, still_waiting, await waiting
+        finally:
+            release.set()
+            await pool.close()
+            server.close()
+
+    try:
+        other, still_waiting, first = asyncio.run(main())
+    finally:
+        keyring.set_keyring(old)
+    assert released == [True]  # answered by the test, not freed by its 5 s timeout
+    assert other.stdout == b"free\n" and still_waiting and first.stdout == b"authenticated\n"

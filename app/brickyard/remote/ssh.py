@@ -21,6 +21,7 @@ import asyncio
 import re
 import shlex
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import AsyncIterator, Callable, Sequence
@@ -85,7 +86,13 @@ def remote_command(argv: Sequence[str], *, sudo: bool) -> str:
 
 @dataclass
 class SshOptions:
-    """How the pool connects. Callbacks run on a worker thread (asyncssh loads keys there)."""
+    """How the pool connects.
+
+    The two callbacks block until the user answers, so neither ever runs on the loop thread:
+    ``passphrase`` runs on the worker thread asyncssh loads keys on, ``password_prompt`` on
+    the pool's one prompt thread (one question at a time); other hosts' work, keepalives and
+    cancellation go on meanwhile.
+    """
 
     config_files: list[str] | None = None  # None: ~/.ssh/config when it exists
     own_known_hosts: Path | None = None  # None: brickyard_known_hosts()
@@ -124,17 +131,20 @@ class _Client(asyncssh.SSHClient):
         # a fingerprint the user accepted up front counts only for a host with no stored key
         return not self._stored and fingerprint(key) in self._pool.options.accepted_fingerprints
 
-    def password_auth_requested(self) -> str | None:
+    async def password_auth_requested(self) -> str | None:
+        # a keyring may block (D-Bus, an unlock dialog) and a prompt waits for the user:
+        # both run off the loop thread so every other connection keeps going
         label = passwords.label(self._resolved.user, self._resolved.host, self._resolved.port)
+        loop = asyncio.get_running_loop()
         if not self._tried_keyring:
             self._tried_keyring = True
-            stored = passwords.get_password(label)
+            stored = await loop.run_in_executor(None, passwords.get_password, label)
             if stored:
                 return stored
         prompt = self._pool.options.password_prompt
         if prompt is None or self.new_password is not None:
             return None
-        self.new_password = prompt(label) or None
+        self.new_password = await loop.run_in_executor(self._pool.prompt_thread(), prompt, label) or None
         return self.new_password
 
 
@@ -154,7 +164,14 @@ class SshPool:
         self.options = options or SshOptions()
         self._hosts: dict[tuple[str, str | None, int | None], asyncio.Future[_Host]] = {}
         self._connect_slots: asyncio.Semaphore | None = None
+        self._prompts: ThreadPoolExecutor | None = None
         self.connects = 0  # handshakes made (tests and the fan-out benchmark read it)
+
+    def prompt_thread(self) -> ThreadPoolExecutor:
+        """The one thread password prompts wait on: one question at a time, never on the loop."""
+        if self._prompts is None:
+            self._prompts = ThreadPoolExecutor(max_workers=1, thread_name_prefix="brickyard-ssh-prompt")
+        return self._prompts
 
     def executor(self, host: str, *, user: str | None = None, port: int | None = None, name: str | None = None) -> "SshExecutor":
         return SshExecutor(self, host, user=user, port=port, name=name)
@@ -354,6 +371,9 @@ class SshPool:
 
     async def close(self) -> None:
         hosts, self._hosts = list(self._hosts.values()), {}
+        prompts, self._prompts = self._prompts, None
+        if prompts is not None:
+            prompts.shutdown(wait=False, cancel_futures=True)
         for fut in hosts:
             if fut.done() and not fut.cancelled() and not fut.exception():
                 fut.result().conn.close()
