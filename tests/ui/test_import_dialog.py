@@ -103,6 +103,7 @@ def test_a_successful_import_is_loaded_as_an_untitled_topology_and_drawn(qtbot, 
     services = FakeServices(imported)
     bridge = RemoteBridge(window, make_services=lambda options: services)
     window.files.path = None
+    window.open_preflight()  # the import is started from another tab; it ends on the planner
     statuses = []
 
     def fill_and_import(dialog):
@@ -119,6 +120,7 @@ def test_a_successful_import_is_loaded_as_an_untitled_topology_and_drawn(qtbot, 
     topo = window.session.topo
     assert [n.name for n in topo.nodes] == ["n1", "n2", "n3"] and topo.volume("gv0") is not None
     assert set(window.canvas.board.nodes) == {"n1", "n2", "n3"}
+    assert window.tabs.currentWidget() is window.canvas
     assert window.files.path is None and not window.files.dirty
     assert window.windowTitle().startswith("small[*]")
     message = window.statusBar().currentMessage()

@@ -298,6 +298,7 @@ def load_imported(window, result: ImportResult, host: str) -> bool:
     if not topo.name:
         topo.name = host
     window.files.load_untitled(topo)
+    window.tabs.setCurrentWidget(window.canvas)  # the drawing is what the user came for
     window.canvas.fit()
     summary = f"Imported {len(topo.volumes)} volume(s) on {len(topo.nodes)} node(s) from {host}"
     window.statusBar().showMessage("; ".join([summary, *result.notes]), STATUS_MS)

@@ -172,6 +172,7 @@ class PreflightView(QWidget):
         return self.watcher is not None and not self.watcher.finished
 
     def _set_running(self, running: bool) -> None:
+        self.progress.setVisible(running)  # idle, the summary line says how it went
         self.run_button.setEnabled(not running)
         self.scope.setEnabled(not running)
         self.cancel_button.setEnabled(running)
