@@ -496,3 +496,50 @@ def test_a_waiting_password_prompt_leaves_other_hosts_running(trusted, tmp_path)
         keyring.set_keyring(old)
     assert released == [True]  # answered by the test, not freed by its 5 s timeout
     assert other.stdout == b"free\n" and still_waiting and first.stdout == b"authenticated\n"
+
+
+def test_without_a_keyring_a_password_login_stands_and_the_user_is_told_once(tmp_path, caplog):
+    import logging
+
+    import keyring
+    import keyring.backends.fail
+
+    password = "pw-" + str(time.time_ns()) + "-Nk"
+    prompts = []
+    old = keyring.get_keyring()
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    caplog.set_level(logging.DEBUG)
+
+    async def main():
+        server, pw_config, port = await _password_server(tmp_path, password)
+        (tmp_path / "ssh_config").write_text(pw_config)
+        opts = dict(config_files=[str(tmp_path / "ssh_config")], own_known_hosts=tmp_path / "own",
+                    password_prompt=lambda label: prompts.append(label) or password)
+        try:
+            pool = SshPool(SshOptions(**opts))
+            ex = pool.executor("pw")
+            first = await ex.run(["whoami"], check=True)
+            second = await ex.run(["whoami"], check=True)  # the same connection, not asked again
+            connects, notes = pool.connects, list(pool.notes)
+            await pool.close()
+            later = SshPool(SshOptions(**opts))  # the next session has to ask again
+            await later.executor("pw").run(["whoami"], check=True)
+            await later.close()
+            return first, second, connects, notes, port
+        finally:
+            server.close()
+
+    try:
+        first, second, connects, notes, port = asyncio.run(main())
+    finally:
+        keyring.set_keyring(old)
+    label = f"tester@127.0.0.1:{port}"
+    assert first.stdout == second.stdout == b"authenticated\n" and connects == 1
+    assert prompts == [label, label]
+    assert len(notes) == 1 and label in notes[0] and "asked again next time" in notes[0]
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING and "could not be kept" in r.getMessage()]
+    assert len(warnings) == 2  # once per session that logged in
+    assert password not in caplog.text and password not in notes[0]
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert password.encode() not in path.read_bytes(), path

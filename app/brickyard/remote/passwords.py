@@ -20,17 +20,20 @@ def label(user: str, host: str, port: int) -> str:
     return f"{user}@{host}:{port}"
 
 
+# Backends do not all wrap their failures in KeyringError (a D-Bus or Secret Service error can
+# come through as is); any failure means "no usable keyring", never a lost login.
+
 def get_password(key: str) -> str | None:
     try:
         return keyring.get_password(SERVICE, key)
-    except keyring.errors.KeyringError:
+    except Exception:
         return None
 
 
 def set_password(key: str, password: str) -> None:
     try:
         keyring.set_password(SERVICE, key, password)
-    except keyring.errors.KeyringError as exc:
+    except Exception as exc:
         raise KeyringUnavailable(
             f"cannot store the password for {key}: no usable OS keyring ({exc}). "
             "Use ssh-agent or a key file instead; Brickyard never writes passwords to files."

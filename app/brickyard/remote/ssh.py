@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import shlex
 import time
@@ -39,6 +40,7 @@ _USER_RE = re.compile(r"^(?!-)[A-Za-z0-9_.@\-]{1,64}$")
 _PGID_RE = re.compile(rb"^brickyard-pgid=(\d+)$")
 _WRAPPER = 'echo "brickyard-pgid=$$" >&2; exec "$@"'
 _CHUNK = 65536
+log = logging.getLogger(__name__)
 
 
 class Unreachable(ExecutorError):
@@ -165,6 +167,8 @@ class SshPool:
         self._hosts: dict[tuple[str, str | None, int | None], asyncio.Future[_Host]] = {}
         self._connect_slots: asyncio.Semaphore | None = None
         self._prompts: ThreadPoolExecutor | None = None
+        self._unkept: set[str] = set()  # passwords that worked but found no keyring
+        self.notes: list[str] = []  # what the user should read once (the CLI prints the log)
         self.connects = 0  # handshakes made (tests and the fan-out benchmark read it)
 
     def prompt_thread(self) -> ThreadPoolExecutor:
@@ -295,11 +299,26 @@ class SshPool:
             if client.presented is not None and not stored and fingerprint(client.presented) in self.options.accepted_fingerprints:
                 UnknownHostKey(alias, resolved.lookup, client.presented, resolved.known_hosts.own_file).accept()
             if client.new_password:
-                passwords.set_password(passwords.label(resolved.user, resolved.host, resolved.port), client.new_password)
+                await self._keep_password(alias, passwords.label(resolved.user, resolved.host, resolved.port),
+                                          client.new_password)
         except BaseException:
             conn.close()
             raise
         return _Host(conn, resolved, self.options.max_channels)
+
+    async def _keep_password(self, alias: str, label: str, password: str) -> None:
+        """Store a password that just worked in the OS keyring. Without a usable keyring the
+        login stands, the password is kept nowhere, and the user is told once."""
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(None, passwords.set_password, label, password)
+        except passwords.KeyringUnavailable as exc:
+            if label not in self._unkept:
+                self._unkept.add(label)
+                note = (f"{alias}: logged in, but the password for {label} could not be kept "
+                        f"(no usable OS keyring: {exc.__cause__ or exc}); it will be asked again next time")
+                self.notes.append(note)
+                log.warning("%s", note)
 
     async def _jump(self, alias: str, spec: str) -> tuple[asyncssh.SSHClientConnection, list[asyncssh.SSHClientConnection]]:
         """Connect through the ProxyJump hops (``[user@]host[:port],...``), each host-key checked.
