@@ -257,6 +257,25 @@ def test_a_non_root_login_provisions_and_tears_down_with_every_root_command_thro
     assert cluster.volumes == {} and cluster.mounts == {} and cluster.dirs == set() and cluster.fstab["client1"] == []
 
 
+def test_undo_and_reuse_hints_quote_every_word():
+    import shlex
+
+    from brickyard.remote.teardown import reuse_hint, teardown_plan
+
+    path = "/srv/brick1/x;touch /tmp/pwned"
+    hint = reuse_hint(path)
+    assert [shlex.split(cmd) for cmd in hint.split("; ")] == [
+        ["setfattr", "-x", "trusted.glusterfs.volume-id", path], ["setfattr", "-x", "trusted.gfid", path],
+        ["rm", "-rf", "--", f"{path}/.glusterfs"]]
+    topo = vrep_topology(mounts=[Mount("client1", "/mnt/v;touch /tmp/pwned")])
+    plan = provision_plan(topo, "vrep", fstab=True)
+    undo = {s.key.partition(":")[0]: s.undo for s in plan.steps}
+    assert shlex.split(undo["mount"]) == ["umount", "/mnt/v;touch /tmp/pwned"]
+    assert "'" in undo["fstab"] and "/mnt/v;touch /tmp/pwned" in shlex.split(undo["fstab"])[3]
+    down = {s.key.partition(":")[0]: s.undo for s in teardown_plan(topo, "vrep")}
+    assert shlex.split(down["umount"])[-1] == "/mnt/v;touch /tmp/pwned"
+
+
 def test_teardown_leaves_a_same_name_volume_with_other_bricks_alone_and_says_what_differs():
     cluster = FakeCluster(volumes={"vrep": {"status": "Started", "options": {}}},  # node1..3:/srv/brick1/vrep
                           mounts={("client1", "/mnt/vrep"): "node1:/vrep"})
@@ -311,6 +330,44 @@ def test_an_unreachable_host_stops_the_run_before_anything_is_changed():
         assert _mutations(cluster) == []
 
 
+def _fstab_remove(fstab, line):
+    from brickyard.remote.local import LocalExecutor
+    from brickyard.remote.teardown import FSTAB_REMOVE_SCRIPT
+
+    return asyncio.run(LocalExecutor("here").run(["sh", "-c", FSTAB_REMOVE_SCRIPT, "sh", line, str(fstab)]))
+
+
+def test_fstab_remove_replaces_the_file_in_one_rename_and_keeps_its_mode(tmp_path):
+    import os
+
+    line = "node1:/vrep /mnt/vrep glusterfs defaults,_netdev 0 0"
+    fstab = tmp_path / "fstab"
+    fstab.write_text(f"# static\nUUID=1 / ext4 defaults 0 1\n{line}\n")
+    fstab.chmod(0o640)
+    inode = fstab.stat().st_ino
+    result = _fstab_remove(fstab, line)
+    assert result.ok and result.text.strip() == "removed", result.stderr
+    assert fstab.read_text() == "# static\nUUID=1 / ext4 defaults 0 1\n"
+    assert fstab.stat().st_mode & 0o777 == 0o640 and fstab.stat().st_ino != inode  # a new file, renamed
+    assert os.listdir(tmp_path) == ["fstab"]  # no temp file left
+    again = _fstab_remove(fstab, line)
+    assert again.ok and again.text.startswith("not in ")
+    only = tmp_path / "only"
+    only.write_text(line + "\n")  # grep -v selects nothing (exit 1): the result is an empty file
+    assert _fstab_remove(only, line).ok and only.read_text() == ""
+
+
+def test_fstab_remove_leaves_the_file_alone_when_grep_fails(tmp_path):
+    import os
+
+    line = "node1:/vrep /mnt/vrep glusterfs defaults 0 0"
+    not_a_file = tmp_path / "fstab"
+    not_a_file.mkdir()  # grep exits 2 on a directory
+    result = _fstab_remove(not_a_file, line)
+    assert result.exit_status == 4 and b"left untouched" in result.stderr
+    assert not_a_file.is_dir() and os.listdir(tmp_path) == ["fstab"]
+
+
 class _Locked:
     """gluster answers 'Another transaction is in progress' to the first ``busy`` tries."""
 
@@ -349,60 +406,3 @@ def test_gluster_busy_with_another_transaction_is_tried_again(xml):
     other = _Locked(busy=1)
     assert not asyncio.run(RetryTransient(other, delays=[0] * 5).run(["umount", "/mnt/vrep"])).ok
     assert other.tries == 1  # only gluster's lock message is retried
-
-
-def test_undo_and_reuse_hints_quote_every_word():
-    import shlex
-
-    from brickyard.remote.teardown import reuse_hint, teardown_plan
-
-    path = "/srv/brick1/x;touch /tmp/pwned"
-    hint = reuse_hint(path)
-    assert [shlex.split(cmd) for cmd in hint.split("; ")] == [
-        ["setfattr", "-x", "trusted.glusterfs.volume-id", path], ["setfattr", "-x", "trusted.gfid", path],
-        ["rm", "-rf", "--", f"{path}/.glusterfs"]]
-    topo = vrep_topology(mounts=[Mount("client1", "/mnt/v;touch /tmp/pwned")])
-    plan = provision_plan(topo, "vrep", fstab=True)
-    undo = {s.key.partition(":")[0]: s.undo for s in plan.steps}
-    assert shlex.split(undo["mount"]) == ["umount", "/mnt/v;touch /tmp/pwned"]
-    assert "'" in undo["fstab"] and "/mnt/v;touch /tmp/pwned" in shlex.split(undo["fstab"])[3]
-    down = {s.key.partition(":")[0]: s.undo for s in teardown_plan(topo, "vrep")}
-    assert shlex.split(down["umount"])[-1] == "/mnt/v;touch /tmp/pwned"
-
-
-def _fstab_remove(fstab, line):
-    from brickyard.remote.local import LocalExecutor
-    from brickyard.remote.teardown import FSTAB_REMOVE_SCRIPT
-
-    return asyncio.run(LocalExecutor("here").run(["sh", "-c", FSTAB_REMOVE_SCRIPT, "sh", line, str(fstab)]))
-
-
-def test_fstab_remove_replaces_the_file_in_one_rename_and_keeps_its_mode(tmp_path):
-    import os
-
-    line = "node1:/vrep /mnt/vrep glusterfs defaults,_netdev 0 0"
-    fstab = tmp_path / "fstab"
-    fstab.write_text(f"# static\nUUID=1 / ext4 defaults 0 1\n{line}\n")
-    fstab.chmod(0o640)
-    inode = fstab.stat().st_ino
-    result = _fstab_remove(fstab, line)
-    assert result.ok and result.text.strip() == "removed", result.stderr
-    assert fstab.read_text() == "# static\nUUID=1 / ext4 defaults 0 1\n"
-    assert fstab.stat().st_mode & 0o777 == 0o640 and fstab.stat().st_ino != inode  # a new file, renamed
-    assert os.listdir(tmp_path) == ["fstab"]  # no temp file left
-    again = _fstab_remove(fstab, line)
-    assert again.ok and again.text.startswith("not in ")
-    only = tmp_path / "only"
-    only.write_text(line + "\n")  # grep -v selects nothing (exit 1): the result is an empty file
-    assert _fstab_remove(only, line).ok and only.read_text() == ""
-
-
-def test_fstab_remove_leaves_the_file_alone_when_grep_fails(tmp_path):
-    import os
-
-    line = "node1:/vrep /mnt/vrep glusterfs defaults 0 0"
-    not_a_file = tmp_path / "fstab"
-    not_a_file.mkdir()  # grep exits 2 on a directory
-    result = _fstab_remove(not_a_file, line)
-    assert result.exit_status == 4 and b"left untouched" in result.stderr
-    assert not_a_file.is_dir() and os.listdir(tmp_path) == ["fstab"]

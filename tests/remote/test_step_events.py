@@ -55,6 +55,8 @@ def test_a_failed_step_keeps_its_exception_and_later_steps_are_never_announced()
             self.ex, self.host = ex, ex.host
 
         async def run(self, argv, **kw):
+            if argv == ["true"]:  # the login before the first step worked; a later connection is refused
+                return await self.ex.run(argv, **kw)
             raise refusal
 
     def executor_for(host):
@@ -67,6 +69,31 @@ def test_a_failed_step_keeps_its_exception_and_later_steps_are_never_announced()
     assert seen[-2:] == [(index, RUNNING), (index, FAILED)]
     assert all(o.status == PENDING for o in report.outcomes[index + 1:])
     assert "unknown host key" in failed.message and report.to_json()["failed_step"] == failed.step.key
+
+
+def test_an_unknown_host_key_met_before_the_first_step_is_raised_and_no_step_is_announced():
+    topo, cluster = vrep_topology(), FakeCluster()
+    refusal = UnknownHostKey("client1", "10.77.0.101", asyncssh.generate_private_key("ssh-ed25519"), None)
+    inner = executors(cluster)
+
+    class Refuses:
+        host = "client1"
+
+        async def run(self, argv, **kw):
+            raise refusal
+
+    seen: list = []
+    for run in (lambda: run_provision(provision_plan(topo, "vrep"), executor_for, Progress(), on_step),
+                lambda: run_teardown(topo, "vrep", executor_for, Progress(), on_step)):
+        executor_for = lambda host: Refuses() if host == "client1" else inner(host)  # noqa: E731
+        on_step = lambda index, outcome: seen.append(index)  # noqa: E731
+        try:
+            asyncio.run(run())
+        except UnknownHostKey as exc:
+            assert exc is refusal
+        else:
+            raise AssertionError("the unknown key was not raised")
+    assert seen == [] and cluster.volumes == {}
 
 
 def test_the_dry_run_text_is_what_the_cli_prints(tmp_path, capsys):

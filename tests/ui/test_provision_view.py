@@ -320,6 +320,30 @@ def test_a_host_key_refusal_out_of_the_future_names_the_machine_and_a_refused_ke
     assert view.run_button.isEnabled()
 
 
+def test_a_changed_host_key_is_explained_never_offered_and_nothing_runs_again(make_view, qtbot):
+    from brickyard.remote.hostkeys import HostKeyChanged
+
+    view = make_view()
+    view.show_plan()
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    stored = [("/root/.ssh/known_hosts", "SHA256:old")]
+    view.services.refuse_next = HostKeyChanged("10.77.0.11", "10.77.0.11", key, stored)
+    seen: list[str] = []
+
+    def close(modal):
+        seen.append(modal.text())
+        assert modal.findChild(QPushButton, "trust") is None
+        modal.findChildren(QPushButton)[0].click()
+
+    _answer("host-key-changed", close)
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000):
+        view.provision()
+    qtbot.waitUntil(lambda: bool(seen))
+    qtbot.wait(100)
+    assert "HOST KEY CHANGED" in seen[0] and view.services.runs == ["provision vrep"]
+    assert "the key of node1 has CHANGED (refused)" in view.summary_text
+
+
 def test_teardown_runs_only_after_the_volume_name_is_typed(make_view, qtbot):
     view = make_view()
     view.show_plan()

@@ -16,13 +16,14 @@ Nothing here formats a disk; brick paths and names are validated before any comm
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 
 from ..core import gluster_cli
 from ..core.plan import PlanResult, plan_volume
 from ..core.topology import Topology, Volume
 from .executor import Executor, ExecutorError
-from .steps import Step
+from .steps import DONE, Step
 from . import glusterstate
 
 MARKER_SUFFIX = ".brickyard-created"
@@ -139,7 +140,7 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
         steps.append(Step(
             f"peer-probe:{host}", f"probe {host} into the trusted pool", first,
             [gluster_cli.peer_probe_argv(host, mode_script=True)],
-            undo=f"gluster peer detach {host} (only if no other volume uses it)",
+            undo=shlex.join(["gluster", "peer", "detach", host]) + " (only if no other volume uses it)",
             done_check=glusterstate.peer_in_pool_check(host),
         ))
     if hosts[1:]:
@@ -158,26 +159,26 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
         steps.append(Step(
             f"mkdir:{ref}", f"create brick directory {ref.path}", ref.node,
             [["sh", "-c", MKDIR_SCRIPT, "sh", ref.path, volume.name]],
-            undo=f"teardown removes {ref.path} if Brickyard created it",
+            undo=f"teardown removes {shlex.quote(ref.path)} if Brickyard created it",
             done_check=_dir_exists(ref.path),
         ))
     steps.append(Step(
         "volume-create", f"create volume {volume.name}", first,
         [gluster_cli.volume_create_argv(topo, volume, mode_script=True)],
-        undo=f"gluster volume delete {volume.name}",
+        undo=shlex.join(["gluster", "volume", "delete", volume.name]),
         done_check=glusterstate.volume_exists_check(volume),
     ))
     for key, value in volume.options.items():
         steps.append(Step(
             f"volume-set:{key}", f"set {key}={value} on {volume.name}", first,
             [gluster_cli.volume_set_argv(volume.name, key, value, mode_script=True)],
-            undo=f"gluster volume reset {volume.name} {key}",
+            undo=shlex.join(["gluster", "volume", "reset", volume.name, key]),
             done_check=glusterstate.option_set_check(volume.name, key, value),
         ))
     steps.append(Step(
         "volume-start", f"start volume {volume.name}", first,
         [gluster_cli.volume_start_argv(volume.name, mode_script=True)],
-        undo=f"gluster volume stop {volume.name}",
+        undo=shlex.join(["gluster", "volume", "stop", volume.name]),
         done_check=glusterstate.volume_started_check(volume.name),
     ))
     source, _ = mount_source(volume)
@@ -186,7 +187,7 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
         steps.append(Step(
             f"mount:{mount.client}:{mount.path}", f"mount {source} on {mount.path}", mount.client,
             [["sh", "-c", MOUNT_SCRIPT, "sh", source, mount.path, opts]],
-            undo=f"umount {mount.path}",
+            undo=shlex.join(["umount", mount.path]),
             done_check=glusterstate.mounted_check(source, mount.path),
         ))
         if fstab:
@@ -194,7 +195,7 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
             steps.append(Step(
                 f"fstab:{mount.client}:{mount.path}", f"add {mount.path} to /etc/fstab", mount.client,
                 [["sh", "-c", FSTAB_ADD_SCRIPT, "sh", line]],
-                undo=f"remove the line '{line}' from /etc/fstab",
+                undo=f"remove the line {shlex.quote(line)} from /etc/fstab",
             ))
     return ProvisionPlan(volume, result, steps, first)
 
@@ -211,15 +212,18 @@ def _dir_exists(path: str):
     return check
 
 
-async def run_provision(plan: ProvisionPlan, executor_for, progress=None, on_step=None):
+async def run_provision(plan: ProvisionPlan, executor_for, progress=None, on_step=None,
+                        topology_file: str | None = None):
     """Run the plan's steps (each skipped when already done); returns the RunReport.
 
-    ``on_step(index, outcome)``: see ``steps.run_steps``."""
+    ``on_step(index, outcome)``: see ``steps.run_steps``. ``topology_file`` goes into the
+    teardown hint of a failed run (``FILE`` when the topology has no file)."""
     from .steps import run_steps
 
     report = await run_steps("provision", plan.volume.name, plan.steps, executor_for, progress, on_step)
-    if not report.ok:
-        report.notes.append(
-            f"to undo everything Brickyard did for {plan.volume.name}: "
-            f"brickyard teardown FILE --volume {plan.volume.name} --confirm {plan.volume.name}")
+    if not report.ok and any(o.status == DONE for o in report.outcomes):
+        name = plan.volume.name
+        file = shlex.quote(topology_file) if topology_file else "FILE"
+        report.notes.append(f"to undo everything Brickyard did for {name}: "
+                            f"brickyard teardown {file} --volume {name} --confirm {name}")
     return report

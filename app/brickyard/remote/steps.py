@@ -13,7 +13,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Awaitable, Callable, Sequence
 
-from .executor import CommandResult, Executor, ExecutorError
+from .executor import CommandFailed, CommandResult, Executor, ExecutorError, RemoteProcess
+from .hostkeys import HostKeyError
 from .loop import Cancelled, Progress, run_cancellable
 
 DONE = "done"
@@ -73,6 +74,7 @@ class RunReport:
     dry_run: bool = False
     error: str = ""
     notes: list[str] = field(default_factory=list)
+    interrupted: bool = False  # cancelled (Ctrl-C, Cancel) before or while a step ran
 
     @property
     def ok(self) -> bool:
@@ -87,14 +89,22 @@ class RunReport:
         return [f"{o.step.host}: {o.step.undo}" for o in reversed(self.outcomes) if o.status == DONE and o.step.undo]
 
     def summary(self) -> list[str]:
-        done = [o for o in self.outcomes if o.status in (DONE, SKIPPED)]
+        done = [o for o in self.outcomes if o.status == DONE]
+        skipped = [o for o in self.outcomes if o.status == SKIPPED]
         left = [o for o in self.outcomes if o.status in (PENDING, FAILED)]
         lines = []
-        if self.failed:
-            lines.append(f"FAILED at step '{self.failed.step.title}' on {self.failed.step.host}: {self.failed.message}")
+        failed = self.failed
+        if failed and self.interrupted:
+            lines.append(f"INTERRUPTED at step '{failed.step.title}' on {failed.step.host}: {failed.message} "
+                         "(it may or may not have finished)")
+        elif failed:
+            lines.append(f"FAILED at step '{failed.step.title}' on {failed.step.host}: {failed.message}")
         elif self.error:
-            lines.append(f"FAILED: {self.error}")
+            lines.append(f"{'INTERRUPTED' if self.interrupted else 'FAILED'}: {self.error}")
         lines.append(f"done ({len(done)}): " + ("; ".join(f"{o.step.host}: {o.step.title}" for o in done) or "nothing"))
+        if skipped:
+            lines.append(f"already done, skipped ({len(skipped)}): "
+                         + "; ".join(f"{o.step.host}: {o.step.title}" for o in skipped))
         if left:
             lines.append(f"left ({len(left)}): " + "; ".join(f"{o.step.host}: {o.step.title}" for o in left))
         if not self.ok:
@@ -106,6 +116,7 @@ class RunReport:
     def to_json(self) -> dict:
         return {
             "action": self.action, "volume": self.subject, "dry_run": self.dry_run, "ok": self.ok,
+            "interrupted": self.interrupted,
             "error": self.error or (self.failed.message if self.failed else ""),
             "failed_step": self.failed.step.key if self.failed else None,
             "steps": [o.to_json() for o in self.outcomes],
@@ -139,16 +150,28 @@ async def run_steps(
 
     report = RunReport(action, subject, [StepOutcome(s, PENDING) for s in steps])
     total = len(steps)
+    hosts = list(dict.fromkeys(s.host for s in steps))
+    try:
+        unreachable = await run_cancellable(progress, reach_hosts(hosts, executor_for))
+    except (asyncio.CancelledError, Cancelled):
+        report.error, report.interrupted = "cancelled while reaching the hosts: nothing was changed", True
+        progress.log(f"{action} {subject}: {report.error}")
+        return report
+    if unreachable:
+        report.error = ("cannot reach every host, so nothing was changed: " + "; ".join(unreachable))
+        progress.log(f"{action} {subject}: {report.error}")
+        return report
     for index, outcome in enumerate(report.outcomes):
         step = outcome.step
         progress.set_progress(index / max(total, 1), f"{step.host}: {step.title}")
         if progress.is_cancelled():
             report.error = f"cancelled before step '{step.title}' on {step.host}"
+            report.interrupted = True
             break
         started = time.monotonic()
         tell(index, outcome, RUNNING)
         try:
-            ex = executor_for(step.host)
+            ex = RetryTransient(executor_for(step.host))
             already = await step.done_check(ex) if step.done_check is not None else None
             if already is not None:
                 outcome.status, outcome.message = SKIPPED, already
@@ -160,6 +183,7 @@ async def run_steps(
             outcome.status, outcome.message, outcome.error = FAILED, _reason(exc, step), exc
         except (asyncio.CancelledError, Cancelled):
             outcome.status, outcome.message = FAILED, "cancelled by the user while it ran"
+            report.interrupted = True
             outcome.seconds = time.monotonic() - started
             tell(index, outcome)
             progress.log(f"[{index + 1}/{total}] {step.host}: {step.title}: CANCELLED")
@@ -173,9 +197,72 @@ async def run_steps(
             break
     if report.ok:
         progress.set_progress(1.0, f"{action} {subject}: finished")
-    for line in report.summary() if not report.ok else []:
-        progress.log(line)
     return report
+
+
+async def reach_hosts(hosts: Sequence[str], executor_for: Callable[[str], Executor]) -> list[str]:
+    """Log in to every host once, all at a time, before anything is changed.
+
+    An unknown or changed host key is raised (the first in ``hosts`` order), so the caller can
+    ask the user to trust it and run again; any other failure is returned as one line per host
+    that cannot be reached."""
+
+    async def reach(host: str) -> None:
+        await executor_for(host).run(["true"], timeout=60, check=True)
+
+    results = await asyncio.gather(*(reach(h) for h in hosts), return_exceptions=True)
+    for result in results:
+        if isinstance(result, HostKeyError):
+            raise result
+    failures = []
+    for host, result in zip(hosts, results):
+        if isinstance(result, (asyncio.CancelledError, KeyboardInterrupt)):
+            raise result
+        if isinstance(result, BaseException):
+            text = str(result) or type(result).__name__
+            failures.append(text if text.startswith(f"{host}: ") else f"{host}: {text}")
+    return failures
+
+
+# gluster's own words when another command holds the cluster lock: try again shortly
+TRANSIENT_GLUSTER = (b"Another transaction is in progress", b"Locking failed on")
+RETRY_DELAYS = (2.0, 4.0, 8.0, 8.0, 8.0)  # seconds between tries: 6 tries over ~30 s
+
+
+def transient_gluster_failure(argv: Sequence[str], result: CommandResult) -> bool:
+    if not argv or argv[0] != "gluster":
+        return False
+    text = result.stdout + result.stderr
+    refused = result.exit_status != 0 or b"<opRet>-1</opRet>" in result.stdout
+    return refused and any(marker in text for marker in TRANSIENT_GLUSTER)
+
+
+class RetryTransient(Executor):
+    """An executor that runs a gluster command again, after a short pause, while gluster says
+    another transaction holds the lock (a run interrupted a moment ago, a second admin)."""
+
+    def __init__(self, inner: Executor, delays: Sequence[float] | None = None):
+        self.inner, self.host = inner, inner.host
+        self.delays = RETRY_DELAYS if delays is None else tuple(delays)
+
+    async def run(self, argv, *, check: bool = False, **kw) -> CommandResult:
+        for delay in (*self.delays, None):
+            result = await self.inner.run(argv, check=False, **kw)
+            if delay is None or not transient_gluster_failure(argv, result):
+                break
+            await asyncio.sleep(delay)
+        if check and not result.ok:
+            raise CommandFailed(result)
+        return result
+
+    async def start(self, argv, **kw) -> RemoteProcess:
+        return await self.inner.start(argv, **kw)
+
+    async def upload(self, *args, **kw) -> None:
+        return await self.inner.upload(*args, **kw)
+
+    async def close(self) -> None:
+        return await self.inner.close()
 
 
 def _reason(exc: Exception, step: Step) -> str:

@@ -11,8 +11,10 @@ volumes may use them). Nothing is formatted, nothing outside the brick paths is 
 
 from __future__ import annotations
 
-from ..core.topology import Topology
-from .executor import Executor
+import shlex
+
+from ..core.topology import Topology, Volume
+from .executor import Executor, ExecutorError
 from .provision import check_names, fstab_line, mount_source
 from .steps import Step
 from . import glusterstate
@@ -40,12 +42,22 @@ done
 echo "removed"
 '''
 
-# Remove one exact line from /etc/fstab if it is there. $1 the line.
+# Remove one exact line from an fstab ($2, default /etc/fstab) if it is there. $1 the line.
+# The new file is written beside the old one with its mode and owner, then moved over it in
+# one rename; when grep cannot read the file the fstab is left untouched.
 FSTAB_REMOVE_SCRIPT = r'''
-grep -qxF -- "$1" /etc/fstab 2>/dev/null || { echo "not in /etc/fstab"; exit 0; }
-tmp="$(mktemp /etc/.fstab.brickyard.XXXXXX)" || exit 4
-grep -vxF -- "$1" /etc/fstab > "$tmp"
-cat "$tmp" > /etc/fstab && rm -f "$tmp" && echo "removed"
+line="$1"; f="${2:-/etc/fstab}"
+f="$(readlink -f -- "$f")" || { echo "cannot resolve $2" >&2; exit 4; }
+grep -qxF -- "$line" "$f"; rc=$?
+[ "$rc" -eq 1 ] && { echo "not in $f"; exit 0; }
+[ "$rc" -eq 0 ] || { echo "cannot read $f: left untouched" >&2; exit 4; }
+tmp="$(mktemp "$(dirname -- "$f")/.fstab.brickyard.XXXXXX")" || exit 4
+grep -vxF -- "$line" "$f" > "$tmp"; rc=$?
+if [ "$rc" -gt 1 ]; then rm -f -- "$tmp"; echo "cannot rewrite $f: left untouched" >&2; exit 4; fi
+if ! { chmod --reference="$f" -- "$tmp" && chown --reference="$f" -- "$tmp" && mv -f -- "$tmp" "$f"; }; then
+  rm -f -- "$tmp"; echo "cannot replace $f: left untouched" >&2; exit 4
+fi
+echo "removed"
 '''
 
 
@@ -73,11 +85,15 @@ def teardown_plan(topo: Topology, volume_name: str) -> list[Step]:
         return []
     first = volume.bricks[0].node
     source, _ = mount_source(volume)
-    steps: list[Step] = []
+    steps: list[Step] = [Step(
+        "volume-check", f"check that {volume.name} on the cluster has exactly the planned bricks", first,
+        [["gluster", "--mode=script", "--xml", "volume", "info", volume.name]],
+        action=_same_bricks(volume),
+    )]
     for mount in volume.mounts:
         steps.append(Step(
             f"umount:{mount.client}:{mount.path}", f"unmount {mount.path}", mount.client,
-            [["umount", mount.path]], undo=f"mount -t glusterfs {source} {mount.path}",
+            [["umount", mount.path]], undo=shlex.join(["mount", "-t", "glusterfs", source, mount.path]),
             done_check=glusterstate.unmounted_check(source, mount.path),
         ))
         line = fstab_line(volume, mount.path, mount.options)
@@ -89,7 +105,7 @@ def teardown_plan(topo: Topology, volume_name: str) -> list[Step]:
     steps.append(Step(
         "volume-stop", f"stop volume {volume.name}", first,
         [["gluster", "--mode=script", "volume", "stop", volume.name]],
-        undo=f"gluster volume start {volume.name}",
+        undo=shlex.join(["gluster", "volume", "start", volume.name]),
         done_check=glusterstate.volume_stopped_check(volume.name),
     ))
     steps.append(Step(
@@ -108,9 +124,37 @@ def teardown_plan(topo: Topology, volume_name: str) -> list[Step]:
 
 
 def reuse_hint(path: str) -> str:
-    """The commands that make a kept brick directory usable for a new volume."""
-    return (f"setfattr -x trusted.glusterfs.volume-id {path}; setfattr -x trusted.gfid {path}; "
-            f"rm -rf {path}/.glusterfs")
+    """The commands that make a kept brick directory usable for a new volume (each word quoted)."""
+    return "; ".join(shlex.join(argv) for argv in (
+        ["setfattr", "-x", "trusted.glusterfs.volume-id", path], ["setfattr", "-x", "trusted.gfid", path],
+        ["rm", "-rf", "--", f"{path}/.glusterfs"]))
+
+
+def _same_bricks(volume: Volume):
+    """Teardown's first step: the live volume of that name must be the planned one, brick for
+    brick in order, or nothing is touched (a same-name volume Brickyard did not create)."""
+    wanted = [str(b) for b in volume.bricks]
+
+    async def action(ex: Executor) -> str:
+        live = await glusterstate.live_volume(ex, volume.name)
+        if live is None:
+            return "the volume does not exist"
+        if live.bricks == wanted:
+            return f"the same {len(wanted)} bricks as planned ({live.status})"
+        if sorted(live.bricks) == sorted(wanted):
+            differs = "the same bricks in another order"
+        else:
+            extra = [b for b in live.bricks if b not in wanted]
+            missing = [b for b in wanted if b not in live.bricks]
+            differs = "; ".join(part for part in (
+                f"on the cluster, not in the plan: {', '.join(extra)}" if extra else "",
+                f"in the plan, not on the cluster: {', '.join(missing)}" if missing else "") if part)
+        raise ExecutorError(ex.host, (
+            f"volume {volume.name} on the cluster is not the one planned ({differs}; the cluster has "
+            f"{', '.join(live.bricks) or 'no bricks'}). Brickyard did not create it this way and leaves it "
+            "alone: nothing was stopped or deleted"))
+
+    return action
 
 
 async def run_teardown(topo: Topology, volume_name: str, executor_for, progress=None, on_step=None):

@@ -52,7 +52,8 @@ STATUS_FILLS = {PLANNED: "#eceff1", WAITING: "#f5f5f5", RUNNING: "#e3f2fd", DONE
 HOST, STEP, STATUS, DETAIL = range(4)
 HARD_CANCEL_MS = 20_000  # a step that ignores the cancel this long is abandoned (its task cancelled)
 OK_STYLE, ERROR_STYLE = "color: #1b5e20;", "color: #b00020;"
-_LABEL = re.compile(r"^(done \(\d+\)|already done, skipped \(\d+\)|left \(\d+\)|to undo [^:]*)$")  # RunReport.summary()'s labels
+# the labels of RunReport.summary()'s lines, shown in bold
+_LABEL = re.compile(r"^(done \(\d+\)|already done, skipped \(\d+\)|left \(\d+\)|to undo [^:]*)$")
 
 
 class _WrapCommands(QStyledItemDelegate):
@@ -492,8 +493,10 @@ class ProvisionView(QWidget):
 
     def _failed(self, exc: BaseException) -> None:
         if isinstance(exc, HostKeyError):
-            self._stopped(f"stopped at a host key: {exc}")
-            self._host_key(exc, self._machine_name(exc.host))
+            name = self._machine_name(exc.host)
+            state = "has CHANGED (refused)" if isinstance(exc, HostKeyChanged) else "is not known yet"
+            self._stopped(f"stopped at a host key: the key of {name} {state} ({getattr(exc, 'fingerprint', '?')})")
+            self._host_key(exc, name)
         elif isinstance(exc, Cancelled):
             self._stopped("cancelled")
         else:
