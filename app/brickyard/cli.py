@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import sys
 
@@ -32,9 +33,13 @@ class UsageError(Exception):
     """Bad input from the user: printed as one line, exit code 2."""
 
 
+class _BadArguments(Exception):
+    """argparse refused the command line (``prog: error: message``)."""
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse's own errors: one line, exit 2
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        raise _BadArguments(f"{self.prog}: error: {message}")
 
 
 def build_parser(command: str | None = None, version_only: bool = False) -> argparse.ArgumentParser:
@@ -59,22 +64,39 @@ def _command_word(argv: list[str]) -> str | None:
     return next((word for word in argv if not word.startswith("-")), None)
 
 
+def _failed(line: str, error: str, code: int, as_json: bool) -> int:
+    """A command that could not do its work: one line on stderr and, with --json, one JSON
+    document on stdout, so a script reading stdout always gets JSON."""
+    print(line, file=sys.stderr)
+    if as_json:
+        doc = {"ok": False, "error": error, "exit": code}
+        if code == 130:
+            doc["interrupted"] = True
+        print(json.dumps(doc, indent=2), flush=True)
+    return code
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = _command_word(argv)
-    parser = build_parser(command, version_only=command is None and "--version" in argv)
-    args = parser.parse_args(argv)
+    as_json = "--json" in argv
+    try:
+        parser = build_parser(command, version_only=command is None and "--version" in argv)
+        args = parser.parse_args(argv)
+    except _BadArguments as exc:
+        return _failed(str(exc), str(exc).partition(": error: ")[2], 2, as_json)
+    except KeyboardInterrupt:
+        return _failed("brickyard: interrupted", "interrupted (Ctrl-C)", 130, as_json)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    as_json = bool(getattr(args, "json", False))
     try:
         return int(args.func(args) or 0)
     except UsageError as exc:
-        print(f"brickyard {args.command}: {exc}", file=sys.stderr)
-        return 2
+        return _failed(f"brickyard {args.command}: {exc}", str(exc), 2, as_json)
     except KeyboardInterrupt:
-        print(f"brickyard {args.command}: interrupted", file=sys.stderr)
-        return 130
+        return _failed(f"brickyard {args.command}: interrupted", "interrupted (Ctrl-C)", 130, as_json)
     except BrokenPipeError:  # `brickyard plan … | head`: the reader left; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141

@@ -68,7 +68,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _refused(message: str, as_json: bool, questions: list[str] | None = None) -> int:
     if as_json:
-        print(json.dumps({"ok": False, "error": message, "questions": questions or []}, indent=2))
+        doc = {"ok": False, "error": message, "exit": 1}
+        if questions:
+            doc["questions"] = questions
+        print(json.dumps(doc, indent=2))
     else:
         print(message, file=sys.stderr)
     return 1

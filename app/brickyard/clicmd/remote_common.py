@@ -83,7 +83,7 @@ def run_with_pool(args: argparse.Namespace, body: Callable[[SshPool], Awaitable[
 
 def host_key_exit(exc: Exception, as_json: bool) -> int:
     """Report a refused host key (exit 1)."""
-    doc = {"ok": False, "error": str(exc), "host": getattr(exc, "host", "")}
+    doc = {"ok": False, "error": str(exc), "exit": 1, "host": getattr(exc, "host", "")}
     if isinstance(exc, (UnknownHostKey, HostKeyChanged)):
         doc["host_key"] = {"kind": "unknown" if isinstance(exc, UnknownHostKey) else "changed",
                            "fingerprint": exc.fingerprint}
