@@ -543,3 +543,81 @@ def test_without_a_keyring_a_password_login_stands_and_the_user_is_told_once(tmp
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert password.encode() not in path.read_bytes(), path
+
+
+def test_the_configs_connect_timeout_wins_over_the_default(tmp_path):
+    async def main():
+        held = []
+
+        async def silent(reader, writer):  # accepts TCP, never speaks SSH
+            held.append(writer)
+            await asyncio.sleep(30)
+
+        server = await asyncio.start_server(silent, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        (tmp_path / "ssh_config").write_text(
+            f"Host mute\n  HostName 127.0.0.1\n  Port {port}\n  ConnectTimeout 1\n"
+            f"Host plain\n  HostName 127.0.0.1\n  Port {port}\n")
+        pool = SshPool(SshOptions(config_files=[str(tmp_path / "ssh_config")], own_known_hosts=tmp_path / "own",
+                                  connect_timeout=30))
+        try:
+            plain, _ = await pool.resolve("plain")
+            started = time.monotonic()
+            with pytest.raises(Unreachable, match="did not answer within 1 s"):
+                await pool.executor("mute").run(["true"])
+            return plain.connect_timeout, time.monotonic() - started
+        finally:
+            await pool.close()
+            for writer in held:
+                writer.close()
+            server.close()
+
+    default, waited = asyncio.run(main())
+    assert default == 30 and waited < 10
+
+
+def test_global_known_hosts_files_are_read_and_never_written(sshd, tmp_path):
+    sshd.user_known_hosts.write_text("")
+    system = tmp_path / "ssh_known_hosts"
+    system.write_text(sshd.known_hosts_line())
+    config = tmp_path / "ssh_config"
+    config.write_text(sshd.ssh_config.read_text() + f"  GlobalKnownHostsFile {tmp_path / 'missing'} {system}\n")
+    (tmp_path / "default_config").write_text("Host plain\n  HostName 127.0.0.1\n")
+    (tmp_path / "none_config").write_text("Host plain\n  HostName 127.0.0.1\n  GlobalKnownHostsFile none\n")
+
+    async def main():
+        pool = SshPool(SshOptions(config_files=[str(config)], own_known_hosts=tmp_path / "own"))
+        try:
+            result = await pool.executor("target").run(["echo", "ok"], check=True)
+        finally:
+            await pool.close()
+        defaults = {}
+        for name in ("default_config", "none_config"):
+            resolved, _ = await SshPool(SshOptions(config_files=[str(tmp_path / name)])).resolve("plain")
+            defaults[name] = resolved.known_hosts.global_files
+        return result, defaults
+
+    before = system.read_bytes()
+    result, defaults = asyncio.run(main())
+    assert result.stdout == b"ok\n" and system.read_bytes() == before and not (tmp_path / "own").exists()
+    assert defaults == {"default_config": [Path("/etc/ssh/ssh_known_hosts"), Path("/etc/ssh/ssh_known_hosts2")],
+                        "none_config": []}
+
+    other = keygen(tmp_path / "other_host_key")
+    system.write_text(sshd.known_hosts_line(other.with_suffix(".pub")))
+
+    async def changed(pool):
+        with pytest.raises(HostKeyChanged) as info:
+            await pool.executor("target").run(["true"])
+        return info.value
+
+    err = asyncio.run(_refused(config, tmp_path, changed))
+    assert str(system) in str(err)
+
+
+async def _refused(config, tmp_path, body):
+    pool = SshPool(SshOptions(config_files=[str(config)], own_known_hosts=tmp_path / "own"))
+    try:
+        return await body(pool)
+    finally:
+        await pool.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import asyncssh
@@ -89,14 +89,16 @@ class HostKeyChanged(HostKeyError):
 
 @dataclass
 class KnownHosts:
-    """The known_hosts files one connection is checked against."""
+    """The known_hosts files one connection is checked against: the user's, the system-wide
+    ones (GlobalKnownHostsFile; read only, Brickyard never writes them) and Brickyard's own."""
 
     user_files: list[Path]
     own_file: Path
+    global_files: list[Path] = field(default_factory=list)
 
     def files(self) -> list[Path]:
         seen: list[Path] = []
-        for path in [*self.user_files, self.own_file]:
+        for path in [*self.user_files, *self.global_files, self.own_file]:
             if path not in seen:
                 seen.append(path)
         return seen

@@ -67,6 +67,20 @@ def _via(jump: str | None) -> str:
     return f" (through the jump host {_last_hop(jump)})" if jump else ""
 
 
+# OpenSSH's defaults when the config names no UserKnownHostsFile / GlobalKnownHostsFile
+_USER_KNOWN_HOSTS = ("~/.ssh/known_hosts", "~/.ssh/known_hosts2")
+_GLOBAL_KNOWN_HOSTS = ("/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2")
+
+
+def _paths(value: object, default: Sequence[str]) -> list[Path]:
+    """known_hosts files from a config value: () unset (the default), [] for ``none``."""
+    if value == ():
+        value = list(default)
+    elif isinstance(value, str):
+        value = [value]
+    return [Path(str(v)).expanduser() for v in value or ()]  # type: ignore[union-attr]
+
+
 def _reason(exc: BaseException) -> str:
     return getattr(exc, "reason", None) or getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
@@ -101,7 +115,7 @@ class SshOptions:
     accepted_fingerprints: set[str] = field(default_factory=set)  # unknown keys the user accepted up front
     passphrase: Callable[[str], str] | None = None  # key file name -> passphrase
     password_prompt: Callable[[str], str | None] | None = None  # "user@host:port" -> password to try and keep
-    connect_timeout: float = 20.0
+    connect_timeout: float = 20.0  # seconds, for hosts whose SSH config sets no ConnectTimeout
     keepalive_seconds: float = 15.0
     max_connects: int = 8
     max_channels: int = 8
@@ -117,6 +131,7 @@ class Resolved:
     user: str
     lookup: str  # the known_hosts name
     known_hosts: KnownHosts
+    connect_timeout: float  # the config's ConnectTimeout, else SshOptions.connect_timeout
 
 
 class _Client(asyncssh.SSHClient):
@@ -194,20 +209,18 @@ class SshPool:
             raise AuthenticationFailed(alias, f"cannot load an SSH key: {exc}") from exc
         except (OSError, ValueError) as exc:
             raise ExecutorError(alias, f"cannot read SSH client config: {exc}") from exc
-        files = opts.known_hosts
-        if files is None:  # UserKnownHostsFile none
-            user_files: list[Path] = []
-        elif not files:
-            user_files = [Path("~/.ssh/known_hosts").expanduser()]
-        elif isinstance(files, (list, tuple)):
-            user_files = [Path(str(f)).expanduser() for f in files]
-        else:
-            user_files = [Path(str(files)).expanduser()]
+        config_values = getattr(opts, "config", None)
+        setting = config_values.get if config_values is not None else (lambda name, default=None: default)
+        # as OpenSSH: () when the config says nothing, [] for "none"
+        user_files = _paths(setting("UserKnownHostsFile", ()), _USER_KNOWN_HOSTS)
+        global_files = _paths(setting("GlobalKnownHostsFile", ()), _GLOBAL_KNOWN_HOSTS)
         own = Path(self.options.own_known_hosts) if self.options.own_known_hosts else brickyard_known_hosts()
         lookup_host = opts.host_key_alias or opts.host
+        timeout = setting("ConnectTimeout", None)
         resolved = Resolved(
             alias, opts.host, int(opts.port), opts.username,
-            known_hosts_name(lookup_host, int(opts.port)), KnownHosts(user_files, own),
+            known_hosts_name(lookup_host, int(opts.port)), KnownHosts(user_files, own, global_files),
+            float(timeout) if timeout else self.options.connect_timeout,
         )
         return resolved, opts
 
@@ -264,11 +277,11 @@ class SshPool:
                 conn = await asyncio.wait_for(
                     asyncssh.connect(
                         alias, options=opts, config=None, known_hosts=merged, tunnel=tunnel,
-                        client_factory=lambda: client, connect_timeout=self.options.connect_timeout,
+                        client_factory=lambda: client, connect_timeout=resolved.connect_timeout,
                         # a host that vanishes (cable, partition) is noticed within ~1 minute
                         keepalive_interval=self.options.keepalive_seconds, keepalive_count_max=4,
                     ),
-                    self.options.connect_timeout + 5,
+                    resolved.connect_timeout + 5,
                 )
             except asyncssh.HostKeyNotVerifiable as exc:
                 if client.presented is None:
@@ -292,7 +305,7 @@ class SshPool:
             except asyncssh.Error as exc:
                 raise Unreachable(alias, f"SSH to {where}{_via(jump)} failed: {exc.reason}") from exc
             except (asyncio.TimeoutError, TimeoutError) as exc:
-                raise Unreachable(alias, f"{where}{_via(jump)} did not answer within {self.options.connect_timeout:g} s") from exc
+                raise Unreachable(alias, f"{where}{_via(jump)} did not answer within {resolved.connect_timeout:g} s") from exc
             except (OSError, UnicodeError) as exc:
                 raise Unreachable(alias, f"cannot reach {where}{_via(jump)}: {getattr(exc, 'strerror', None) or exc}") from exc
         try:
@@ -369,8 +382,9 @@ class SshPool:
         where = f"{resolved.user}@{resolved.host}:{resolved.port}"
         try:
             return await asyncio.wait_for(
-                through.connect_ssh(host, options=opts, config=None, known_hosts=merged, client_factory=lambda: client),
-                self.options.connect_timeout + 5)
+                through.connect_ssh(host, options=opts, config=None, known_hosts=merged, client_factory=lambda: client,
+                                    connect_timeout=resolved.connect_timeout),
+                resolved.connect_timeout + 5)
         except asyncssh.HostKeyNotVerifiable as exc:
             if client.presented is not None and stored:
                 raise HostKeyChanged(host, resolved.lookup, client.presented, stored) from exc
@@ -384,7 +398,7 @@ class SshPool:
         except asyncssh.Error as exc:
             raise Unreachable(alias, f"SSH to the jump host {where} via {prev} failed: {exc.reason}") from exc
         except (asyncio.TimeoutError, TimeoutError) as exc:
-            raise Unreachable(alias, f"the jump host {where} did not answer within {self.options.connect_timeout:g} s") from exc
+            raise Unreachable(alias, f"the jump host {where} did not answer within {resolved.connect_timeout:g} s") from exc
         except (OSError, UnicodeError) as exc:
             raise Unreachable(alias, f"cannot reach the jump host {where} via {prev}: {getattr(exc, 'strerror', None) or exc}") from exc
 
