@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
     async def body(pool):
         hosts.pool = pool
-        return await run_provision(plan, hosts, progress)
+        return await run_provision(plan, hosts, progress, topology_file=args.file)
 
     try:
         report = run_with_pool(args, body)

@@ -60,15 +60,24 @@ def run_with_pool(args: argparse.Namespace, body: Callable[[SshPool], Awaitable[
     accepted: set[str] = set()
     while True:
         pool = make_pool(args)
+        finished: list[T] = []
 
         async def main() -> T:
             try:
-                return await body(pool)
+                finished.append(await body(pool))
+                return finished[0]
             finally:
                 await pool.close()
 
         try:
             return asyncio.run(main())
+        except KeyboardInterrupt:
+            # Ctrl-C after the work was done (while connections closed): the result stands
+            if not finished:
+                raise
+            if isinstance(finished[0], RunReport):
+                finished[0].interrupted = True
+            return finished[0]
         except UnknownHostKey as exc:
             if args.json or not _interactive() or exc.fingerprint in accepted:
                 raise
@@ -101,9 +110,11 @@ def cli_progress(as_json: bool) -> Progress:
 
 
 def print_report(report: RunReport, as_json: bool) -> int:
+    """The report on stdout; exit 0 done, 1 a step failed, 130 interrupted by Ctrl-C."""
+    code = 130 if report.interrupted else 0 if report.ok else 1
     if as_json:
-        print(json.dumps(report.to_json(), indent=2))
+        print(json.dumps({**report.to_json(), "exit": code}, indent=2))
     else:
         for line in dry_run_lines(report) if report.dry_run else report.summary():
             print(line)
-    return 0 if report.ok else 1
+    return code
