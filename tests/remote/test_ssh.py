@@ -97,7 +97,21 @@ def test_changed_host_key_is_refused_even_when_its_fingerprint_is_offered(sshd, 
         return info.value
 
     err = _with_pool(sshd, tmp_path, body, accepted_fingerprints={sshd.host_fingerprint})
-    assert "HOST KEY CHANGED" in str(err) and str(sshd.user_known_hosts) in str(err)
+    assert "HOST KEY CHANGED" in str(err) and f"-f {sshd.user_known_hosts})" in str(err)
+    assert not (tmp_path / "by_known_hosts").exists()
+
+
+def test_a_wrong_fingerprint_offered_up_front_is_said_not_to_match(sshd, tmp_path):
+    sshd.user_known_hosts.write_text("")
+    wrong = "SHA256:" + "x" * 43
+
+    async def body(pool):
+        with pytest.raises(UnknownHostKey) as info:
+            await pool.executor("target").run(["true"])
+        return info.value
+
+    err = _with_pool(sshd, tmp_path, body, accepted_fingerprints={wrong})
+    assert f"The fingerprint you offered ({wrong}) does not match the host's ({sshd.host_fingerprint})" in str(err)
     assert not (tmp_path / "by_known_hosts").exists()
 
 

@@ -320,7 +320,7 @@ def test_a_changed_key_is_explained_and_never_offered_for_trust(qtbot):
     when_shown("host-key-changed", lambda box: box.button(QMessageBox.StandardButton.Close).click(), shown)
     dialog.start()
     qtbot.waitUntil(lambda: bool(shown) and not dialog.running, timeout=WAIT_MS)
-    assert "HOST KEY CHANGED for node1" in shown[0]
+    assert "node1: HOST KEY CHANGED: " in shown[0]
     assert "host key has CHANGED" in dialog.status.text() and "node1" in dialog.status.text()
     assert services.calls == [("node1", None)] and dialog.imported is None and dialog.isVisible()
 

@@ -10,9 +10,11 @@ hand (``ssh-keygen -R``), exactly as OpenSSH demands.
 from __future__ import annotations
 
 import os
+import shlex
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 import asyncssh
 
@@ -40,6 +42,11 @@ def fingerprint(key: asyncssh.SSHKey) -> str:
     return key.get_fingerprint("sha256")
 
 
+def _about(what: str, host: str, lookup: str) -> str:
+    """``what``, naming the known_hosts entry only when it is not the host already named."""
+    return what if lookup == host else f"{what} for {lookup}"
+
+
 class HostKeyError(ExecutorError):
     """Base of the two host-key refusals."""
 
@@ -47,15 +54,22 @@ class HostKeyError(ExecutorError):
 class UnknownHostKey(HostKeyError):
     """The host's key is in no known_hosts file: show ``fingerprint``, then ``accept()``."""
 
-    def __init__(self, host: str, lookup: str, key: asyncssh.SSHKey, store: Path):
+    def __init__(self, host: str, lookup: str, key: asyncssh.SSHKey, store: Path, offered: Iterable[str] = ()):
         self.lookup = lookup
         self.key = key
         self.fingerprint = fingerprint(key)
         self.algorithm = key.get_algorithm()
         self.store = store
+        self.offered = sorted(offered)  # fingerprints the user accepted up front, none of them this key
+        mismatch = ""
+        if len(self.offered) == 1:
+            mismatch = f"The fingerprint you offered ({self.offered[0]}) does not match the host's ({self.fingerprint}). "
+        elif self.offered:
+            mismatch = (f"None of the fingerprints you offered ({', '.join(self.offered)}) matches "
+                        f"the host's ({self.fingerprint}). ")
         super().__init__(
             host,
-            f"unknown host key for {lookup}: {self.algorithm} {self.fingerprint}. "
+            f"{_about('unknown host key', host, lookup)}: {self.algorithm} {self.fingerprint}. {mismatch}"
             "Compare it with `ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub` on the host and accept it once "
             "(--accept-host-key FINGERPRINT on the command line).",
         )
@@ -77,13 +91,14 @@ class HostKeyChanged(HostKeyError):
         self.lookup = lookup
         self.fingerprint = fingerprint(key)
         self.known = known  # (file, fingerprint) of each stored key for this host
-        files = ", ".join(sorted({f for f, _ in known}))
+        files = sorted({f for f, _ in known})
+        removal = "; ".join(f"ssh-keygen -R {shlex.quote(lookup)} -f {shlex.quote(f)}" for f in files)
         super().__init__(
             host,
-            f"HOST KEY CHANGED for {lookup}: it now presents {key.get_algorithm()} {self.fingerprint}, "
-            f"which differs from the key stored in {files}. This can mean someone is intercepting the "
+            f"{_about('HOST KEY CHANGED', host, lookup)}: it now presents {key.get_algorithm()} {self.fingerprint}, "
+            f"which differs from the key stored in {', '.join(files)}. This can mean someone is intercepting the "
             "connection, or the host was reinstalled. Brickyard refuses to connect; if the change is "
-            f"expected, remove the old key (ssh-keygen -R '{lookup}' -f FILE) and connect again.",
+            f"expected, remove the old key ({removal}) and connect again.",
         )
 
 

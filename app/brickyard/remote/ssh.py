@@ -288,7 +288,8 @@ class SshPool:
                     raise ExecutorError(alias, f"host key of {where} not verifiable: {exc.reason}") from exc
                 if stored:
                     raise HostKeyChanged(alias, resolved.lookup, client.presented, stored) from exc
-                raise UnknownHostKey(alias, resolved.lookup, client.presented, resolved.known_hosts.own_file) from exc
+                raise UnknownHostKey(alias, resolved.lookup, client.presented, resolved.known_hosts.own_file,
+                                     self.options.accepted_fingerprints) from exc
             except asyncssh.PermissionDenied as exc:
                 raise AuthenticationFailed(
                     alias,
@@ -389,7 +390,8 @@ class SshPool:
             if client.presented is not None and stored:
                 raise HostKeyChanged(host, resolved.lookup, client.presented, stored) from exc
             if client.presented is not None:
-                raise UnknownHostKey(host, resolved.lookup, client.presented, resolved.known_hosts.own_file) from exc
+                raise UnknownHostKey(host, resolved.lookup, client.presented, resolved.known_hosts.own_file,
+                                     self.options.accepted_fingerprints) from exc
             raise Unreachable(alias, f"host key of the jump host {where} not verifiable: {exc.reason}") from exc
         except asyncssh.PermissionDenied as exc:
             raise AuthenticationFailed(alias, f"the jump host {where} accepted none of the offered credentials") from exc
