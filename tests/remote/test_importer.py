@@ -16,6 +16,17 @@ from .fakes import ReplayExecutor
 G = ("gluster", "--mode=script", "--xml")
 
 
+def _answers(vol: str, all_volumes: str = "vrep") -> dict:
+    """What node1 of the lab answered; ``volume info all`` listed (among others) ``all_volumes``."""
+    return {
+        (*G, "volume", "info", vol): f"lab-volume-info-{vol}.xml",
+        (*G, "volume", "status", vol, "detail"): f"lab-volume-status-{vol}-detail.xml",
+        (*G, "peer", "status"): "lab-peer-status.xml",
+        (*G, "pool", "list"): "lab-pool-list.xml",  # node1 itself is "localhost" there
+        (*G, "volume", "info", "all"): f"lab-volume-info-{all_volumes}.xml",
+    }
+
+
 @pytest.mark.parametrize("vol, kind, counts", [
     ("vrep", VolumeType.REPLICATE, dict(replica=3, arbiter=0)),
     ("varb", VolumeType.REPLICATE, dict(replica=3, arbiter=1)),
@@ -25,11 +36,7 @@ G = ("gluster", "--mode=script", "--xml")
     ("vdist", VolumeType.DISTRIBUTE, {}),
 ])
 def test_import_rebuilds_layout_bricks_and_sizes(vol, kind, counts):
-    ex = ReplayExecutor("node1", {
-        (*G, "volume", "info", vol): f"lab-volume-info-{vol}.xml",
-        (*G, "volume", "status", vol, "detail"): f"lab-volume-status-{vol}-detail.xml",
-        (*G, "peer", "status"): "lab-peer-status.xml",
-    })
+    ex = ReplayExecutor("node1", _answers(vol))
     result = asyncio.run(import_cluster(ex, vol))
     topo = result.topology
     volume = topo.require_volume(vol)
@@ -85,3 +92,29 @@ def test_cli_import_reports_a_write_failure_as_bad_output_not_a_traceback(tmp_pa
     monkeypatch.setattr(import_cmd.topofile, "save", refuse)
     assert main(["import", "node1", "--out", str(tmp_path / "x.json")]) == 2
     assert "cannot write it: Permission denied" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("reached", ["10.77.0.11", "node1-admin"])
+def test_import_through_an_address_or_alias_adds_no_phantom_node(reached):
+    result = asyncio.run(import_cluster(ReplayExecutor(reached, _answers("vrep")), "vrep"))
+    topo = result.topology
+    assert [n.name for n in topo.nodes] == ["node1", "node2", "node3", "node4"]
+    # the node keeps the name gluster knows it by and is reached the way the user reached it
+    assert topo.node("node1").address == reached and topo.node("node1").ssh_host == reached
+    assert all(not topo.node(n).address for n in ("node2", "node3", "node4"))
+    assert result.notes == []
+
+
+def test_an_asked_node_without_bricks_here_is_named_from_its_other_volumes():
+    result = asyncio.run(import_cluster(ReplayExecutor("10.77.0.11", _answers("varb", all_volumes="vrep")), "varb"))
+    topo = result.topology
+    assert sorted(n.name for n in topo.nodes) == ["node1", "node2", "node3", "node4"]
+    assert topo.node("node1").address == "10.77.0.11" and not topo.node("node1").bricks
+    assert result.notes == ["node1 (where gluster was asked) holds no brick of the imported volume(s)"]
+
+
+def test_an_asked_node_whose_gluster_name_cannot_be_learned_is_not_invented():
+    result = asyncio.run(import_cluster(ReplayExecutor("10.77.0.11", _answers("varb", all_volumes="varb")), "varb"))
+    assert sorted(n.name for n in result.topology.nodes) == ["node2", "node3", "node4"]
+    assert result.notes == ["10.77.0.11 (where gluster was asked) holds no brick of the imported volume(s) and "
+                            "its name in the pool could not be learned, so it is not in the topology"]

@@ -3,6 +3,12 @@
 ``volume info``, ``volume status ... detail`` (brick sizes, devices; only started volumes
 answer it) and ``peer status`` are read over SSH, all with ``--xml``, and turned into a
 topology by ``core.gluster_xml`` so the canvas can draw what is already there.
+
+The node we asked is missing from its own ``peer status``, and the name we reached it by (an
+IP address, an SSH alias) need not be the name gluster knows it by. ``pool list`` gives its
+UUID (as ``localhost``); a brick carrying that UUID gives its gluster name. The node then
+appears under that name, with the SSH name we used as its ``address``; a node whose gluster
+name cannot be learned is left out rather than invented.
 """
 
 from __future__ import annotations
@@ -54,11 +60,54 @@ async def import_cluster(ex: Executor, volume: str | None = None) -> ImportResul
         peers = None
     topo = gluster_xml.topology_from_xml(info, status, peers, name=volume or "")
     topo.description = f"imported from {ex.host} with gluster --xml"
-    if peers is not None and topo.node(ex.host) is None:
-        # peer status lists every node but the one it ran on; that one holds no brick here
-        topo.nodes.append(Node(ex.host))
-        notes.append(f"{ex.host} (where gluster was asked) holds no brick of the imported volume(s)")
+    await _place_asked_node(ex, topo, infos, volume, notes)
     missing = [str(b) for n in topo.nodes for b in n.bricks if not b.size_bytes]
     if missing and status is not None:
         notes.append(f"offline bricks (size unknown): {', '.join(missing)}")
     return ImportResult(topo, notes)
+
+
+async def _place_asked_node(ex: Executor, topo: Topology, infos: list[gluster_xml.VolumeInfo],
+                            volume: str | None, notes: list[str]) -> None:
+    """Put the node gluster was asked on into ``topo`` under its gluster name (see the module doc)."""
+    # where SSH reached it: an SshExecutor's alias (its ``host`` may be a display name)
+    reached = getattr(ex, "alias", None) or ex.host
+    name = await _own_gluster_name(ex, infos, volume)
+    if name is None:
+        if topo.node(ex.host) is None:
+            notes.append(f"{ex.host} (where gluster was asked) holds no brick of the imported volume(s) and its "
+                         "name in the pool could not be learned, so it is not in the topology")
+        return
+    node = topo.node(name)
+    if node is None:
+        node = Node(name)
+        topo.nodes.append(node)
+        notes.append(f"{name} (where gluster was asked) holds no brick of the imported volume(s)")
+    if reached != name and not node.address:
+        node.address = reached
+
+
+async def _own_gluster_name(ex: Executor, infos: list[gluster_xml.VolumeInfo], volume: str | None) -> str | None:
+    """The asked node's name in the pool: the host of a brick carrying its UUID, else None."""
+    try:
+        pool = gluster_xml.parse_peer_status(await gluster_xml_output(ex, "pool", "list"))
+    except (ExecutorError, gluster_xml.GlusterXMLError):
+        return None
+    own = {p.uuid for p in pool if p.hostname == "localhost" and p.uuid}
+    if not own:
+        return None
+    name = _brick_host(infos, own)
+    if name is None and volume is not None:  # it may hold bricks of other volumes
+        try:
+            name = _brick_host(gluster_xml.parse_volume_info(await gluster_xml_output(ex, "volume", "info", "all")), own)
+        except (ExecutorError, gluster_xml.GlusterXMLError):
+            return None
+    return name
+
+
+def _brick_host(infos: list[gluster_xml.VolumeInfo], uuids: set[str]) -> str | None:
+    for info in infos:
+        for brick in info.bricks:
+            if brick.host_uuid in uuids:
+                return brick.ref.node
+    return None
