@@ -4,12 +4,16 @@
   ``max_channels`` sessions at once on it (sshd's ``MaxSessions`` is 10) and at most
   ``max_connects`` handshakes in flight across all hosts (sshd's ``MaxStartups`` default
   ``10:30:100`` starts dropping bursts beyond 10).
-- Host names, users, ports, identity files, ProxyJump and UserKnownHostsFile come from the
-  OpenSSH client config (``~/.ssh/config`` or the file given with ``--ssh-config``).
-- Host keys are checked against the user's known_hosts files plus Brickyard's own
-  (``hostkeys.py``); an unknown key raises ``UnknownHostKey``, a changed one ``HostKeyChanged``.
+- Host names, users, ports, identity files, ProxyJump, ConnectTimeout, UserKnownHostsFile and
+  GlobalKnownHostsFile come from the OpenSSH client config (``~/.ssh/config`` or the file
+  given with ``--ssh-config``).
+- Host keys are checked against the user's and the system-wide known_hosts files plus
+  Brickyard's own (``hostkeys.py``); an unknown key raises ``UnknownHostKey``, a changed one
+  ``HostKeyChanged``. Brickyard writes only its own file.
 - Authentication: ssh-agent, key files (a passphrase is asked through a callback), or a
-  password kept only in the OS keyring (``passwords.py``).
+  password kept only in the OS keyring (``passwords.py``). Prompts never run on the loop thread.
+- Every failure to connect or to keep a connection is an ``ExecutorError`` naming the host
+  (and the jump host), never a raw asyncssh or OS exception.
 - Every command is an argument list joined with ``shlex.quote`` and started under
   ``setsid`` so it leads its own process group; a timeout or a cancelled task kills that
   whole group on the host (``kill -KILL -- -PGID`` over a second channel).
@@ -21,11 +25,11 @@ import asyncio
 import logging
 import re
 import shlex
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import AsyncIterator, Callable, Sequence
+from typing import AsyncIterator, Callable, Sequence, TypeVar
 
 import asyncssh
 
@@ -41,6 +45,7 @@ _PGID_RE = re.compile(rb"^brickyard-pgid=(\d+)$")
 _WRAPPER = 'echo "brickyard-pgid=$$" >&2; exec "$@"'
 _CHUNK = 65536
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class Unreachable(ExecutorError):
@@ -65,6 +70,30 @@ def _last_hop(jump: str | None) -> str:
 
 def _via(jump: str | None) -> str:
     return f" (through the jump host {_last_hop(jump)})" if jump else ""
+
+
+def _in_daemon_thread(fn: Callable[[str], T], arg: str) -> "asyncio.Future[T]":
+    """``fn(arg)`` on a daemon thread of its own: a prompt left open (Ctrl-C, a closed
+    window) can never hold up the loop, a shared worker pool or the interpreter's exit."""
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[T] = loop.create_future()
+
+    def settle(value: object, failed: bool) -> None:
+        if not fut.done():
+            fut.set_exception(value) if failed else fut.set_result(value)  # type: ignore[arg-type]
+
+    def work() -> None:
+        try:
+            value, failed = fn(arg), False
+        except BaseException as exc:  # handed to the awaiting coroutine
+            value, failed = exc, True
+        try:
+            loop.call_soon_threadsafe(settle, value, failed)
+        except RuntimeError:
+            pass  # the loop is gone: nobody waits for the answer any more
+
+    threading.Thread(target=work, name="brickyard-ssh-prompt", daemon=True).start()
+    return fut
 
 
 # OpenSSH's defaults when the config names no UserKnownHostsFile / GlobalKnownHostsFile
@@ -106,7 +135,7 @@ class SshOptions:
 
     The two callbacks block until the user answers, so neither ever runs on the loop thread:
     ``passphrase`` runs on the worker thread asyncssh loads keys on, ``password_prompt`` on
-    the pool's one prompt thread (one question at a time); other hosts' work, keepalives and
+    a thread of its own (one question at a time per pool); other hosts' work, keepalives and
     cancellation go on meanwhile.
     """
 
@@ -161,7 +190,8 @@ class _Client(asyncssh.SSHClient):
         prompt = self._pool.options.password_prompt
         if prompt is None or self.new_password is not None:
             return None
-        self.new_password = await loop.run_in_executor(self._pool.prompt_thread(), prompt, label) or None
+        async with self._pool.prompt_turn():  # one question at a time
+            self.new_password = await _in_daemon_thread(prompt, label) or None
         return self.new_password
 
 
@@ -181,16 +211,16 @@ class SshPool:
         self.options = options or SshOptions()
         self._hosts: dict[tuple[str, str | None, int | None], asyncio.Future[_Host]] = {}
         self._connect_slots: asyncio.Semaphore | None = None
-        self._prompts: ThreadPoolExecutor | None = None
+        self._prompt_turn: asyncio.Lock | None = None
         self._unkept: set[str] = set()  # passwords that worked but found no keyring
         self.notes: list[str] = []  # what the user should read once (the CLI prints the log)
         self.connects = 0  # handshakes made (tests and the fan-out benchmark read it)
 
-    def prompt_thread(self) -> ThreadPoolExecutor:
-        """The one thread password prompts wait on: one question at a time, never on the loop."""
-        if self._prompts is None:
-            self._prompts = ThreadPoolExecutor(max_workers=1, thread_name_prefix="brickyard-ssh-prompt")
-        return self._prompts
+    def prompt_turn(self) -> asyncio.Lock:
+        """Held while a password prompt waits for the user: one question at a time."""
+        if self._prompt_turn is None:
+            self._prompt_turn = asyncio.Lock()
+        return self._prompt_turn
 
     def executor(self, host: str, *, user: str | None = None, port: int | None = None, name: str | None = None) -> "SshExecutor":
         return SshExecutor(self, host, user=user, port=port, name=name)
@@ -406,9 +436,6 @@ class SshPool:
 
     async def close(self) -> None:
         hosts, self._hosts = list(self._hosts.values()), {}
-        prompts, self._prompts = self._prompts, None
-        if prompts is not None:
-            prompts.shutdown(wait=False, cancel_futures=True)
         for fut in hosts:
             if fut.done() and not fut.cancelled() and not fut.exception():
                 fut.result().conn.close()
