@@ -56,6 +56,7 @@ def test_preflight_provision_import_teardown_from_the_command_line(lab, tmp_path
     gone = lab.ssh("node1", ["gluster", "--mode=script", "volume", "info", name], check=False)
     assert gone.returncode != 0 and "does not exist" in gone.stdout + gone.stderr
     accept = ["--accept-host-key", refused["host_key"]["fingerprint"]]
+    lab.ssh(client, ["rmdir", "--", f"/mnt/{name}"], check=False)  # made by a run before mount points were marked
     code, prov = _run(capsys, ["provision", str(path), "--volume", name, "--yes", *accept, *blind])
     try:
         assert code == 0 and prov["ok"], prov
@@ -83,6 +84,10 @@ def test_preflight_provision_import_teardown_from_the_command_line(lab, tmp_path
         code, down = _run(capsys, ["teardown", str(path), "--volume", name, "--confirm", name, *ssh])
     assert code == 0 and down["ok"], down
     assert [s["message"] for s in down["steps"] if s["key"].startswith("rmbrick:")] == ["removed", "removed"]
+    # the mount point provisioning made is gone too, with its marker
+    assert [s["message"] for s in down["steps"] if s["key"].startswith("rmdir-mount:")] == ["removed"]
+    assert lab.ssh(client, ["sh", "-c", 'test -e "$1" || test -e "$2"', "sh", f"/mnt/{name}",
+                            f"/mnt/.{name}.brickyard-created"], check=False).returncode == 1
 
 
 def test_teardown_leaves_a_same_name_volume_it_did_not_plan_alone(lab, tmp_path, capsys, monkeypatch):

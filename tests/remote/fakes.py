@@ -138,7 +138,7 @@ class FakeCluster:
                 lines.remove(args[0])
                 return 0, b"removed\n", b""
             if script == _teardown.RMBRICK_SCRIPT:
-                path, volume = args
+                path, volume = args[:2]
                 if (host, path) not in self.markers:
                     return 0, (b"kept: not created by Brickyard\n" if (host, path) in self.dirs else b"absent\n"), b""
                 if self.markers[(host, path)] != volume:

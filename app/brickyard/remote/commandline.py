@@ -14,7 +14,7 @@ from .steps import RunReport
 
 HELPER_SCRIPTS = {
     _provision.MKDIR_SCRIPT: "MKDIR_BRICK", _provision.MOUNT_SCRIPT: "MOUNT_VOLUME",
-    _provision.FSTAB_ADD_SCRIPT: "FSTAB_ADD", _teardown.RMBRICK_SCRIPT: "REMOVE_BRICK_IF_OURS",
+    _provision.FSTAB_ADD_SCRIPT: "FSTAB_ADD", _teardown.RMBRICK_SCRIPT: "REMOVE_IF_OURS",
     _teardown.FSTAB_REMOVE_SCRIPT: "FSTAB_REMOVE",
 }
 

@@ -44,9 +44,16 @@ printf 'brickyard-created\t%s\t%s\t%s\n' "$p" "$top" "$v" > "$(dirname -- "$p")/
 '''
 
 # Mount the volume unless it is mounted there already. $1 server:/volume, $2 mount point, $3 options.
+# A mount point it has to create gets the same marker as a brick directory, so teardown can
+# remove it again (only while it is empty).
 MOUNT_SCRIPT = r'''
 src="$1"; dst="$2"; opts="$3"
-mkdir -p -- "$dst" || exit 4
+if [ ! -e "$dst" ]; then
+  top="$dst"
+  while [ ! -e "$(dirname -- "$top")" ]; do top="$(dirname -- "$top")"; done
+  mkdir -p -- "$dst" || exit 4
+  printf 'brickyard-created\t%s\t%s\t%s\n' "$dst" "$top" "${src#*:/}" > "$(dirname -- "$dst")/.$(basename -- "$dst").brickyard-created"
+fi
 if [ -n "$opts" ]; then exec mount -t glusterfs -o "$opts" "$src" "$dst"; fi
 exec mount -t glusterfs "$src" "$dst"
 '''
@@ -196,8 +203,20 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
                 f"fstab:{mount.client}:{mount.path}", f"add {mount.path} to /etc/fstab", mount.client,
                 [["sh", "-c", FSTAB_ADD_SCRIPT, "sh", line]],
                 undo=f"remove the line {shlex.quote(line)} from /etc/fstab",
+                done_check=fstab_line_check(line, present="in /etc/fstab already"),
             ))
     return ProvisionPlan(volume, result, steps, first)
+
+
+def fstab_line_check(line: str, *, present: str | None = None, absent: str | None = None):
+    """A done-check from whether /etc/fstab has exactly ``line``: the sentence for that case."""
+    async def check(ex: Executor) -> str | None:
+        result = await ex.run(["grep", "-qxF", "--", line, "/etc/fstab"], sudo=True, timeout=30)
+        if result.exit_status not in (0, 1):
+            raise ExecutorError(ex.host, f"cannot read /etc/fstab: exit status {result.exit_status}")
+        return present if result.exit_status == 0 else absent
+
+    return check
 
 
 def _dir_exists(path: str):

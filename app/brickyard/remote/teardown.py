@@ -15,13 +15,14 @@ import shlex
 
 from ..core.topology import Topology, Volume
 from .executor import Executor, ExecutorError
-from .provision import check_names, fstab_line, mount_source
+from .provision import check_names, fstab_line, fstab_line_check, mount_source
 from .steps import Step
 from . import glusterstate
 
-# Remove one brick directory if Brickyard created it for this volume. $1 path, $2 volume.
+# Remove one brick directory (or, with $3 = empty, a mount point: only while it is empty and
+# nothing is mounted on it) if Brickyard created it for this volume. $1 path, $2 volume.
 RMBRICK_SCRIPT = r'''
-p="$1"; want="$2"
+p="$1"; want="$2"; mode="$3"
 m="$(dirname -- "$p")/.$(basename -- "$p").brickyard-created"
 if [ ! -f "$m" ]; then
   if [ -e "$p" ]; then echo "kept: not created by Brickyard"; else echo "absent"; fi
@@ -31,7 +32,12 @@ tab="$(printf '\t')"
 IFS="$tab" read -r tag path top vol < "$m"
 if [ "$tag" != brickyard-created ] || [ "$path" != "$p" ]; then echo "marker $m does not name $p; left alone" >&2; exit 3; fi
 if [ "$vol" != "$want" ]; then echo "kept: Brickyard created it for volume $vol, not $want"; exit 0; fi
-rm -rf -- "$p" || exit 4
+if [ "$mode" = empty ]; then
+  if mountpoint -q -- "$p"; then echo "kept: something is mounted on it"; exit 0; fi
+  rmdir -- "$p" 2>/dev/null || { echo "kept: not empty"; exit 0; }
+else
+  rm -rf -- "$p" || exit 4
+fi
 rm -f -- "$m"
 d="$(dirname -- "$p")"
 while :; do
@@ -70,14 +76,6 @@ def _script_action(argv: list[str]):
     return action
 
 
-def _fstab_present(line: str):
-    async def check(ex: Executor) -> str | None:
-        result = await ex.run(["grep", "-qxF", "--", line, "/etc/fstab"], sudo=True, timeout=30)
-        return None if result.exit_status == 0 else "not in /etc/fstab"
-
-    return check
-
-
 def teardown_plan(topo: Topology, volume_name: str) -> list[Step]:
     volume = topo.require_volume(volume_name)
     check_names(topo, volume)
@@ -100,7 +98,13 @@ def teardown_plan(topo: Topology, volume_name: str) -> list[Step]:
         fstab_argv = ["sh", "-c", FSTAB_REMOVE_SCRIPT, "sh", line]
         steps.append(Step(
             f"fstab-remove:{mount.client}:{mount.path}", f"remove {mount.path} from /etc/fstab", mount.client,
-            [fstab_argv], done_check=_fstab_present(line), action=_script_action(fstab_argv),
+            [fstab_argv], done_check=fstab_line_check(line, absent="not in /etc/fstab"),
+            action=_script_action(fstab_argv),
+        ))
+        rmdir_argv = ["sh", "-c", RMBRICK_SCRIPT, "sh", mount.path, volume.name, "empty"]
+        steps.append(Step(
+            f"rmdir-mount:{mount.client}:{mount.path}", f"remove mount point {mount.path} if Brickyard created it",
+            mount.client, [rmdir_argv], action=_script_action(rmdir_argv),
         ))
     steps.append(Step(
         "volume-stop", f"stop volume {volume.name}", first,
