@@ -1,7 +1,6 @@
 """Import: recorded gluster XML from the lab becomes the topology that was provisioned."""
 
 import asyncio
-import json
 
 import pytest
 

@@ -266,7 +266,6 @@ class _MemoryKeyring:
 def test_password_lives_only_in_the_keyring(tmp_path, caplog):
     import logging
 
-    import asyncssh
     import keyring
 
     from brickyard.remote import passwords
@@ -278,28 +277,9 @@ def test_password_lives_only_in_the_keyring(tmp_path, caplog):
     keyring.set_keyring(backend)
     caplog.set_level(logging.DEBUG)
 
-    class Server(asyncssh.SSHServer):
-        def begin_auth(self, username):
-            return True
-
-        def password_auth_supported(self):
-            return True
-
-        def validate_password(self, username, pw):
-            return username == "tester" and pw == password
-
-    async def handle(process):
-        process.stdout.write("authenticated\n")
-        process.exit(0)
-
     async def main():
-        key = asyncssh.generate_private_key("ssh-ed25519")
-        server = await asyncssh.create_server(Server, "127.0.0.1", 0, server_host_keys=[key], process_factory=handle)
-        port = server.sockets[0].getsockname()[1]
-        (tmp_path / "known").write_text(f"[127.0.0.1]:{port} {key.export_public_key().decode()}")
-        (tmp_path / "ssh_config").write_text(
-            f"Host pw\n  HostName 127.0.0.1\n  Port {port}\n  User tester\n  UserKnownHostsFile {tmp_path / 'known'}\n"
-            "  IdentitiesOnly yes\n  PubkeyAuthentication no\n")
+        server, pw_config, port = await _password_server(tmp_path, password)
+        (tmp_path / "ssh_config").write_text(pw_config)
         opts = dict(config_files=[str(tmp_path / "ssh_config")], own_known_hosts=tmp_path / "own_known")
         try:
             asking = SshPool(SshOptions(password_prompt=lambda label: prompts.append(label) or password, **opts))

@@ -313,32 +313,9 @@ class SshPool:
                     ),
                     resolved.connect_timeout + 5,
                 )
-            except asyncssh.HostKeyNotVerifiable as exc:
-                if client.presented is None:
-                    raise ExecutorError(alias, f"host key of {where} not verifiable: {exc.reason}") from exc
-                if stored:
-                    raise HostKeyChanged(alias, resolved.lookup, client.presented, stored) from exc
-                raise UnknownHostKey(alias, resolved.lookup, client.presented, resolved.known_hosts.own_file,
-                                     self.options.accepted_fingerprints) from exc
-            except asyncssh.PermissionDenied as exc:
-                raise AuthenticationFailed(
-                    alias,
-                    f"{where} accepted none of the offered credentials (ssh-agent, key files, stored password). "
-                    "Load the key into ssh-agent, name it with IdentityFile in the SSH config, or store a "
-                    "password in the OS keyring (`brickyard` asks for it with --ask-password).",
-                ) from exc
-            except (asyncssh.KeyImportError, asyncssh.KeyEncryptionError) as exc:
-                raise AuthenticationFailed(alias, f"cannot load an SSH key for {where}: {exc}") from exc
-            except asyncssh.ChannelOpenError as exc:  # only the tunnel opens a channel while connecting
-                raise Unreachable(alias, _forward_refused(_last_hop(jump), resolved.host, resolved.port, exc)) from exc
-            except asyncssh.DisconnectError as exc:
-                raise Unreachable(alias, f"{where}{_via(jump)} closed the connection: {exc.reason}") from exc
-            except asyncssh.Error as exc:
-                raise Unreachable(alias, f"SSH to {where}{_via(jump)} failed: {exc.reason}") from exc
-            except (asyncio.TimeoutError, TimeoutError) as exc:
-                raise Unreachable(alias, f"{where}{_via(jump)} did not answer within {resolved.connect_timeout:g} s") from exc
-            except (OSError, UnicodeError) as exc:
-                raise Unreachable(alias, f"cannot reach {where}{_via(jump)}: {getattr(exc, 'strerror', None) or exc}") from exc
+            except (asyncssh.Error, asyncio.TimeoutError, OSError, UnicodeError) as exc:
+                raise self._failure(exc, alias, alias, resolved, client, stored, where, _via(jump),
+                                    _last_hop(jump)) from exc
         try:
             if client.presented is not None and not stored and fingerprint(client.presented) in self.options.accepted_fingerprints:
                 UnknownHostKey(alias, resolved.lookup, client.presented, resolved.known_hosts.own_file).accept()
@@ -410,29 +387,45 @@ class SshPool:
         merged, per_file = resolved.known_hosts.load()
         stored = resolved.known_hosts.stored_for(per_file, resolved.host, resolved.port)
         client = _Client(self, resolved, stored)
-        where = f"{resolved.user}@{resolved.host}:{resolved.port}"
         try:
             return await asyncio.wait_for(
                 through.connect_ssh(host, options=opts, config=None, known_hosts=merged, client_factory=lambda: client,
                                     connect_timeout=resolved.connect_timeout),
                 resolved.connect_timeout + 5)
-        except asyncssh.HostKeyNotVerifiable as exc:
+        except (asyncssh.Error, asyncio.TimeoutError, OSError, UnicodeError) as exc:
+            where = f"the jump host {resolved.user}@{resolved.host}:{resolved.port}"
+            raise self._failure(exc, alias, host, resolved, client, stored, where, f" (through {prev})", prev) from exc
+
+    def _failure(self, exc: BaseException, alias: str, key_host: str, resolved: Resolved, client: _Client,
+                 stored: list[tuple[str, str]], where: str, via: str, hop: str) -> ExecutorError:
+        """What a failed handshake with ``where`` means for the user. A host-key refusal names
+        ``key_host`` (whose key to accept or fix); everything else names ``alias``, the host
+        that was asked for; ``hop`` is the jump host that forwards to ``where``."""
+        if isinstance(exc, asyncssh.HostKeyNotVerifiable):
             if client.presented is not None and stored:
-                raise HostKeyChanged(host, resolved.lookup, client.presented, stored) from exc
+                return HostKeyChanged(key_host, resolved.lookup, client.presented, stored)
             if client.presented is not None:
-                raise UnknownHostKey(host, resolved.lookup, client.presented, resolved.known_hosts.own_file,
-                                     self.options.accepted_fingerprints) from exc
-            raise Unreachable(alias, f"host key of the jump host {where} not verifiable: {exc.reason}") from exc
-        except asyncssh.PermissionDenied as exc:
-            raise AuthenticationFailed(alias, f"the jump host {where} accepted none of the offered credentials") from exc
-        except asyncssh.ChannelOpenError as exc:
-            raise Unreachable(alias, _forward_refused(prev, resolved.host, resolved.port, exc)) from exc
-        except asyncssh.Error as exc:
-            raise Unreachable(alias, f"SSH to the jump host {where} via {prev} failed: {exc.reason}") from exc
-        except (asyncio.TimeoutError, TimeoutError) as exc:
-            raise Unreachable(alias, f"the jump host {where} did not answer within {resolved.connect_timeout:g} s") from exc
-        except (OSError, UnicodeError) as exc:
-            raise Unreachable(alias, f"cannot reach the jump host {where} via {prev}: {getattr(exc, 'strerror', None) or exc}") from exc
+                return UnknownHostKey(key_host, resolved.lookup, client.presented, resolved.known_hosts.own_file,
+                                      self.options.accepted_fingerprints)
+            return ExecutorError(alias, f"host key of {where} not verifiable: {exc.reason}")
+        if isinstance(exc, asyncssh.PermissionDenied):
+            return AuthenticationFailed(
+                alias,
+                f"{where} accepted none of the offered credentials (ssh-agent, key files, stored password). "
+                "Load the key into ssh-agent, name it with IdentityFile in the SSH config, or store a "
+                "password in the OS keyring (`brickyard` asks for it with --ask-password).",
+            )
+        if isinstance(exc, (asyncssh.KeyImportError, asyncssh.KeyEncryptionError)):
+            return AuthenticationFailed(alias, f"cannot load an SSH key for {where}: {exc}")
+        if isinstance(exc, asyncssh.ChannelOpenError):  # only a tunnel opens a channel while connecting
+            return Unreachable(alias, _forward_refused(hop, resolved.host, resolved.port, exc))
+        if isinstance(exc, asyncssh.DisconnectError):
+            return Unreachable(alias, f"{where}{via} closed the connection: {exc.reason}")
+        if isinstance(exc, asyncssh.Error):
+            return Unreachable(alias, f"SSH to {where}{via} failed: {exc.reason}")
+        if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+            return Unreachable(alias, f"{where}{via} did not answer within {resolved.connect_timeout:g} s")
+        return Unreachable(alias, f"cannot reach {where}{via}: {getattr(exc, 'strerror', None) or exc}")
 
     async def close(self) -> None:
         hosts, self._hosts = list(self._hosts.values()), {}
