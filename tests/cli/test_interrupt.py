@@ -9,11 +9,22 @@ import json
 import os
 import signal
 
+import pytest
+
 from brickyard.clicmd.remote_common import print_report, run_with_pool
 from brickyard.remote.local import LocalExecutor
 from brickyard.remote.loop import Progress
 from brickyard.remote.ssh import SshPool
 from brickyard.remote.steps import DONE, FAILED, PENDING, Step, run_steps
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_reaches_python():
+    """asyncio turns SIGINT into cancelling the run only when Python's own handler is installed;
+    a test runner started in the background may have inherited SIGINT ignored."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
 
 
 def _args() -> argparse.Namespace:
