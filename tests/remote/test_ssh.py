@@ -367,35 +367,39 @@ def test_a_connection_lost_mid_command_is_reported_and_the_pool_reconnects(trust
     assert _with_pool(trusted, tmp_path, body) == (b"back\n", 2)
 
 
-def test_a_jump_host_that_refuses_forwarding_is_a_clear_error_naming_both_hosts(trusted, tmp_path):
+@pytest.mark.parametrize("hops", ["nofwd", "target,nofwd", "nofwd,target"])
+def test_a_jump_host_that_refuses_forwarding_is_a_clear_error_naming_both_hosts(trusted, tmp_path, hops):
     from .sshd import start_sshd
 
     jump = start_sshd(tmp_path / "nofwd", extra_config="AllowTcpForwarding no\n")
     try:
         (tmp_path / "known").write_text(trusted.known_hosts_line() + jump.known_hosts_line())
         config = tmp_path / "ssh_config"
+        behind = (f"  HostName 127.0.0.1\n  Port {trusted.port}\n  User {trusted.user}\n"
+                  f"  IdentityFile {trusted.client_key}\n  IdentitiesOnly yes\n  UserKnownHostsFile {tmp_path / 'known'}\n")
         config.write_text(
+            trusted.ssh_config.read_text() +
             f"Host nofwd\n  HostName 127.0.0.1\n  Port {jump.port}\n  User {jump.user}\n  IdentityFile {jump.client_key}\n"
             f"  IdentitiesOnly yes\n  UserKnownHostsFile {tmp_path / 'known'}\n"
-            f"Host behind\n  HostName 127.0.0.1\n  Port {trusted.port}\n  User {trusted.user}\n"
-            f"  IdentityFile {trusted.client_key}\n  IdentitiesOnly yes\n  UserKnownHostsFile {tmp_path / 'known'}\n"
-            "  ProxyJump nofwd\n")
+            f"Host behind\n{behind}  ProxyJump {hops}\n"
+            f"Host twohops\n{behind}  ProxyJump target,target\n")
 
         async def main():
             pool = SshPool(SshOptions(config_files=[str(config)], own_known_hosts=tmp_path / "own"))
             try:
                 with pytest.raises(Unreachable) as info:
                     await pool.executor("behind").run(["true"])
-                # the jump host itself stays usable
+                # the jump host itself stays usable, and two hops that forward work
                 jump_ok = await pool.executor("nofwd").run(["echo", "j"], check=True)
-                return info.value, jump_ok
+                two = await pool.executor("twohops").run(["echo", "2"], check=True)
+                return info.value, jump_ok, two
             finally:
                 await pool.close()
 
-        err, jump_ok = asyncio.run(main())
+        err, jump_ok, two = asyncio.run(main())
     finally:
         jump.stop()
-    assert err.host == "behind" and jump_ok.stdout == b"j\n"
+    assert err.host == "behind" and jump_ok.stdout == b"j\n" and two.stdout == b"2\n"
     assert f"jump host nofwd refused to forward to 127.0.0.1:{trusted.port}" in str(err)
     assert "AllowTcpForwarding" in str(err)
 
