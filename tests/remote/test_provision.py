@@ -369,6 +369,32 @@ def test_fstab_remove_leaves_the_file_alone_when_grep_fails(tmp_path):
     assert not_a_file.is_dir() and os.listdir(tmp_path) == ["fstab"]
 
 
+def test_fstab_remove_writes_a_bind_mounted_fstab_in_place(tmp_path):
+    """In containers and the lab /etc/fstab is a bind mount: a rename over it fails (EBUSY)."""
+    import os
+    import shutil
+    import subprocess
+
+    from brickyard.remote.teardown import FSTAB_REMOVE_SCRIPT
+
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail("needs root and unshare (CI runs as root)")
+        pytest.skip("needs root for a private mount namespace")
+    line = "node1:/vrep /mnt/vrep glusterfs defaults,_netdev 0 0"
+    real = tmp_path / "real-fstab"
+    real.write_text(f"# static\n{line}\n")
+    target = tmp_path / "etc" / "fstab"
+    target.parent.mkdir()
+    target.write_text("")
+    inner = f'mount --bind "$1" "$2" && sh -c "$3" sh "$4" "$2"'
+    run = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", inner, "sh",
+                          str(real), str(target), FSTAB_REMOVE_SCRIPT, line], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and run.stdout.strip() == "removed", run.stderr
+    assert real.read_text() == "# static\n"  # written through the bind mount
+    assert os.listdir(target.parent) == ["fstab"]  # no temp file left beside it
+
+
 class _Locked:
     """gluster answers 'Another transaction is in progress' to the first ``busy`` tries."""
 

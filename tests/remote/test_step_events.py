@@ -106,3 +106,36 @@ def test_the_dry_run_text_is_what_the_cli_prints(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines() == lines
     assert lines.count("# $MKDIR_BRICK (a fixed Brickyard helper; the arguments after it are quoted data):") == 1
     assert "ssh client1 sh -c \"$MOUNT_VOLUME\" sh node1:/vrep /mnt/vrep backup-volfile-servers=node2:node3" in lines
+
+
+def test_every_unknown_key_met_before_the_first_step_travels_with_the_first():
+    from brickyard.remote.hostkeys import HostKeyChanged
+    from brickyard.remote.steps import reach_hosts
+
+    keys = {h: asyncssh.generate_private_key("ssh-ed25519") for h in ("node2", "client1")}
+
+    class Refuses:
+        def __init__(self, error):
+            self.error = error
+
+        async def run(self, argv, **kw):
+            raise self.error
+
+    errors = {h: UnknownHostKey(h, h, k, None) for h, k in keys.items()}
+    inner = executors(FakeCluster())
+    executor_for = lambda host: Refuses(errors[host]) if host in errors else inner(host)  # noqa: E731
+    try:
+        asyncio.run(reach_hosts(["node1", "node2", "node3", "client1"], executor_for))
+    except UnknownHostKey as exc:
+        assert exc is errors["node2"] and exc.others == [errors["client1"]]
+    else:
+        raise AssertionError("the unknown keys were not raised")
+    # a changed key anywhere comes first: it must be seen, and is never offered for trust
+    changed = HostKeyChanged("node3", "node3", keys["node2"], [("/k", "SHA256:x")])
+    errors["node3"] = changed
+    try:
+        asyncio.run(reach_hosts(["node1", "node2", "node3", "client1"], executor_for))
+    except HostKeyChanged as exc:
+        assert exc is changed
+    else:
+        raise AssertionError("the changed key was not raised")

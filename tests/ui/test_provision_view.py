@@ -320,6 +320,28 @@ def test_a_host_key_refusal_out_of_the_future_names_the_machine_and_a_refused_ke
     assert view.run_button.isEnabled()
 
 
+def test_all_unknown_keys_of_a_new_cluster_are_asked_in_one_dialog(make_view, qtbot, tmp_path):
+    store = tmp_path / "known_hosts"
+    first = UnknownHostKey("10.77.0.12", "10.77.0.12", asyncssh.generate_private_key("ssh-ed25519"), store)
+    first.others = [UnknownHostKey("10.77.0.13", "10.77.0.13", asyncssh.generate_private_key("ssh-ed25519"), store)]
+    view = make_view()
+    view.show_plan()
+    view.services.refuse_next = first
+    seen: list[list[str]] = []
+
+    def trust_all(modal):
+        seen.append([modal.table.item(r, 0).text() for r in range(modal.table.rowCount())])
+        for row in range(modal.table.rowCount()):
+            modal.tick(row)
+        qtbot.mouseClick(modal.trust_button, Qt.MouseButton.LeftButton)
+
+    _answer("unknown-host-keys", trust_all)
+    view.provision()
+    qtbot.waitUntil(lambda: view.services.runs == ["provision vrep"] * 2, timeout=30_000)  # ran again by itself
+    assert seen == [["node2  (10.77.0.12)", "node3  (10.77.0.13)"]]
+    assert [line.split()[0] for line in store.read_text().splitlines()] == ["10.77.0.12", "10.77.0.13"]
+
+
 def test_a_changed_host_key_is_explained_never_offered_and_nothing_runs_again(make_view, qtbot):
     from brickyard.remote.hostkeys import HostKeyChanged
 

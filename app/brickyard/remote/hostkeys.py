@@ -61,6 +61,9 @@ class UnknownHostKey(HostKeyError):
         self.algorithm = key.get_algorithm()
         self.store = store
         self.offered = sorted(offered)  # fingerprints the user accepted up front, none of them this key
+        # the other hosts whose keys were unknown in the same attempt (``steps.reach_hosts``), so
+        # a UI can ask about all of them at once; the CLI asks about them one run at a time
+        self.others: list[UnknownHostKey] = []
         mismatch = ""
         if len(self.offered) == 1:
             mismatch = f"The fingerprint you offered ({self.offered[0]}) does not match the host's ({self.fingerprint}). "

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Awaitable, Callable, Sequence
 
 from .executor import CommandFailed, CommandResult, Executor, ExecutorError, RemoteProcess
-from .hostkeys import HostKeyError
+from .hostkeys import HostKeyChanged, UnknownHostKey
 from .loop import Cancelled, Progress, run_cancellable
 
 DONE = "done"
@@ -203,17 +203,21 @@ async def run_steps(
 async def reach_hosts(hosts: Sequence[str], executor_for: Callable[[str], Executor]) -> list[str]:
     """Log in to every host once, all at a time, before anything is changed.
 
-    An unknown or changed host key is raised (the first in ``hosts`` order), so the caller can
-    ask the user to trust it and run again; any other failure is returned as one line per host
-    that cannot be reached."""
+    A changed host key is raised first; otherwise the first unknown key in ``hosts`` order is
+    raised carrying the others in ``.others``, so the caller can ask the user to trust them and
+    run again; any other failure is returned as one line per host that cannot be reached."""
 
     async def reach(host: str) -> None:
         await executor_for(host).run(["true"], timeout=60, check=True)
 
     results = await asyncio.gather(*(reach(h) for h in hosts), return_exceptions=True)
     for result in results:
-        if isinstance(result, HostKeyError):
+        if isinstance(result, HostKeyChanged):
             raise result
+    unknown = [r for r in results if isinstance(r, UnknownHostKey)]
+    if unknown:
+        unknown[0].others = unknown[1:]
+        raise unknown[0]
     failures = []
     for host, result in zip(hosts, results):
         if isinstance(result, (asyncio.CancelledError, KeyboardInterrupt)):

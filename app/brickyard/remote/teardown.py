@@ -60,8 +60,13 @@ grep -qxF -- "$line" "$f"; rc=$?
 tmp="$(mktemp "$(dirname -- "$f")/.fstab.brickyard.XXXXXX")" || exit 4
 grep -vxF -- "$line" "$f" > "$tmp"; rc=$?
 if [ "$rc" -gt 1 ]; then rm -f -- "$tmp"; echo "cannot rewrite $f: left untouched" >&2; exit 4; fi
-if ! { chmod --reference="$f" -- "$tmp" && chown --reference="$f" -- "$tmp" && mv -f -- "$tmp" "$f"; }; then
+if ! { chmod --reference="$f" -- "$tmp" && chown --reference="$f" -- "$tmp"; }; then
   rm -f -- "$tmp"; echo "cannot replace $f: left untouched" >&2; exit 4
+fi
+if ! mv -f -- "$tmp" "$f" 2>/dev/null; then
+  # a bind-mounted fstab (containers, the lab) cannot be renamed over: write the checked text in place
+  if ! cat -- "$tmp" > "$f"; then rm -f -- "$tmp"; echo "cannot write $f" >&2; exit 4; fi
+  rm -f -- "$tmp"
 fi
 echo "removed"
 '''

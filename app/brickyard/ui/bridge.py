@@ -7,9 +7,9 @@ always through a queued connection, so a slot never runs on the loop thread:
 
 - ``FutureWatcher``: ``sig_done(result)`` / ``sig_failed(exception)`` / ``sig_cancelled()``.
 - ``QtProgress``: a ``remote.loop.Progress`` whose callbacks become ``sig_progress`` / ``sig_log``.
-- ``SecretPrompt``: the loop thread asks for a key passphrase or a password and waits while the
-  GUI thread shows the dialog (``SshOptions.passphrase`` / ``password_prompt`` are blocking
-  callbacks called on the loop thread).
+- ``SecretPrompt``: the SSH layer asks for a key passphrase or a password from a worker thread
+  (never the loop thread, so other hosts' work goes on) and waits while the GUI thread shows
+  the dialog.
 - ``RemoteBridge``: the app's one ``RemoteServices``, built on first use and closed with the window.
 """
 

@@ -528,14 +528,21 @@ class ProvisionView(QWidget):
         if isinstance(err, HostKeyChanged):
             hostkey_dialog.show_changed(err, self)
             return
-        if not isinstance(err, UnknownHostKey) or err.fingerprint in self._refused:
+        if not isinstance(err, UnknownHostKey):
             return
-        if not hostkey_dialog.ask_trust(err, self, name):
-            self._refused.add(err.fingerprint)
+        # every host met with an unknown key before the first step: one question for all of them
+        asked = [e for e in (err, *err.others) if e.fingerprint not in self._refused]
+        if not asked:
+            return
+        names = [name if e is err else self._machine_name(e.host) for e in asked]
+        trusted = hostkey_dialog.ask_trust_many(asked, self, names)
+        refused = [n for e, n in zip(asked, names) if e not in trusted]
+        self._refused.update(e.fingerprint for e in asked if e not in trusted)
+        if refused:
             self._say_report([*self.summary_text.splitlines(),
-                              f"The host key of {name} was not trusted: nothing runs there."], False)
+                              f"The host key of {', '.join(refused)} was not trusted: nothing runs there."], False)
             return
-        self.sig_status.emit(f"Stored the host key of {name}; running the {self._action} again")
+        self.sig_status.emit(f"Stored the host key of {', '.join(names)}; running the {self._action} again")
         if self._last_run is not None:
             self._start(*self._last_run)
 
