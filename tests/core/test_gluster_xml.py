@@ -43,6 +43,11 @@ def test_arbiter_flag_and_brick_order():
     assert info.bricks[0].ref == BrickRef("node2", "/srv/brick2/varb")
     assert info.replica_count == 3 and info.arbiter_count == 1
     assert info.options["nfs.disable"] == "on"
+    # what glusterd sets by itself at create time is not part of the plan; a changed value is
+    assert info.to_volume().options == {}
+    changed = parse_volume_info(read("lab-volume-info-varb.xml").replace(
+        b"<name>nfs.disable</name>\n            <value>on</value>", b"<name>nfs.disable</name><value>off</value>"))[0]
+    assert changed.options["nfs.disable"] == "off" and changed.to_volume().options == {"nfs.disable": "off"}
     topo = topology_from_xml(read("lab-volume-info-varb.xml"), read("lab-volume-status-varb-detail.xml"))
     r = plan_volume(topo, topo.volumes[0])
     assert r.sets[0].arbiter == BrickRef("node4", "/srv/brick2/varb")
