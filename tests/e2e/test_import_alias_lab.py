@@ -16,6 +16,7 @@ VOLUME = "byfixalias"
 @pytest.fixture(scope="module")
 def volume(lab):
     nodes = lab.servers[:4]
+    lab.form_pool(nodes)  # a fresh lab has no pool yet; gluster stages create on every brick host
     for node in nodes:
         lab.ssh(node, ["mkdir", "-p", "--", f"/srv/brick1/{VOLUME}"])
     lab.ssh(nodes[0], ["gluster", "--mode=script", "volume", "create", VOLUME,
