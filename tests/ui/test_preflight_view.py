@@ -144,6 +144,24 @@ def test_a_failed_run_says_why_and_can_run_again(window, qtbot):
     assert view.run()
 
 
+def test_a_note_from_the_ssh_layer_reaches_the_status_bar_once(window, qtbot):
+    class Pool:
+        notes: list[str] = []
+
+    window.fake.pool = Pool()
+    view = window.open_preflight()
+    view.run()
+    Pool.notes.append("node1: logged in, but the password for root@node1:22 could not be kept")
+    _in_thread(lambda: window.fake.futures[-1].set_result(PreflightReport([_checks("n1", "server")])))
+    qtbot.waitUntil(lambda: "could not be kept" in window.statusBar().currentMessage())
+    window.statusBar().clearMessage()
+    view.run()
+    _in_thread(lambda: window.fake.futures[-1].set_result(PreflightReport([_checks("n1", "server")])))
+    qtbot.waitUntil(lambda: not view.running)
+    qtbot.wait(50)
+    assert "could not be kept" not in window.statusBar().currentMessage()
+
+
 def test_nothing_to_check_in_an_empty_topology(window, qtbot):
     window.files.new()
     view = window.open_preflight()

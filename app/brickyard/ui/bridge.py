@@ -187,6 +187,9 @@ def default_ssh_config() -> list[str] | None:
 class RemoteBridge(QObject):
     """The window's way to reach hosts: one ``RemoteServices`` for the app's life."""
 
+    sig_note = Signal(str)
+    """Something the SSH layer wants the user to read once (e.g. a password it could not keep)."""
+
     def __init__(self, parent: QWidget | None = None, *, ssh_config: str | Path | None = None,
                  make_services: Callable[[SshOptions], RemoteServices] | None = None):
         super().__init__(parent)
@@ -195,6 +198,7 @@ class RemoteBridge(QObject):
         self._make = make_services or RemoteServices
         self._services: RemoteServices | None = None
         self._watchers: set[FutureWatcher] = set()
+        self._notes_shown = 0
 
     def adopt(self, window: QWidget) -> None:
         """Belong to ``window``: its dialogs are the prompts' parent."""
@@ -225,6 +229,14 @@ class RemoteBridge(QObject):
     def _forget(self, watcher: FutureWatcher) -> None:
         self._watchers.discard(watcher)
         watcher.deleteLater()
+        self._pass_on_notes()
+
+    def _pass_on_notes(self) -> None:
+        pool = getattr(self._services, "pool", None)
+        notes = list(getattr(pool, "notes", []))
+        for note in notes[self._notes_shown:]:
+            self.sig_note.emit(note)
+        self._notes_shown = len(notes)
 
     @property
     def busy(self) -> bool:

@@ -44,6 +44,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.remote = remote or RemoteBridge()
         self.remote.adopt(self)
+        self.remote.sig_note.connect(lambda note: self.statusBar().showMessage(note, 30000))
         self.preflight: PreflightView | None = None
         self.session = Session(topo or Topology(), self)
         self.files = FileController(self.session, self, settings_path, autosave_dir)
