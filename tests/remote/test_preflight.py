@@ -86,6 +86,13 @@ def test_the_volumes_own_bricks_pass_and_other_volumes_bricks_fail():
     report, by_host = _run(cluster, vrep_topology())
     brick = by_host["node1"]["brick /srv/brick1/vrep"]
     assert report.ok and brick.status == OK and "already a brick of volume vrep (provisioning skips it)" in brick.message
+    # the same in the whole-topology scope: the topology puts that brick in vrep
+    cluster.brick_facts.update({(f"node{i}", p): FRESH for i in (1, 2, 3, 4)
+                                for p in ("/srv/brick2/vrep",)})
+    cluster.brick_facts[("node4", "/srv/brick1/vrep")] = FRESH
+    whole = asyncio.run(preflight(vrep_topology(), executors(cluster)))
+    brick = {c.name: c for c in whole.hosts[0].checks}["brick /srv/brick1/vrep"]
+    assert brick.status == OK and "already a brick of volume vrep" in brick.message, brick
 
     # another volume planned over the same paths, and one nested inside a live brick
     topo = vrep_topology()

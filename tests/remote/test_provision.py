@@ -463,3 +463,17 @@ def test_a_rerun_finds_the_fstab_line_and_skips_the_step():
     again = asyncio.run(run_provision(plan, executors(cluster), Progress()))
     fstab = next(o for o in again.outcomes if o.step.key.startswith("fstab:"))
     assert fstab.status == SKIPPED and fstab.message == "in /etc/fstab already"
+
+
+def test_a_second_volume_on_other_nodes_joins_the_topologys_pool():
+    # the audit provisioned one volume on node1/node2 and one on node3/node4: two pools resulted
+    topo = lab_like("vb")
+    topo.volumes.append(Volume("vb", Layout(VolumeType.REPLICATE, replica=2),
+                               [BrickRef("node3", "/srv/brick1/vb"), BrickRef("node4", "/srv/brick1/vb")]))
+    plan = provision_plan(topo, "vb")
+    probes = [(s.host, s.key) for s in plan.steps if s.key.startswith("peer-probe:")]
+    assert probes == [("node1", "peer-probe:node3"), ("node1", "peer-probe:node4")]
+    create = next(s for s in plan.steps if s.key == "volume-create")
+    assert create.host == "node3"
+    waits = [s.host for s in plan.steps if s.key.startswith("peers-connected")]
+    assert waits == ["node1", "node3", "node4"]

@@ -10,3 +10,6 @@ from brickyard.ui import files
 def _no_modal_questions(monkeypatch):
     monkeypatch.setattr(files.FileController, "_ask_box", lambda self, question: "discard")
     monkeypatch.setattr(files.FileController, "_ask_recover_box", lambda self, question: False)
+    from brickyard.ui.mainwindow import MainWindow
+
+    monkeypatch.setattr(MainWindow, "_confirm_quit_while_busy", lambda self: True)

@@ -162,6 +162,18 @@ def test_a_note_from_the_ssh_layer_reaches_the_status_bar_once(window, qtbot):
     assert "could not be kept" not in window.statusBar().currentMessage()
 
 
+def test_quitting_during_a_run_asks_first_and_stops_the_run(window, qtbot, monkeypatch):
+    asked = []
+    monkeypatch.setattr(type(window), "_confirm_quit_while_busy", lambda self: asked.append(1) or bool(len(asked) > 1))
+    window.show()
+    view = window.open_preflight()
+    view.run()
+    future = window.fake.futures[-1]
+    assert not window.close() and window.isVisible() and not future.cancelled()  # "No": keep running
+    assert window.close() and future.cancelled() and asked == [1, 1]  # "Yes": stopped, then closed
+    assert not window.remote.busy
+
+
 def test_nothing_to_check_in_an_empty_topology(window, qtbot):
     window.files.new()
     view = window.open_preflight()

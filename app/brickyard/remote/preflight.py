@@ -242,6 +242,7 @@ class ServerContext:
 
     volume: str | None = None  # the volume being checked, when pre-flight is for one volume
     force: bool | None = None  # that volume's force flag (None: no volume chosen)
+    planned: dict[str, str] = field(default_factory=dict)  # brick path on this node -> its planned volume
     live_bricks: dict[str, str] = field(default_factory=dict)  # brick path on this node -> its volume
     fs_need: dict[str, dict[str, int]] = field(default_factory=dict)  # mount -> filesystem key -> size
 
@@ -278,7 +279,7 @@ async def _brick(ex: Executor, hc: HostChecks, brick: PlannedBrick, ctx: ServerC
     f = _kv(result.text)
     problems: list[tuple[str, str]] = []
     serving = ctx.live_bricks.get(path)
-    ours = serving is not None and serving == ctx.volume
+    ours = serving is not None and serving == ctx.planned.get(path)  # the topology puts it there
     for live, volume in ctx.live_bricks.items():
         if _inside(path, live):
             problems.append((FAIL, f"lies inside {live}, a brick of volume {volume}"))
@@ -421,8 +422,12 @@ async def preflight(topo: Topology, executor_for: Callable[[str], Executor], vol
             on_host(hc)
         return hc
 
+    def context(node: str) -> ServerContext:
+        planned = {r.path: v.name for v in topo.volumes for r in v.bricks if r.node == node}
+        return ServerContext(volume_name, force, planned)
+
     jobs = [safe(lambda n=n: check_server(executor_for(n), n, bricks.get(n, []), every_server,
-                                          ServerContext(volume_name, force), names(n)), n, "server")
+                                          context(n), names(n)), n, "server")
             for n in servers]
     jobs += [safe(lambda c=c: check_client(executor_for(c), c), c, "client") for c in clients]
     return PreflightReport(list(await asyncio.gather(*jobs)))

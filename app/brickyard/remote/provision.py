@@ -2,7 +2,8 @@
 
 ``provision_plan(topo, volume_name)`` returns the planner's result and the steps:
 
-1. ``peer probe`` each other node from the first node (skipped when already in the pool),
+1. ``peer probe`` each of the volume's nodes from the topology's first node, so all volumes of
+   one topology share one trusted pool (skipped when already in the pool),
 2. create each brick directory that does not exist yet, leaving a marker file next to it
    (``PARENT/.NAME.brickyard-created``) so teardown removes only what Brickyard made,
 3. ``gluster --mode=script volume create`` (the caller runs it only after the user saw and
@@ -141,22 +142,26 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
             + "; ".join(f.message for f in result.forced) + " (set force on the volume to create it anyway)")
     volume = result.volume
     first = volume.bricks[0].node
-    hosts = list(dict.fromkeys(r.node for r in volume.bricks))
+    # one topology is one trusted pool: every volume's servers are probed from the topology's
+    # first node, so a second volume on other nodes joins the pool instead of starting its own
+    origin = topo.nodes[0].name if topo.nodes else first
+    hosts = list(dict.fromkeys([origin, *(r.node for r in volume.bricks)]))
+    probed = hosts[1:]
     steps: list[Step] = []
-    for host in hosts[1:]:
+    for host in probed:
         steps.append(Step(
-            f"peer-probe:{host}", f"probe {host} into the trusted pool", first,
+            f"peer-probe:{host}", f"probe {host} into the trusted pool", origin,
             [gluster_cli.peer_probe_argv(host, mode_script=True)],
             undo=shlex.join(["gluster", "peer", "detach", host]) + " (only if no other volume uses it)",
             done_check=glusterstate.peer_in_pool_check(host),
         ))
-    if hosts[1:]:
+    if probed:
         steps.append(Step(
-            "peers-connected", "wait until every probed peer is connected", first,
+            "peers-connected", "wait until every probed peer is connected", origin,
             [["gluster", "--mode=script", "--xml", "peer", "status"]],
-            action=glusterstate.wait_peers_connected(hosts[1:]), done_check=None, sudo=True,
+            action=glusterstate.wait_peers_connected(probed), done_check=None, sudo=True,
         ))
-        for host in hosts[1:]:
+        for host in probed:
             steps.append(Step(
                 f"peers-connected:{host}", f"wait until {host} sees every peer connected", host,
                 [["gluster", "--mode=script", "--xml", "peer", "status"]],

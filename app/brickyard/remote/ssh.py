@@ -145,7 +145,7 @@ class SshOptions:
     passphrase: Callable[[str], str] | None = None  # key file name -> passphrase
     password_prompt: Callable[[str], str | None] | None = None  # "user@host:port" -> password to try and keep
     connect_timeout: float = 20.0  # seconds, for hosts whose SSH config sets no ConnectTimeout
-    keepalive_seconds: float = 15.0
+    keepalive_seconds: float = 5.0  # with 3 missed answers a dead link is noticed in ~15 s
     max_connects: int = 8
     max_channels: int = 8
 
@@ -309,7 +309,7 @@ class SshPool:
                         alias, options=opts, config=None, known_hosts=merged, tunnel=tunnel,
                         client_factory=lambda: client, connect_timeout=resolved.connect_timeout,
                         # a host that vanishes (cable, partition) is noticed within ~1 minute
-                        keepalive_interval=self.options.keepalive_seconds, keepalive_count_max=4,
+                        keepalive_interval=self.options.keepalive_seconds, keepalive_count_max=3,
                     ),
                     resolved.connect_timeout + 5,
                 )

@@ -199,6 +199,7 @@ class RemoteBridge(QObject):
         self._services: RemoteServices | None = None
         self._watchers: set[FutureWatcher] = set()
         self._notes_shown = 0
+        self._closed = False
 
     def adopt(self, window: QWidget) -> None:
         """Belong to ``window``: its dialogs are the prompts' parent."""
@@ -240,10 +241,12 @@ class RemoteBridge(QObject):
 
     @property
     def busy(self) -> bool:
-        return any(not w.finished for w in self._watchers)
+        """Is a run still going? (False once the bridge is closed: what ran was cancelled.)"""
+        return not self._closed and any(not w.finished for w in self._watchers)
 
     def close(self) -> None:
         """Cancel what is still running and close the SSH pool and loop (window close)."""
+        self._closed = True
         self.prompt.close()
         for watcher in list(self._watchers):
             watcher.cancel()

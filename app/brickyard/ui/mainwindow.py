@@ -282,7 +282,20 @@ class MainWindow(QMainWindow):
                 event.acceptProposedAction()
                 return
 
+    def _confirm_quit_while_busy(self) -> bool:
+        from PySide6.QtWidgets import QMessageBox
+
+        answer = QMessageBox.question(
+            self, "Brickyard", "A run on the cluster is still going (pre-flight, provisioning or an import).\n\n"
+            "Quit anyway? Brickyard stops it and kills its remote commands; a provisioning run can be "
+            "resumed by running it again (finished steps are skipped).",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.remote.busy and not self._confirm_quit_while_busy():
+            event.ignore()
+            return
         if self.files.maybe_save():
             self.files.discard_autosave()
             self.remote.close()
