@@ -10,17 +10,13 @@ from brickyard.core.topology import Layout, VolumeType
 from brickyard.ui.bridge import RemoteBridge
 from brickyard.ui.mainwindow import MainWindow
 
-from .test_provision_lab import lab_volume_topology
+from .test_provision_lab import lab_volume_topology, ssh_config_knowing_no_keys
 
 
 def test_preflight_tab_trusts_new_keys_in_one_dialog_then_checks_every_lab_host(lab, qtbot, tmp_path, monkeypatch):
     own = tmp_path / "brickyard_known_hosts"
     monkeypatch.setenv("BRICKYARD_KNOWN_HOSTS", str(own))
-    # the user's known_hosts knows none of the lab's keys: a cluster seen for the first time
-    config = tmp_path / "ssh_config"
-    config.write_text(lab.ssh_config.read_text().replace(f'UserKnownHostsFile "{lab.directory / "known_hosts"}"',
-                                                         f'UserKnownHostsFile "{tmp_path / "empty_known_hosts"}"'))
-    assert str(tmp_path / "empty_known_hosts") in config.read_text()
+    config = ssh_config_knowing_no_keys(lab, tmp_path)  # a cluster seen for the first time
     name = "bypfui"
     topo = lab_volume_topology(lab, name, Layout(VolumeType.DISTRIBUTED_REPLICATE, replica=2),
                                [(1, 1), (2, 1), (3, 1), (4, 1)])

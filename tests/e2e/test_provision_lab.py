@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -32,6 +33,15 @@ def lab_volume_topology(lab, name: str, layout: Layout, bricks: list[tuple[int, 
     topo.volumes.append(Volume(name, layout, refs, dict(options or {}),
                                mounts=[Mount(lab.clients[0], f"/mnt/{name}")]))
     return topo
+
+
+def ssh_config_knowing_no_keys(lab, tmp_path: Path) -> Path:
+    """The lab's ssh config with an empty user known_hosts: every host key is unknown."""
+    config = tmp_path / "ssh_config"
+    config.write_text(lab.ssh_config.read_text().replace(f'UserKnownHostsFile "{lab.directory / "known_hosts"}"',
+                                                         f'UserKnownHostsFile "{tmp_path / "empty_known_hosts"}"'))
+    assert str(tmp_path / "empty_known_hosts") in config.read_text()
+    return config
 
 
 LAYOUTS = {

@@ -24,7 +24,7 @@ from brickyard.ui.bridge import RemoteBridge
 from brickyard.ui.provision_view import ProvisionView
 from brickyard.ui.session import Session
 
-from .test_provision_lab import lab_volume_topology
+from .test_provision_lab import lab_volume_topology, ssh_config_knowing_no_keys
 
 NAME = "byprovui"
 WAIT_MS = 180_000
@@ -50,11 +50,7 @@ def _volume_info(lab) -> tuple[int, str]:
 def test_provision_tab_creates_reruns_and_tears_down_a_real_volume(lab, qtbot, tmp_path, monkeypatch, capsys):
     own = tmp_path / "brickyard_known_hosts"
     monkeypatch.setenv("BRICKYARD_KNOWN_HOSTS", str(own))
-    # the user's known_hosts knows none of the lab's keys: a cluster seen for the first time
-    config = tmp_path / "ssh_config"
-    config.write_text(lab.ssh_config.read_text().replace(f'UserKnownHostsFile "{lab.directory / "known_hosts"}"',
-                                                         f'UserKnownHostsFile "{tmp_path / "empty_known_hosts"}"'))
-    assert str(tmp_path / "empty_known_hosts") in config.read_text()
+    config = ssh_config_knowing_no_keys(lab, tmp_path)  # a cluster seen for the first time
     topo = lab_volume_topology(lab, NAME, Layout(VolumeType.DISTRIBUTED_REPLICATE, replica=2),
                                [(1, 1), (2, 1), (3, 1), (4, 1)], {"performance.write-behind": "off"})
     path = tmp_path / "provui.brickyard.json"

@@ -11,8 +11,10 @@ import shutil
 import socket
 import subprocess
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 
@@ -52,6 +54,23 @@ class Sshd:
     def known_hosts_line(self, pub: Path | None = None) -> str:
         key = (pub or self.host_key.with_suffix(".pub")).read_text().split()[:2]
         return f"[127.0.0.1]:{self.port} {key[0]} {key[1]}\n"
+
+    @contextmanager
+    def locked_key(self, folder: Path, passphrase: str) -> Iterator[tuple[Path, Path]]:
+        """A passphrase-protected client key the server accepts while inside the block, and an
+        ssh config that logs in with it: (key, ssh config)."""
+        key = folder / "locked_key"
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-f", str(key)], check=True,
+                       stdin=subprocess.DEVNULL)
+        auth = self.dir / "authorized_keys"
+        original = auth.read_text()
+        auth.write_text(original + key.with_suffix(".pub").read_text())
+        config = folder / "locked_ssh_config"
+        config.write_text(self.ssh_config.read_text().replace(str(self.client_key), str(key)))
+        try:
+            yield key, config
+        finally:
+            auth.write_text(original)
 
     def trust(self) -> None:
         """Put the real host key into the user's known_hosts (the ordinary, trusted case)."""

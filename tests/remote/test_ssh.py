@@ -327,18 +327,9 @@ def test_proxyjump_from_the_ssh_config_is_followed_and_checked(trusted, tmp_path
 
 
 def test_encrypted_key_asks_for_its_passphrase(trusted, tmp_path):
-    import subprocess
-
-    key = tmp_path / "locked_key"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "s3cret", "-f", str(key)], check=True)
-    auth = trusted.dir / "authorized_keys"
-    original = auth.read_text()
-    auth.write_text(original + key.with_suffix(".pub").read_text())
-    config = tmp_path / "ssh_config"
-    config.write_text(trusted.ssh_config.read_text().replace(str(trusted.client_key), str(key)))
     asked = []
 
-    async def main():
+    async def main(config):
         pool = SshPool(SshOptions(config_files=[str(config)], own_known_hosts=tmp_path / "own",
                                   passphrase=lambda name: asked.append(name) or "s3cret"))
         try:
@@ -346,10 +337,8 @@ def test_encrypted_key_asks_for_its_passphrase(trusted, tmp_path):
         finally:
             await pool.close()
 
-    try:
-        assert asyncio.run(main()).stdout == b"in\n"
-    finally:
-        auth.write_text(original)
+    with trusted.locked_key(tmp_path, "s3cret") as (key, config):
+        assert asyncio.run(main(config)).stdout == b"in\n"
     assert asked and str(key) in asked[0]
 
 

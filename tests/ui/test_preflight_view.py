@@ -323,22 +323,9 @@ def test_a_changed_host_key_is_explained_and_never_offered(real_window, qtbot, s
 
 
 def test_an_encrypted_key_is_unlocked_from_a_dialog_the_loop_thread_waits_for(real_window, qtbot, sshd, tmp_path):
-    import subprocess
-
     from PySide6.QtWidgets import QInputDialog
 
     sshd.trust()
-    key = tmp_path / "locked_key"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "s3cret", "-f", str(key)], check=True)
-    auth = sshd.dir / "authorized_keys"
-    original = auth.read_text()
-    auth.write_text(original + key.with_suffix(".pub").read_text())
-    config = tmp_path / "locked_ssh_config"
-    config.write_text(sshd.ssh_config.read_text().replace(str(sshd.client_key), str(key)))
-    bridge = RemoteBridge(ssh_config=config)
-    bridge.adopt(real_window)
-    view = real_window.open_preflight()
-    view.bridge = bridge
     asked: list[str] = []
 
     def type_passphrase():
@@ -351,14 +338,18 @@ def test_an_encrypted_key_is_unlocked_from_a_dialog_the_loop_thread_waits_for(re
         modal.setTextValue("s3cret")
         modal.accept()
 
-    QTimer.singleShot(20, type_passphrase)
-    try:
-        with qtbot.waitSignal(view.sig_finished, timeout=60_000):
-            view.run()
-        checks = {c.name: c.status for c in view.report.hosts[0].checks}
-    finally:
-        bridge.close()
-        auth.write_text(original)
+    with sshd.locked_key(tmp_path, "s3cret") as (key, config):
+        bridge = RemoteBridge(ssh_config=config)
+        bridge.adopt(real_window)
+        view = real_window.open_preflight()
+        view.bridge = bridge
+        QTimer.singleShot(20, type_passphrase)
+        try:
+            with qtbot.waitSignal(view.sig_finished, timeout=60_000):
+                view.run()
+        finally:
+            bridge.close()
+    checks = {c.name: c.status for c in view.report.hosts[0].checks}
     assert asked and str(key) in asked[0]
     assert checks["authenticated"] == OK and checks["root or sudo"] == OK
     assert "s3cret" not in view.report.text()

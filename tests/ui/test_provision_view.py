@@ -170,8 +170,8 @@ def test_steps_and_log_fill_in_from_the_loop_thread_and_a_rerun_shows_skips(make
     assert "already done (skipped)" in view.summary_text
 
 
-def test_rows_say_running_while_a_step_runs(make_view, qtbot):
-    gate = asyncio.Event()
+def _held_at_create(gate: asyncio.Event):
+    """An executor wrapper whose `volume create` waits until ``gate`` is set."""
 
     class Slow:
         def __init__(self, ex):
@@ -182,7 +182,12 @@ def test_rows_say_running_while_a_step_runs(make_view, qtbot):
                 await gate.wait()
             return await self.ex.run(argv, **kw)
 
-    view = make_view(wrap=Slow)
+    return Slow
+
+
+def test_rows_say_running_while_a_step_runs(make_view, qtbot):
+    gate = asyncio.Event()
+    view = make_view(wrap=_held_at_create(gate))
     view.show_plan()
     assert view.provision()
     create = next(i for i, r in enumerate(view._rows) if r.text(1) == "create volume vrep")
@@ -412,17 +417,7 @@ def test_an_edit_that_changes_the_steps_drops_the_shown_plan_and_one_that_does_n
 
 def test_an_edit_during_a_run_leaves_the_run_alone_and_asks_for_the_plan_again_after(make_view, qtbot):
     gate = asyncio.Event()
-
-    class Slow:
-        def __init__(self, ex):
-            self.ex, self.host = ex, ex.host
-
-        async def run(self, argv, **kw):
-            if "create" in argv:
-                await gate.wait()
-            return await self.ex.run(argv, **kw)
-
-    view = make_view(wrap=Slow)
+    view = make_view(wrap=_held_at_create(gate))
     view.show_plan()
     view.provision()
     qtbot.waitUntil(lambda: "running" in _statuses(view) and "create" in view.summary_text, timeout=30_000)

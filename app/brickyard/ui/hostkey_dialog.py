@@ -37,10 +37,7 @@ class UnknownHostKeyDialog(QDialog):
         self.fingerprint.setFont(mono)
         self.fingerprint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.fingerprint)
-        how = QLabel("ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub   (or the *_key.pub of this key type)")
-        how.setFont(mono)
-        how.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(how)
+        layout.addWidget(_how_to_compare())
         where = QLabel(f"Trusting it adds it to {_html(str(exc.store))}. Brickyard will then refuse this host "
                        "if its key ever changes.")
         where.setWordWrap(True)
@@ -85,10 +82,7 @@ class UnknownHostKeysDialog(QDialog):
                        "tick the ones that match, and trust only those:")
         intro.setWordWrap(True)
         layout.addWidget(intro)
-        how = QLabel("ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub   (or the *_key.pub of the key type shown)")
-        how.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        how.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(how)
+        layout.addWidget(_how_to_compare())
         self.table = QTableWidget(len(errors), 3)
         self.table.setObjectName("keys")
         self.table.setHorizontalHeaderLabels(["Host", "Key type", "SHA256 fingerprint"])
@@ -150,6 +144,19 @@ def ask_trust_many(errors: list[UnknownHostKey], parent: QWidget | None = None,
     return chosen
 
 
+def ask_unless_refused(errors: list[UnknownHostKey], names: list[str], refused: set[str],
+                       parent: QWidget | None = None) -> tuple[list[UnknownHostKey], list[str]]:
+    """One question about every key not already refused in this round of runs (``refused`` holds
+    fingerprints and gains the ones refused now): (keys trusted and stored, names refused now)."""
+    pairs = [(e, n) for e, n in zip(errors, names) if e.fingerprint not in refused]
+    if not pairs:
+        return [], []
+    trusted = ask_trust_many([e for e, _ in pairs], parent, [n for _, n in pairs])
+    refused_now = [(e, n) for e, n in pairs if e not in trusted]
+    refused.update(e.fingerprint for e, _ in refused_now)
+    return trusted, [n for _, n in refused_now]
+
+
 def show_changed(exc: HostKeyChanged, parent: QWidget | None = None) -> None:
     box = QMessageBox(QMessageBox.Icon.Critical, f"Host key changed: {exc.host}", str(exc),
                       QMessageBox.StandardButton.Close, parent)
@@ -157,6 +164,14 @@ def show_changed(exc: HostKeyChanged, parent: QWidget | None = None) -> None:
     box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     box.exec()
     box.deleteLater()
+
+
+def _how_to_compare() -> QLabel:
+    """The command that shows the real fingerprint on the host, selectable to copy."""
+    how = QLabel("ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub   (or the *_key.pub of the key type shown)")
+    how.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    how.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return how
 
 
 def _html(text: str) -> str:

@@ -11,7 +11,7 @@ import importlib
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from ..core.topology import BrickRef, Topology
@@ -46,6 +46,7 @@ class MainWindow(QMainWindow):
         self.remote.adopt(self)
         self.remote.sig_note.connect(lambda note: self.statusBar().showMessage(note, 30000))
         self.preflight: PreflightView | None = None
+        self.provision_view: QWidget | None = None
         self.session = Session(topo or Topology(), self)
         self.files = FileController(self.session, self, settings_path, autosave_dir)
         self.canvas = CanvasView(self.session)
@@ -198,16 +199,20 @@ class MainWindow(QMainWindow):
         return widget
 
     # ---- cluster --------------------------------------------------------------------
+    def _show_tab(self, title: str, widget: QWidget) -> None:
+        """Bring ``widget``'s tab forward, adding it next to the planner the first time."""
+        index = self.tabs.indexOf(widget)
+        if index < 0:
+            self.add_view(title, widget)
+        else:
+            self.tabs.setCurrentIndex(index)
+
     def open_preflight(self, run: bool = False) -> PreflightView:
         """Show the Pre-flight tab (built once); ``run`` starts the checks unless they are running."""
         if self.preflight is None:
             self.preflight = PreflightView(self.session, self.remote)
             self.preflight.sig_status.connect(self._show_refusal)
-        index = self.tabs.indexOf(self.preflight)
-        if index < 0:
-            self.add_view("Pre-flight", self.preflight)
-        else:
-            self.tabs.setCurrentIndex(index)
+        self._show_tab("Pre-flight", self.preflight)
         if run:
             self.preflight.run()
         return self.preflight
@@ -216,14 +221,10 @@ class MainWindow(QMainWindow):
         """Show the Provision tab (built once): a volume's dry run, provisioning and teardown."""
         from .provision_view import ProvisionView
 
-        if getattr(self, "provision_view", None) is None:
+        if self.provision_view is None:
             self.provision_view = ProvisionView(self.session, self.remote)
             self.provision_view.sig_status.connect(self._show_refusal)
-        index = self.tabs.indexOf(self.provision_view)
-        if index < 0:
-            self.add_view("Provision", self.provision_view)
-        else:
-            self.tabs.setCurrentIndex(index)
+        self._show_tab("Provision", self.provision_view)
         return self.provision_view
 
     def import_from_cluster(self) -> bool:

@@ -10,18 +10,17 @@ explained and refused. A run can be cancelled at any time; the remote commands a
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
-                               QStyledItemDelegate, QStyleOptionViewItem, QTreeWidget, QTreeWidgetItem,
-                               QVBoxLayout, QWidget)
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
-from ..core import topofile
 from ..remote.hostkeys import HostKeyChanged, UnknownHostKey
 from ..remote.loop import Cancelled
 from ..remote.preflight import FAIL, OK, WARN, HostChecks, PreflightReport, preflight_hosts
 from . import hostkey_dialog
 from .bridge import FutureWatcher, QtProgress, RemoteBridge
+from .runtable import WrapDelegate, set_status, snapshot
 from .session import Session
 
 PENDING, CANCELLED = "checking", "cancelled"
@@ -30,28 +29,6 @@ STATUS_COLOURS = {OK: "#2e7d32", WARN: "#ef6c00", FAIL: "#c62828", PENDING: "#60
 STATUS_FILLS = {OK: "#e8f5e9", WARN: "#fff3e0", FAIL: "#ffebee", PENDING: "#eceff1", CANCELLED: "#f5f5f5"}
 ALL_HOSTS = ""
 DETAIL = 2
-
-
-class _WrapDetail(QStyledItemDelegate):
-    """Wraps the Detail column to its width (QTreeView alone sizes rows as if it were unbounded)."""
-
-    def __init__(self, tree: QTreeWidget):
-        super().__init__(tree)
-        self.tree = tree
-
-    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        super().initStyleOption(option, index)
-        if index.column() == DETAIL:
-            option.features |= QStyleOptionViewItem.ViewItemFeature.WrapText
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
-        size = super().sizeHint(option, index)
-        if index.column() != DETAIL:
-            return size
-        width = max(80, self.tree.header().sectionSize(DETAIL) - 10)
-        bounds = option.fontMetrics.boundingRect(QRect(0, 0, width, 100_000),
-                                                 int(Qt.TextFlag.TextWrapAnywhere), str(index.data() or ""))
-        return QSize(size.width(), max(size.height(), bounds.height() + 4))
 
 
 class PreflightView(QWidget):
@@ -103,7 +80,7 @@ class PreflightView(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setColumnWidth(0, 300)
-        self.tree.setItemDelegate(_WrapDetail(self.tree))
+        self.tree.setItemDelegate(WrapDelegate(self.tree, lambda index: index.column() == DETAIL))
         header.sectionResized.connect(lambda index, _old, _new: index == DETAIL and self.tree.doItemsLayout())
 
         top = QHBoxLayout()
@@ -186,7 +163,7 @@ class PreflightView(QWidget):
             self._refused.clear()
         volume = self.selected_volume()
         # the loop thread works on a snapshot: the user may keep editing while checks run
-        topo = topofile.loads(topofile.dumps(self.session.topo), "<pre-flight snapshot>")
+        topo = snapshot(self.session.topo)
         if volume is not None and topo.volume(volume) is None:
             self._fill_scope()
             volume = None
@@ -248,7 +225,6 @@ class PreflightView(QWidget):
         if row is None:
             return
         row.takeChildren()
-        counts = {s: sum(1 for c in hc.checks if c.status == s) for s in (OK, WARN, FAIL)}
         if hc.status == OK:
             detail = f"all {len(hc.checks)} checks passed"
         else:
@@ -270,13 +246,7 @@ class PreflightView(QWidget):
         row.setExpanded(hc.status != OK)
 
     def _style_row(self, row: QTreeWidgetItem, status: str, bold: bool = False) -> None:
-        row.setText(1, STATUS_WORDS[status])
-        row.setData(1, Qt.ItemDataRole.UserRole, status)
-        row.setForeground(1, QBrush(QColor(STATUS_COLOURS[status])))
-        row.setBackground(1, QBrush(QColor(STATUS_FILLS[status])))
-        font = QFont(row.font(1))
-        font.setBold(True)
-        row.setFont(1, font)
+        set_status(row, 1, status, STATUS_WORDS[status], STATUS_COLOURS[status], STATUS_FILLS[status])
         if bold:
             name_font = QFont(row.font(0))
             name_font.setBold(True)
@@ -336,12 +306,10 @@ class PreflightView(QWidget):
             err = hc.host_key_error
             if isinstance(err, HostKeyChanged):
                 hostkey_dialog.show_changed(err, self)
-            elif isinstance(err, UnknownHostKey) and err.fingerprint not in self._refused:
+            elif isinstance(err, UnknownHostKey):
                 unknown.setdefault(f"{err.lookup} {err.fingerprint}", (hc.host, err))
-        names = [name for name, _ in unknown.values()]
-        errors = [err for _, err in unknown.values()]
-        chosen = hostkey_dialog.ask_trust_many(errors, self, names) if errors else []
-        self._refused.update(e.fingerprint for e in errors if e not in chosen)
+        chosen, _ = hostkey_dialog.ask_unless_refused([e for _, e in unknown.values()],
+                                                      [n for n, _ in unknown.values()], self._refused, self)
         if chosen:
             self.sig_status.emit(f"Stored {len(chosen)} host key(s) in Brickyard's known_hosts; checking again")
             self.run(keep_refusals=True)
@@ -351,7 +319,4 @@ class PreflightView(QWidget):
         if self.report is not None:
             QGuiApplication.clipboard().setText(self.report.text())
             self.sig_status.emit("Pre-flight report copied")
-
-    def shutdown(self) -> None:
-        self.cancel()
 

@@ -24,13 +24,12 @@ import re
 import time
 from html import escape
 
-from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QFontMetrics, QGuiApplication
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
-                               QProgressBar, QPushButton, QSplitter, QStyledItemDelegate, QStyleOptionViewItem,
-                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+                               QProgressBar, QPushButton, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+                               QWidget)
 
-from ..core import topofile
 from ..core.topology import Topology
 from ..remote import commandline
 from ..remote.hostkeys import HostKeyChanged, HostKeyError, UnknownHostKey
@@ -40,6 +39,7 @@ from ..remote.steps import DONE, FAILED, PENDING, PLANNED, RUNNING, SKIPPED, Run
 from ..remote.teardown import teardown_plan
 from . import hostkey_dialog, teardown_dialog
 from .bridge import FutureWatcher, QtProgress, RemoteBridge
+from .runtable import WrapDelegate, set_status, snapshot
 from .session import Session
 
 WAITING, LEFT, STOPPED = "waiting", "left", "stopped"
@@ -56,35 +56,9 @@ OK_STYLE, ERROR_STYLE = "color: #1b5e20;", "color: #b00020;"
 _LABEL = re.compile(r"^(done \(\d+\)|already done, skipped \(\d+\)|left \(\d+\)|to undo [^:]*)$")
 
 
-class _WrapCommands(QStyledItemDelegate):
-    """Wraps a step's command lines (spanning the row) and the Detail column (a failure's reason)
-    to their width: never cut off."""
-
-    def __init__(self, tree: QTreeWidget):
-        super().__init__(tree)
-        self.tree = tree
-
-    @staticmethod
-    def _wraps(index: QModelIndex) -> bool:
-        return (index.column() == HOST and index.parent().isValid()) or index.column() == DETAIL
-
-    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        super().initStyleOption(option, index)
-        if self._wraps(index):
-            option.features |= QStyleOptionViewItem.ViewItemFeature.WrapText
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
-        size = super().sizeHint(option, index)
-        if not self._wraps(index):
-            return size
-        if index.column() == DETAIL:
-            width = max(120, self.tree.header().sectionSize(DETAIL) - 10)
-        else:
-            width = max(200, self.tree.viewport().width() - 2 * self.tree.indentation() - 12)
-        font = index.data(Qt.ItemDataRole.FontRole) or option.font
-        bounds = QFontMetrics(font).boundingRect(QRect(0, 0, width, 100_000), int(Qt.TextFlag.TextWordWrap),
-                                                 str(index.data() or ""))
-        return QSize(size.width(), max(size.height(), bounds.height() + 4))
+def _wraps(index: QModelIndex) -> bool:
+    """A step's command lines (spanning the row) and the Detail column (a failure's reason)."""
+    return (index.column() == HOST and index.parent().isValid()) or index.column() == DETAIL
 
 
 class ProvisionView(QWidget):
@@ -164,7 +138,7 @@ class ProvisionView(QWidget):
         header.setSectionResizeMode(STATUS, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setColumnWidth(HOST, 150)
         self.tree.setColumnWidth(STEP, 440)
-        self.tree.setItemDelegate(_WrapCommands(self.tree))
+        self.tree.setItemDelegate(WrapDelegate(self.tree, _wraps))
         header.sectionResized.connect(lambda index, _old, _new: index == DETAIL and self.tree.doItemsLayout())
         self.log = QPlainTextEdit()
         self.log.setObjectName("log")
@@ -269,7 +243,7 @@ class ProvisionView(QWidget):
         if volume is None:
             self._say("Nothing to provision: the topology has no volume yet.", error=True)
             return False
-        topo = _snapshot(self.session.topo)
+        topo = snapshot(self.session.topo)
         fstab = self.fstab_box.isChecked()
         self.plan, self.report = None, None
         self.questions.hide()
@@ -331,13 +305,7 @@ class ProvisionView(QWidget):
         self.progress.setValue(0)
 
     def _style(self, row: QTreeWidgetItem, status: str, detail: str | None = None) -> None:
-        row.setText(STATUS, STATUS_WORDS[status])
-        row.setData(STATUS, Qt.ItemDataRole.UserRole, status)
-        row.setForeground(STATUS, QBrush(QColor(STATUS_COLOURS[status])))
-        row.setBackground(STATUS, QBrush(QColor(STATUS_FILLS[status])))
-        font = QFont(row.font(STATUS))
-        font.setBold(True)
-        row.setFont(STATUS, font)
+        set_status(row, STATUS, status, STATUS_WORDS[status], STATUS_COLOURS[status], STATUS_FILLS[status])
         if detail is not None:
             row.setText(DETAIL, detail)
             row.setToolTip(DETAIL, detail)
@@ -379,7 +347,7 @@ class ProvisionView(QWidget):
         volume = self.selected_volume()
         if self.running or volume is None:
             return False
-        topo = _snapshot(self.session.topo)
+        topo = snapshot(self.session.topo)
         try:
             steps = teardown_plan(topo, volume)
         except ValueError as exc:
@@ -531,18 +499,17 @@ class ProvisionView(QWidget):
         if not isinstance(err, UnknownHostKey):
             return
         # every host met with an unknown key before the first step: one question for all of them
-        asked = [e for e in (err, *err.others) if e.fingerprint not in self._refused]
-        if not asked:
+        errors = [err, *err.others]
+        names = [name, *(self._machine_name(e.host) for e in err.others)]
+        trusted, refused = hostkey_dialog.ask_unless_refused(errors, names, self._refused, self)
+        if not trusted and not refused:  # every one refused earlier in this round: not asked again
             return
-        names = [name if e is err else self._machine_name(e.host) for e in asked]
-        trusted = hostkey_dialog.ask_trust_many(asked, self, names)
-        refused = [n for e, n in zip(asked, names) if e not in trusted]
-        self._refused.update(e.fingerprint for e in asked if e not in trusted)
         if refused:
             self._say_report([*self.summary_text.splitlines(),
                               f"The host key of {', '.join(refused)} was not trusted: nothing runs there."], False)
             return
-        self.sig_status.emit(f"Stored the host key of {', '.join(names)}; running the {self._action} again")
+        trusted_names = [n for e, n in zip(errors, names) if e in trusted]
+        self.sig_status.emit(f"Stored the host key of {', '.join(trusted_names)}; running the {self._action} again")
         if self._last_run is not None:
             self._start(*self._last_run)
 
@@ -590,14 +557,6 @@ class ProvisionView(QWidget):
         if text:
             QGuiApplication.clipboard().setText(text)
             self.sig_status.emit("Copied to the clipboard")
-
-    def shutdown(self) -> None:
-        self.cancel()
-
-
-def _snapshot(topo: Topology) -> Topology:
-    """The loop thread works on a copy: the user may keep editing while a run goes on."""
-    return topofile.loads(topofile.dumps(topo), "<provision snapshot>")
 
 
 def _fingerprint(plan: ProvisionPlan) -> tuple:
