@@ -104,7 +104,6 @@ class ProvisionView(QWidget):
         self.copy_button = QPushButton("Copy as text")
         self.copy_button.setObjectName("copy")
         self.progress = QProgressBar()
-        self.progress.setMaximumWidth(220)
         self.progress.setFormat("%v of %m steps")
         self.summary = QLabel("Show the plan of a volume to see every command before anything runs.")
         self.summary.setObjectName("summary")
@@ -159,12 +158,12 @@ class ProvisionView(QWidget):
         top.addWidget(self.plan_button)
         top.addWidget(self.run_button)
         top.addWidget(self.cancel_button)
-        top.addWidget(self.progress)
         top.addStretch(1)
         top.addWidget(self.copy_button)
         top.addWidget(self.teardown_button)
         box = QVBoxLayout(self)
         box.addLayout(top)
+        box.addWidget(self.progress)  # its own row: a wider button row would squeeze the docks
         box.addWidget(self.summary)
         box.addWidget(self.questions)
         box.addWidget(split, 1)
@@ -317,6 +316,7 @@ class ProvisionView(QWidget):
 
     def _update_buttons(self) -> None:
         running = self.running
+        self.progress.setVisible(running)  # idle, the summary says how the last run went
         questions = self.plan.questions if self.plan is not None else []
         ready = self.plan is not None and not running and (not questions or self.ack_box.isChecked())
         self.run_button.setEnabled(ready)
