@@ -1,0 +1,493 @@
+"""The decision table: which layout to build, given capacity, failures survived and speed.
+
+One row per layout (plus baselines: a local directory, NFS), one column per figure. Built
+from planner results (``plan.PlanResult``) and measured runs (``results.RunResult``), never
+from ORM rows or widgets; the Run/Campaign views, the PDF report and the CLI all print what
+this module returns (STYLE habit 11), and format every number through ``core.units``.
+
+Columns, by ``Column.group`` (keys are stable; consumers may rely on them):
+
+- ``capacity``: ``usable`` and ``raw`` (bytes, from the planner: arbiters never usable, a
+  shared filesystem counted once). Text shows TB and TiB side by side.
+- ``failures``: ``nodes_worst`` (any this many nodes may fail and the volume still reads
+  and writes), ``nodes_best`` (when the right ones fail), ``sites_worst``/``sites_best``
+  (None when the bricks are in fewer than two named sites).
+- ``throughput``: ``tput:<direction>:<concurrency>:<block size>``, bytes/s: the run's headline
+  (total bytes ÷ (last end − first start)), the median over every valid repeat with min and
+  max as the spread. A cell no run measured carries the planner's estimate instead, marked
+  ESTIMATED (the estimate has no block size: it is the large-sequential figure). A table of
+  planned layouts only has the estimate's own four columns: block size 0 ("large blocks")
+  and concurrency ``MANY`` (0, "many files").
+- ``scaling``: ``scaling:<direction>:<concurrency>:<block size>`` (N > 1), the ratio
+  concurrent ÷ (N × single) at that block size, from each repeat's own pair where the
+  workload recorded it (``scaling_efficiency`` metric), else from the two medians.
+
+Every number is a ``Figure`` whose ``source`` says where it came from: MEASURED, ESTIMATED
+(the planner's formula), PLANNED (exact from the topology: capacity, failures), PREDICTED (a
+calibrated model; added through ``DecisionTable.with_column``), or NONE (not known).
+
+Which block sizes "matter": by default ``key_block_sizes`` keeps those of 2 MiB and more (the
+write-up found smaller dd steps dominated by process start-up and judged at ≥ 2 MB), at most
+three spread over that range and always the largest; callers may pass their own.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import statistics
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Mapping, Sequence
+
+from .compare import describe_layout
+from .results import RunResult, RunStatus, StepResult
+from .units import describe_size, format_block_size, format_rate
+
+FORMAT_VERSION = 1
+
+MEASURED = "measured"
+ESTIMATED = "estimated"
+PLANNED = "planned"
+PREDICTED = "predicted"
+NONE = ""
+SOURCES = (MEASURED, ESTIMATED, PLANNED, PREDICTED, NONE)
+
+LAYOUT = "layout"
+BASELINE = "baseline"
+
+KEY_BLOCK_MIN = 2 * 2**20     # the write-up judged dd at 2 MB and more
+KEY_BLOCK_LIMIT = 3
+MANY = 0        # concurrency of an estimate-only column: "many files", N not known
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One number of the table and where it came from.
+
+    ``value`` in the column's unit (None: not known); ``low``/``high`` the spread over
+    ``n`` repeats (min and max; equal to value for one repeat); ``note`` says how it was
+    made ("median of 3 repeats", the estimate's formula, why it is missing);
+    ``run_ids`` the runs it was measured in."""
+
+    value: float | None
+    source: str = NONE
+    low: float | None = None
+    high: float | None = None
+    n: int = 0
+    note: str = ""
+    run_ids: tuple[str, ...] = ()
+
+    @property
+    def known(self) -> bool:
+        return self.value is not None and not (isinstance(self.value, float) and math.isnan(self.value))
+
+    @property
+    def spread(self) -> float | None:
+        """(max − min) ÷ median over the repeats, or None with fewer than two."""
+        if not self.known or self.n < 2 or self.low is None or self.high is None or not self.value:
+            return None
+        return (self.high - self.low) / self.value
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "source": self.source, "low": self.low, "high": self.high,
+                "n": self.n, "spread": self.spread, "note": self.note, "run_ids": list(self.run_ids)}
+
+
+UNKNOWN = Figure(None)
+
+
+@dataclass(frozen=True)
+class Column:
+    """``key`` is stable (see the module doc); ``unit`` is "bytes", "count", "B/s" or "ratio";
+    ``params`` holds direction / concurrency / block_size for throughput and scaling columns;
+    ``primary`` columns are the ones a compact view shows."""
+
+    key: str
+    title: str
+    unit: str
+    group: str
+    higher_is_better: bool = True
+    params: Mapping[str, Any] = field(default_factory=dict)
+    primary: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "title": self.title, "unit": self.unit, "group": self.group,
+                "higher_is_better": self.higher_is_better, "params": dict(self.params),
+                "primary": self.primary}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One layout (or baseline). ``key`` is unique in the table (the volume name, or the
+    baseline target); ``label`` reads like "disperse 8 redundancy 2 (8 bricks)"."""
+
+    key: str
+    label: str
+    kind: str = LAYOUT                 # LAYOUT | BASELINE
+    volume: str = ""
+    gluster_type: str = ""
+    figures: Mapping[str, Figure] = field(default_factory=dict)
+    run_ids: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def figure(self, key: str) -> Figure:
+        return self.figures.get(key, UNKNOWN)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "label": self.label, "kind": self.kind, "volume": self.volume,
+                "gluster_type": self.gluster_type, "run_ids": list(self.run_ids),
+                "notes": list(self.notes),
+                "figures": {k: f.to_json() for k, f in self.figures.items()}}
+
+
+@dataclass(frozen=True)
+class LayoutEntry:
+    """What a row is built from: a plan (None for a baseline, or a layout that could not be
+    planned) and the runs measured on it."""
+
+    key: str
+    plan: Any = None                   # core.plan.PlanResult (typed loosely: no import cycle)
+    runs: Sequence[RunResult] = ()
+    label: str = ""
+    kind: str = LAYOUT
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DecisionTable:
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+    workload: str = ""
+    metric: str = "throughput"
+    block_sizes: tuple[int, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def column(self, key: str) -> Column:
+        for c in self.columns:
+            if c.key == key:
+                return c
+        raise KeyError(f"no column {key!r} (columns: {', '.join(c.key for c in self.columns)})")
+
+    def row(self, key: str) -> Row:
+        for r in self.rows:
+            if r.key == key:
+                return r
+        raise KeyError(f"no row {key!r}")
+
+    def sorted_by(self, key: str, descending: bool | None = None) -> "DecisionTable":
+        """Rows ordered by one column, best first unless ``descending`` says otherwise;
+        unknown figures always last, ties keep their order."""
+        col = self.column(key)
+        desc = col.higher_is_better if descending is None else descending
+        known = [r for r in self.rows if r.figure(key).known]
+        unknown = [r for r in self.rows if not r.figure(key).known]
+        known.sort(key=lambda r: float(r.figure(key).value), reverse=desc)  # type: ignore[arg-type]
+        return replace(self, rows=tuple(known + unknown))
+
+    def with_column(self, column: Column, figures: Mapping[str, Figure],
+                    after: str | None = None) -> "DecisionTable":
+        """A copy with one more column (e.g. the model's PREDICTED figures and their error),
+        ``figures`` by row key, placed after column ``after`` (default: at the end)."""
+        if any(c.key == column.key for c in self.columns):
+            raise ValueError(f"the table already has a column {column.key!r}")
+        cols = list(self.columns)
+        pos = len(cols) if after is None else [c.key for c in cols].index(after) + 1
+        cols.insert(pos, column)
+        rows = tuple(replace(r, figures={**r.figures, column.key: figures.get(r.key, UNKNOWN)})
+                     for r in self.rows)
+        return replace(self, columns=tuple(cols), rows=rows)
+
+    def text(self, row: Row, key: str) -> str:
+        return format_figure(self.column(key), row.figure(key))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format_version": FORMAT_VERSION, "workload": self.workload, "metric": self.metric,
+                "block_sizes": list(self.block_sizes), "notes": list(self.notes),
+                "columns": [c.to_json() for c in self.columns],
+                "rows": [r.to_json() for r in self.rows]}
+
+    def to_csv(self) -> str:
+        """One line per row; numbers in plain units (bytes, bytes/s, ratio) so a spreadsheet
+        can compute with them, capacity also in TB and TiB, and for every figure its source
+        and, where repeats exist, its min, max and n."""
+        out = io.StringIO()
+        w = csv.writer(out, lineterminator="\n")
+        header = ["layout", "kind", "volume", "gluster_type"]
+        for c in self.columns:
+            header += _csv_header(c)
+        w.writerow(header)
+        for r in self.rows:
+            line: list[Any] = [r.label, r.kind, r.volume, r.gluster_type]
+            for c in self.columns:
+                line += _csv_cells(c, r.figure(c.key))
+            w.writerow(line)
+        return out.getvalue()
+
+
+def _num(value: float | None) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e18:
+        return str(int(value))
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _csv_header(c: Column) -> list[str]:
+    base = f"{c.title} [{c.unit}]"
+    if c.group == "capacity":
+        return [base, f"{c.title} [TB]", f"{c.title} [TiB]", f"{c.title} source"]
+    if c.unit in ("B/s", "ratio") or c.group in ("throughput", "scaling"):
+        return [base, f"{c.title} min", f"{c.title} max", f"{c.title} n", f"{c.title} source"]
+    return [base, f"{c.title} source"]
+
+
+def _csv_cells(c: Column, f: Figure) -> list[str]:
+    if c.group == "capacity":
+        tb = "" if not f.known else f"{f.value / 1e12:.3f}"   # type: ignore[operator]
+        tib = "" if not f.known else f"{f.value / 2**40:.3f}"  # type: ignore[operator]
+        return [_num(f.value), tb, tib, f.source]
+    if c.unit in ("B/s", "ratio") or c.group in ("throughput", "scaling"):
+        return [_num(f.value), _num(f.low), _num(f.high), str(f.n) if f.n else "", f.source]
+    return [_num(f.value), f.source]
+
+
+def format_figure(column: Column, f: Figure) -> str:
+    """The one way a figure is written for people: units from ``core.units``, the spread
+    over repeats as ±half-range %, estimates prefixed with "≈" and suffixed "(est.)",
+    predictions "(pred.)"."""
+    if not f.known:
+        return "n/a" if column.group == "failures" and f.note else "—"
+    v = float(f.value)  # type: ignore[arg-type]
+    if column.unit == "bytes":
+        text = describe_size(v)
+    elif column.unit == "B/s":
+        text = format_rate(v)
+    elif column.unit == "ratio":
+        text = f"{v * 100:.0f} %"
+    else:
+        text = str(int(v)) if v.is_integer() else f"{v:g}"
+    spread = f.spread
+    if spread is not None:
+        text += f" ±{spread * 50:.0f} %"
+    if f.source == ESTIMATED:
+        text = f"≈{text} (est.)"
+    elif f.source == PREDICTED:
+        text = f"{text} (pred.)"
+    return text
+
+
+# ---------------------------------------------------------------- building the table
+
+
+def _sweep_steps(runs: Iterable[RunResult], workload: str) -> list[tuple[str, StepResult]]:
+    """(run id, step) for every valid sweep step (int block size, a direction) of ``workload``
+    in runs that measured something."""
+    out = []
+    for run in runs:
+        if run.workload != workload or run.status in (RunStatus.FAILED, RunStatus.RUNNING):
+            continue
+        for s in run.steps:
+            if s.valid and isinstance(s.params.get("block_size"), int) and s.params.get("direction"):
+                out.append((run.run_id, s))
+    return out
+
+
+def _point(s: StepResult) -> tuple[str, int, int]:
+    conc = s.params.get("concurrency", 1)
+    return str(s.params["direction"]), int(conc) if isinstance(conc, int) else 1, int(s.params["block_size"])
+
+
+def choose_workload(runs: Iterable[RunResult]) -> str:
+    """The workload a table is about: dd when any run is a dd sweep, else the first workload
+    with block-size steps, else the first."""
+    runs = list(runs)
+    names = list(dict.fromkeys(r.workload for r in runs))
+    if "dd" in names:
+        return "dd"
+    for name in names:
+        if _sweep_steps([r for r in runs if r.workload == name], name):
+            return name
+    return names[0] if names else ""
+
+
+def key_block_sizes(sizes: Iterable[int], minimum: int = KEY_BLOCK_MIN,
+                    limit: int = KEY_BLOCK_LIMIT) -> tuple[int, ...]:
+    """The block sizes the table shows: those ≥ ``minimum`` (or the largest when none is),
+    thinned to at most ``limit`` spread evenly on a log scale, the largest always kept."""
+    ordered = sorted(set(sizes))
+    if not ordered:
+        return ()
+    big = [b for b in ordered if b >= minimum] or ordered[-1:]
+    if len(big) <= limit:
+        return tuple(big)
+    if limit <= 1:
+        return (big[-1],)
+    picks = {big[round(i * (len(big) - 1) / (limit - 1))] for i in range(limit)}
+    return tuple(sorted(picks))
+
+
+def _measured(values: list[tuple[str, float]], what: str) -> Figure:
+    nums = [v for _, v in values if not math.isnan(v)]
+    if not nums:
+        return UNKNOWN
+    run_ids = tuple(dict.fromkeys(r for r, _ in values))
+    return Figure(statistics.median(nums), MEASURED, min(nums), max(nums), len(nums),
+                  f"median of {len(nums)} repeat{'s' if len(nums) != 1 else ''}{what}", run_ids)
+
+
+def _estimate_figure(plan: Any, direction: str, concurrency: int) -> Figure:
+    est = getattr(plan, "estimate", None)
+    if est is None:
+        return UNKNOWN
+    single = concurrency == 1
+    value = {("write", True): est.single_write_bps, ("read", True): est.single_read_bps,
+             ("write", False): est.concurrent_write_bps,
+             ("read", False): est.concurrent_read_bps}.get((direction, single))
+    if value is None:
+        missing = "; ".join(est.missing)
+        return Figure(None, NONE, note=f"not measured; no estimate ({missing})" if missing else "not measured")
+    return Figure(float(value), ESTIMATED, note=f"not measured; planner estimate: {est.formula}")
+
+
+def _plan_figures(plan: Any) -> dict[str, Figure]:
+    if plan is None:
+        return {}
+    cap, tol = plan.capacity, plan.tolerance
+    sizes_known = cap.raw_bytes > 0
+    why = "" if sizes_known else "brick sizes unknown (plan against a topology that has them)"
+    out = {
+        "usable": Figure(float(cap.usable_bytes), PLANNED, note="arbiters and parity/replicas excluded")
+        if sizes_known else Figure(None, NONE, note=why),
+        "raw": Figure(float(cap.raw_bytes), PLANNED) if sizes_known else Figure(None, NONE, note=why),
+        "nodes_worst": Figure(float(tol.nodes_worst), PLANNED, note="any this many nodes may fail"),
+        "nodes_best": Figure(float(tol.nodes_best), PLANNED,
+                             note="when the right ones fail" + ("" if tol.best_exact else " (at least)")),
+    }
+    for key, value in (("sites_worst", tol.sites_worst), ("sites_best", tol.sites_best)):
+        out[key] = (Figure(float(value), PLANNED) if value is not None
+                    else Figure(None, NONE, note="bricks in fewer than two sites"))
+    return out
+
+
+def plan_label(plan: Any) -> str:
+    """'disperse 8 redundancy 2 (8 bricks)', the same words the history view uses."""
+    vol = plan.volume
+    lay = vol.layout
+    return describe_layout({"type": plan.gluster_type.value, "replica": lay.replica or 0,
+                            "arbiter": lay.arbiter or 0, "disperse": lay.disperse or 0,
+                            "redundancy": lay.redundancy or 0,
+                            "bricks": [str(b) for b in vol.bricks]})
+
+
+def _static_columns() -> list[Column]:
+    return [
+        Column("usable", "usable", "bytes", "capacity"),
+        Column("raw", "raw", "bytes", "capacity", primary=False),
+        Column("nodes_worst", "node failures survived", "count", "failures"),
+        Column("nodes_best", "node failures survived (best case)", "count", "failures", primary=False),
+        Column("sites_worst", "site failures survived", "count", "failures"),
+        Column("sites_best", "site failures survived (best case)", "count", "failures", primary=False),
+    ]
+
+
+def _conc_words(n: int) -> str:
+    return "1 file" if n == 1 else "many files" if n == MANY else f"{n} files"
+
+
+def _size_words(bs: int) -> str:
+    return "large blocks" if bs == 0 else format_block_size(bs)
+
+
+def build_table(entries: Sequence[LayoutEntry], *, workload: str | None = None,
+                block_sizes: Sequence[int] | None = None, metric: str = "throughput",
+                estimates: bool = True) -> DecisionTable:
+    """The table for these layouts. ``workload`` defaults to ``choose_workload``; the
+    throughput columns are every (direction, concurrency) measured × ``block_sizes``
+    (default ``key_block_sizes`` of what was measured). With ``estimates`` a layout that was
+    planned but not measured at a point shows the planner's estimate, marked ESTIMATED."""
+    all_runs = [r for e in entries for r in e.runs]
+    workload = workload if workload is not None else choose_workload(all_runs)
+    steps_of = {e.key: _sweep_steps(e.runs, workload) for e in entries}
+    measured_sizes = {_point(s)[2] for st in steps_of.values() for _, s in st}
+    sizes = tuple(sorted(set(block_sizes))) if block_sizes else key_block_sizes(measured_sizes)
+    directions = sorted({_point(s)[0] for st in steps_of.values() for _, s in st},
+                        key=lambda d: (d != "write", d != "read", d))
+    concs = sorted({_point(s)[1] for st in steps_of.values() for _, s in st})
+    if not concs and estimates and any(e.plan is not None for e in entries):
+        # planned only: the estimate's four points (large sequential blocks, 1 vs many files)
+        directions, concs, sizes = ["write", "read"], [1, MANY], (0,)
+    columns = _static_columns()
+    for d in directions:
+        for n in concs:
+            for bs in sizes:
+                columns.append(Column(f"tput:{d}:{n}:{bs}", f"{d} {_size_words(bs)} × {_conc_words(n)}",
+                                      "B/s", "throughput",
+                                      params={"direction": d, "concurrency": n, "block_size": bs}))
+    for d in directions:
+        for n in concs:
+            if n in (1, MANY):
+                continue
+            for bs in sizes:
+                columns.append(Column(f"scaling:{d}:{n}:{bs}",
+                                      f"scaling {d} {_size_words(bs)} × {_conc_words(n)}", "ratio", "scaling",
+                                      params={"direction": d, "concurrency": n, "block_size": bs}))
+    keys = [e.key for e in entries]
+    if len(set(keys)) != len(keys):
+        raise ValueError("two layouts of a decision table share a key: " +
+                         ", ".join(sorted({k for k in keys if keys.count(k) > 1})))
+    rows = [_row(e, steps_of[e.key], columns, metric, estimates) for e in entries]
+    notes = []
+    if measured_sizes and not block_sizes:
+        small = sorted(b for b in measured_sizes if b < KEY_BLOCK_MIN)
+        if small and any(b >= KEY_BLOCK_MIN for b in measured_sizes):
+            notes.append("block sizes under 2M left out: short dd steps measure process start-up "
+                         "more than storage (the full sweep is in each run)")
+    return DecisionTable(tuple(columns), tuple(rows), workload, metric, sizes, tuple(notes))
+
+
+def _row(e: LayoutEntry, steps: list[tuple[str, StepResult]], columns: Sequence[Column],
+         metric: str, estimates: bool) -> Row:
+    figures = _plan_figures(e.plan)
+    by_point: dict[tuple[str, int, int], list[tuple[str, StepResult]]] = {}
+    for rid, s in steps:
+        by_point.setdefault(_point(s), []).append((rid, s))
+    for c in columns:
+        if c.group not in ("throughput", "scaling"):
+            continue
+        d, n, bs = c.params["direction"], c.params["concurrency"], c.params["block_size"]
+        if c.group == "throughput":
+            values = [(rid, s.metric(metric).value) for rid, s in by_point.get((d, n, bs), [])
+                      if s.metric(metric) is not None]
+            fig = _measured(values, "")
+            if not fig.known and estimates and e.plan is not None:
+                fig = _estimate_figure(e.plan, d, n)
+            figures[c.key] = fig
+        else:
+            figures[c.key] = _scaling(by_point, d, n, bs, metric)
+    if e.plan is not None:
+        label = e.label or plan_label(e.plan)
+        gtype = e.plan.gluster_type.value
+        volume = e.plan.volume.name
+    else:
+        label, gtype, volume = e.label or e.key, "", ""
+    run_ids = tuple(dict.fromkeys(r.run_id for r in e.runs))
+    return Row(e.key, label, e.kind, volume, gtype, figures, run_ids, tuple(e.notes))
+
+
+def _scaling(by_point: Mapping[tuple[str, int, int], list[tuple[str, StepResult]]],
+             d: str, n: int, bs: int, metric: str) -> Figure:
+    conc = by_point.get((d, n, bs), [])
+    own = [(rid, s.metric("scaling_efficiency").value) for rid, s in conc
+           if s.metric("scaling_efficiency") is not None]
+    if own:
+        return _measured(own, ", each repeat's N files ÷ (N × its single file)")
+    single = _measured([(rid, s.metric(metric).value) for rid, s in by_point.get((d, 1, bs), [])
+                        if s.metric(metric) is not None], "")
+    many = _measured([(rid, s.metric(metric).value) for rid, s in conc if s.metric(metric) is not None], "")
+    if not single.known or not many.known or not single.value:
+        return UNKNOWN
+    ratio = many.value / (n * single.value)  # type: ignore[operator]
+    return Figure(ratio, MEASURED, ratio, ratio, 1,
+                  f"median of {many.n} concurrent ÷ ({n} × median of {single.n} single)",
+                  tuple(dict.fromkeys(single.run_ids + many.run_ids)))
