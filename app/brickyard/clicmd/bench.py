@@ -163,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args, workload, params, targets, link) -> int:
     from ..bench.engine import run_benchmark
+    from ..bench.request import FanOutSink
     from ..remote.local import LocalExecutor
     from ..remote.loop import AsyncLoopThread, Progress
 
@@ -207,29 +208,11 @@ def _run(args, workload, params, targets, link) -> int:
                              f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
         sinks.append(HistorySink(store))
 
-    class FanOut:
-        def run_started(self, run):
-            for sink in sinks:
-                sink.run_started(run)
-
-        def step_finished(self, run, step):
-            for sink in sinks:
-                sink.step_finished(run, step)
-
-        def run_finished(self, run):
-            for sink in sinks:
-                sink.run_finished(run)
-
-        def progress(self, run, event):
-            for sink in sinks:
-                if hasattr(sink, "progress"):
-                    sink.progress(run, event)
-
     async def main():
         try:
             return await run_benchmark(workload, params, [(t, executor(t.host)) for t in targets],
                                        servers=[executor(h) for h in args.server], progress=progress,
-                                       sink=FanOut(), link_bps=link)
+                                       sink=FanOutSink(sinks), link_bps=link)
         finally:
             if pool is not None:
                 await pool.close()

@@ -1,0 +1,150 @@
+"""A benchmark asked for in terms of a topology: which mounts, which servers, which link.
+
+The Run view (and anything else that starts runs from a topology) builds a ``BenchRequest``
+from the topology's names, then ``run_request`` turns those names into executors and calls
+``engine.run_benchmark``. Nothing here imports Qt.
+
+- ``volume_targets``: one target per client mount of a volume (the clients run together, their
+  workers released at one instant, as ``--target`` given several times);
+- ``volume_servers``: the nodes holding the volume's bricks, in brick order (caches dropped
+  there before reads, volume info read from the first);
+- ``topology_link``: the physics bound the topology implies, and where it comes from;
+- ``FanOutSink``: one result sink that hands every event to several (store + screen).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from ..core.results import RunResult, StepResult
+from ..core.topology import Topology
+from ..core.units import format_bytes
+from ..remote.executor import Executor
+from ..remote.local import LocalExecutor
+from ..remote.loop import Progress
+from .api import Workload
+from .engine import ResultSink, TargetSpec, run_benchmark
+
+ExecutorFor = Callable[[str], Executor]
+
+
+@dataclass(frozen=True)
+class BenchRequest:
+    """One run to make: a workload with its raw parameter texts on one group of targets.
+
+    ``targets`` run together (one run, workers released at one instant); a baseline is a
+    request of its own. ``servers`` are topology node names; ``link_bps`` the physics bound
+    (None: no check); ``volume`` the topology volume the targets mount ('' for a baseline)."""
+
+    workload: str
+    params: dict[str, Any]
+    targets: tuple[TargetSpec, ...]
+    servers: tuple[str, ...] = ()
+    link_bps: float | None = None
+    volume: str = ""
+    label: str = ""
+
+    @property
+    def hosts(self) -> list[str]:
+        """Every host the run touches (targets first), once each; 'local' is this workstation."""
+        return list(dict.fromkeys([t.host for t in self.targets] + list(self.servers)))
+
+    def describe(self) -> str:
+        where = ", ".join(t.text for t in self.targets)
+        return self.label or (f"{self.workload} on {self.volume} ({where})" if self.volume else f"{self.workload} on {where}")
+
+
+def volume_targets(topo: Topology, volume: str) -> list[TargetSpec]:
+    """Each client mount of ``volume`` as a target (client name : mount path)."""
+    vol = topo.require_volume(volume)
+    return [TargetSpec(m.client, m.path.rstrip("/") or "/") for m in vol.mounts]
+
+
+def volume_servers(topo: Topology, volume: str) -> list[str]:
+    """The nodes holding ``volume``'s bricks, in brick order, once each."""
+    vol = topo.require_volume(volume)
+    return list(dict.fromkeys(ref.node for ref in vol.bricks))
+
+
+@dataclass(frozen=True)
+class LinkBound:
+    """The physics bound a topology implies for a set of hosts: bytes/s (None: unknown) and why."""
+
+    bps: float | None
+    source: str
+
+    def describe(self) -> str:
+        if self.bps is None:
+            return self.source
+        return f"{self.bps * 8 / 1e9:g} Gbit/s ({format_bytes(self.bps)}/s) from {self.source}"
+
+
+def topology_link(topo: Topology, hosts: Iterable[str], servers: Iterable[str] = ()) -> LinkBound:
+    """The slowest NIC the topology gives for the target ``hosts``; when none of them has a
+    NIC speed, the slowest of ``servers`` (the nodes behind a gluster mount)."""
+    def nics(names: Iterable[str]) -> list[tuple[float, str]]:
+        out = []
+        for name in names:
+            machine = topo.client(name) or topo.node(name)
+            if machine is not None and machine.nic_gbps:
+                out.append((float(machine.nic_gbps), name))
+        return out
+
+    hosts = [h for h in hosts if h != "local"]
+    for found, what in ((nics(hosts), "NIC of"), (nics(servers), "NIC of server")):
+        if found:
+            gbps, name = min(found)
+            return LinkBound(gbps * 1e9 / 8, f"the {what} {name} in the topology")
+    if not hosts:
+        return LinkBound(None, "no link: the target is on this workstation")
+    return LinkBound(None, "the topology gives no NIC speed for " + ", ".join(hosts))
+
+
+def executor_lookup(topo_hosts: Callable[[str], Executor], topo: Topology,
+                    other: Callable[[str], Executor]) -> ExecutorFor:
+    """``local`` → this workstation; a topology node or client → ``topo_hosts(name)`` (its
+    address, user and port); any other name → ``other(name)`` (an SSH config alias)."""
+    local = LocalExecutor("local")
+    known = {n.name for n in topo.nodes} | {c.name for c in topo.clients}
+
+    def lookup(host: str) -> Executor:
+        if host == "local":
+            return local
+        return topo_hosts(host) if host in known else other(host)
+
+    return lookup
+
+
+async def run_request(request: BenchRequest, workload: Workload, executor_for: ExecutorFor, *,
+                      progress: Progress | None = None, sink: ResultSink | None = None,
+                      **engine_options: Any) -> RunResult:
+    """Run one request through the engine (see ``engine.run_benchmark`` for its end states)."""
+    targets = [(t, executor_for(t.host)) for t in request.targets]
+    servers = [executor_for(s) for s in request.servers]
+    return await run_benchmark(workload, dict(request.params), targets, servers=servers, progress=progress,
+                               sink=sink, link_bps=request.link_bps, **engine_options)
+
+
+@dataclass
+class FanOutSink:
+    """Hands every engine event to each sink in turn (e.g. the history store, then a screen)."""
+
+    sinks: Sequence[Any] = field(default_factory=list)
+
+    def run_started(self, run: RunResult) -> None:
+        for sink in self.sinks:
+            sink.run_started(run)
+
+    def step_finished(self, run: RunResult, step: StepResult) -> None:
+        for sink in self.sinks:
+            sink.step_finished(run, step)
+
+    def run_finished(self, run: RunResult) -> None:
+        for sink in self.sinks:
+            sink.run_finished(run)
+
+    def progress(self, run: RunResult, event: Any) -> None:
+        for sink in self.sinks:
+            if hasattr(sink, "progress"):
+                sink.progress(run, event)
