@@ -38,6 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--db", metavar="URL", help="history database for --save (SQLAlchemy URL; default as "
                                                "`brickyard history`)")
     p.add_argument("--list", action="store_true", help="list the workloads found (and broken plugins) and exit")
+    p.add_argument("--no-wait", action="store_true",
+                   help="refuse (exit 1) instead of waiting when a host is running another benchmark")
     p.set_defaults(func=run)
 
 
@@ -208,12 +210,25 @@ def _run(args, workload, params, targets, link) -> int:
                              f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
         sinks.append(HistorySink(store))
 
+    from ..bench.hostlock import HostBusy, HostLocks
+
+    hosts = [t.host for t in targets] + list(args.server)
+    owner = f"brickyard bench {workload.name} on {','.join(t.text for t in targets)}"
+
+    def waiting(busy: HostBusy) -> None:
+        print(f"waiting: {busy}", file=sys.stderr, flush=True)
+
     async def main():
+        locks, lease = HostLocks(), None
         try:
+            lease = (locks.try_acquire(hosts, owner) if args.no_wait else
+                     await locks.acquire(hosts, owner, is_cancelled=progress.is_cancelled, on_wait=waiting))
             return await run_benchmark(workload, params, [(t, executor(t.host)) for t in targets],
                                        servers=[executor(h) for h in args.server], progress=progress,
                                        sink=FanOutSink(sinks), link_bps=link)
         finally:
+            if lease is not None:
+                lease.release()
             if pool is not None:
                 await pool.close()
 
@@ -228,6 +243,12 @@ def _run(args, workload, params, targets, link) -> int:
                 except KeyboardInterrupt:
                     interrupted = True
                     progress.cancel()
+                except HostBusy as busy:   # --no-wait, or Ctrl-C while waiting: nothing ran
+                    if args.json:
+                        print(json.dumps({"ok": False, "error": str(busy), "busy_host": busy.host,
+                                          "exit": 130 if interrupted else 1}, indent=1))
+                    print(f"brickyard bench: {busy}", file=sys.stderr)
+                    return 130 if interrupted else 1
     finally:
         if store is not None:
             store.close()
