@@ -200,3 +200,30 @@ def test_an_empty_history_opens_and_says_so(qtbot, tmp_path):
     assert view.trend_chart.curve is not None and len(view.trend_chart.curve.getData()[0] or []) == 0
     assert view.export_selected(str(tmp_path / "none.json"), "json") == 0
     s.close()
+
+
+def test_show_runs_overlays_a_finished_run_on_earlier_runs_of_its_volume(qtbot, store):
+    import dataclasses
+
+    rng = random.Random(53)
+    other_volume = synthetic_run(rng, started_at=1.76e9 + 3.5 * 86400, repeats=1, block_sizes=(4096,))
+    other_volume.provenance = dataclasses.replace(other_volume.provenance, volume_name="gv9")
+    baseline = synthetic_run(rng, started_at=1.76e9 + 3.6 * 86400, repeats=1, block_sizes=(4096,))
+    baseline.provenance = dataclasses.replace(baseline.provenance, target="local:/var/tmp/base", target_kind="local",
+                                              volume_name="", layout={}, volume_options={})
+    fresh = synthetic_run(rng, started_at=1.76e9 + 4 * 86400, repeats=3)
+    for r in (other_volume, baseline, fresh):
+        store.add_run(r)
+    view = _view(qtbot, store)
+    shown = view.show_runs([fresh.run_id], overlay_same_volume=True, earlier=3)
+    # the three newest earlier gv0 dd runs, oldest first, then the new run; not gv9, not the baseline
+    assert shown == [r.run_id for r in store.synthetic[1:4]] + [fresh.run_id]
+    assert [r.run_id for r in view.compare.runs] == shown
+    assert view.right.currentWidget() is view.compare
+    assert set(view.selected_run_ids()) == set(shown)
+    assert view.compare.diff_table.rowCount() > 0          # what differs is listed
+    assert view.show_runs([baseline.run_id], overlay_same_volume=True) == [baseline.run_id]
+    assert view.show_runs([fresh.run_id]) == [fresh.run_id]
+    from brickyard.store import StoreError
+    with pytest.raises(StoreError):
+        view.show_runs(["nope"], overlay_same_volume=True)

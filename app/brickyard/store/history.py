@@ -448,6 +448,26 @@ class HistoryStore:
                                  steps=by_run.get(r.id, []), error=r.error, failed_host=r.failed_host))
         return out
 
+    def earlier_runs(self, run_id: str, limit: int = 4) -> list[str]:
+        """Up to ``limit`` runs of the same workload on the same volume (for a run without a
+        volume — a local or NFS baseline — on the same target) that started before ``run_id``,
+        newest first: what a finished run is read against."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(Run.workload, Run.started_at, Run.id, Run.target, Run.volume_id,
+                                      VolumeLayout.name.label("volume"))
+                               .outerjoin(VolumeLayout, VolumeLayout.id == Run.volume_id)
+                               .where(Run.run_id == run_id)).one_or_none()
+            if row is None:
+                raise StoreError(f"run {run_id} is not in the history")
+            q = (select(Run.run_id).outerjoin(VolumeLayout, VolumeLayout.id == Run.volume_id)
+                 .where(Run.workload == row.workload, Run.id != row.id,
+                        or_(Run.started_at < row.started_at,
+                            and_(Run.started_at == row.started_at, Run.id < row.id)))
+                 .order_by(Run.started_at.desc(), Run.id.desc()).limit(limit))
+            q = q.where(VolumeLayout.name == row.volume) if row.volume else \
+                q.where(Run.target == row.target, Run.volume_id.is_(None))
+            return list(conn.execute(q).scalars())
+
     def topology_snapshot(self, run_id: str) -> str | None:
         """The canonical topology JSON the run was planned from, if one was stored."""
         with self.engine.connect() as conn:

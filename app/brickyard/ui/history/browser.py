@@ -7,7 +7,7 @@ from __future__ import annotations
 import calendar
 import dataclasses
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QDate, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
@@ -275,6 +275,31 @@ class HistoryView(QWidget):
         self.compare.show_runs(self.store.load_runs(ids))
         self.right.setCurrentWidget(self.compare)
         self.refresh_trend()
+
+    def show_runs(self, run_ids: Sequence[str], overlay_same_volume: bool = False, earlier: int = 4) -> list[str]:
+        """Open ``run_ids`` in the Compare tab, charted together with what differs between
+        them listed first, and select them in the list where it shows them.
+
+        With ``overlay_same_volume``, up to ``earlier`` earlier runs of the same workload on
+        the same volume (a baseline: the same target) join each given run, so a run that
+        just finished is read against its history. Runs are shown oldest first; the oldest
+        is the comparison's baseline. Returns the ids shown. An unknown id raises
+        ``StoreError``."""
+        ids = list(dict.fromkeys(run_ids))
+        if overlay_same_volume:
+            for run_id in list(ids):
+                ids += [r for r in self.store.earlier_runs(run_id, earlier) if r not in ids]
+        runs = sorted(self.store.load_runs(ids), key=lambda r: r.started_at)
+        self.compare.show_runs(runs)
+        self.right.setCurrentWidget(self.compare)
+        shown = [r.run_id for r in runs]
+        sel = self.table.selectionModel()
+        sel.clearSelection()
+        for row, r in enumerate(self.model.rows):       # only rows already fetched: no full load
+            if r.run_id in shown:
+                sel.select(self.model.index(row, 0), sel.SelectionFlag.Select | sel.SelectionFlag.Rows)
+        self.refresh_trend()
+        return shown
 
     def refresh_trend(self) -> None:
         """Redraw the trend of the filtered runs at the chosen point; only while the Trend
