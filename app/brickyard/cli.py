@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import os
 import sys
+import traceback
 
 from . import __version__
 
@@ -30,7 +32,35 @@ COMMAND_MODULES = {
 
 
 class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit code 2."""
+    """Bad input from the user, exit code 2: one line, or for a file with several problems
+    one line per problem (``problems``: the strictjson Problems, also in the JSON document)."""
+
+    def __init__(self, message: str, problems: list | None = None):
+        super().__init__(message)
+        self.problems = list(problems or [])
+
+
+def json_safe(value: object) -> object:
+    """``value`` with every non-finite float (NaN, Infinity) as null: stdout under --json is
+    always strict JSON, which has no NaN."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def emit_json(doc: object, indent: int | None = 2) -> None:
+    """Print one JSON document on stdout: strict JSON (no NaN), UTF-8, flushed. Every command
+    prints its --json output through here."""
+    text = json.dumps(json_safe(doc), indent=indent, ensure_ascii=False, allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:   # a lone surrogate from somewhere: escape it rather than fail
+        text = json.dumps(json_safe(doc), indent=indent, ensure_ascii=True, allow_nan=False)
+    print(text, flush=True)
 
 
 class _BadArguments(Exception):
@@ -64,15 +94,21 @@ def _command_word(argv: list[str]) -> str | None:
     return next((word for word in argv if not word.startswith("-")), None)
 
 
-def _failed(line: str, error: str, code: int, as_json: bool) -> int:
-    """A command that could not do its work: one line on stderr and, with --json, one JSON
-    document on stdout, so a script reading stdout always gets JSON."""
-    print(line, file=sys.stderr)
+def _failed(line: str, error: str, code: int, as_json: bool, problems: list | None = None,
+            **extra: object) -> int:
+    """A command that could not do its work: its line(s) on stderr and, with --json, one
+    JSON document on stdout, so a script reading stdout always gets JSON."""
+    from .core.strictjson import printable
+
+    print("\n".join(printable(part) for part in line.split("\n")), file=sys.stderr)
     if as_json:
-        doc = {"ok": False, "error": error, "exit": code}
+        doc: dict = {"ok": False, "error": "\n".join(printable(part) for part in error.split("\n")), "exit": code}
+        if problems:
+            doc["problems"] = [p.to_json() if hasattr(p, "to_json") else str(p) for p in problems]
         if code == 130:
             doc["interrupted"] = True
-        print(json.dumps(doc, indent=2), flush=True)
+        doc.update(extra)
+        emit_json(doc)
     return code
 
 
@@ -94,12 +130,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except UsageError as exc:
-        return _failed(f"brickyard {args.command}: {exc}", str(exc), 2, as_json)
+        return _failed(f"brickyard {args.command}: {exc}", str(exc), 2, as_json, exc.problems)
     except KeyboardInterrupt:
         return _failed(f"brickyard {args.command}: interrupted", "interrupted (Ctrl-C)", 130, as_json)
     except BrokenPipeError:  # `brickyard plan … | head`: the reader left; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except Exception as exc:  # noqa: BLE001 - a bug: the traceback for the report, JSON for the script
+        traceback.print_exc()
+        return _failed(f"brickyard {args.command}: internal error (a bug in Brickyard, please report it): "
+                       f"{type(exc).__name__}: {exc}", f"internal error: {type(exc).__name__}: {exc}", 1, as_json,
+                       internal_error=True)
 
 
 if __name__ == "__main__":

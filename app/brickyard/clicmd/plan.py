@@ -7,10 +7,9 @@ Exit codes: 0 gluster would create the volume (with ``force`` where it needs it 
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import replace
 
-from ..cli import UsageError
+from ..cli import UsageError, emit_json
 from ..core import topofile
 from ..core.failures import FailureSpecError
 from ..core.gluster_cli import render
@@ -51,7 +50,7 @@ def _load(path: str) -> Topology:
     except IsADirectoryError:
         raise UsageError(f"{path} is a directory, not a topology file") from None
     except topofile.TopologyFileError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(str(exc), exc.problems) from None
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
@@ -110,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     except FailureSpecError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
-        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        emit_json(result.to_json())
     else:
         print(format_plan(result, failures))
     return 0 if result.valid else 1

@@ -126,14 +126,18 @@ def auto_redundancy(disperse: int) -> tuple[int, str | None]:
     cli_cmd_create_disperse_check: walk down from disperse-1 data bricks to the largest power
     of two whose redundancy (disperse - data) is at most (disperse-1)/2; none: redundancy 1.
     """
+    # The C loop steps ``tmp`` down from disperse-1 at most (disperse-1)//2 times; the same
+    # answer in closed form, so a huge count costs nothing (the loop took minutes for 10**9).
     tmp = disperse - 1
-    i = tmp // 2
-    while i > 0 and not _power_of_two(tmp):
-        i -= 1
-        tmp -= 1
-    if i == 0:
+    steps = tmp // 2
+    if steps < 0:   # disperse < 1 (refused before this is asked): the C loop's answer
+        return 1, None
+    if steps == 0:
         return 1, NO_OPTIMAL_REDUNDANCY
-    redundancy = disperse - tmp
+    power = 1 << (tmp.bit_length() - 1)      # the largest power of two <= disperse-1
+    if tmp - power >= steps:
+        return 1, NO_OPTIMAL_REDUNDANCY
+    redundancy = disperse - power
     return redundancy, (OPTIMAL_REDUNDANCY.format(r=redundancy) if redundancy > 1 else None)
 
 
@@ -261,8 +265,10 @@ def volname_problem(name: str) -> str | None:
 
 
 def split_sets(bricks: list[BrickRef], set_size: int) -> tuple[tuple[BrickRef, ...], ...]:
-    """Each run of ``set_size`` consecutive bricks is one set (a short tail is its own)."""
-    size = max(set_size, 1)
+    """Each run of ``set_size`` consecutive bricks is one set (a short tail is its own).
+    A set size beyond the brick count (``replica 1000000000``) is one short set: the work
+    and memory follow the bricks, never the count asked for."""
+    size = min(max(set_size, 1), max(len(bricks), 1))
     whole = len(bricks) - len(bricks) % size
     sets = tuple(zip(*[iter(bricks[:whole])] * size))  # the whole sets, grouped in C
     return sets + (tuple(bricks[whole:]),) if whole < len(bricks) else sets

@@ -30,10 +30,11 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import strictjson
+from .strictjson import INVALID, JsonFileError, Problem, Reader, join, kind
 from .topology import (
     BrickRef,
     Brick,
@@ -53,99 +54,23 @@ SUFFIX = ".brickyard.json"
 SCHEMA_PATH = Path(__file__).with_name("schema") / "topology-v1.schema.json"
 
 
-@dataclass(frozen=True)
-class Problem:
-    path: str
-    message: str
-    line: int | None = None
-
-    def __str__(self) -> str:
-        where = self.path or "(file)"
-        if self.line is not None:
-            where = f"line {self.line}: {where}"
-        return f"{where}: {self.message}"
+MAX_FILE_BYTES = 64 * 2**20   # 1,000 nodes x 24 bricks is about 6 MiB
+# the largest values a field may hold (the schema says the same)
+MAX_PORT = 65535
+MAX_GBPS = 1e6                  # a petabit per second NIC
+MAX_RATE_BPS = 1e15             # a petabyte per second disk
+MAX_RTT_MS = 1e7                # about three hours
 
 
-class TopologyFileError(ValueError):
-    """A file that cannot be loaded; ``problems`` lists every one found."""
-
-    def __init__(self, source: str, problems: list[Problem]):
-        self.source = source
-        self.problems = problems
-        first = problems[0] if problems else Problem("", "unknown problem")
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        super().__init__(f"{source}: {first}{more}")
-
-    def report(self) -> str:
-        return "\n".join(f"{self.source}: {p}" for p in self.problems)
+class TopologyFileError(JsonFileError):
+    """A file that cannot be loaded; ``problems`` lists every one found (``str()`` too)."""
 
 
 # ---- reading --------------------------------------------------------------------------
 
-class _Reader:
-    """Walks the parsed JSON, checking types and collecting problems with their paths."""
-
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-
-    def problem(self, path: str, message: str) -> None:
-        self.problems.append(Problem(path, message))
-
-    def obj(self, value: Any, path: str, allowed: set[str], required: set[str]) -> dict | None:
-        if not isinstance(value, dict):
-            self.problem(path, f"must be an object, not {_kind(value)}")
-            return None
-        for key in value:
-            if key not in allowed:
-                self.problem(_join(path, key), f"unknown field (allowed: {', '.join(sorted(allowed))})")
-        for key in sorted(required - value.keys()):
-            self.problem(_join(path, key), "is required")
-        return value
-
-    def field(self, data: dict, key: str, path: str, kind: type | tuple, default: Any = None,
-              nullable: bool = False, minimum: float | None = None) -> Any:
-        if key not in data:
-            return default
-        value = data[key]
-        here = _join(path, key)
-        if value is None and nullable:
-            return None
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
-        if float in kinds and isinstance(value, int) and not isinstance(value, bool):
-            ok = True
-        if not ok:
-            names = " or ".join(k.__name__.replace("str", "string").replace("int", "integer")
-                                .replace("float", "number").replace("bool", "true/false")
-                                for k in kinds)
-            self.problem(here, f"must be {names}{' or null' if nullable else ''}, not {_kind(value)}")
-            return default
-        if minimum is not None and value < minimum:
-            self.problem(here, f"must be at least {minimum:g}, not {value}")
-            return default
-        if isinstance(value, str) and kind is str and key in ("name",) and not value.strip():
-            self.problem(here, "must not be empty")
-        return value
-
-    def array(self, data: dict, key: str, path: str) -> list:
-        value = data.get(key, [])
-        if not isinstance(value, list):
-            self.problem(_join(path, key), f"must be an array, not {_kind(value)}")
-            return []
-        return value
-
-
-def _join(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "true/false", int: "an integer", float: "a number", str: "a string",
-            list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
+_Reader = Reader
+_join = join
+_kind = kind
 
 
 _TOP = {"format_version", "name", "description", "sites", "nodes", "clients", "latencies", "volumes"}
@@ -159,19 +84,17 @@ _VOLUME = {"name", "type", "replica", "arbiter", "disperse", "redundancy", "bric
 _MOUNT = {"client", "path", "options"}
 
 
-def from_dict(data: Any, source: str = "<topology>") -> Topology:
-    """Build a Topology from parsed JSON, or raise TopologyFileError listing every problem."""
-    r = _Reader()
+def from_dict(data: Any, source: str = "<topology>", problems: list[Problem] | None = None) -> Topology:
+    """Build a Topology from parsed JSON, or raise TopologyFileError listing every problem
+    (``problems``: those the parser already found, reported with the rest)."""
+    if problems is None:   # data built by hand, not by strictjson.parse: the same checks
+        data, problems = strictjson.scan(data)
+    r = _Reader(problems)
     top = r.obj(data, "", _TOP, {"format_version"})
     if top is None:
         raise TopologyFileError(source, r.problems)
-    version = top.get("format_version")
-    if version != FORMAT_VERSION:
-        if isinstance(version, int) and version > FORMAT_VERSION:
-            msg = f"is {version}; this Brickyard reads version {FORMAT_VERSION} (a newer Brickyard wrote this file)"
-        else:
-            msg = f"must be {FORMAT_VERSION}, not {version!r}"
-        raise TopologyFileError(source, [Problem("format_version", msg)])
+    if "format_version" in top and r.integer_version(top, "format_version", [FORMAT_VERSION]) is None:
+        raise TopologyFileError(source, r.problems)   # another version: the rest means something else
 
     topo = Topology(
         name=r.field(top, "name", "", str, ""),
@@ -192,8 +115,8 @@ def from_dict(data: Any, source: str = "<topology>") -> Topology:
             site=r.field(d, "site", path, str, ""),
             address=r.field(d, "address", path, str, ""),
             ssh_user=r.field(d, "ssh_user", path, str, "root"),
-            ssh_port=r.field(d, "ssh_port", path, int, 22, minimum=1),
-            nic_gbps=r.field(d, "nic_gbps", path, float, None, nullable=True, minimum=0),
+            ssh_port=r.field(d, "ssh_port", path, int, 22, minimum=1, maximum=MAX_PORT),
+            nic_gbps=r.field(d, "nic_gbps", path, float, None, nullable=True, minimum=0, maximum=MAX_GBPS),
         )
         for j, braw in enumerate(r.array(d, "bricks", path)):
             bpath = f"{path}.bricks[{j}]"
@@ -207,7 +130,7 @@ def from_dict(data: Any, source: str = "<topology>") -> Topology:
                 mount=r.field(b, "mount", bpath, str, ""),
                 fs_type=r.field(b, "fs_type", bpath, str, "xfs"),
                 disk_kind=r.field(b, "disk_kind", bpath, str, ""),
-                speed_bps=r.field(b, "speed_bps", bpath, float, None, nullable=True, minimum=0),
+                speed_bps=r.field(b, "speed_bps", bpath, float, None, nullable=True, minimum=0, maximum=MAX_RATE_BPS),
             ))
         topo.nodes.append(node)
     for i, raw in enumerate(r.array(top, "clients", "")):
@@ -219,8 +142,8 @@ def from_dict(data: Any, source: str = "<topology>") -> Topology:
                 site=r.field(d, "site", path, str, ""),
                 address=r.field(d, "address", path, str, ""),
                 ssh_user=r.field(d, "ssh_user", path, str, "root"),
-                ssh_port=r.field(d, "ssh_port", path, int, 22, minimum=1),
-                nic_gbps=r.field(d, "nic_gbps", path, float, None, nullable=True, minimum=0),
+                ssh_port=r.field(d, "ssh_port", path, int, 22, minimum=1, maximum=MAX_PORT),
+                nic_gbps=r.field(d, "nic_gbps", path, float, None, nullable=True, minimum=0, maximum=MAX_GBPS),
             ))
     for i, raw in enumerate(r.array(top, "latencies", "")):
         path = f"latencies[{i}]"
@@ -228,7 +151,7 @@ def from_dict(data: Any, source: str = "<topology>") -> Topology:
         if d is not None:
             topo.latencies.append(Latency(
                 r.field(d, "a", path, str, ""), r.field(d, "b", path, str, ""),
-                r.field(d, "rtt_ms", path, float, 0.0, minimum=0),
+                r.field(d, "rtt_ms", path, float, 0.0, minimum=0, maximum=MAX_RTT_MS),
                 r.field(d, "measured", path, bool, False),
             ))
     for i, raw in enumerate(r.array(top, "volumes", "")):
@@ -259,6 +182,8 @@ def _read_volume(r: _Reader, d: dict, path: str) -> Volume:
     bricks = []
     for k, text in enumerate(r.array(d, "bricks", path)):
         here = f"{path}.bricks[{k}]"
+        if text is INVALID:
+            continue
         if not isinstance(text, str):
             r.problem(here, f"must be a string 'node:/path', not {_kind(text)}")
             continue
@@ -268,8 +193,8 @@ def _read_volume(r: _Reader, d: dict, path: str) -> Volume:
             r.problem(here, str(exc))
     options = r.field(d, "options", path, dict, {})
     for key, value in (options or {}).items():
-        if not isinstance(value, str):
-            r.problem(f"{path}.options.{key}", f"must be a string (gluster option values are text), not {_kind(value)}")
+        if not isinstance(value, str) and value is not INVALID:
+            r.problem(_join(_join(path, "options"), key), f"must be a string (gluster option values are text), not {_kind(value)}")
     mounts = []
     for k, raw in enumerate(r.array(d, "mounts", path)):
         here = f"{path}.mounts[{k}]"
@@ -341,23 +266,18 @@ def _endpoint_exists(end: str, sites: set[str], nodes: set[str], clients: set[st
 
 
 def loads(text: str, source: str = "<topology>") -> Topology:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TopologyFileError(source, [Problem("", f"not valid JSON: {exc.msg} (column {exc.colno})", exc.lineno)]) from None
-    return from_dict(data, source)
+    data, problems = strictjson.parse(text)
+    if data is None:
+        raise TopologyFileError(source, problems)
+    return from_dict(data, source, problems)
 
 
 def load(path: str | os.PathLike) -> Topology:
-    path = Path(path)
+    """Read a topology file: a regular file of at most MAX_FILE_BYTES, strict JSON."""
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise TopologyFileError(str(path), [Problem("", f"cannot read: {exc.strerror or exc}")]) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TopologyFileError(str(path), [Problem("", f"not UTF-8 text (byte {exc.start})")]) from None
+        text = strictjson.read_text(path, limit=MAX_FILE_BYTES, what="topology file")
+    except JsonFileError as exc:
+        raise TopologyFileError(str(path), exc.problems) from None
     return loads(text, str(path))
 
 

@@ -1,0 +1,408 @@
+"""Reading JSON a user hands Brickyard (topology files, campaign files, history exports),
+strictly and within bounds. Every loader of a user file goes through here, so a new field
+or a new file kind gets the same checks without asking for them:
+
+- ``read_text``: regular files only (never ``/dev/zero``, a FIFO or a directory), at most
+  ``limit`` bytes (checked before reading and while reading), UTF-8 or a clear refusal.
+- ``parse``: the JSON grammar and nothing more. ``NaN``/``Infinity``, numbers that overflow
+  a double (``1e400``), integers beyond 64 bits (and the 4,300-digit ones Python refuses to
+  convert), duplicate keys, lone surrogates and NUL characters in strings or keys, and nesting
+  deeper than ``max_depth`` are each a ``Problem`` with the field path; an offending number or
+  subtree is replaced by ``INVALID`` (bad text is kept, escaped wherever it is printed) so a
+  schema reader can go on and report every other problem too, without echoes of the first.
+- ``Reader``: walks parsed data for a schema, checking types and ranges, collecting every
+  problem with its path (``nodes[2].bricks[0].size_bytes``); ``true`` is never a number and
+  ``1.0`` never an integer.
+- ``printable``: any text from a file made safe for one line of output (control characters
+  and lone surrogates escaped), so an unknown key containing a newline cannot split an error.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import stat
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+INT_MIN = -(2**63)
+INT_MAX = 2**63 - 1           # what SQLite, PostgreSQL BIGINT and gluster's own counters hold
+MAX_DEPTH = 64                # no Brickyard file nests deeper than a dozen levels
+MiB = 2**20
+
+
+class _Invalid:
+    """A value the parser refused (its problem is already recorded)."""
+
+    _instance: "_Invalid | None" = None
+
+    def __new__(cls) -> "_Invalid":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "<invalid>"
+
+
+INVALID: Any = _Invalid()
+
+
+def printable(text: object) -> str:
+    """``text`` with control characters, lone surrogates and line separators escaped
+    (``\\n``, ``\\x00``, ``\\ud800``), so it prints on one line and encodes as UTF-8."""
+    s = str(text)
+    if s.isprintable():
+        return s
+    out = []
+    for ch in s:
+        if ch.isprintable() or ch == " ":
+            out.append(ch)
+        elif unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp", "Cf", "Co", "Cn"):
+            out.append(json.dumps(ch)[1:-1] if ch not in "\t\n\r" else {"\t": "\\t", "\n": "\\n", "\r": "\\r"}[ch])
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = [f"line {self.line}"] if self.line is not None else []
+        if self.path:
+            where.append(self.path)
+        return printable(": ".join([*where, self.message]))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": printable(self.path), "message": printable(self.message), "line": self.line}
+
+
+class JsonFileError(ValueError):
+    """A file (or parsed document) that cannot be loaded; ``problems`` lists every one found.
+    ``str()`` names them all, one per line after the first."""
+
+    def __init__(self, source: str, problems: list[Problem]):
+        self.source = printable(source)
+        self.problems = list(problems) or [Problem("", "unknown problem")]
+        if len(self.problems) == 1:
+            text = f"{self.source}: {self.problems[0]}"
+        else:
+            text = f"{self.source}: {len(self.problems)} problems:\n" + "\n".join(f"  {p}" for p in self.problems)
+        super().__init__(text)
+
+    def report(self) -> str:
+        """Every problem on its own line, each led by the file name."""
+        return "\n".join(f"{self.source}: {p}" for p in self.problems)
+
+
+# ---- paths ------------------------------------------------------------------------------
+
+_QUOTED_CHARS = set(' []"\'')
+
+
+def join(path: str, key: str | int) -> str:
+    """``path`` + ``[3]`` or ``.key``; a key with unusual characters is quoted as JSON
+    (``options["a\\nb"]``), so a path is always one unambiguous line."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if not key or not key.isprintable() or any(ch in _QUOTED_CHARS for ch in key):
+        return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+    return f"{path}.{key}" if path else key
+
+
+def kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is INVALID:
+        return "an invalid value"
+    return {bool: "true/false", int: "an integer", float: "a number", str: "a string",
+            list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+# ---- reading a file -----------------------------------------------------------------------
+
+def read_text(path: str | os.PathLike, *, limit: int, what: str = "file") -> str:
+    """The UTF-8 text of a regular file of at most ``limit`` bytes, or JsonFileError."""
+    source = str(path)
+
+    def fail(message: str) -> JsonFileError:
+        return JsonFileError(source, [Problem("", message)])
+
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; a regular file ignores it
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise fail(f"cannot read: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise fail(f"is a directory, not a {what}")
+        if not stat.S_ISREG(st.st_mode):
+            raise fail(f"is not a regular file (a device, FIFO or socket); Brickyard reads a {what} "
+                       "only from a regular file")
+        if st.st_size > limit:
+            raise fail(f"is {_size(st.st_size)}; Brickyard reads a {what} of at most {_size(limit)}")
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:   # it grew while we read
+                raise fail(f"is larger than {_size(limit)}; Brickyard reads a {what} of at most {_size(limit)}")
+    except OSError as exc:
+        raise fail(f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    raw = b"".join(chunks)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise fail(f"not UTF-8 text (byte {exc.start})") from None
+
+
+def _size(n: int) -> str:
+    return f"{n / MiB:.1f} MiB" if n >= MiB else f"{n} bytes"
+
+
+# ---- parsing ------------------------------------------------------------------------------
+
+class _Object(dict):
+    """A parsed JSON object that remembers the keys it saw twice."""
+
+    __slots__ = ("duplicates",)
+
+
+class _Bad:
+    """A number or constant the parser refused; ``scan`` turns it into a problem."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str):
+        self.why = why
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> _Object:
+    obj = _Object()
+    dups = []
+    for key, value in pairs:
+        if key in obj:
+            dups.append(key)
+        obj[key] = value
+    obj.duplicates = dups
+    return obj
+
+
+def _parse_int(text: str) -> Any:
+    digits = len(text) - text.startswith("-")
+    if digits > 19:   # beyond 64 bits for sure; int() of 4,301+ digits would even raise
+        return _Bad(f"an integer of {digits} digits is out of range (at most {INT_MAX})")
+    return int(text)
+
+
+def _parse_float(text: str) -> Any:
+    value = float(text)
+    if not math.isfinite(value):
+        return _Bad(f"the number {text[:40]}{'…' if len(text) > 40 else ''} is too large for a double")
+    return value
+
+
+def _parse_constant(name: str) -> Any:
+    return _Bad(f"{name} is not a number JSON allows (write a finite number)")
+
+
+def parse(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Problem]]:
+    """Parse ``text``; the data (refused values replaced by INVALID) and every problem.
+    A syntax error is one problem with its line, and the data is None."""
+    try:
+        data = json.loads(text, object_pairs_hook=_pairs, parse_int=_parse_int, parse_float=_parse_float,
+                          parse_constant=_parse_constant)
+    except json.JSONDecodeError as exc:
+        return None, [Problem("", f"not valid JSON: {exc.msg} (column {exc.colno})", exc.lineno)]
+    except RecursionError:
+        return None, [Problem("", f"nested too deeply (Brickyard reads at most {max_depth} levels)")]
+    data, problems = scan(data, max_depth=max_depth)
+    return data, problems
+
+
+def _text_problem(text: str) -> str | None:
+    if "\x00" in text:
+        return "contains a NUL character"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"contains a lone surrogate ({json.dumps(text[exc.start])[1:-1]}), which is not text"
+    return None
+
+
+def scan(data: Any, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Problem]]:
+    """Check parsed (or hand-built) data: finite numbers, 64-bit integers, valid text in
+    strings and keys, no duplicate keys, nesting at most ``max_depth``. Returns the data
+    with each refused value replaced by INVALID, and the problems. Iterative: any depth."""
+    problems: list[Problem] = []
+    root = [data]
+    # (container, key in container, value, path, depth)
+    stack: list[tuple[Any, Any, Any, str, int]] = [(root, 0, data, "", 0)]
+    while stack:
+        parent, key, value, path, depth = stack.pop()
+        if isinstance(value, _Bad):
+            problems.append(Problem(path, value.why))
+            parent[key] = INVALID
+        elif isinstance(value, bool) or value is None:
+            continue
+        elif isinstance(value, int):
+            if not INT_MIN <= value <= INT_MAX:
+                problems.append(Problem(path, f"integer out of range (at most {INT_MAX})"))
+                parent[key] = INVALID
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                problems.append(Problem(path, f"{value} is not a number JSON allows (write a finite number)"))
+                parent[key] = INVALID
+        elif isinstance(value, str):
+            why = _text_problem(value)
+            if why:   # kept as it is (references to it still resolve); the load fails anyway
+                problems.append(Problem(path, why))
+        elif isinstance(value, (dict, list)):
+            if depth >= max_depth:
+                short = path if len(path) <= 80 else path[:60] + "…"
+                problems.append(Problem(short, f"nested too deeply (Brickyard reads at most {max_depth} levels)"))
+                parent[key] = INVALID
+                continue
+            if isinstance(value, dict):
+                for dup in getattr(value, "duplicates", ()):
+                    problems.append(Problem(join(path, dup), "appears twice in one object (which one is meant?)"))
+                bad_keys = []
+                for k in value:
+                    why = _text_problem(k) if isinstance(k, str) else "is not a string key"
+                    if why:
+                        problems.append(Problem(join(path, k) if isinstance(k, str) else path, f"key {why}"))
+                        bad_keys.append(k)
+                for k in bad_keys:
+                    del value[k]
+                items: Iterable = list(value.items())
+            else:
+                items = list(enumerate(value))
+            for k, v in reversed(list(items)):
+                stack.append((value, k, v, join(path, k), depth + 1))
+    problems.sort(key=lambda p: _path_order(p.path))
+    return root[0], problems
+
+
+def _path_order(path: str) -> tuple:
+    """Problems in document order, roughly: by path with array indexes compared as numbers."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"[\[\].]+", path) if p)
+
+
+# ---- walking parsed data for a schema ---------------------------------------------------
+
+class Reader:
+    """Walks parsed JSON for one schema, checking types and ranges and collecting problems
+    with their paths. Values already refused by ``scan`` (INVALID) give the default silently:
+    their problem is on the list."""
+
+    def __init__(self, problems: Iterable[Problem] = ()) -> None:
+        self.problems: list[Problem] = list(problems)
+
+    def problem(self, path: str, message: str) -> None:
+        self.problems.append(Problem(path, message))
+
+    def obj(self, value: Any, path: str, allowed: set[str], required: set[str]) -> dict | None:
+        if value is INVALID:
+            return None
+        if not isinstance(value, dict):
+            self.problem(path, f"must be an object, not {kind(value)}")
+            return None
+        for key in value:
+            if key not in allowed:
+                self.problem(join(path, key), f"unknown field (allowed: {', '.join(sorted(allowed))})")
+        for key in sorted(required - value.keys()):
+            self.problem(join(path, key), "is required")
+        return value
+
+    def field(self, data: dict, key: str, path: str, kind_: type | tuple, default: Any = None,
+              nullable: bool = False, minimum: float | None = None, maximum: float | None = None,
+              max_length: int | None = None) -> Any:
+        if key not in data:
+            return default
+        value = data[key]
+        here = join(path, key)
+        if value is INVALID:
+            return default
+        if value is None and nullable:
+            return None
+        kinds = kind_ if isinstance(kind_, tuple) else (kind_,)
+        ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+        if float in kinds and isinstance(value, int) and not isinstance(value, bool):
+            ok = True
+        if not ok:
+            names = " or ".join(_TYPE_WORDS.get(k, k.__name__) for k in kinds)
+            self.problem(here, f"must be {names}{' or null' if nullable else ''}, not {kind(value)}")
+            return default
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if minimum is not None and value < minimum:
+                self.problem(here, f"must be at least {minimum:g}, not {value}")
+                return default
+            if maximum is not None and value > maximum:
+                self.problem(here, f"must be at most {maximum:g}, not {value}")
+                return default
+        if isinstance(value, str) and key == "name" and not value.strip():
+            self.problem(here, "must not be empty")
+        if isinstance(value, str) and max_length is not None and len(value) > max_length:
+            self.problem(here, f"must be at most {max_length} characters, not {len(value)}")
+            return default
+        return value
+
+    def array(self, data: dict, key: str, path: str) -> list:
+        value = data.get(key, [])
+        if value is INVALID:
+            return []
+        if not isinstance(value, list):
+            self.problem(join(path, key), f"must be an array, not {kind(value)}")
+            return []
+        return value
+
+    def integer_version(self, data: dict, key: str, known: Iterable[int]) -> int | None:
+        """A ``format_version``: an integer (never ``true`` or ``1.0``) this Brickyard reads."""
+        known = sorted(known)
+        value = data.get(key)
+        if value is INVALID:
+            return None
+        if type(value) is not int:
+            self.problem(key, f"must be an integer ({', '.join(map(str, known))}), not {kind(value)}"
+                         + (f" {json.dumps(value)}" if isinstance(value, (bool, float)) else ""))
+            return None
+        if value not in known:
+            if value > known[-1]:
+                self.problem(key, f"is {value}; this Brickyard reads version {known[-1]} "
+                                  "(a newer Brickyard wrote this file)")
+            else:
+                self.problem(key, f"must be {' or '.join(map(str, known))}, not {value}")
+            return None
+        return value
+
+
+_TYPE_WORDS = {str: "a string", int: "an integer", float: "a number", bool: "true/false",
+               dict: "an object", list: "an array", type(None): "null"}
+
+
+def load(path: str | os.PathLike, *, limit: int, what: str, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Problem]]:
+    """``read_text`` then ``parse``: (data, problems). A file that cannot be read or is not
+    JSON at all raises JsonFileError; other problems come back for the schema reader to add to."""
+    text = read_text(path, limit=limit, what=what)
+    data, problems = parse(text, max_depth=max_depth)
+    if data is None and problems:
+        raise JsonFileError(str(path), problems)
+    return data, problems
+
+
+def source_name(path: str | os.PathLike) -> str:
+    return printable(str(Path(path)))
