@@ -44,11 +44,51 @@ def test_fio_random_read_latency_percentile_is_read():
     assert job["clat_p99_ns"] > 0 and job["iops"] > 0 and job["ios"] > 0
 
 
-def test_fio_user_options_refuse_what_brickyard_owns_or_would_run_commands():
+def test_fio_user_options_take_only_allow_listed_io_shaping_options():
     assert parse_options("iodepth=16 direct=1,ioengine=libaio") == {"iodepth": "16", "direct": "1", "ioengine": "libaio"}
-    for bad in ("directory=/etc", "exec_prerun=rm", "filename=/dev/sda", "x;y=1"):
-        with pytest.raises(ValueError):
-            parse_options(bad)
+    assert parse_options("rw=randrw rwmixread=70 bssplit=4k/50:64k/50 random_distribution=zipf:1.2 "
+                         "--end_fsync=1 norandommap") == {
+        "rw": "randrw", "rwmixread": "70", "bssplit": "4k/50:64k/50", "random_distribution": "zipf:1.2",
+        "end_fsync": "1", "norandommap": "1"}
+
+
+@pytest.mark.parametrize("text, named, why", [
+    ("ioengine=exec program=/usr/bin/touch arguments=/tmp/x", "ioengine=exec", "only engines that do file I/O"),
+    ("ioengine=external:/tmp/evil.so", "ioengine=external", "only engines that do file I/O"),
+    ("exec_prerun=/tmp/x", "exec_prerun", "runs a program"),
+    ("exec_postrun=/tmp/x", "exec_postrun", "runs a program"),
+    ("write_iolog=/etc/cron.d/x", "write_iolog", "outside the run's directory"),
+    ("read_iolog=/etc/shadow", "read_iolog", "outside the run's directory"),
+    ("write_bw_log=/root/x", "write_bw_log", "outside the run's directory"),
+    ("write_lat_log=/root/x", "write_lat_log", "outside the run's directory"),
+    ("write_iops_log=/root/x", "write_iops_log", "outside the run's directory"),
+    ("write_hist_log=/root/x", "write_hist_log", "outside the run's directory"),
+    ("verify_state_save=1", "verify_state_save", "outside the run's directory"),
+    ("mem=mmap:/etc/x", "mem", "outside the run's directory"),
+    ("filename=/dev/sda", "filename", "Brickyard sets it"),
+    ("directory=/etc", "directory", "Brickyard sets it"),
+    ("opendir=/", "opendir", "Brickyard sets it"),
+    ("trigger_cmd=reboot", "trigger_cmd", "runs a program"),
+    ("trigger-file=/tmp/t", "trigger-file", "runs a program"),
+    ("ioscheduler=none", "ioscheduler", "changes the host"),
+    ("cgroup=x", "cgroup", "changes the host"),
+    ("uid=0", "uid", "changes the host"),
+    ("numjobs=100000", "numjobs", "its own parameter"),
+    ("some_future_option=1", "some_future_option", "not on Brickyard's list"),
+    ("bs=$(touch${IFS}/tmp/x)", "bs=", "no spaces, quotes, '$'"),
+    ("bs=`touch`", "bs=", "a value may hold only"),
+    ("x;y=1", "'x;y'", "not a fio option name"),
+])
+def test_fio_user_options_refuse_each_unsafe_option_by_name_and_reason(text, named, why):
+    with pytest.raises(ValueError) as err:
+        parse_options(text)
+    assert named in str(err.value) and why in str(err.value)
+
+
+def test_fio_user_options_name_every_refused_option_at_once():
+    with pytest.raises(ValueError) as err:
+        parse_options("iodepth=8 exec_prerun=/x write_iolog=/y direct=1")
+    assert "exec_prerun" in str(err.value) and "write_iolog" in str(err.value) and "iodepth" not in str(err.value)
 
 
 def test_wordpress_shaped_tarball_matches_the_write_up_and_is_deterministic():

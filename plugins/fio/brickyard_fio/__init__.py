@@ -17,37 +17,20 @@ from typing import Any
 
 from brickyard.bench.api import Measurement, Metric, Param, Requirement, WorkerTiming, Workload
 
+from .options import parse_options
+
 PRESETS = {
     "seq-write": {"rw": "write", "bs": "1M", "end_fsync": "1"},
     "seq-read": {"rw": "read", "bs": "1M"},
     "rand-write": {"rw": "randwrite", "bs": "4k", "end_fsync": "1"},
     "rand-read": {"rw": "randread", "bs": "4k"},
 }
-# options Brickyard sets itself, or that would run commands / write files outside the run dir
-FORBIDDEN = {"directory", "filename", "filename_format", "opendir", "exec_prerun", "exec_postrun",
-             "output", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log",
-             "ioscheduler", "trigger", "trigger-file", "trigger-timeout", "create_only", "name"}
-_OPT = re.compile(r"^[a-z][a-z0-9_]*$")
+# what the first target may call the others by (client_server mode): a host name or address
+_SERVER_NAME = re.compile(r"^(?!-)[A-Za-z0-9_.%:-]{1,253}$")
 
 
 class FioOutputError(ValueError):
     pass
-
-
-def parse_options(text: str) -> dict[str, str]:
-    """User job options "iodepth=16 direct=1" (spaces or commas) → dict, refusing unsafe ones."""
-    out: dict[str, str] = {}
-    for token in re.split(r"[\s,]+", text.strip()):
-        if not token:
-            continue
-        key, sep, value = token.partition("=")
-        key = key.lstrip("-")
-        if not _OPT.match(key):
-            raise ValueError(f"options: {token!r} is not a fio option (write name=value)")
-        if key in FORBIDDEN or key.startswith("exec_"):
-            raise ValueError(f"options: {key} is set by Brickyard or not allowed")
-        out[key] = value if sep else "1"
-    return out
 
 
 def extract_json(text: str) -> dict[str, Any]:
@@ -128,6 +111,9 @@ class Fio(Workload):
             parse_options(values["options"])
         except ValueError as exc:
             problems.append(str(exc))
+        bad = [n for n in values["server_names"].split(",") if n.strip() and not _SERVER_NAME.match(n.strip())]
+        if bad:
+            problems.append(f"server_names: {', '.join(map(repr, bad))} is not a host name or address")
         return problems
 
     def step_count(self, values: dict[str, Any]) -> int:
@@ -150,27 +136,30 @@ class Fio(Workload):
         try:
             for repeat in range(ctx.repeats):
                 for preset in presets:
-                    dirs = {}
+                    # fio splits directory= at ':' and expands '$' in it, and a target path may hold
+                    # both: fio works in the run directory (its cwd) and is given a plain relative name
+                    where = f"fio-{preset}-r{repeat}"
                     for t in ctx.targets:
-                        dirs[t.host] = f"{t.rundir}/fio-{preset}-r{repeat}"
-                        await ctx.sh(t, ["mkdir", dirs[t.host]])
+                        await ctx.sh(t, ["mkdir", f"{t.rundir}/{where}"])
                     if PRESETS[preset]["rw"] in ("read", "randread"):
                         ctx.progress(f"{preset}: laying out files (not recorded)")
                         await ctx.run_workers([(t, ctx.exec_worker(["fio", "--output-format=json", "--create_only=1",
-                                                                     "--name=by", *fio_args(self._opts(v, preset, dirs[t.host]))]))
+                                                                     "--name=by", *fio_args(self._opts(v, preset, where))],
+                                                                    cwd=t.rundir))
                                                for t in ctx.targets])
                         await ctx.drop_caches()
                     ctx.progress(f"{preset} repeat {repeat + 1}/{ctx.repeats}")
                     if servers:
-                        m = await self._measure_client_server(ctx, preset, dirs, repeat)
+                        m = await self._measure_client_server(ctx, preset, where, repeat)
                     else:
                         runs = await ctx.run_workers([(t, ctx.exec_worker(["fio", "--output-format=json", "--name=by",
-                                                                            *fio_args(self._opts(v, preset, dirs[t.host]))]))
+                                                                            *fio_args(self._opts(v, preset, where))],
+                                                                           cwd=t.rundir))
                                                       for t in ctx.targets])
                         m = self._measurement(preset, repeat, [(r.timing, r.stdout, r.stderr) for r in runs])
                     ctx.record(m, direction="read" if "read" in preset else "write")
                     for t in ctx.targets:
-                        await ctx.remove(t, dirs[t.host])
+                        await ctx.remove(t, f"{t.rundir}/{where}")
         finally:
             for proc in servers:
                 await proc.kill()
@@ -178,7 +167,9 @@ class Fio(Workload):
     async def _start_servers(self, ctx):
         procs = []
         for t in ctx.targets:
-            procs.append(await t.executor.start(["fio", f"--server=,{ctx.values['port']}"]))
+            # each server works in its host's run directory: the job's directory= is relative to it
+            procs.append(await t.executor.start(["sh", "-c", 'cd -- "$1" && exec fio "$2"', "sh", t.rundir,
+                                                 f"--server=,{ctx.values['port']}"]))
         ready = ctx.targets[0]
         for name in self._server_names(ctx):      # wait until each server accepts connections
             for _ in range(50):
@@ -195,12 +186,12 @@ class Fio(Workload):
         names = [n.strip() for n in ctx.values["server_names"].split(",") if n.strip()]
         return names if names else [t.host for t in ctx.targets]
 
-    async def _measure_client_server(self, ctx, preset, dirs, repeat) -> Measurement:
+    async def _measure_client_server(self, ctx, preset, where: str, repeat) -> Measurement:
         controller = ctx.targets[0]
         argv = ["fio", "--output-format=json"]
         for i, (t, name) in enumerate(zip(ctx.targets, self._server_names(ctx))):
             path = f"{controller.tmpdir}/job-{i}.fio"
-            await controller.executor.upload(job_file(self._opts(ctx.values, preset, dirs[t.host])).encode(), path)
+            await controller.executor.upload(job_file(self._opts(ctx.values, preset, where)).encode(), path)
             argv += [f"--client={name},{ctx.values['port']}", path]
         runs = await ctx.run_workers([(controller, ctx.exec_worker(argv))])
         m = self._measurement(preset, repeat, [(runs[0].timing, runs[0].stdout, runs[0].stderr)])
