@@ -121,3 +121,13 @@ def test_pgbench_output_parsed_from_a_real_postgresql_15_run():
     assert run == {"tps": 464.489758, "latency_ms": 4.306, "done": 100.0, "asked": 100.0}
     assert parse_init_seconds((FIX / "pgbench/init-s1.txt").read_text()) == 0.36
     assert parse_pgbench("connection to server failed") == {}
+
+
+def test_pgbench_refuses_a_bin_directory_pg_ctl_would_pass_through_a_shell():
+    from brickyard.bench.api import ParamError
+    from brickyard_pgbench import PgBench
+
+    assert PgBench().resolve({"pg_bin": "/usr/lib/postgresql/15/bin"})["pg_bin"] == "/usr/lib/postgresql/15/bin"
+    for bad in ('/opt/pg$(touch /tmp/x)/bin', "/opt/`id`", '/opt/a"b', "/opt/a\\b", "relative/bin", "/opt/a b"):
+        with pytest.raises(ParamError, match="pg_bin: .* is not a plain absolute path"):
+            PgBench().resolve({"pg_bin": bad})

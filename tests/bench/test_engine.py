@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from brickyard.bench import registry
-from brickyard.bench.api import Measurement, Param, Workload
+from brickyard.bench.api import Measurement, Param, ParamError, Workload
 from brickyard.bench.engine import TargetSpec, parse_target, run_benchmark, TargetError
 from brickyard.core.results import RunStatus, WorkerTiming
 from brickyard.remote.local import LocalExecutor
@@ -137,9 +137,20 @@ def test_a_stalled_worker_is_reported_as_a_stall_not_a_crash(tmp_path):
 
 def test_targets_must_name_host_and_absolute_path():
     assert parse_target("client1:/mnt/gv0/") == TargetSpec("client1", "/mnt/gv0")
-    for bad in ("client1", "client1:mnt", ":/x", "a b:/x"):
+    for bad in ("client1", "client1:mnt", ":/x", "a b:/x", "-oProxyCommand=x:/y", "a$(b):/x"):
         with pytest.raises(TargetError):
             parse_target(bad)
+    assert parse_target("client1:/mnt/a$(b)`c`;d|e f${IFS}") == TargetSpec("client1", "/mnt/a$(b)`c`;d|e f${IFS}")
+
+
+@pytest.mark.parametrize("char", ["\n", "\r", "\t", "\x00", "\x1b", "\x7f"])
+def test_a_target_path_with_a_control_character_is_refused_before_anything_runs(tmp_path, char):
+    with pytest.raises(TargetError, match="control character"):
+        parse_target(f"client1:/mnt/x{char}exec_prerun=touch /tmp/y")
+    dd = registry.find("dd", tmp_path / "no-user-plugins")
+    with pytest.raises(ParamError, match="control character"):
+        asyncio.run(run_benchmark(dd, {}, [(TargetSpec("local", f"{tmp_path}/x{char}y"), LocalExecutor("local"))]))
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_headline_and_sum_of_rates_are_both_recorded_and_labelled(tmp_path):

@@ -18,3 +18,30 @@ def test_gluster_version_is_found_without_sbin_on_the_path():
     facts = asyncio.run(host_facts(LocalExecutor("plain", env=env)))
     assert facts["gluster"].startswith("glusterfs "), facts
     assert facts["kernel"] == os.uname().release
+
+
+def test_findmnt_escapes_are_decoded_so_odd_mount_points_read_back_as_they_are():
+    """findmnt -P writes $, a backquote, ", \\ and non-ASCII bytes as \\xHH (recorded from
+    util-linux 2.38 on a tmpfs mounted at the path below)."""
+    from brickyard.bench.provenance import parse_findmnt_pairs
+
+    line = r'FSTYPE="tmpfs" SOURCE="tmpfs" OPTIONS="rw,relatime,size=1024k" TARGET="/var/tmp/a\x24b\x60c d\x22e\x5cf"'
+    assert parse_findmnt_pairs(line) == {"fstype": "tmpfs", "source": "tmpfs", "options": "rw,relatime,size=1024k",
+                                         "target": '/var/tmp/a$b`c d"e\\f'}
+    assert parse_findmnt_pairs(r'TARGET="/mnt/\xc3\xbc \xc3\xa9"') == {"target": "/mnt/ü é"}
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("findmnt"), reason="mounts a tmpfs: needs root")
+def test_mount_of_reads_a_real_mount_point_holding_shell_characters(tmp_path):
+    import subprocess
+
+    from brickyard.bench.provenance import mount_of
+
+    point = tmp_path / 'm$(x)`y` "q"\\z'
+    point.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(point)], check=True)
+    try:
+        info = asyncio.run(mount_of(LocalExecutor("local"), str(point)))
+    finally:
+        subprocess.run(["umount", str(point)], check=True)
+    assert info["target"] == str(point) and info["fstype"] == "tmpfs"

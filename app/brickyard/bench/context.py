@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -17,6 +18,9 @@ from ..remote.executor import CommandResult, Executor
 from ..remote.loop import Cancelled
 from .agentclient import AgentSession, AgentStep
 from .api import Measurement, Workload
+
+_PLAIN_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$")
+_PLAIN_PATH = re.compile(r"^(/[A-Za-z0-9_][A-Za-z0-9._-]*)+$")
 
 #: what the engine's own step flags mean (workloads add their own, explained in the step note)
 FLAG_MEANINGS = {
@@ -53,6 +57,7 @@ class TargetSession:
     agent: AgentSession
     rundir: str = ""        # <path>/brickyard-<run id>: created by this run, removed after it
     kind: str = "unknown"   # "gluster", "tmpfs", "local", "nfs"
+    mount: dict[str, str] = field(default_factory=dict)   # findmnt's fstype, source, options, target
 
     @property
     def tmpdir(self) -> str:
@@ -168,6 +173,19 @@ class RunContext:
                  check: bool = True, sudo: bool = False, input: bytes | None = None) -> CommandResult:
         self.check_cancelled()
         return await target.executor.run(list(argv), timeout=timeout, check=check, sudo=sudo, input=input)
+
+    async def alias(self, target: TargetSession, path: str, name: str, *, inside: str = "") -> str:
+        """A second name for ``path`` that no tool can misread: a symlink ``name`` in the
+        agent's own directory (or ``inside``, a directory this run made on the host), made of
+        letters, digits and ``. _ -`` only. Give a tool that parses the paths it is given the
+        alias, never the target's path: fio splits ``directory=`` at ':' and expands '$',
+        pg_ctl runs ``-D`` through ``sh -c``; a target path may hold any of those."""
+        where = inside or target.tmpdir
+        if not _PLAIN_NAME.match(name) or not _PLAIN_PATH.match(where):
+            raise ValueError(f"alias {where}/{name}: only letters, digits and . _ - in an alias")
+        link = f"{where}/{name}"
+        await target.executor.run(["ln", "-sfn", "--", path, link], check=True, timeout=60)
+        return link
 
     async def remove(self, target: TargetSession, path: str) -> None:
         """Remove a file or directory this run created (inside ``target.rundir`` only)."""

@@ -58,15 +58,31 @@ class TargetSpec:
         return self.host == "local"
 
 
+_HOST = re.compile(r"^(?!-)[A-Za-z0-9_.%:-]{1,253}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def parse_target(text: str) -> TargetSpec:
     host, sep, path = text.partition(":")
     if not sep or not host or not path:
         raise TargetError(f"target {text!r}: write HOST:PATH (e.g. client1:/mnt/gv0) or local:PATH")
-    if not path.startswith("/"):
+    spec = TargetSpec(host, path.rstrip("/") or "/")
+    check_target(spec)
+    return spec
+
+
+def check_target(spec: TargetSpec) -> None:
+    """Refuse what no host or tool can be given safely. Any other character in a path is
+    fine: paths reach hosts as quoted argument lists, and tools that parse paths get an
+    alias (``RunContext.alias``)."""
+    text = f"{spec.host}:{spec.path}"
+    if spec.host != "local" and not _HOST.match(spec.host):
+        raise TargetError(f"target {text!r}: {spec.host!r} is not a host name")
+    if not spec.path.startswith("/"):
         raise TargetError(f"target {text!r}: the path must be absolute")
-    if any(c in host for c in " /\\'\"$`;"):
-        raise TargetError(f"target {text!r}: {host!r} is not a host name")
-    return TargetSpec(host, path.rstrip("/") or "/")
+    if _CONTROL.search(spec.path):
+        raise TargetError(f"target {text!r}: the path holds a control character (a newline, tab, …), "
+                          "which tools read as the end of a line or a field")
 
 
 async def run_benchmark(
@@ -87,6 +103,11 @@ async def run_benchmark(
     values = workload.resolve(params)
     if not targets:
         raise ParamError("give at least one target")
+    for spec, _ in targets:
+        try:
+            check_target(spec)
+        except TargetError as exc:
+            raise ParamError(str(exc)) from None
     progress = progress or Progress()
     run = RunResult(
         run_id=uuid.uuid4().hex,
@@ -145,6 +166,7 @@ async def run_benchmark(
             for s in sessions:
                 hosts.setdefault(s.host, await prov.host_facts(s.executor))
                 mount = await prov.mount_of(s.executor, s.path)
+                s.mount = mount
                 s.kind = prov.target_kind(mount.get("fstype", ""))
                 kinds.append(s.kind)
                 mount_opts.append(f"{s.spec}: {mount.get('fstype', '?')} {mount.get('source', '')} {mount.get('options', '')}".strip())

@@ -3,6 +3,7 @@ kernel, OS, gluster version, mount type and options, ``volume info --xml``."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from defusedxml import ElementTree
@@ -41,14 +42,22 @@ async def host_facts(ex: Executor) -> dict[str, str]:
 async def mount_of(ex: Executor, path: str) -> dict[str, str]:
     """``{"fstype", "source", "options", "target"}`` of the mount holding ``path``."""
     text = await _out(ex, ["findmnt", "-n", "-P", "-o", "FSTYPE,SOURCE,OPTIONS,TARGET", "--target", path])
-    info: dict[str, str] = {}
-    for token in text.splitlines()[:1]:
-        import shlex
+    return parse_findmnt_pairs(text.splitlines()[0]) if text else {}
 
-        for part in shlex.split(token):
-            key, _, value = part.partition("=")
-            info[key.lower()] = value
-    return info
+
+_PAIR = re.compile(r'([A-Za-z0-9_:%-]+)="([^"]*)"')
+_HEX = re.compile(rb"\\x([0-9a-fA-F]{2})")
+
+
+def parse_findmnt_pairs(line: str) -> dict[str, str]:
+    """One line of ``findmnt -P`` (``KEY="value" …``, keys lower-cased). findmnt writes
+    ``$``, a backquote, ``"``, ``\\``, control characters and non-ASCII bytes as ``\\xHH``;
+    they are decoded here, so a mount point holding them reads back as it is."""
+    out: dict[str, str] = {}
+    for key, raw in _PAIR.findall(line):
+        data = _HEX.sub(lambda m: bytes([int(m.group(1), 16)]), raw.encode("utf-8", "surrogateescape"))
+        out[key.lower()] = data.decode("utf-8", "surrogateescape")
+    return out
 
 
 def target_kind(fstype: str) -> str:

@@ -12,12 +12,19 @@ would report no-op "iops")."""
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from typing import Any
 
 from brickyard.bench.api import Measurement, Metric, Param, ParamError, Requirement, WorkerTiming, Workload
 
 UNCACHED_OPTS = "attribute-timeout=0,entry-timeout=0"
+# a gluster mount source mount.glusterfs (a shell script) takes whole: host[,host…]:/volume[/subdir]
+_GLUSTER_SOURCE = re.compile(r"^[A-Za-z0-9_.%:\[\],-]+:/?[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$")
+
+
+def _inside(path: str, top: str) -> bool:
+    return bool(top) and (top == "/" or path.startswith(top.rstrip("/") + "/"))
 
 
 def loop_source() -> bytes:
@@ -65,6 +72,9 @@ class LstatLatency(Workload):
                     notes.append(f"{t.host}: not a gluster mount, no attribute-cache-off pass")
                 elif not t.agent.is_root and not (await ctx.sh(t, ["sudo", "-n", "true"], check=False)).ok:
                     notes.append(f"{t.host}: attribute-cache-off pass needs root or passwordless sudo to mount")
+                elif not _GLUSTER_SOURCE.match(t.mount.get("source", "")) or not _inside(t.rundir, t.mount.get("target", "")):
+                    notes.append(f"{t.host}: no attribute-cache-off pass: cannot mount {t.mount.get('source', '')!r} "
+                                 "again (mount.glusterfs splits a source holding spaces or shell characters)")
                 else:
                     mounts[t.host] = await self._mount_uncached(ctx, t)
         try:
@@ -99,9 +109,7 @@ class LstatLatency(Workload):
         return "fio"
 
     async def _mount_uncached(self, ctx, t) -> tuple[str, str]:
-        res = await ctx.sh(t, ["findmnt", "-n", "-P", "-o", "SOURCE,TARGET", "--target", t.path])
-        fields = dict(part.split("=", 1) for part in res.text.split())
-        source, top = fields["SOURCE"].strip('"'), fields["TARGET"].strip('"')
+        source, top = t.mount["source"], t.mount["target"]    # findmnt's, as the engine read it
         mnt = f"{t.tmpdir}/mnt-uncached"
         await ctx.sh(t, ["mkdir", mnt])
         # through sudo when the login is not root (gluster's FUSE mount allows other users in)
@@ -121,9 +129,10 @@ class LstatLatency(Workload):
             else:
                 d = paths[t.host].rsplit("/", 1)[0] + "/filestat"
                 await ctx.sh(t, ["mkdir", "-p", d])
+                # fio splits directory= at ':' and expands '$': it works in d (its cwd) instead
                 specs.append((t, ctx.exec_worker(["fio", "--output-format=json", "--name=st", "--ioengine=filestat",
-                                                  "--stat_type=lstat", f"--directory={d}", f"--nrfiles={ctx.values['files']}",
-                                                  "--filesize=4k", "--bs=4k", "--time_based", f"--runtime={max(1, round(secs * 1000))}ms"])))
+                                                  "--stat_type=lstat", f"--nrfiles={ctx.values['files']}",
+                                                  "--filesize=4k", "--bs=4k", "--time_based", f"--runtime={max(1, round(secs * 1000))}ms"], cwd=d)))
         runs = await ctx.run_workers(specs, stall_seconds=0, timeout=secs * 3 + 60)
         workers, problems, per_call = [], [], []
         for r in runs:

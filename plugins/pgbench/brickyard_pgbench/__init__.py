@@ -39,6 +39,15 @@ def parse_init_seconds(text: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
+# pg_ctl and initdb start the server through ``sh -c`` with its path inside double quotes
+PLAIN_BIN_RULE = ("is not a plain absolute path: pg_ctl runs the server through a shell, so only letters, "
+                  "digits and . _ + - / are allowed")
+
+
+def plain_bin_dir(path: str) -> bool:
+    return re.fullmatch(r"/[A-Za-z0-9._+/-]*", path) is not None
+
+
 class PgBench(Workload):
     name = "pgbench"
     title = "PostgreSQL pgbench"
@@ -57,9 +66,12 @@ class PgBench(Workload):
     phases = ("initdb", "start server", "pgbench -i", "pgbench", "stop server", "cleanup")
 
     def check(self, values: dict[str, Any]) -> list[str]:
+        problems = []
         if not re.fullmatch(r"[a-z_][a-z0-9_-]{0,31}", values["pg_user"]):
-            return [f"pg_user: {values['pg_user']!r} is not a user name"]
-        return []
+            problems.append(f"pg_user: {values['pg_user']!r} is not a user name")
+        if values["pg_bin"] and not plain_bin_dir(values["pg_bin"]):
+            problems.append(f"pg_bin: {values['pg_bin']!r} {PLAIN_BIN_RULE}")
+        return problems
 
     def step_count(self, values: dict[str, Any]) -> int:
         return 1 + len(values["transactions"])
@@ -78,12 +90,20 @@ class PgBench(Workload):
             return cand
         raise ParamError(f"{t.host}: PostgreSQL not found (apt-get install postgresql, or set pg_bin)")
 
+    async def _plain_bin(self, ctx, t) -> str:
+        pgbin = await self._bin(ctx, t)
+        if not plain_bin_dir(pgbin):     # also what pg_config found on the host
+            raise ParamError(f"{t.host}: PostgreSQL bin directory {pgbin!r} {PLAIN_BIN_RULE}")
+        return pgbin
+
     async def run(self, ctx) -> None:
         v = ctx.values
         servers = []
         try:
             for i, t in enumerate(ctx.targets):
-                servers.append(await self._start(ctx, t, v["port"] + i))
+                server = {"t": t, "port": v["port"] + i, "sock": "", "started": False}
+                servers.append(server)     # stopped and removed below even if its start fails
+                await self._start(ctx, server)
             for repeat in range(ctx.repeats):
                 await self._init(ctx, servers, repeat)
                 for tx in v["transactions"]:
@@ -97,27 +117,31 @@ class PgBench(Workload):
             return ["runuser", "-u", self._user, "--", *argv]
         return argv
 
-    async def _start(self, ctx, t, port: int) -> dict[str, Any]:
+    async def _start(self, ctx, server: dict[str, Any]) -> None:
+        t, port = server["t"], server["port"]
         self._user = ctx.values["pg_user"]
-        pgbin = await self._bin(ctx, t)
+        pgbin = await self._plain_bin(ctx, t)
         version = (await ctx.sh(t, [f"{pgbin}/postgres", "--version"])).text.strip()
         sock = (await ctx.sh(t, ["mktemp", "-d", "/tmp/brickyard-pg.XXXXXXXX"])).text.strip()
-        data = f"{t.rundir}/pgdata"
-        server = {"t": t, "bin": pgbin, "sock": sock, "data": data, "port": port, "version": version, "started": False}
-        await ctx.sh(t, ["mkdir", "-m", "0700", data])
+        server["sock"] = sock
+        real = f"{t.rundir}/pgdata"
+        await ctx.sh(t, ["mkdir", "-m", "0700", real])
         if t.agent.is_root:
-            await ctx.sh(t, ["chown", self._user, data, sock])
-            reach = await ctx.sh(t, self._as_user(t, ["test", "-w", data]), check=False)
+            await ctx.sh(t, ["chown", self._user, real, sock])
+            reach = await ctx.sh(t, self._as_user(t, ["test", "-w", real]), check=False)
             if not reach.ok:
-                raise ParamError(f"{t.host}: user {self._user} cannot reach {data} (a parent directory of "
+                raise ParamError(f"{t.host}: user {self._user} cannot reach {real} (a parent directory of "
                                  f"{t.path} is not searchable for it); use a path it can reach")
+        # pg_ctl starts the server through `sh -c` with -D and -l in double quotes: the tools
+        # get a plain alias of the data directory, whatever the target path holds
+        data = await ctx.alias(t, real, "pgdata", inside=sock)
+        server.update(bin=pgbin, data=data, version=version)
         ctx.progress(f"initdb on {t.spec}")
         await ctx.sh(t, self._as_user(t, [f"{pgbin}/initdb", "-D", data, "-A", "trust", "-U", "brickyard", "-N"]), timeout=600)
         opts = f"-k {shlex.quote(sock)} -p {port} -c listen_addresses= -c max_connections={max(100, ctx.values['clients'] + 10)}"
+        server["started"] = True     # from here on, a failed start may still leave a server to stop
         await ctx.sh(t, self._as_user(t, [f"{pgbin}/pg_ctl", "-D", data, "-l", f"{sock}/postgres.log", "-w", "-t", "300",
                                           "-o", opts, "start"]), timeout=400)
-        server["started"] = True
-        return server
 
     def _client(self, s, argv: list[str]) -> list[str]:
         return self._as_user(s["t"], [f"{s['bin']}/pgbench", "-h", s["sock"], "-p", str(s["port"]), "-U", "brickyard",
@@ -168,9 +192,10 @@ class PgBench(Workload):
         if s["started"]:   # a clean stop frees the server's shared memory; immediate if that hangs
             stop = [f"{s['bin']}/pg_ctl", "-D", s["data"], "-w", "-t", "60", "stop"]
             res = await t.executor.run(self._as_user(t, [*stop, "-m", "fast"]), timeout=90)
-            if not res.ok:
+            if not res.ok and "Is server running?" not in res.stderr.decode(errors="replace"):
                 await t.executor.run(self._as_user(t, [*stop, "-m", "immediate"]), timeout=90)
-        await t.executor.run(["rm", "-rf", "--one-file-system", "--", s["sock"]], timeout=60)
+        if s["sock"].startswith("/tmp/brickyard-pg."):
+            await t.executor.run(["rm", "-rf", "--one-file-system", "--", s["sock"]], timeout=60)
 
     def validate(self, step) -> list[str]:
         return [f"worker {w.worker} on {w.host} failed: {w.error}" for w in step.workers if w.error]
