@@ -3,7 +3,7 @@
 import json
 
 from brickyard.cli import main
-from brickyard.clicmd.bench import parse_rate
+from brickyard.core.units import parse_link_rate as parse_rate
 
 
 def test_local_dd_run_prints_json_with_status_summary_and_exit_code(tmp_path, capsys):

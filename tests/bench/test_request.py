@@ -78,3 +78,49 @@ def test_request_runs_through_the_engine_and_every_sink_sees_every_step(tmp_path
     assert run.status is RunStatus.COMPLETE, run.error
     assert a.seen == b.seen == ["start", 0, "complete"]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("brickyard-")]
+
+
+def test_a_host_that_cannot_be_reached_stops_the_request_before_anything_starts(tmp_path):
+    from brickyard.bench.request import HostsUnreachable
+    from brickyard.remote.executor import ExecutorError
+
+    class Down:
+        host = "c1"
+
+        async def run(self, argv, **kw):
+            raise ExecutorError("c1", "connection refused")
+
+    req = BenchRequest("dd", {"repeats": "1"}, (TargetSpec("c1", "/mnt/gv0"),), servers=("n1",))
+    started = []
+    lookup = lambda host: Down() if host == "c1" else LocalExecutor(host)   # noqa: E731
+    dd = registry.find("dd", tmp_path / "none")
+
+    class Sink(FanOutSink):
+        def run_started(self, run):
+            started.append(run)
+
+    with pytest.raises(HostsUnreachable) as err:
+        asyncio.run(run_request(req, dd, lookup, sink=Sink()))
+    assert "c1: connection refused" in str(err.value) and not started
+
+
+def test_outcome_names_complete_partial_with_host_stalled_cancelled_and_failed():
+    from brickyard.bench.request import run_outcome
+    from brickyard.core.results import Provenance, RunResult, StepResult
+
+    def run(status, steps=(), error="", host=""):
+        return RunResult("r", "dd", status, 0.0, 1.0, Provenance("0", {}, "c1:/m", "gluster"),
+                         list(steps), error, host)
+
+    ok = StepResult(0, {}, 0, (), ())
+    bad = StepResult(1, {}, 0, (), (), valid=False)
+    stall = StepResult(2, {}, 0, (), (), flags=("stall",), valid=False)
+    assert run_outcome(run(RunStatus.COMPLETE, [ok, bad])).text == "complete: 2 steps measured, 1 invalid"
+    out = run_outcome(run(RunStatus.PARTIAL, [ok], "c1: connection lost", "c1"))
+    assert out.kind == "partial" and "c1 failed" in out.text and "1 step measured" in out.text
+    out = run_outcome(run(RunStatus.PARTIAL, [ok, stall], "I/O stalled: no worker made progress for 30 s", "c1"))
+    assert out.kind == "stalled" and out.text.startswith("stalled on c1: I/O stalled")
+    out = run_outcome(run(RunStatus.FAILED, [], "cancelled by the user"))
+    assert out.kind == "cancelled" and "0 steps" in out.text
+    out = run_outcome(run(RunStatus.FAILED, [], "dd is missing on c1", ""))
+    assert out.kind == "failed" and out.text == "failed: dd is missing on c1"

@@ -17,12 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
-from ..core.results import RunResult, StepResult
+from ..core.results import RunResult, RunStatus, StepResult
 from ..core.topology import Topology
 from ..core.units import format_bytes
-from ..remote.executor import Executor
+from ..remote.executor import Executor, ExecutorError
 from ..remote.local import LocalExecutor
 from ..remote.loop import Progress
+from ..remote.steps import reach_hosts
 from .api import Workload
 from .engine import ResultSink, TargetSpec, run_benchmark
 
@@ -116,14 +117,67 @@ def executor_lookup(topo_hosts: Callable[[str], Executor], topo: Topology,
     return lookup
 
 
+class HostsUnreachable(ExecutorError):
+    """Some hosts of a request cannot be logged in to: nothing was started anywhere."""
+
+    def __init__(self, lines: Sequence[str]):
+        self.lines = list(lines)
+        first = lines[0].partition(": ")[0] if lines else "?"
+        super().__init__(first, "cannot start the run: " + "; ".join(lines))
+
+    def __str__(self) -> str:
+        return "cannot start the run: " + "; ".join(self.lines)
+
+
 async def run_request(request: BenchRequest, workload: Workload, executor_for: ExecutorFor, *,
                       progress: Progress | None = None, sink: ResultSink | None = None,
                       **engine_options: Any) -> RunResult:
-    """Run one request through the engine (see ``engine.run_benchmark`` for its end states)."""
+    """Log in to every host of the request first (``steps.reach_hosts``: an unknown host key is
+    raised with the others it met, an unreachable host raises ``HostsUnreachable``; nothing
+    has started then), then run it through the engine (``engine.run_benchmark``'s end states)."""
+    remote = [h for h in request.hosts if h != "local"]
+    if remote:
+        failures = await reach_hosts(remote, executor_for)
+        if failures:
+            raise HostsUnreachable(failures)
     targets = [(t, executor_for(t.host)) for t in request.targets]
     servers = [executor_for(s) for s in request.servers]
     return await run_benchmark(workload, dict(request.params), targets, servers=servers, progress=progress,
                                sink=sink, link_bps=request.link_bps, **engine_options)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How a run ended, in the words a UI shows: ``kind`` is one of complete, partial,
+    stalled, cancelled, failed; ``text`` one sentence naming the host where one failed."""
+
+    kind: str
+    text: str
+
+
+def run_outcome(run: RunResult) -> RunOutcome:
+    measured = sum(1 for s in run.steps if "stall" not in s.flags)
+    invalid = sum(1 for s in run.steps if not s.valid and "stall" not in s.flags)
+    kept = f"{measured} step{'s' if measured != 1 else ''} measured"
+    if invalid:
+        kept += f", {invalid} invalid"
+    why = run.error.split("; ")[0] if run.error else ""
+    if run.status is RunStatus.RUNNING:
+        return RunOutcome("running", f"running: {kept}")
+    if run.status is RunStatus.COMPLETE:
+        return RunOutcome("complete", f"complete: {kept}")
+    if run.error.startswith("cancelled by the user"):
+        return RunOutcome("cancelled", f"cancelled: {kept} and kept; the run's files were removed")
+    if any("stall" in s.flags for s in run.steps):
+        host = run.failed_host or "a host"
+        return RunOutcome("stalled", f"stalled on {host}: {why or 'no I/O progress'} ({kept})")
+    if run.status is RunStatus.PARTIAL:
+        where = f" — {run.failed_host} failed" if run.failed_host else ""
+        return RunOutcome("partial", f"partial{where}: {why} ({kept})")
+    if run.status is RunStatus.INTERRUPTED:
+        return RunOutcome("failed", f"interrupted: the app stopped during the run ({kept})")
+    where = f" on {run.failed_host}" if run.failed_host else ""
+    return RunOutcome("failed", f"failed{where}: {why or 'nothing measured'}")
 
 
 @dataclass

@@ -15,12 +15,12 @@ import dataclasses
 import enum
 import json
 import math
-import re
 import sys
 from typing import Any
 
+from ..bench.lines import step_line
 from ..core.results import RunResult, RunStatus
-from ..core.units import UnitError, format_bytes, parse_size
+from ..core.units import format_bytes, parse_link_rate
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,21 +41,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-wait", action="store_true",
                    help="refuse (exit 1) instead of waiting when a host is running another benchmark")
     p.set_defaults(func=run)
-
-
-_BITS = re.compile(r"^\s*([0-9.]+)\s*([kKmMgGtT]?)bit(?:/s)?\s*$")
-
-
-def parse_rate(text: str) -> float:
-    """Bytes per second from '1Gbit', '10 Gbit/s', '117MB/s' or '125000000'."""
-    m = _BITS.match(text)
-    if m:
-        scale = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}[m.group(2).lower()]
-        return float(m.group(1)) * scale / 8
-    try:
-        return float(parse_size(text.strip().removesuffix("/s")))
-    except UnitError as exc:
-        raise ValueError(f"--link {text!r}: write e.g. 1Gbit, 10Gbit or 117MB/s ({exc})") from None
 
 
 def _params(pairs: list[str]) -> dict[str, str]:
@@ -88,10 +73,6 @@ def exit_code(run: RunResult) -> int:
     return 1
 
 
-SHOWN = ("throughput", "sum_of_rates", "fio_group_bw", "iops", "clat_p99_us", "ops_per_s", "files_per_s", "objects_per_s",
-         "per_object_ms", "seconds", "tps", "init_seconds", "calls_per_s", "lstat_us", "scaling_efficiency")
-
-
 SUMMARY_METRICS = ("throughput", "fio_group_bw", "objects_per_s", "files_per_s", "lstat_us", "tps", "init_seconds")
 
 
@@ -114,21 +95,6 @@ def _show_summary(row: dict[str, Any]) -> str:
     spread = f", spread {row['spread'] * 100:.1f} %" if row["n"] > 1 and not math.isnan(row["spread"]) else ""
     return (f"  {row['metric']} median {fmt(row['median'])} over {row['n']} "
             f"(min {fmt(row['min'])}, max {fmt(row['max'])}{spread}): {params}")
-
-
-def _show_step(step) -> str:
-    params = " ".join(f"{k}={v}" for k, v in step.params.items() if k != "repeat")
-    bits = []
-    for m in step.metrics:
-        if m.name in SHOWN:
-            value = f"{format_bytes(m.value)}/s" if m.unit == "B/s" else f"{m.value:.4g} {m.unit}"
-            bits.append(f"{m.name}={value}")
-    skew = step.start_skew.get("p99")
-    if skew and len(step.workers) > 1:
-        bits.append(f"skew_p99={skew * 1000:.2f}ms")
-    flags = f" [{','.join(step.flags)}]" if step.flags else ""
-    valid = "" if step.valid else " INVALID"
-    return f"#{step.index} r{step.repeat} {params}: {' '.join(bits)}{flags}{valid}" + (f"  ({step.note})" if step.note else "")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -157,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         params = _params(args.param)
         workload.resolve(params)
         targets = [parse_target(t) for t in args.target]
-        link = parse_rate(args.link) if args.link else None
+        link = parse_link_rate(args.link) if args.link else None
     except (LookupError, ParamError, TargetError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     return _run(args, workload, params, targets, link)
@@ -192,7 +158,7 @@ def _run(args, workload, params, targets, link) -> int:
 
         def step_finished(self, run, step):
             if not args.json:
-                print(("\r" if sys.stderr.isatty() else "") + _show_step(step), flush=True)
+                print(("\r" if sys.stderr.isatty() else "") + step_line(step), flush=True)
 
         def run_finished(self, run): pass
 

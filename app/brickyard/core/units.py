@@ -85,6 +85,24 @@ def format_rate(bytes_per_second: float) -> str:
     return f"{bytes_per_second / 1e6:.1f} MB/s"
 
 
+_BITS = re.compile(r"^\s*([0-9.]+)\s*([kKmMgGtT]?)bit(?:/s)?\s*$")
+
+
+def parse_link_rate(text: str) -> float:
+    """Bytes per second of a link: '1Gbit', '10 Gbit/s' (bits, decimal), '117MB/s' or '125000000'."""
+    m = _BITS.match(text)
+    if m:
+        scale = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}[m.group(2).lower()]
+        return float(m.group(1)) * scale / 8
+    try:
+        value = float(parse_size(text.strip().removesuffix("/s")))
+    except UnitError as exc:
+        raise UnitError(f"link {text!r}: write e.g. 1Gbit, 10Gbit or 117MB/s ({exc})") from None
+    if value <= 0:
+        raise UnitError(f"link {text!r}: a link speed must be more than 0")
+    return value
+
+
 def parse_block_size(text: str) -> int:
     """A dd block size such as '4K', '1M', '512M': binary multiples, as dd reads them."""
     match = _SIZE_RE.match(text)

@@ -47,6 +47,8 @@ class MainWindow(QMainWindow):
         self.remote.sig_note.connect(lambda note: self.statusBar().showMessage(note, 30000))
         self.preflight: PreflightView | None = None
         self.provision_view: QWidget | None = None
+        self.run_view: QWidget | None = None
+        self._history_store = None
         self.session = Session(topo or Topology(), self)
         self.files = FileController(self.session, self, settings_path, autosave_dir)
         self.canvas = CanvasView(self.session)
@@ -133,6 +135,10 @@ class MainWindow(QMainWindow):
         action = cluster.addAction("P&rovision…")
         action.setToolTip("Show the plan of a volume, then create it over SSH (or tear it down)")
         action.triggered.connect(self.open_provision)
+        action = cluster.addAction("&Run benchmark…")
+        action.setShortcut(QKeySequence("Ctrl+Shift+R"))
+        action.setToolTip("Benchmark the volume on its client mounts (and baselines), live, into history")
+        action.triggered.connect(self.open_run)
         action = cluster.addAction("&Import from cluster…")
         action.setShortcut(QKeySequence("Ctrl+Shift+I"))
         action.triggered.connect(self.import_from_cluster)
@@ -227,6 +233,41 @@ class MainWindow(QMainWindow):
         self._show_tab("Provision", self.provision_view)
         return self.provision_view
 
+    def open_run(self) -> QWidget:
+        """Show the Run tab (built once): benchmark a volume's mounts and baselines."""
+        from .run import RunView
+
+        if self.run_view is None:
+            self.run_view = RunView(self.session, self.remote, store=self.history_store, settings=self.files.settings)
+            self.run_view.sig_status.connect(self._show_refusal)
+            self.run_view.sig_show_in_history.connect(self.show_run_in_history)
+        self._show_tab("Run", self.run_view)
+        return self.run_view
+
+    def history_store(self):
+        """The history database the Run tab writes to (opened on first use)."""
+        if self._history_store is None:
+            from ..store.history import HistoryStore
+
+            self._history_store = HistoryStore.open()
+        return self._history_store
+
+    def show_run_in_history(self, run_id: str) -> None:
+        """Open History on ``run_id`` over the earlier runs of the same volume and workload."""
+        view = self.open_optional_view(*OPTIONAL_VIEWS[0])
+        if view is None:
+            return
+        from ..store.history import RunFilter
+
+        store = view.store
+        run = store.load_run(run_id)
+        volume = run.provenance.volume_name
+        earlier = [r.run_id for r in store.list_runs(RunFilter(volume=volume, workload=run.workload, limit=6))
+                   if r.run_id != run_id and r.started_at <= run.started_at] if volume else []
+        view.reload()
+        view.select_runs([run_id, *earlier[:4]])
+        view.compare_selected()
+
     def import_from_cluster(self) -> bool:
         from .import_dialog import run_import_dialog
 
@@ -300,6 +341,8 @@ class MainWindow(QMainWindow):
         if self.files.maybe_save():
             self.files.discard_autosave()
             self.remote.close()
+            if self._history_store is not None:
+                self._history_store.close()
             event.accept()
         else:
             event.ignore()

@@ -1,0 +1,183 @@
+"""The Run view's charts, fed while a run goes on.
+
+- ``RunChart``: the headline metric vs block size on the log₂ axis, one curve per run of the
+  batch, direction and concurrency (single solid, concurrent dashed), a point appearing as
+  each step lands. A workload without a block-size sweep (metadata, pgbench, …) is drawn per
+  sweep point instead, named on the axis.
+- ``LiveRateChart``: the throughput the workers' I/O counters show *inside* the running step
+  (``ProgressEvent.live_bps``) over the run's elapsed time.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from typing import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QStackedWidget
+
+from ...core.compare import describe_point, metric_unit, point_of
+from ...core.results import Provenance, RunResult, RunStatus, StepResult
+from ...core.series import directions, sweep_by_block_size
+from ...core.stats import summarize
+from ..history.charts import (PALETTE, BaseChart, CategoryAxis, ThroughputChart, _pen, exact, format_value,
+                              value_scale)
+
+#: the metric a run is charted by: the first its steps report
+HEADLINE_METRICS = ("throughput", "files_per_s", "objects_per_s", "ops_per_s", "tps", "lstat_us", "elapsed")
+
+
+def headline_metric(steps: Sequence[StepResult]) -> str:
+    names = {m.name for s in steps for m in s.metrics}
+    return next((m for m in HEADLINE_METRICS if m in names), "throughput")
+
+
+def _run(steps: list[StepResult]) -> RunResult:
+    return RunResult(run_id="live", workload="", status=RunStatus.RUNNING, started_at=time.time(), ended_at=None,
+                     provenance=Provenance(brickyard_version="", hosts={}, target="", target_kind=""), steps=steps)
+
+
+class SweepChart(ThroughputChart):
+    """Runs' steps vs block size: one curve per run, direction and concurrency."""
+
+    def draw(self, runs: list[tuple[str, RunResult]], metric: str) -> int:
+        self.clear_chart()
+        self.curves.clear()
+        unit = self.raw_unit = metric_unit([r for _, r in runs], metric)
+        curves = []
+        for label, run in runs:
+            for direction in directions(run):
+                for conc, pts in sweep_by_block_size(run, metric, direction).items():
+                    curves.append((label, direction, conc, pts))
+        largest = max((p.high for *_, pts in curves for p in pts), default=0.0)
+        self.divisor, self.unit_label = value_scale(unit, largest)
+        self.plot_item.setLabel("left", f"{metric.replace('_', ' ')} ({self.unit_label})")
+        colours: dict[tuple[str, str], int] = {}
+        drawn = 0
+        for label, direction, conc, pts in curves:
+            colour = colours.setdefault((label, direction), len(colours))
+            name = " · ".join(x for x in (label if len(runs) > 1 else "", direction,
+                                          "single" if conc == 1 else f"{conc} concurrent") if x)
+            self._add_curve(name, pts, _pen(colour, dashed=conc > 1), colour, conc)
+            drawn += len(pts)
+        self.plot_item.enableAutoRange()
+        return drawn
+
+
+class PointChart(BaseChart):
+    """Runs' steps per sweep point, for workloads without block sizes (named on the axis)."""
+
+    def __init__(self, parent=None) -> None:
+        self.point_axis = CategoryAxis()
+        super().__init__(parent, bottom=self.point_axis)
+        self.plot_item.setLabel("bottom", "sweep point")
+
+    def draw(self, runs: list[tuple[str, RunResult]], metric: str) -> int:
+        self.clear_chart()
+        unit = metric_unit([r for _, r in runs], metric)
+        order: list = []
+        for _, run in runs:
+            for s in run.steps:
+                if point_of(s) not in order:
+                    order.append(point_of(s))
+        names = self.point_axis.names = [describe_point(p) or "step" for p in order]
+        values = []
+        for _, run in runs:
+            by_x: dict[int, list[float]] = {}
+            for s in run.steps:
+                m = s.metric(metric)
+                if s.valid and m is not None and not math.isnan(m.value):
+                    by_x.setdefault(order.index(point_of(s)), []).append(m.value)
+            values.append(by_x)
+        largest = max((v for by_x in values for vs in by_x.values() for v in vs), default=0.0)
+        divisor, unit_label = value_scale(unit, largest)
+        self.plot_item.setLabel("left", f"{metric.replace('_', ' ')} ({unit_label})")
+        drawn = 0
+        for i, ((label, _), by_x) in enumerate(zip(runs, values)):
+            xs = np.array(sorted(by_x), float)
+            raw = np.array([summarize(by_x[int(x)]).median for x in xs])
+            ys = raw / divisor
+            colour = PALETTE[i % len(PALETTE)]
+            self.plot_item.plot(xs, ys, pen=None, symbol="o", symbolSize=9, symbolBrush=colour, symbolPen=colour,
+                                name=label)
+            drawn += len(xs)
+
+            def describe(j: int, xs=xs, ys=ys, raw=raw, label=label) -> str:
+                return f"{label}\n{names[int(xs[j])]}: {ys[j]:,.4g} {unit_label} (median)\n= {exact(raw[j], unit)}"
+
+            self.add_hoverable(xs, ys, describe)
+        self.plot_item.setXRange(-0.6, max(0, len(order) - 0.4))
+        self.plot_item.enableAutoRange(axis="y")
+        return drawn
+
+
+class RunChart(QStackedWidget):
+    """Every run of the batch on one chart, points appearing as steps land; ``begin`` starts
+    the next run's curves. Block-size sweeps on the log₂ axis, anything else per sweep point."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.sweep_chart = SweepChart()
+        self.point_chart = PointChart()
+        self.addWidget(self.sweep_chart)
+        self.addWidget(self.point_chart)
+        self.runs: list[tuple[str, list[StepResult]]] = []
+        self.metric = ""
+        self.point_count = 0          # points drawn (tests, status line)
+
+    def begin(self, label: str) -> None:
+        self.runs.append((label, []))
+
+    def reset(self) -> None:
+        self.runs.clear()
+        self.redraw()
+
+    def add_step(self, step: StepResult) -> None:
+        if not self.runs:
+            self.runs.append(("this run", []))
+        self.runs[-1][1].append(step)
+        self.redraw()
+
+    def redraw(self) -> None:
+        steps = [s for _, st in self.runs for s in st]
+        self.metric = headline_metric(steps)
+        runs = [(label, _run(st)) for label, st in self.runs if st]
+        sweep = not steps or any(isinstance(s.params.get("block_size"), int) for s in steps)
+        chart = self.sweep_chart if sweep else self.point_chart
+        self.setCurrentWidget(chart)
+        self.point_count = chart.draw(runs, self.metric)
+        chart.plot_item.setTitle(" " if steps else "points appear here as steps are measured", color="#666")
+
+
+class LiveRateChart(BaseChart):
+    """Live throughput inside the running step, from the workers' I/O counters."""
+
+    WINDOW_S = 300.0
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent, title="live throughput inside the running step")
+        self.legend.hide()
+        self.plot_item.setLabel("bottom", "elapsed (s)")
+        self.samples: deque[tuple[float, float]] = deque(maxlen=2000)
+        self.curve = self.plot_item.plot([], [], pen=pg.mkPen(PALETTE[0], width=2))
+        self.latest = math.nan
+
+    def reset(self) -> None:
+        self.samples.clear()
+        self.latest = math.nan
+        self.curve.setData([], [])
+
+    def add(self, seconds: float, bps: float) -> None:
+        self.samples.append((seconds, bps))
+        self.latest = bps
+        while self.samples and self.samples[0][0] < seconds - self.WINDOW_S:
+            self.samples.popleft()
+        xs = np.array([t for t, _ in self.samples], float)
+        raw = np.array([v for _, v in self.samples], float)
+        divisor, label = value_scale("B/s", float(raw.max()) if len(raw) else 0.0)
+        self.plot_item.setLabel("left", label)
+        self.curve.setData(xs, raw / divisor)
+        self.plot_item.setTitle(f"inside the running step: {format_value(bps, 'B/s')} now", color="#222")

@@ -1,0 +1,171 @@
+"""What the Run view shows while a run goes on and after it ends: the state line (step N of
+M, elapsed, time remaining, then the end state in words and colour), the live charts, one row
+per measured step (its result, start skew and flags, each flag explained in its tooltip) and
+the live log."""
+
+from __future__ import annotations
+
+import math
+import time
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFontDatabase
+from PySide6.QtWidgets import (QHeaderView, QLabel, QPlainTextEdit, QProgressBar, QSplitter, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from ...bench.context import FLAG_MEANINGS
+from ...bench.request import RunOutcome
+from ...core.compare import describe_point, point_of
+from ...core.results import StepResult
+from ...core.units import format_rate
+from .charts import LiveRateChart, RunChart
+
+STATE_COLOURS = {"idle": "#455a64", "running": "#1565c0", "complete": "#1b5e20", "partial": "#e65100",
+                 "stalled": "#b71c1c", "cancelled": "#616161", "failed": "#b00020"}
+COLUMNS = ("run", "#", "step", "repeat", "result", "start skew p99", "flags", "note")
+INVALID_FILL = "#fff3e0"
+
+
+def clock(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    h, rest = divmod(seconds, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60:02d}:{rest % 60:02d}"
+
+
+def show_metric(step: StepResult, metric: str) -> str:
+    m = step.metric(metric)
+    if m is None or math.isnan(m.value):
+        return ""
+    if m.unit == "B/s":
+        return format_rate(m.value)
+    return f"{m.value:,.4g} {m.unit}"
+
+
+def show_skew(step: StepResult) -> str:
+    if len(step.workers) < 2 or "p99" not in step.start_skew:
+        return "—"
+    return f"{step.start_skew['p99'] * 1000:.2f} ms"
+
+
+class LivePanel(QWidget):
+    """The right side of the Run view."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = QLabel("Pick targets and a workload, then Start.")
+        self.state.setObjectName("run-state")
+        self.state.setWordWrap(True)
+        self.state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.where = QLabel("")
+        self.where.setObjectName("run-where")
+        self.where.setWordWrap(True)
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 1000)
+        self.bar.setTextVisible(False)
+        self.bar.hide()
+        self.chart = RunChart()
+        self.rate = LiveRateChart()
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setObjectName("run-steps")
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(True)
+        for col in range(len(COLUMNS) - 1):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.log = QPlainTextEdit()
+        self.log.setObjectName("run-log")
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(5000)
+        self.log.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.log.setPlaceholderText("The log of a run appears here.")
+
+        charts = QSplitter(Qt.Orientation.Vertical)
+        charts.addWidget(self.chart)
+        charts.addWidget(self.rate)
+        charts.setStretchFactor(0, 3)
+        charts.setStretchFactor(1, 1)
+        lower = QSplitter(Qt.Orientation.Horizontal)
+        lower.addWidget(self.table)
+        lower.addWidget(self.log)
+        lower.setStretchFactor(0, 3)
+        lower.setStretchFactor(1, 2)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(charts)
+        split.addWidget(lower)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.state)
+        box.addWidget(self.where)
+        box.addWidget(self.bar)
+        box.addWidget(split, 1)
+        self.set_state("idle", self.state.text())
+
+    # ---- state ------------------------------------------------------------------------
+    def set_state(self, kind: str, text: str) -> None:
+        self.state_kind = kind
+        self.state.setText(text)
+        colour = STATE_COLOURS.get(kind, "#222")
+        self.state.setStyleSheet(f"font-size: 13pt; font-weight: bold; color: {colour};")
+
+    def show_outcome(self, outcome: RunOutcome, label: str) -> None:
+        self.set_state(outcome.kind, f"{label}: {outcome.text}")
+
+    def show_progress(self, run_no: int, runs: int, step: int, steps: int, fraction: float, elapsed: float,
+                      doing: str) -> None:
+        """'run 1 of 2 · step 3 of 12 · 00:14 elapsed · about 00:40 left' and what it does now."""
+        remaining = elapsed / fraction * (1 - fraction) if fraction > 0.02 else math.nan
+        left = f"about {clock(remaining)} left" if not math.isnan(remaining) else "time left: after the first step"
+        head = f"run {run_no} of {runs} · " if runs > 1 else ""
+        self.set_state("running", f"{head}step {min(step + 1, steps)} of {steps} · {clock(elapsed)} elapsed · {left}")
+        self.where.setText(doing)
+        self.bar.show()
+        self.bar.setValue(int(fraction * 1000))
+
+    def idle(self) -> None:
+        self.bar.hide()
+        self.where.setText("")
+
+    # ---- steps ------------------------------------------------------------------------
+    def clear(self) -> None:
+        self.table.setRowCount(0)
+        self.chart.reset()
+        self.rate.reset()
+
+    def begin_run(self, label: str) -> None:
+        self.chart.begin(label)
+        self.rate.reset()
+
+    def add_step(self, run_label: str, step: StepResult) -> None:
+        self.chart.add_step(step)
+        metric = self.chart.metric
+        flags = ", ".join(step.flags)
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        cells = (run_label, str(step.index + 1), describe_point(point_of(step)), str(step.repeat + 1),
+                 show_metric(step, metric), show_skew(step), flags, step.note)
+        for col, text in enumerate(cells):
+            item = QTableWidgetItem(text)
+            if col == 6 and step.flags:
+                item.setToolTip("\n".join(f"{f}: {FLAG_MEANINGS.get(f, 'see the note')}" for f in step.flags))
+                item.setForeground(QBrush(QColor("#b00020")))
+            elif col == 5 and step.start_skew:
+                item.setToolTip(f"start skew of {len(step.workers)} workers: p50 {step.start_skew.get('p50', 0) * 1000:.3f} ms, "
+                                f"p99 {step.start_skew.get('p99', 0) * 1000:.3f} ms, max {step.start_skew.get('max', 0) * 1000:.3f} ms")
+            elif col == 7 and step.note:
+                item.setToolTip(step.note)
+            if not step.valid:
+                item.setBackground(QBrush(QColor(INVALID_FILL)))
+            self.table.setItem(row, col, item)
+        if not step.valid:
+            self.table.item(row, 4).setText((self.table.item(row, 4).text() + " (invalid)").strip())
+        self.table.scrollToBottom()
+
+    def add_log(self, line: str) -> None:
+        self.log.appendPlainText(f"{time.strftime('%H:%M:%S')}  {line}")
+        bar = self.log.verticalScrollBar()
+        bar.setValue(bar.maximum())

@@ -1,0 +1,59 @@
+"""The run engine's sink on the GUI side: what the engine reports on the loop thread arrives
+here as queued signals, so the Run view never touches a result from another thread.
+
+Live throughput events come many times a second while workers run; they are only stored here
+(``latest``) and read by the view's timer, so a fast stream cannot flood the GUI's event queue.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+
+from ...core.results import RunResult, StepResult
+
+
+class QtRunSink(QObject):
+    """A ``bench.engine.ResultSink`` whose events become GUI-thread signals."""
+
+    sig_run_started = Signal(str)
+    """str: the run id (the run is in the store from now on, when it is saved)."""
+    sig_step = Signal(object)
+    """StepResult: one measured step (frozen: safe to keep)."""
+    sig_run_finished = Signal(object)
+    """RunResult: the run in its end state (the engine no longer changes it)."""
+    _started = Signal(str)
+    _step = Signal(object)
+    _finished = Signal(object)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        queued = Qt.ConnectionType.QueuedConnection
+        self._started.connect(self.sig_run_started, queued)
+        self._step.connect(self.sig_step, queued)
+        self._finished.connect(self.sig_run_finished, queued)
+        self._lock = threading.Lock()
+        self._latest: Any = None
+
+    # ---- called by the engine on the loop thread ------------------------------------
+    def run_started(self, run: RunResult) -> None:
+        self._started.emit(run.run_id)
+
+    def step_finished(self, run: RunResult, step: StepResult) -> None:
+        self._step.emit(step)
+
+    def run_finished(self, run: RunResult) -> None:
+        self._finished.emit(run)
+
+    def progress(self, run: RunResult, event: Any) -> None:
+        with self._lock:
+            self._latest = event
+
+    # ---- read by the GUI ------------------------------------------------------------
+    def latest(self) -> Any:
+        """The newest ``ProgressEvent`` (or None), taken: the next call gives None until another arrives."""
+        with self._lock:
+            event, self._latest = self._latest, None
+        return event

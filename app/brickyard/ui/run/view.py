@@ -1,0 +1,535 @@
+"""The "Run" tab: benchmark the volume from the window, watch it, keep it in history.
+
+Left, what to run: the targets (``targets.TargetsPanel``: the volume's client mounts and any
+baselines), the workload from the registry (built-ins and third-party plugins alike; a plugin
+that failed to load is listed greyed with its error) and its parameter form generated from the
+plugin's ``Param``s (``param_form``; values remembered per workload), the physics bound and
+save-to-history. Right, what happens (``live.LivePanel``).
+
+Start turns the choice into ``bench.request.BenchRequest``s — one for the ticked mounts (they
+run together), then one per ticked baseline — and runs them one after another on the SSH
+loop thread through ``bench.request.run_request``; results come back through
+``relay.QtRunSink`` and are written to the history store on the loop thread as they are
+measured. Cancel stops the running one (its agents kill their workers and remove the run's
+files) and drops the rest. When a saved run ends, ``sig_show_in_history`` asks the window to
+open it in History over the earlier runs of the same volume and workload.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+                               QPushButton, QScrollArea, QSplitter, QVBoxLayout, QWidget)
+
+from ...bench import registry
+from ...bench.api import ParamError
+from ...bench.lines import step_line
+from ...bench.request import (BenchRequest, FanOutSink, HostsUnreachable, executor_lookup, run_outcome,
+                              run_request, topology_link, volume_servers)
+from ...core.results import RunResult
+from ...core.units import UnitError, parse_link_rate
+from ...remote.hostkeys import HostKeyChanged, HostKeyError, UnknownHostKey
+from .. import hostkey_dialog
+from ..bridge import FutureWatcher, QtProgress, RemoteBridge
+from ..panels.fields import mark_field
+from ..runtable import snapshot
+from ..session import Session
+from .live import LivePanel
+from .param_form import ParamForm
+from .relay import QtRunSink
+from .targets import TargetsPanel
+
+HARD_CANCEL_MS = 20_000   # a run that ignores Cancel this long is abandoned (its task cancelled)
+TICK_MS = 250             # elapsed / remaining / live throughput refresh while running
+NO_LINK = ("none", "off", "no")
+
+
+class RunView(QWidget):
+    """The Run tab. ``store`` is a callable giving the history store (opened on first use)."""
+
+    sig_status = Signal(str)
+    """One line for the main window's status bar."""
+    sig_show_in_history = Signal(str)
+    """str: a saved run's id, to open in History over the earlier runs of its volume and workload."""
+    sig_batch_finished = Signal(list)
+    """list[RunResult]: every run of the batch that Start began, in order (cancelled ones too)."""
+
+    def __init__(self, session: Session, bridge: RemoteBridge, store: Callable[[], Any] | None = None,
+                 settings=None, entries: Callable[[], list] | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.bridge = bridge
+        self._store = store
+        self.settings = settings
+        self._discover = entries or registry.discover
+        self.entries: list[registry.PluginEntry] = []
+        self.queue: list[BenchRequest] = []
+        self.results: list[RunResult] = []
+        self.watcher: FutureWatcher | None = None
+        self._relay: QtRunSink | None = None
+        self._progress: QtProgress | None = None
+        self._request: BenchRequest | None = None
+        self._batch: list[BenchRequest] = []
+        self._topo = None
+        self._refused: set[str] = set()
+        self._started = 0.0
+        self._event = None
+        self._last_text = ""
+        self._cancelled = False
+        self._fraction = 0.0
+        self.last_saved_run = ""
+
+        self.targets = TargetsPanel(session, settings)
+        self.workload_box = QComboBox()
+        self.workload_box.setObjectName("run-workload")
+        self.reload_button = QPushButton("Reload")
+        self.reload_button.setToolTip("Look for workload plugins again (entry points and the user plugins folder)")
+        self.description = QLabel()
+        self.description.setWordWrap(True)
+        self.broken = QLabel()
+        self.broken.setObjectName("run-broken")
+        self.broken.setWordWrap(True)
+        self.broken.setStyleSheet("color: #b00020;")
+        self.broken.hide()
+        self.form = ParamForm()
+        self.defaults_button = QPushButton("Defaults")
+        self.defaults_button.setToolTip("Put every parameter back to the plugin's default")
+        self.link_edit = QLineEdit()
+        self.link_edit.setObjectName("run-link")
+        self.link_edit.setToolTip("The network's limit for the physics check: steps faster than this are flagged "
+                                  "'cache-effect-suspected'. Empty: from the topology's NIC speeds; 'none': no check. "
+                                  "E.g. 1Gbit, 10Gbit, 117MB/s.")
+        self.link_error = QLabel()
+        self.link_error.hide()
+        self.link_hint = QLabel()
+        self.link_hint.setObjectName("run-link-hint")
+        self.link_hint.setWordWrap(True)
+        self.link_hint.setStyleSheet("color: #555;")
+        self.save_box = QCheckBox("Save to history")
+        self.save_box.setObjectName("run-save")
+        self.save_box.setChecked(True)
+        self.save_box.setToolTip("Every step is written to the history database as it is measured")
+        self.start_button = QPushButton("Start")
+        self.start_button.setObjectName("run-start")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("run-cancel")
+        self.history_button = QPushButton("Show in History")
+        self.history_button.setObjectName("run-history")
+        self.message = QLabel()
+        self.message.setObjectName("run-message")
+        self.message.setWordWrap(True)
+        self.hint = QLabel()
+        self.hint.setObjectName("run-hint")
+        self.hint.setWordWrap(True)
+        self.hint.setStyleSheet("color: #8a6d00;")
+        self.live = LivePanel()
+
+        targets_box = QGroupBox("Targets")
+        QVBoxLayout(targets_box).addWidget(self.targets)
+        workload_box = QGroupBox("Workload")
+        wl = QVBoxLayout(workload_box)
+        row = QHBoxLayout()
+        row.addWidget(self.workload_box, 1)
+        row.addWidget(self.defaults_button)
+        row.addWidget(self.reload_button)
+        wl.addLayout(row)
+        wl.addWidget(self.description)
+        wl.addWidget(self.broken)
+        wl.addWidget(self.form)
+        run_box = QGroupBox("Run")
+        rl = QFormLayout(run_box)
+        link = QVBoxLayout()
+        link.setSpacing(1)
+        link.addWidget(self.link_edit)
+        link.addWidget(self.link_error)
+        link.addWidget(self.link_hint)
+        rl.addRow("Link (physics bound):", link)
+        rl.addRow(self.save_box)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.history_button)
+        rl.addRow(buttons)
+        rl.addRow(self.hint)
+        rl.addRow(self.message)
+        setup = QWidget()
+        column = QVBoxLayout(setup)
+        column.addWidget(targets_box)
+        column.addWidget(workload_box)
+        column.addWidget(run_box)
+        column.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(setup)
+        scroll.setMinimumWidth(440)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(scroll)
+        split.addWidget(self.live)
+        split.setStretchFactor(0, 0)
+        split.setStretchFactor(1, 1)
+        split.setSizes([470, 1000])
+        QVBoxLayout(self).addWidget(split)
+
+        self.timer = QTimer(self)
+        self.timer.setInterval(TICK_MS)
+        self.timer.timeout.connect(self._tick)
+        self.workload_box.currentIndexChanged.connect(lambda _i: self._workload_chosen())
+        self.reload_button.clicked.connect(self.reload_workloads)
+        self.defaults_button.clicked.connect(self.form.reset)
+        self.form.sig_changed.connect(self._form_changed)
+        self.targets.sig_changed.connect(self._targets_changed)
+        self.link_edit.textChanged.connect(lambda _t: self._targets_changed())
+        self.start_button.clicked.connect(lambda: self.start())
+        self.cancel_button.clicked.connect(self.cancel)
+        self.history_button.clicked.connect(lambda: self.last_saved_run and self.sig_show_in_history.emit(self.last_saved_run))
+        self.reload_workloads()
+        self._targets_changed()
+
+    # ---- workloads -----------------------------------------------------------------------
+    def reload_workloads(self) -> None:
+        wanted = self.workload_name() or str(self._setting("run/workload", "dd"))
+        self.entries = self._discover()
+        self.workload_box.blockSignals(True)
+        self.workload_box.clear()
+        model: QStandardItemModel = self.workload_box.model()
+        for entry in self.entries:
+            if entry.ok:
+                self.workload_box.addItem(f"{entry.name} — {entry.workload.title or entry.name}", entry.name)
+            else:
+                self.workload_box.addItem(f"{entry.name} — broken plugin", entry.name)
+                item = model.item(self.workload_box.count() - 1)
+                item.setEnabled(False)
+                item.setToolTip(f"{entry.source}: {entry.error}")
+        ok = [i for i, e in enumerate(self.entries) if e.ok]
+        index = next((i for i in ok if self.entries[i].name == wanted), ok[0] if ok else -1)
+        self.workload_box.setCurrentIndex(index)
+        self.workload_box.blockSignals(False)
+        broken = [e for e in self.entries if not e.ok]
+        self.broken.setText("\n".join(f"{e.name} could not be loaded ({e.source}): {e.error}" for e in broken))
+        self.broken.setVisible(bool(broken))
+        self._workload_chosen()
+
+    def workload_name(self) -> str:
+        return self.workload_box.currentData() or ""
+
+    def entry(self) -> registry.PluginEntry | None:
+        name = self.workload_name()
+        return next((e for e in self.entries if e.name == name and e.ok), None)
+
+    def select_workload(self, name: str) -> bool:
+        index = self.workload_box.findData(name)
+        if index < 0 or not self.entries[index].ok:
+            return False
+        self.workload_box.setCurrentIndex(index)
+        return True
+
+    def _workload_chosen(self) -> None:
+        entry = self.entry()
+        if entry is None:
+            self.description.setText("No workload is installed." if not self.entries else "")
+            self.form.set_workload(None)
+        else:
+            self.description.setText(entry.workload.description or entry.workload.title)
+            remembered = self._setting(f"run/params/{entry.name}", "{}")
+            try:
+                texts = json.loads(str(remembered or "{}"))
+            except ValueError:
+                texts = {}
+            self.form.set_workload(entry.workload, texts if isinstance(texts, dict) else {})
+            self._set_setting("run/workload", entry.name)
+        self._update_buttons()
+
+    def _form_changed(self) -> None:
+        entry = self.entry()
+        if entry is not None:
+            self._set_setting(f"run/params/{entry.name}", json.dumps(self.form.changed_texts()))
+        self._update_buttons()
+
+    # ---- link ----------------------------------------------------------------------------
+    def link_choice(self) -> tuple[str, float | None]:
+        """("auto", None): from the topology; ("none", None): no check; ("set", bytes/s). Raises UnitError."""
+        text = self.link_edit.text().strip()
+        if not text:
+            return "auto", None
+        if text.lower() in NO_LINK:
+            return "none", None
+        return "set", parse_link_rate(text)
+
+    def _link_for(self, hosts: list[str], servers: list[str]) -> float | None:
+        kind, bps = self.link_choice()
+        if kind == "auto":
+            return topology_link(self.session.topo, hosts, servers).bps
+        return bps
+
+    def _targets_changed(self) -> None:
+        try:
+            kind, bps = self.link_choice()
+            mark_field(self.link_edit, self.link_error, None)
+        except UnitError as exc:
+            mark_field(self.link_edit, self.link_error, str(exc))
+            kind, bps = "error", None
+        mounts = self.targets.mount_targets()
+        volume = self.targets.volume()
+        if kind == "auto":
+            servers = volume_servers(self.session.topo, volume) if volume and self.session.topo.volume(volume) else []
+            hosts = [t.host for t in mounts]
+            bound = topology_link(self.session.topo, hosts, servers) if mounts else None
+            self.link_hint.setText(f"Volume runs: {bound.describe()}." if bound else
+                                   "Empty: each run takes its bound from the topology's NIC speeds.")
+            self.link_edit.setPlaceholderText(f"{bound.bps * 8 / 1e9:g}Gbit (from the topology)" if bound and bound.bps
+                                              else "none known: type e.g. 10Gbit")
+        elif kind == "none":
+            self.link_hint.setText("No physics check: no step is flagged for being faster than the link.")
+        elif kind == "set":
+            self.link_hint.setText(f"Every run is checked against {bps * 8 / 1e9:g} Gbit/s per client host.")
+        self._update_buttons()
+
+    # ---- starting ------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.watcher is not None and not self.watcher.finished
+
+    def requests(self) -> list[BenchRequest]:
+        """What Start would run, in order (raises ValueError saying what is missing)."""
+        entry = self.entry()
+        if entry is None:
+            raise ValueError("choose a workload that loaded")
+        problems = self.form.problems()
+        if problems:
+            raise ValueError("; ".join(problems))
+        self.link_choice()
+        texts = self.form.texts()
+        topo = self.session.topo
+        out = []
+        mounts = self.targets.mount_targets()
+        if mounts:
+            volume = self.targets.volume()
+            servers = volume_servers(topo, volume)
+            hosts = [t.host for t in mounts]
+            out.append(BenchRequest(entry.name, texts, tuple(mounts), tuple(servers),
+                                    self._link_for(hosts, servers), volume,
+                                    label=f"{volume} on {', '.join(hosts)}"))
+        for baseline in self.targets.baseline_targets():
+            out.append(BenchRequest(entry.name, texts, (baseline.spec,), (), self._link_for([baseline.spec.host], []),
+                                    "", label=baseline.label()))
+        if not out:
+            raise ValueError("tick a client mount of the volume or a baseline to measure")
+        return out
+
+    def _update_buttons(self) -> None:
+        running = self.running
+        try:
+            self.requests()
+            problem = ""
+        except (ValueError, UnitError) as exc:
+            problem = str(exc)
+        self.start_button.setEnabled(not running and not problem)
+        self.start_button.setToolTip(problem or "Run the workload on the ticked targets")
+        self.cancel_button.setEnabled(running)
+        self.history_button.setEnabled(bool(self.last_saved_run) and not running)
+        for widget in (self.targets, self.workload_box, self.form, self.defaults_button, self.reload_button,
+                       self.link_edit, self.save_box):
+            widget.setEnabled(not running)
+        self.hint.setText(problem if not running else "")
+        self.hint.setVisible(bool(problem) and not running)
+
+    def start(self) -> bool:
+        """Run what the form says (False: refused, the message says why)."""
+        if self.running:
+            return False
+        try:
+            batch = self.requests()
+        except (ValueError, UnitError) as exc:
+            self._say(str(exc), error=True)
+            return False
+        try:
+            self.bridge.services
+        except Exception as exc:  # noqa: BLE001 - e.g. an SSH config file that does not exist
+            self._say(f"Cannot reach hosts: {exc}", error=True)
+            return False
+        self._refused.clear()
+        self._topo = snapshot(self.session.topo)
+        self._batch, self.queue, self.results = batch, list(batch), []
+        self._cancelled = False
+        self.live.clear()
+        self.live.log.clear()
+        self._say("")
+        return self._next()
+
+    def _next(self) -> bool:
+        if not self.queue or self._cancelled:
+            self._batch_done()
+            return False
+        request = self.queue.pop(0)
+        entry = next((e for e in self.entries if e.name == request.workload and e.ok), None)
+        services = self.bridge.services
+        sinks: list[Any] = []
+        if self.save_box.isChecked():
+            try:
+                store = self._store() if self._store is not None else None
+            except Exception as exc:  # noqa: BLE001 - the database named in the settings cannot be opened
+                self._say(f"Cannot open the history database: {exc}. Untick 'Save to history' to run without it.",
+                          error=True)
+                self._batch_done()
+                return False
+            if store is not None:
+                from ...store.sink import HistorySink
+
+                sinks.append(HistorySink(store, self._topo))
+        relay = QtRunSink(self)
+        sinks.append(relay)
+        progress = QtProgress(self)
+        relay.sig_step.connect(lambda step, r=relay: r is self._relay and self._step(step))
+        relay.sig_run_started.connect(lambda run_id, r=relay: r is self._relay and self._log(
+            f"run {run_id[:12]} started" + (" (saved to history as it is measured)" if len(sinks) > 1 else "")))
+        progress.sig_progress.connect(lambda f, text, p=progress: p is self._progress and self._progressed(f, text))
+        progress.sig_log.connect(lambda line, p=progress: p is self._progress and self._log(line))
+        lookup = executor_lookup(services.hosts(self._topo), self._topo, services.pool.executor)
+        try:
+            future = services.loop.submit(run_request(request, entry.workload, lookup, progress=progress.progress,
+                                                      sink=FanOutSink(sinks)))
+        except RuntimeError as exc:   # the loop thread is gone (window closing)
+            self._say(f"Cannot start: {exc}", error=True)
+            self._batch_done()
+            return False
+        self._request, self._relay, self._progress = request, relay, progress
+        self._started, self._event, self._last_text, self._fraction = time.monotonic(), None, "", 0.0
+        self.watcher = self.bridge.watch(future)
+        self.watcher.sig_done.connect(self._run_done)
+        self.watcher.sig_failed.connect(self._run_failed)
+        self.watcher.sig_cancelled.connect(lambda: self._run_failed(RuntimeError("abandoned: it did not stop after Cancel")))
+        self.live.begin_run(request.label)
+        self._log(f"--- {request.describe()}: {request.workload} "
+                  + " ".join(f"{k}={v}" for k, v in self.form.changed_texts().items()) + " ---")
+        self.timer.start()
+        self.sig_status.emit(f"Run started: {request.describe()}")
+        self._update_buttons()
+        self._tick()
+        return True
+
+    # ---- while it runs --------------------------------------------------------------------
+    def _step(self, step) -> None:
+        self.live.add_step(self._request.label if self._request else "", step)
+        self._log(step_line(step))
+
+    def _progressed(self, fraction: float, text: str) -> None:
+        self._fraction = fraction
+        if text and text != self._last_text and "live" not in text:
+            self._last_text = text
+            self._log(text)
+
+    def _tick(self) -> None:
+        if not self.running or self._relay is None:
+            return
+        event = self._relay.latest()
+        elapsed = time.monotonic() - self._started
+        if event is not None:
+            self._event = event
+            if event.live_bps is not None:
+                self.live.rate.add(elapsed, event.live_bps)
+        ev = self._event
+        run_no = len(self._batch) - len(self.queue)
+        step, steps = (ev.step_index, ev.step_total) if ev is not None else (0, 0)
+        fraction = ev.fraction if ev is not None else self._fraction
+        doing = (ev.label if ev is not None else self._last_text) or "starting agents"
+        if steps:
+            self.live.show_progress(run_no, len(self._batch), step, steps, fraction, elapsed,
+                                    f"{self._request.label}: {doing}")
+        else:
+            self.live.set_state("running", f"{self._request.label}: {doing}")
+
+    def cancel(self) -> None:
+        """Stop the running run (its workers are killed, its files removed) and drop the rest."""
+        if not self.running or self._progress is None:
+            return
+        self._cancelled = True
+        self.queue.clear()
+        self._progress.cancel()
+        self._say("Cancelling: the workers are being stopped and the run's files removed…")
+        self._log("cancel asked")
+        watcher = self.watcher
+        QTimer.singleShot(HARD_CANCEL_MS, lambda: watcher is self.watcher and self.running and watcher.cancel())
+
+    # ---- the end --------------------------------------------------------------------------
+    def _run_done(self, run: RunResult) -> None:
+        self.timer.stop()
+        request = self._request
+        self._relay = self._progress = None
+        self.results.append(run)
+        outcome = run_outcome(run)
+        self.live.show_outcome(outcome, request.label)
+        self._log(f"--- {request.label}: {outcome.text}" + (f" ({run.error})" if run.error and run.error not in outcome.text else "") + " ---")
+        self.sig_status.emit(f"Run {request.label}: {outcome.kind}")
+        self._next()
+
+    def _run_failed(self, exc: BaseException) -> None:
+        self.timer.stop()
+        request = self._request
+        self._relay = self._progress = None
+        if isinstance(exc, HostKeyError):
+            self._host_key(exc, request)
+            return
+        what = str(exc) if isinstance(exc, (HostsUnreachable, ParamError)) else f"{type(exc).__name__}: {exc}"
+        self.live.set_state("failed", f"{request.label}: not run — {what}")
+        self._log(f"--- {request.label}: not run: {what} ---")
+        self.queue.clear()
+        self._batch_done()
+
+    def _host_key(self, err: HostKeyError, request: BenchRequest) -> None:
+        if isinstance(err, HostKeyChanged):
+            self.live.set_state("failed", f"{request.label}: not run — the host key of {err.host} has CHANGED")
+            hostkey_dialog.show_changed(err, self)
+            self._batch_done()
+            return
+        errors = [err, *getattr(err, "others", [])] if isinstance(err, UnknownHostKey) else []
+        trusted, refused = hostkey_dialog.ask_unless_refused(errors, [e.host for e in errors], self._refused, self)
+        if refused or not trusted:
+            self.live.set_state("failed", f"{request.label}: not run — the host key of "
+                                f"{', '.join(refused) or err.host} was not trusted")
+            self._batch_done()
+            return
+        self.sig_status.emit(f"Stored the host key of {', '.join(e.host for e in trusted)}; starting the run again")
+        self.queue.insert(0, request)
+        self._next()
+
+    def _batch_done(self) -> None:
+        self.timer.stop()
+        self.live.idle()
+        self._request = None
+        if self.results:
+            lines = [f"{self._batch[i].label}: {run_outcome(r).text}" for i, r in enumerate(self.results)]
+            if len(self.results) > 1:
+                self.live.set_state(self._worst([run_outcome(r).kind for r in self.results]), " · ".join(lines))
+            first = self.results[0]
+            if self.save_box.isChecked() and self._store is not None and first.steps:
+                self.last_saved_run = first.run_id
+                if not self._cancelled:
+                    self.sig_show_in_history.emit(first.run_id)
+        self._update_buttons()
+        self.sig_batch_finished.emit(list(self.results))
+
+    @staticmethod
+    def _worst(kinds: list[str]) -> str:
+        order = ("failed", "stalled", "partial", "cancelled", "complete")
+        return next((k for k in order if k in kinds), "complete")
+
+    # ---- output ----------------------------------------------------------------------------
+    def _say(self, text: str, error: bool = False) -> None:
+        self.message.setText(text)
+        self.message.setStyleSheet("color: #b00020;" if error else "")
+
+    def _log(self, line: str) -> None:
+        self.live.add_log(line)
+
+    def _setting(self, key: str, default: Any) -> Any:
+        return self.settings.value(key, default) if self.settings is not None else default
+
+    def _set_setting(self, key: str, value: Any) -> None:
+        if self.settings is not None:
+            self.settings.setValue(key, value)

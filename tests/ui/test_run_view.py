@@ -1,0 +1,276 @@
+"""The Run tab: the parameter form is generated from a plugin's declared Params (tooltips,
+the plugin's own messages, values remembered per workload), broken plugins are greyed with
+their error, and real runs on this machine stream points into the live chart, end in a named
+state, land in history and can be cancelled with nothing left behind.
+
+Runs here are real engine runs with real agents, on this workstation: the topology's client
+and nodes are reached through ``LocalExecutor``s instead of SSH (real hosts: tests/e2e)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit
+
+from brickyard.bench import registry
+from brickyard.bench.api import Measurement, Param, Workload
+from brickyard.core.topology import Brick, BrickRef, Client, Layout, Mount, Node, Topology, Volume, VolumeType
+from brickyard.remote.local import LocalExecutor
+from brickyard.remote.services import RemoteServices
+from brickyard.store import HistoryStore
+from brickyard.ui.bridge import RemoteBridge
+from brickyard.ui.run import RunView
+from brickyard.ui.session import Session
+
+
+class Sleeper(Workload):
+    """A third-party-style workload: every kind of Param, and steps that last as long as asked."""
+
+    name = "sleeper"
+    title = "Sleep steps"
+    description = "Each step sleeps; nothing is written."
+    params = (Param("seconds", "float", 0.05, "sleep per step", minimum=0, maximum=60),
+              Param("steps", "int", 2, "how many steps", minimum=1, maximum=50),
+              Param("sizes", "sizes", "4K,1M", "block sizes to pretend", minimum=1024, maximum=1 << 30),
+              Param("mode", "choice", "a", "a mode", choices=("a", "b")),
+              Param("loud", "bool", False, "say more"))
+
+    def step_count(self, values):
+        return values["steps"]
+
+    def check(self, values):
+        return ["seconds × steps must stay under 60 s"] if values["seconds"] * values["steps"] > 60 else []
+
+    async def run(self, ctx):
+        for i in range(ctx.values["steps"]):
+            ctx.progress(f"sleeping step {i + 1}")
+            runs = await ctx.run_workers([(t, ctx.exec_worker(["sleep", str(ctx.values["seconds"])]))
+                                          for t in ctx.targets])
+            ctx.record(Measurement({"i": i}, [r.timing for r in runs]))
+
+
+def entries(*extra):
+    found = [e for e in registry.discover(Path("/nonexistent")) if e.name == "dd"]
+    return lambda: found + [registry.PluginEntry("sleeper", "test", Sleeper()),
+                            registry.PluginEntry("broken", "/plugins/broken.py", error="ImportError: no module x (broken.py:1)"),
+                            *extra]
+
+
+class LocalServices(RemoteServices):
+    """The app's services on their own loop thread; every topology machine is this workstation."""
+
+    def hosts(self, topo):
+        return lambda name: LocalExecutor(name)
+
+
+def topology(mount_dir: Path) -> Topology:
+    topo = Topology(name="t", nodes=[Node("n1", nic_gbps=10.0, bricks=[Brick("/b", 10**12)])], clients=[Client("c1", nic_gbps=1.0)])
+    topo.volumes.append(Volume("gv0", Layout(VolumeType.DISTRIBUTE), [BrickRef("n1", "/b")],
+                               mounts=[Mount("c1", str(mount_dir))]))
+    return topo
+
+
+@pytest.fixture
+def make_view(qtbot, tmp_path):
+    made = []
+
+    def make(topo=None, store=None, settings=None, found=None):
+        bridge = RemoteBridge(make_services=lambda options: LocalServices())
+        view = RunView(Session(topo or topology(tmp_path / "mnt")), bridge, store=(lambda: store) if store else None,
+                       settings=settings, entries=found or entries())
+        qtbot.addWidget(view)
+        view.resize(1500, 900)
+        made.append(bridge)
+        return view
+
+    yield make
+    for bridge in made:
+        bridge.close()
+
+
+def test_form_is_generated_from_the_plugins_params_with_help_limits_and_defaults(make_view):
+    view = make_view()
+    assert view.select_workload("sleeper")
+    f = view.form.fields
+    assert list(f) == ["seconds", "steps", "sizes", "mode", "loud", "repeats", "stall_seconds"]
+    assert isinstance(f["loud"].widget, QCheckBox) and isinstance(f["mode"].widget, QComboBox)
+    assert isinstance(f["sizes"].widget, QLineEdit) and f["sizes"].text() == "4K,1M"
+    assert "block sizes to pretend" in f["sizes"].widget.toolTip() and "range 1K..1G" in f["sizes"].widget.toolTip()
+    assert f["repeats"].text() == "3" and "median and spread" in f["repeats"].widget.toolTip()
+    assert [f["mode"].widget.itemText(i) for i in range(2)] == ["a", "b"]
+
+
+def test_a_bad_value_is_marked_at_the_field_with_the_plugins_own_message_and_start_says_why(make_view, tmp_path):
+    view = make_view()
+    view.select_workload("sleeper")
+    field = view.form.fields["steps"]
+    field.edit.setText("500")
+    assert field.error.text() == "steps: 500 is above the maximum 50" and field.edit.property("invalid")
+    assert not view.start_button.isEnabled() and "above the maximum 50" in view.start_button.toolTip()
+    field.edit.setText("5")
+    assert not field.error.isVisible() and not field.edit.property("invalid")
+    view.form.fields["seconds"].edit.setText("20")           # 20 s × 5 steps: the workload's own cross-check
+    assert view.form.problem_label.text() == "seconds × steps must stay under 60 s"
+    assert not view.start_button.isEnabled()
+    view.form.fields["sizes"].edit.setText("3K..1M")
+    assert "power-of-two range" in view.form.fields["sizes"].error.text()
+
+
+def test_broken_plugins_are_listed_greyed_with_their_error(make_view):
+    view = make_view()
+    index = view.workload_box.findData("broken")
+    item = view.workload_box.model().item(index)
+    assert not item.isEnabled() and "ImportError: no module x" in item.toolTip()
+    assert "broken could not be loaded (/plugins/broken.py): ImportError" in view.broken.text()
+    assert not view.select_workload("broken")
+
+
+def test_parameters_are_remembered_per_workload_across_sessions(make_view, tmp_path):
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    view = make_view(settings=settings)
+    view.select_workload("sleeper")
+    view.form.fields["steps"].edit.setText("7")
+    view.form.fields["mode"].widget.setCurrentText("b")
+    view.select_workload("dd")
+    view.form.fields["block_sizes"].edit.setText("64K,1M")
+    again = make_view(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    assert again.workload_name() == "dd" and again.form.fields["block_sizes"].text() == "64K,1M"
+    again.select_workload("sleeper")
+    assert again.form.fields["steps"].text() == "7" and again.form.fields["mode"].text() == "b"
+    assert again.form.fields["seconds"].text() == "0.05"
+
+
+def test_targets_are_the_volumes_client_mounts_and_the_link_defaults_to_the_client_nic(make_view, tmp_path):
+    view = make_view()
+    assert view.targets.volume() == "gv0"
+    assert [t.text for t in view.targets.mount_targets()] == [f"c1:{tmp_path / 'mnt'}"]
+    assert "1 Gbit/s" in view.link_hint.text() and "c1" in view.link_hint.text()
+    [request] = view.requests()
+    assert request.servers == ("n1",) and request.link_bps == 1e9 / 8 and request.volume == "gv0"
+    view.link_edit.setText("fast")
+    assert "write e.g. 1Gbit" in view.link_error.text() and not view.start_button.isEnabled()
+    view.link_edit.setText("none")
+    assert view.requests()[0].link_bps is None
+    view.link_edit.setText("25Gbit")
+    assert view.requests()[0].link_bps == 25e9 / 8
+
+
+def test_baselines_are_checked_kept_and_each_becomes_a_run_of_its_own(make_view, tmp_path):
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    view = make_view(settings=settings)
+    panel = view.targets
+    panel.baseline_edit.setText("local:relative/path")
+    assert not panel.add_baseline_from_field() and "must be absolute" in panel.baseline_error.text()
+    panel.baseline_edit.setText(f"local:{tmp_path}")
+    assert panel.add_baseline_from_field()
+    panel.kind_box.setCurrentText("tmpfs")
+    assert panel.baseline_edit.placeholderText() == "c1:/dev/shm"
+    assert panel.add_baseline_from_field()                  # the placeholder itself
+    panel.baselines.item(1).setCheckState(Qt.CheckState.Unchecked)
+    requests = view.requests()
+    assert [r.label for r in requests] == [f"gv0 on c1", f"local directory: local:{tmp_path}"]
+    assert requests[1].servers == () and requests[1].link_bps is None and requests[1].volume == ""
+    again = make_view(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    assert [b.label() for b in again.targets.all_baselines()] == [f"local directory: local:{tmp_path}",
+                                                                  "tmpfs: c1:/dev/shm"]
+    assert [b.spec.host for b in again.targets.baseline_targets()] == ["local"]
+
+
+def test_a_run_streams_points_into_the_chart_ends_complete_and_opens_in_history(make_view, qtbot, tmp_path):
+    (tmp_path / "mnt").mkdir()
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    view = make_view(store=store)
+    view.show()
+    view.form.set_texts({"block_sizes": "64K,256K", "concurrency": "1,2", "size": "512K", "direction": "write",
+                         "repeats": "1", "min_step_seconds": "0"})
+    with qtbot.waitSignal(view.sig_show_in_history, timeout=60_000) as shown:
+        assert view.start()
+        assert view.running and not view.start_button.isEnabled() and view.cancel_button.isEnabled()
+        qtbot.waitUntil(lambda: 0 < view.live.chart.point_count < 4 or not view.running, timeout=60_000)
+        partway = view.live.chart.point_count
+    run_id = shown.args[0]
+    assert 0 < partway < 4, "points appear while the run goes on"
+    assert view.live.chart.point_count == 4 and view.live.table.rowCount() == 4
+    assert view.live.state_kind == "complete" and "complete: 4 steps measured" in view.live.state.text()
+    assert view.start_button.isEnabled() and view.history_button.isEnabled()
+    run = store.load_run(run_id)
+    assert run.status.value == "complete" and len(run.steps) == 4 and run.provenance.parameters["size"] == "512K"
+    assert store.topology_snapshot(run_id) is not None
+    assert "#0 r0 block_size=65536 concurrency=1 direction=write" in view.live.log.toPlainText()
+    assert not [p for p in (tmp_path / "mnt").iterdir()], "the run's files are removed"
+    store.close()
+
+
+def test_cancel_stops_the_workers_keeps_what_was_measured_and_removes_the_runs_files(make_view, qtbot, tmp_path):
+    (tmp_path / "mnt").mkdir()
+    view = make_view()
+    view.select_workload("sleeper")
+    view.form.set_texts({"seconds": "30", "steps": "2", "repeats": "1"})
+    with qtbot.waitSignal(view.sig_batch_finished, timeout=30_000) as done:
+        assert view.start()
+        qtbot.waitUntil(lambda: any(p.name.startswith("brickyard-") for p in (tmp_path / "mnt").iterdir()),
+                        timeout=20_000)
+        qtbot.wait(500)
+        view.cancel()
+    [run] = done.args[0]
+    assert view.live.state_kind == "cancelled" and "cancelled" in view.live.state.text()
+    assert run.error.startswith("cancelled by the user")
+    assert not [p for p in (tmp_path / "mnt").iterdir()]
+    assert not view.running and view.start_button.isEnabled()
+
+
+def test_a_host_that_cannot_be_reached_fails_the_run_before_anything_starts(make_view, qtbot, tmp_path):
+    class Down(LocalServices):
+        def hosts(self, topo):
+            async def refuse(argv, **kw):
+                from brickyard.remote.executor import ExecutorError
+                raise ExecutorError("c1", "connection refused")
+
+            def get(name):
+                ex = LocalExecutor(name)
+                if name == "c1":
+                    ex.run = refuse
+                return ex
+            return get
+
+    bridge = RemoteBridge(make_services=lambda options: Down())
+    view = RunView(Session(topology(tmp_path / "mnt")), bridge, entries=entries())
+    qtbot.addWidget(view)
+    try:
+        with qtbot.waitSignal(view.sig_batch_finished, timeout=30_000) as done:
+            assert view.start()
+        assert done.args[0] == [] and view.live.state_kind == "failed"
+        assert "c1: connection refused" in view.live.state.text()
+    finally:
+        bridge.close()
+
+
+def test_the_window_opens_the_run_tab_and_a_saved_run_in_history_over_earlier_runs(qtbot, tmp_path, monkeypatch):
+    import random
+
+    pytest.importorskip("brickyard.ui.history")
+    from brickyard.store.synthetic import synthetic_run
+    from brickyard.ui.mainwindow import MainWindow
+
+    db = tmp_path / "h.sqlite3"
+    monkeypatch.setenv("BRICKYARD_DB", f"sqlite:///{db}")
+    rng = random.Random(1)
+    with HistoryStore(f"sqlite:///{db}") as store:
+        old, new = (synthetic_run(rng, started_at=t) for t in (1_760_000_000.0, 1_760_100_000.0))
+        other = synthetic_run(rng, started_at=1_760_050_000.0, workload="fio")
+        for run in (old, other, new):
+            store.add_run(run)
+    win = MainWindow(topology(tmp_path / "mnt"), tmp_path / "settings.ini", tmp_path / "autosave")
+    qtbot.addWidget(win)
+    run_action = next(a for m in win.menuBar().actions() if m.text() == "&Cluster"
+                      for a in m.menu().actions() if a.text() == "&Run benchmark…")
+    run_action.trigger()
+    assert win.tabs.tabText(win.tabs.currentIndex()) == "Run" and win.tabs.currentWidget() is win.run_view
+    win.run_view.sig_show_in_history.emit(new.run_id)
+    history = win.tabs.currentWidget()
+    assert win.tabs.tabText(win.tabs.currentIndex()) == "History"
+    assert set(history.selected_run_ids()) == {old.run_id, new.run_id}       # same volume and workload only
+    assert [r.run_id for r in history.compare.runs] == [old.run_id, new.run_id]
