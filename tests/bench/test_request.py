@@ -124,3 +124,33 @@ def test_outcome_names_complete_partial_with_host_stalled_cancelled_and_failed()
     assert out.kind == "cancelled" and "0 steps" in out.text
     out = run_outcome(run(RunStatus.FAILED, [], "dd is missing on c1", ""))
     assert out.kind == "failed" and out.text == "failed: dd is missing on c1"
+
+
+def test_with_locks_a_request_waits_for_a_busy_host_then_runs_and_releases_it(tmp_path):
+    import threading
+    import time
+
+    from brickyard.bench.hostlock import HostBusy, HostLocks
+    from brickyard.remote.loop import Progress
+
+    locks = HostLocks(tmp_path / "locks")
+    other = locks.try_acquire(["local"], "campaign x")
+    heard = []
+    req = BenchRequest("dd", {"block_sizes": "64K", "concurrency": "1", "size": "64K", "repeats": "1",
+                              "direction": "write"}, (TargetSpec("local", str(tmp_path)),))
+    dd = registry.find("dd", tmp_path / "none")
+    lookup = executor_lookup(lambda n: None, topo(), lambda n: None)
+    threading.Timer(0.8, other.release).start()
+    began = time.monotonic()
+    run = asyncio.run(run_request(req, dd, lookup, locks=locks, on_wait=heard.append))
+    assert run.status is RunStatus.COMPLETE and time.monotonic() - began >= 0.7
+    assert [str(b) for b in heard][0].startswith("local is busy: campaign x")
+    assert locks.holder("local") == ""
+    held = locks.try_acquire(["local"], "campaign y")
+    with pytest.raises(HostBusy, match="campaign y"):
+        asyncio.run(run_request(req, dd, lookup, locks=locks, wait=False))
+    progress = Progress()
+    progress.cancel()
+    with pytest.raises(HostBusy):
+        asyncio.run(run_request(req, dd, lookup, locks=locks, progress=progress))
+    held.release()

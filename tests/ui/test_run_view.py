@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit
 
 from brickyard.bench import registry
 from brickyard.bench.api import Measurement, Param, Workload
+from brickyard.bench.hostlock import HostLocks
 from brickyard.core.topology import Brick, BrickRef, Client, Layout, Mount, Node, Topology, Volume, VolumeType
 from brickyard.remote.local import LocalExecutor
 from brickyard.remote.services import RemoteServices
@@ -80,7 +81,7 @@ def make_view(qtbot, tmp_path):
     def make(topo=None, store=None, settings=None, found=None):
         bridge = RemoteBridge(make_services=lambda options: LocalServices())
         view = RunView(Session(topo or topology(tmp_path / "mnt")), bridge, store=(lambda: store) if store else None,
-                       settings=settings, entries=found or entries())
+                       settings=settings, entries=found or entries(), locks=HostLocks(tmp_path / "locks"))
         qtbot.addWidget(view)
         view.resize(1500, 900)
         made.append(bridge)
@@ -191,7 +192,7 @@ def test_a_run_streams_points_into_the_chart_ends_complete_and_opens_in_history(
         assert view.running and not view.start_button.isEnabled() and view.cancel_button.isEnabled()
         qtbot.waitUntil(lambda: 0 < view.live.chart.point_count < 4 or not view.running, timeout=60_000)
         partway = view.live.chart.point_count
-    run_id = shown.args[0]
+    [run_id] = shown.args[0]
     assert 0 < partway < 4, "points appear while the run goes on"
     assert view.live.chart.point_count == 4 and view.live.table.rowCount() == 4
     assert view.live.state_kind == "complete" and "complete: 4 steps measured" in view.live.state.text()
@@ -237,7 +238,7 @@ def test_a_host_that_cannot_be_reached_fails_the_run_before_anything_starts(make
             return get
 
     bridge = RemoteBridge(make_services=lambda options: Down())
-    view = RunView(Session(topology(tmp_path / "mnt")), bridge, entries=entries())
+    view = RunView(Session(topology(tmp_path / "mnt")), bridge, entries=entries(), locks=HostLocks(tmp_path / "l"))
     qtbot.addWidget(view)
     try:
         with qtbot.waitSignal(view.sig_batch_finished, timeout=30_000) as done:
@@ -257,6 +258,7 @@ def test_the_window_opens_the_run_tab_and_a_saved_run_in_history_over_earlier_ru
 
     db = tmp_path / "h.sqlite3"
     monkeypatch.setenv("BRICKYARD_DB", f"sqlite:///{db}")
+    monkeypatch.setenv("BRICKYARD_LOCK_DIR", str(tmp_path / "locks"))
     rng = random.Random(1)
     with HistoryStore(f"sqlite:///{db}") as store:
         old, new = (synthetic_run(rng, started_at=t) for t in (1_760_000_000.0, 1_760_100_000.0))
@@ -269,8 +271,31 @@ def test_the_window_opens_the_run_tab_and_a_saved_run_in_history_over_earlier_ru
                       for a in m.menu().actions() if a.text() == "&Run benchmark…")
     run_action.trigger()
     assert win.tabs.tabText(win.tabs.currentIndex()) == "Run" and win.tabs.currentWidget() is win.run_view
-    win.run_view.sig_show_in_history.emit(new.run_id)
+    win.run_view.sig_show_in_history.emit([new.run_id])
     history = win.tabs.currentWidget()
     assert win.tabs.tabText(win.tabs.currentIndex()) == "History"
     assert set(history.selected_run_ids()) == {old.run_id, new.run_id}       # same volume and workload only
     assert [r.run_id for r in history.compare.runs] == [old.run_id, new.run_id]
+
+
+def test_a_busy_host_makes_the_run_wait_its_turn_saying_who_holds_it_and_cancel_gives_up(make_view, qtbot, tmp_path):
+    (tmp_path / "mnt").mkdir()
+    view = make_view()
+    view.select_workload("sleeper")
+    view.form.set_texts({"seconds": "0.05", "steps": "1", "repeats": "1"})
+    held = view.locks.try_acquire(["c1"], "campaign seed004 cell dist × dd")
+    try:
+        with qtbot.waitSignal(view.sig_batch_finished, timeout=30_000) as done:
+            assert view.start()
+            qtbot.waitUntil(lambda: "waiting its turn" in view.live.state.text(), timeout=20_000)
+            assert "c1 is busy: campaign seed004 cell dist × dd (this process)" in view.live.state.text()
+            view.cancel()
+        assert done.args[0] == [] and view.live.state_kind == "cancelled"
+        assert "cancelled while waiting its turn" in view.live.state.text()
+        with qtbot.waitSignal(view.sig_batch_finished, timeout=30_000) as done:   # queued: runs once freed
+            assert view.start()
+            qtbot.waitUntil(lambda: "waiting its turn" in view.live.state.text(), timeout=20_000)
+            held.release()
+        assert [r.status.value for r in done.args[0]] == ["complete"]
+    finally:
+        held.release()

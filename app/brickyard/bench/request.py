@@ -26,6 +26,7 @@ from ..remote.loop import Progress
 from ..remote.steps import reach_hosts
 from .api import Workload
 from .engine import ResultSink, TargetSpec, run_benchmark
+from .hostlock import HostBusy, HostLocks
 
 ExecutorFor = Callable[[str], Executor]
 
@@ -131,19 +132,35 @@ class HostsUnreachable(ExecutorError):
 
 async def run_request(request: BenchRequest, workload: Workload, executor_for: ExecutorFor, *,
                       progress: Progress | None = None, sink: ResultSink | None = None,
-                      **engine_options: Any) -> RunResult:
+                      locks: HostLocks | None = None, wait: bool = True,
+                      on_wait: Callable[[HostBusy], None] | None = None, **engine_options: Any) -> RunResult:
     """Log in to every host of the request first (``steps.reach_hosts``: an unknown host key is
     raised with the others it met, an unreachable host raises ``HostsUnreachable``; nothing
-    has started then), then run it through the engine (``engine.run_benchmark``'s end states)."""
+    has started then), then run it through the engine (``engine.run_benchmark``'s end states).
+
+    With ``locks`` the run holds the host lease of every host it loads (``bench.hostlock``):
+    it waits its turn (``on_wait`` hears who holds a host; cancelling ``progress`` while
+    waiting raises ``HostBusy``) or, with ``wait=False``, raises ``HostBusy`` at once. A caller
+    that already holds the lease (a campaign) passes no ``locks``."""
     remote = [h for h in request.hosts if h != "local"]
     if remote:
         failures = await reach_hosts(remote, executor_for)
         if failures:
             raise HostsUnreachable(failures)
-    targets = [(t, executor_for(t.host)) for t in request.targets]
-    servers = [executor_for(s) for s in request.servers]
-    return await run_benchmark(workload, dict(request.params), targets, servers=servers, progress=progress,
-                               sink=sink, link_bps=request.link_bps, **engine_options)
+    lease = None
+    if locks is not None:
+        owner = f"Brickyard window: {request.workload} on {', '.join(t.text for t in request.targets)}"
+        lease = (await locks.acquire(request.hosts, owner, on_wait=on_wait,
+                                     is_cancelled=progress.is_cancelled if progress else lambda: False)
+                 if wait else locks.try_acquire(request.hosts, owner))
+    try:
+        targets = [(t, executor_for(t.host)) for t in request.targets]
+        servers = [executor_for(s) for s in request.servers]
+        return await run_benchmark(workload, dict(request.params), targets, servers=servers, progress=progress,
+                                   sink=sink, link_bps=request.link_bps, **engine_options)
+    finally:
+        if lease is not None:
+            lease.release()
 
 
 @dataclass(frozen=True)

@@ -252,21 +252,12 @@ class MainWindow(QMainWindow):
             self._history_store = HistoryStore.open()
         return self._history_store
 
-    def show_run_in_history(self, run_id: str) -> None:
-        """Open History on ``run_id`` over the earlier runs of the same volume and workload."""
+    def show_run_in_history(self, run_ids: list[str]) -> None:
+        """Open History on ``run_ids`` over the earlier runs of the same volume and workload."""
         view = self.open_optional_view(*OPTIONAL_VIEWS[0])
-        if view is None:
-            return
-        from ..store.history import RunFilter
-
-        store = view.store
-        run = store.load_run(run_id)
-        volume = run.provenance.volume_name
-        earlier = [r.run_id for r in store.list_runs(RunFilter(volume=volume, workload=run.workload, limit=6))
-                   if r.run_id != run_id and r.started_at <= run.started_at] if volume else []
-        view.reload()
-        view.select_runs([run_id, *earlier[:4]])
-        view.compare_selected()
+        if view is not None:
+            view.reload()
+            view.show_runs(run_ids, overlay_same_volume=True)
 
     def import_from_cluster(self) -> bool:
         from .import_dialog import run_import_dialog

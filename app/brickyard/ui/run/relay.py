@@ -24,9 +24,12 @@ class QtRunSink(QObject):
     """StepResult: one measured step (frozen: safe to keep)."""
     sig_run_finished = Signal(object)
     """RunResult: the run in its end state (the engine no longer changes it)."""
+    sig_waiting = Signal(str)
+    """str: why the run waits ("client1 is busy: campaign … (pid 4121), since 14:02:11")."""
     _started = Signal(str)
     _step = Signal(object)
     _finished = Signal(object)
+    _waiting = Signal(str)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -34,6 +37,7 @@ class QtRunSink(QObject):
         self._started.connect(self.sig_run_started, queued)
         self._step.connect(self.sig_step, queued)
         self._finished.connect(self.sig_run_finished, queued)
+        self._waiting.connect(self.sig_waiting, queued)
         self._lock = threading.Lock()
         self._latest: Any = None
 
@@ -46,6 +50,10 @@ class QtRunSink(QObject):
 
     def run_finished(self, run: RunResult) -> None:
         self._finished.emit(run)
+
+    def waiting(self, busy: Exception) -> None:
+        """``run_request``'s ``on_wait``: another benchmark holds a host this run needs."""
+        self._waiting.emit(str(busy))
 
     def progress(self, run: RunResult, event: Any) -> None:
         with self._lock:

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHB
 
 from ...bench import registry
 from ...bench.api import ParamError
+from ...bench.hostlock import HostBusy, HostLocks
 from ...bench.lines import step_line
 from ...bench.request import (BenchRequest, FanOutSink, HostsUnreachable, executor_lookup, run_outcome,
                               run_request, topology_link, volume_servers)
@@ -54,19 +55,22 @@ class RunView(QWidget):
 
     sig_status = Signal(str)
     """One line for the main window's status bar."""
-    sig_show_in_history = Signal(str)
-    """str: a saved run's id, to open in History over the earlier runs of its volume and workload."""
+    sig_show_in_history = Signal(list)
+    """list[str]: the saved runs of a batch, to open in History over the earlier runs of the same
+    volume (a baseline: the same target) and workload."""
     sig_batch_finished = Signal(list)
     """list[RunResult]: every run of the batch that Start began, in order (cancelled ones too)."""
 
     def __init__(self, session: Session, bridge: RemoteBridge, store: Callable[[], Any] | None = None,
-                 settings=None, entries: Callable[[], list] | None = None, parent: QWidget | None = None):
+                 settings=None, entries: Callable[[], list] | None = None, locks: HostLocks | None = None,
+                 parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.bridge = bridge
         self._store = store
         self.settings = settings
         self._discover = entries or registry.discover
+        self.locks = locks or HostLocks()
         self.entries: list[registry.PluginEntry] = []
         self.queue: list[BenchRequest] = []
         self.results: list[RunResult] = []
@@ -82,7 +86,8 @@ class RunView(QWidget):
         self._last_text = ""
         self._cancelled = False
         self._fraction = 0.0
-        self.last_saved_run = ""
+        self._waiting_for = ""
+        self.last_saved_runs: list[str] = []
 
         self.targets = TargetsPanel(session, settings)
         self.workload_box = QComboBox()
@@ -187,7 +192,8 @@ class RunView(QWidget):
         self.link_edit.textChanged.connect(lambda _t: self._targets_changed())
         self.start_button.clicked.connect(lambda: self.start())
         self.cancel_button.clicked.connect(self.cancel)
-        self.history_button.clicked.connect(lambda: self.last_saved_run and self.sig_show_in_history.emit(self.last_saved_run))
+        self.history_button.clicked.connect(lambda: self.last_saved_runs and
+                                            self.sig_show_in_history.emit(list(self.last_saved_runs)))
         self.reload_workloads()
         self._targets_changed()
 
@@ -332,7 +338,7 @@ class RunView(QWidget):
         self.start_button.setEnabled(not running and not problem)
         self.start_button.setToolTip(problem or "Run the workload on the ticked targets")
         self.cancel_button.setEnabled(running)
-        self.history_button.setEnabled(bool(self.last_saved_run) and not running)
+        self.history_button.setEnabled(bool(self.last_saved_runs) and not running)
         for widget in (self.targets, self.workload_box, self.form, self.defaults_button, self.reload_button,
                        self.link_edit, self.save_box):
             widget.setEnabled(not running)
@@ -386,6 +392,7 @@ class RunView(QWidget):
         sinks.append(relay)
         progress = QtProgress(self)
         relay.sig_step.connect(lambda step, r=relay: r is self._relay and self._step(step))
+        relay.sig_waiting.connect(lambda why, r=relay: r is self._relay and self._waiting(why))
         relay.sig_run_started.connect(lambda run_id, r=relay: r is self._relay and self._log(
             f"run {run_id[:12]} started" + (" (saved to history as it is measured)" if len(sinks) > 1 else "")))
         progress.sig_progress.connect(lambda f, text, p=progress: p is self._progress and self._progressed(f, text))
@@ -393,13 +400,15 @@ class RunView(QWidget):
         lookup = executor_lookup(services.hosts(self._topo), self._topo, services.pool.executor)
         try:
             future = services.loop.submit(run_request(request, entry.workload, lookup, progress=progress.progress,
-                                                      sink=FanOutSink(sinks)))
+                                                      sink=FanOutSink(sinks), locks=self.locks,
+                                                      on_wait=relay.waiting))
         except RuntimeError as exc:   # the loop thread is gone (window closing)
             self._say(f"Cannot start: {exc}", error=True)
             self._batch_done()
             return False
         self._request, self._relay, self._progress = request, relay, progress
         self._started, self._event, self._last_text, self._fraction = time.monotonic(), None, "", 0.0
+        self._waiting_for = ""
         self.watcher = self.bridge.watch(future)
         self.watcher.sig_done.connect(self._run_done)
         self.watcher.sig_failed.connect(self._run_failed)
@@ -418,8 +427,13 @@ class RunView(QWidget):
         self.live.add_step(self._request.label if self._request else "", step)
         self._log(step_line(step))
 
+    def _waiting(self, why: str) -> None:
+        self._waiting_for = why
+        self._log(f"waiting: {why}")
+
     def _progressed(self, fraction: float, text: str) -> None:
         self._fraction = fraction
+        self._waiting_for = ""
         if text and text != self._last_text and "live" not in text:
             self._last_text = text
             self._log(text)
@@ -438,7 +452,10 @@ class RunView(QWidget):
         step, steps = (ev.step_index, ev.step_total) if ev is not None else (0, 0)
         fraction = ev.fraction if ev is not None else self._fraction
         doing = (ev.label if ev is not None else self._last_text) or "starting agents"
-        if steps:
+        if ev is None and self._waiting_for:
+            self.live.set_state("running", f"{self._request.label}: waiting its turn — {self._waiting_for}. "
+                                "It starts when the host is free (one benchmark at a time per host); Cancel gives up.")
+        elif steps:
             self.live.show_progress(run_no, len(self._batch), step, steps, fraction, elapsed,
                                     f"{self._request.label}: {doing}")
         else:
@@ -475,7 +492,12 @@ class RunView(QWidget):
         if isinstance(exc, HostKeyError):
             self._host_key(exc, request)
             return
-        what = str(exc) if isinstance(exc, (HostsUnreachable, ParamError)) else f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, HostBusy) and self._cancelled:
+            self.live.set_state("cancelled", f"{request.label}: cancelled while waiting its turn — {exc}")
+            self._log(f"--- {request.label}: cancelled while waiting: {exc} ---")
+            self._batch_done()
+            return
+        what = str(exc) if isinstance(exc, (HostsUnreachable, ParamError, HostBusy)) else f"{type(exc).__name__}: {exc}"
         self.live.set_state("failed", f"{request.label}: not run — {what}")
         self._log(f"--- {request.label}: not run: {what} ---")
         self.queue.clear()
@@ -506,11 +528,11 @@ class RunView(QWidget):
             lines = [f"{self._batch[i].label}: {run_outcome(r).text}" for i, r in enumerate(self.results)]
             if len(self.results) > 1:
                 self.live.set_state(self._worst([run_outcome(r).kind for r in self.results]), " · ".join(lines))
-            first = self.results[0]
-            if self.save_box.isChecked() and self._store is not None and first.steps:
-                self.last_saved_run = first.run_id
+            saved = [r.run_id for r in self.results if r.steps]
+            if self.save_box.isChecked() and self._store is not None and saved:
+                self.last_saved_runs = saved
                 if not self._cancelled:
-                    self.sig_show_in_history.emit(first.run_id)
+                    self.sig_show_in_history.emit(saved)
         self._update_buttons()
         self.sig_batch_finished.emit(list(self.results))
 
