@@ -63,7 +63,8 @@ class SweepChart(ThroughputChart):
                                           "single" if conc == 1 else f"{conc} concurrent") if x)
             self._add_curve(name, pts, _pen(colour, dashed=conc > 1), colour, conc)
             drawn += len(pts)
-        self.plot_item.enableAutoRange()
+        self.plot_item.enableAutoRange(axis="x")
+        self.plot_item.setYRange(0, largest / self.divisor * 1.12 or 1.0, padding=0)   # from zero: honest bars
         return drawn
 
 
@@ -110,7 +111,7 @@ class PointChart(BaseChart):
 
             self.add_hoverable(xs, ys, describe)
         self.plot_item.setXRange(-0.6, max(0, len(order) - 0.4))
-        self.plot_item.enableAutoRange(axis="y")
+        self.plot_item.setYRange(0, largest / divisor * 1.12 or 1.0, padding=0)
         return drawn
 
 
@@ -180,4 +181,5 @@ class LiveRateChart(BaseChart):
         divisor, label = value_scale("B/s", float(raw.max()) if len(raw) else 0.0)
         self.plot_item.setLabel("left", label)
         self.curve.setData(xs, raw / divisor)
+        self.plot_item.setYRange(0, float(raw.max()) / divisor * 1.12 or 1.0, padding=0)
         self.plot_item.setTitle(f"inside the running step: {format_value(bps, 'B/s')} now", color="#222")

@@ -11,7 +11,7 @@ import time
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFontDatabase
 from PySide6.QtWidgets import (QHeaderView, QLabel, QPlainTextEdit, QProgressBar, QSplitter, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+                               QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from ...bench.context import FLAG_MEANINGS
 from ...bench.request import RunOutcome
@@ -82,21 +82,18 @@ class LivePanel(QWidget):
         self.log.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.log.setPlaceholderText("The log of a run appears here.")
 
-        charts = QSplitter(Qt.Orientation.Vertical)
-        charts.addWidget(self.chart)
-        charts.addWidget(self.rate)
-        charts.setStretchFactor(0, 3)
-        charts.setStretchFactor(1, 1)
-        lower = QSplitter(Qt.Orientation.Horizontal)
-        lower.addWidget(self.table)
-        lower.addWidget(self.log)
-        lower.setStretchFactor(0, 3)
-        lower.setStretchFactor(1, 2)
+        self.lower = QTabWidget()
+        self.lower.setDocumentMode(True)
+        self.lower.addTab(self.table, "Steps")
+        self.lower.addTab(self.log, "Log")
         split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(charts)
-        split.addWidget(lower)
-        split.setStretchFactor(0, 3)
+        split.addWidget(self.chart)
+        split.addWidget(self.rate)
+        split.addWidget(self.lower)
+        split.setStretchFactor(0, 5)
         split.setStretchFactor(1, 2)
+        split.setStretchFactor(2, 3)
+        split.setSizes([500, 170, 280])
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(self.state)

@@ -60,7 +60,7 @@ class TargetsPanel(QWidget):
         self.volume_box.setObjectName("run-volume")
         self.mounts = QListWidget()
         self.mounts.setObjectName("run-mounts")
-        self.mounts.setMaximumHeight(96)
+        self.mounts.setMaximumHeight(74)
         self.mount_note = QLabel()
         self.mount_note.setWordWrap(True)
         self.mount_note.setStyleSheet("color: #8a6d00;")
@@ -69,7 +69,7 @@ class TargetsPanel(QWidget):
         self.add_mount_button.setToolTip("Mount the volume on a client (an undoable topology edit)")
         self.baselines = QListWidget()
         self.baselines.setObjectName("run-baselines")
-        self.baselines.setMaximumHeight(96)
+        self.baselines.setMaximumHeight(74)
         self.kind_box = QComboBox()
         self.kind_box.setObjectName("baseline-kind")
         for kind, _example, tip in BASELINE_KINDS:
