@@ -75,5 +75,5 @@ def test_bad_input_is_one_line_and_exit_2(two_versions, tmp_path, capsys):
     assert "not a database URL" in capsys.readouterr().err
     (tmp_path / "x.json").write_text("[1, 2")
     assert main(["history", "import", "--db", url, str(tmp_path / "x.json")]) == 2
-    assert "not JSON (line 1" in capsys.readouterr().err
+    assert "line 1: not valid JSON" in capsys.readouterr().err
     assert main(["history", "compare", "--db", url, old.run_id]) == 2

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import argparse
 import calendar
-import json
 import sys
 import time
 from typing import Any
 
-from ..cli import UsageError
+from ..cli import UsageError, emit_json
 from ..core.compare import compare_runs, describe_layout, describe_point, point_of, provenance_diff, run_labels
 from ..core.results import RunResult
 from ..store import DatabaseError, HistoryStore, RunFilter, SettingsError, StoreError
 from ..store.codec import run_to_dict
+from ..core.units import format_utc
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -96,7 +96,7 @@ def resolve(store: HistoryStore, prefix: str) -> str:
 
 
 def _when(ts: float | None) -> str:
-    return "" if ts is None else time.strftime("%Y-%m-%d %H:%M", time.gmtime(ts))
+    return format_utc(ts)
 
 
 def _print_table(rows: list[list[str]], head: list[str]) -> None:
@@ -115,7 +115,7 @@ def _list(args: argparse.Namespace) -> int:
     with _open(args) as store:
         runs = store.list_runs(filters)
     if args.json:
-        print(json.dumps([{**s.__dict__, "status": s.status.value} for s in runs], indent=1))
+        emit_json([{**s.__dict__, "status": s.status.value} for s in runs], indent=1)
         return 0
     if not runs:
         print("no runs match", file=sys.stderr)
@@ -133,7 +133,7 @@ def _show(args: argparse.Namespace) -> int:
         except StoreError as exc:
             raise UsageError(str(exc)) from None
     if args.json:
-        print(json.dumps(run_to_dict(run), indent=1))
+        emit_json(run_to_dict(run), indent=1)
         return 0
     p = run.provenance
     print(f"run {run.run_id}  {run.workload}  {run.status.value}  {_when(run.started_at)} → {_when(run.ended_at)} UTC")
@@ -188,7 +188,7 @@ def _compare(args: argparse.Namespace) -> int:
         runs = store.load_runs([resolve(store, r) for r in args.run_ids])
     data = comparison_data(runs, args.metric or ["throughput"])
     if args.json:
-        print(json.dumps(data, indent=1))
+        emit_json(data, indent=1)
         return 0
     print("What differs:")
     if not data["differences"]:
@@ -209,15 +209,25 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    if args.json and args.output == "-" and args.format == "csv":
+        raise UsageError("--format csv --json: CSV is not JSON; write it to a file with -o FILE "
+                         "(the JSON then says what was written)")
     with _open(args) as store:
         ids = [resolve(store, r) for r in args.run_ids]
         out = sys.stdout if args.output == "-" else args.output
         try:
-            n = store.export_json(ids, out) if args.format == "json" else store.export_csv(ids, out)
+            report = store.export_json(ids, out) if args.format == "json" else store.export_csv(ids, out)
         except OSError as exc:
             raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    for run_id, reasons in report.left_out:
+        print(f"brickyard history export: left out run {run_id}: its stored data would not import again: "
+              f"{'; '.join(reasons[:3])}{' …' if len(reasons) > 3 else ''}", file=sys.stderr)
     if args.output != "-":
-        print(f"exported {n} runs to {args.output}", file=sys.stderr)
+        print(f"exported {report.written} runs to {args.output}", file=sys.stderr)
+        if args.json:
+            emit_json({"ok": True, "file": args.output, "format": args.format, "runs": report.written,
+                       "left_out": [{"run_id": r, "problems": p[:10], "problem_count": len(p)}
+                                    for r, p in report.left_out]})
     return 0
 
 
@@ -228,9 +238,9 @@ def _import(args: argparse.Namespace) -> int:
         try:
             report = store.import_json(args.file)
         except ExchangeError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(f"nothing imported: {exc}", exc.problems) from None
     if args.json:
-        print(json.dumps({"added": report.added, "skipped": report.skipped}))
+        emit_json({"ok": True, "added": report.added, "skipped": report.skipped}, indent=None)
     else:
         print(f"imported {len(report.added)} runs; {len(report.skipped)} were already in the history")
     return 0

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from .results import RunResult, StepResult
 from .stats import Summary, bootstrap_ci, rank_test, summarize
+from .units import format_utc
 
 HIGHER_IS_BETTER_UNITS = {"B/s", "ops/s", "tps", "files/s", "iops", "ratio"}
 LOWER_IS_BETTER_UNITS = {"s", "ms", "us", "ns"}
@@ -129,7 +129,7 @@ def run_labels(runs: Sequence[RunResult]) -> list[str]:
                 if head == "layout":
                     return list(d.values)
                 return [f"{head} {v}" for v in d.values]
-    return [f"{time.strftime('%Y-%m-%d %H:%M', time.gmtime(r.started_at))} {r.run_id[:6]}" for r in runs]
+    return [f"{format_utc(r.started_at)} {r.run_id[:6]}" for r in runs]
 
 
 # -- metric differences --------------------------------------------------------------------

@@ -124,3 +124,16 @@ def format_block_size(n: int) -> str:
         if n >= factor and n % factor == 0:
             return f"{n // factor}{suffix}"
     return str(n)
+
+
+def format_utc(seconds: float | None, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    """A ``time.time()`` value as UTC text; "" for None and "?" for a time no calendar holds
+    (a row an old Brickyard imported with 1e300), so a list never dies on one bad run."""
+    import time
+
+    if seconds is None:
+        return ""
+    try:
+        return time.strftime(fmt, time.gmtime(seconds))
+    except (OverflowError, OSError, ValueError):
+        return "?"

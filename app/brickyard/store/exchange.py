@@ -1,6 +1,13 @@
 """Moving runs between workstations: a JSON export (whole runs, importable without
 duplicates: runs are keyed by their ``run_id``) and a CSV export (one row per metric of each
-step, for spreadsheets)."""
+step, for spreadsheets).
+
+An import is read like a topology file (``core.strictjson`` and ``codec``): a regular file of
+bounded size, strict JSON, every run checked field by field, every problem reported with its
+path; only then is anything written, and all runs go in as one transaction. An export
+writes only runs an import would take back: a stored run whose rows hold what an import now
+refuses (an old database) is left out and named, and everything else is still exported.
+"""
 
 from __future__ import annotations
 
@@ -12,21 +19,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Sequence
 
+from brickyard.core import strictjson
 from brickyard.core.compare import describe_layout
 from brickyard.core.results import RunResult, RunStatus
+from brickyard.core.strictjson import JsonFileError, Problem, Reader
+from brickyard.core.units import format_utc
 
 from . import codec
-from .history import HistoryStore, StoreError
+from .history import HistoryStore
 
 FORMAT = "brickyard-history"
 FORMAT_VERSION = 1
+MAX_IMPORT_BYTES = 512 * 2**20   # millions of samples; export fewer runs at a time beyond that
 CSV_COLUMNS = ("run_id", "workload", "status", "started_at_utc", "volume", "layout", "target",
                "gluster_versions", "step", "repeat", "direction", "block_size", "concurrency", "params",
                "valid", "flags", "metric", "value", "unit")
 
 
-class ExchangeError(ValueError):
-    """An export file that cannot be imported; the message names the place."""
+class ExchangeError(JsonFileError):
+    """An export file that cannot be imported; ``problems`` names every place."""
+
+    def __init__(self, source: str, problems: list[Problem] | str):
+        super().__init__(source, [Problem("", problems)] if isinstance(problems, str) else problems)
 
 
 @dataclass
@@ -35,18 +49,44 @@ class ImportReport:
     skipped: list[str] = field(default_factory=list)   # already in the history
 
 
+@dataclass
+class ExportReport:
+    """How many runs were written, and the stored runs left out because their rows hold
+    values an import would refuse (run id, reasons), so the file stays importable."""
+
+    written: int = 0
+    left_out: list[tuple[str, list[str]]] = field(default_factory=list)
+
+    def __int__(self) -> int:
+        return self.written
+
+
+def sound_runs(runs: Sequence[RunResult], report: ExportReport) -> list[RunResult]:
+    """The runs an import would take back; the others go to ``report.left_out``."""
+    out = []
+    for run in runs:
+        problems = codec.run_problems(run)
+        if problems:
+            report.left_out.append((run.run_id, [str(p) for p in problems]))
+        else:
+            out.append(run)
+    return out
+
+
 def export_document(runs: Sequence[RunResult]) -> dict[str, Any]:
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "exported_at": time.time(),
             "runs": [codec.run_to_dict(r) for r in runs]}
 
 
-def export_json(store: HistoryStore, run_ids: Sequence[str], out: str | Path | IO[str]) -> int:
-    """Write the runs (all of them when ``run_ids`` is empty); returns how many."""
+def export_json(store: HistoryStore, run_ids: Sequence[str], out: str | Path | IO[str]) -> ExportReport:
+    """Write the runs (all of them when ``run_ids`` is empty) that an import would take back."""
     ids = list(run_ids) or [s.run_id for s in reversed(store.list_runs())]
-    runs = store.load_runs(ids)
-    text = json.dumps(export_document(runs), indent=1, ensure_ascii=False) + "\n"
+    report = ExportReport()
+    runs = sound_runs(store.load_runs(ids), report)
+    text = json.dumps(export_document(runs), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
     _write(out, text)
-    return len(runs)
+    report.written = len(runs)
+    return report
 
 
 def csv_rows(runs: Sequence[RunResult]) -> list[list[Any]]:
@@ -55,7 +95,7 @@ def csv_rows(runs: Sequence[RunResult]) -> list[list[Any]]:
         p = run.provenance
         glusters = ", ".join(sorted({h.get("gluster", "") for h in p.hosts.values()} - {""}))
         head = [run.run_id, run.workload, run.status.value,
-                time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(run.started_at)), p.volume_name,
+                format_utc(run.started_at, "%Y-%m-%dT%H:%M:%SZ"), p.volume_name,
                 describe_layout(p.layout), p.target, glusters]
         for step in run.steps:
             prm = step.params
@@ -67,63 +107,56 @@ def csv_rows(runs: Sequence[RunResult]) -> list[list[Any]]:
     return rows
 
 
-def export_csv(store: HistoryStore, run_ids: Sequence[str], out: str | Path | IO[str]) -> int:
-    """One row per metric of each step; returns the number of runs written."""
+def export_csv(store: HistoryStore, run_ids: Sequence[str], out: str | Path | IO[str]) -> ExportReport:
+    """One row per metric of each step (of the runs an import would take back)."""
     ids = list(run_ids) or [s.run_id for s in reversed(store.list_runs())]
-    runs = store.load_runs(ids)
+    report = ExportReport()
+    runs = sound_runs(store.load_runs(ids), report)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     writer.writerows(csv_rows(runs))
     _write(out, buf.getvalue())
-    return len(runs)
+    report.written = len(runs)
+    return report
 
 
 def read_export(source: str | Path | IO[str]) -> list[RunResult]:
+    """Every run of an export file, or ExchangeError naming every problem in it."""
     name = str(source) if isinstance(source, (str, Path)) else getattr(source, "name", "<input>")
-    try:
-        text = Path(source).read_text(encoding="utf-8") if isinstance(source, (str, Path)) else source.read()
-    except OSError as exc:
-        raise ExchangeError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ExchangeError(f"{name}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    if isinstance(source, (str, Path)):
+        try:
+            text = strictjson.read_text(source, limit=MAX_IMPORT_BYTES, what="history export")
+        except JsonFileError as exc:
+            raise ExchangeError(name, exc.problems) from None
+    else:
+        text = source.read()
+    doc, problems = strictjson.parse(text)
+    if doc is None:
+        raise ExchangeError(name, problems)
+    r = Reader(problems)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ExchangeError(f"{name}: not a Brickyard history export (expected \"format\": \"{FORMAT}\")")
-    version = doc.get("format_version")
-    if version != FORMAT_VERSION:
-        raise ExchangeError(f"{name}: export format_version {version!r}; this Brickyard reads {FORMAT_VERSION}")
-    if not isinstance(doc.get("runs"), list):
-        raise ExchangeError(f"{name}: \"runs\" must be a list")
-    try:
-        return [codec.run_from_dict(r, f"runs[{i}]") for i, r in enumerate(doc["runs"])]
-    except codec.RecordError as exc:
-        raise ExchangeError(f"{name}: {exc}") from None
+        r.problem("format", f'not a Brickyard history export (expected "format": "{FORMAT}")')
+        raise ExchangeError(name, r.problems)
+    if r.integer_version(doc, "format_version", [FORMAT_VERSION]) is None:
+        raise ExchangeError(name, r.problems)
+    runs, problems = codec.read_runs(doc.get("runs"), "runs", r.problems)
+    for i, run in enumerate(runs):
+        if run.status is RunStatus.RUNNING:
+            problems.append(Problem(f"runs[{i}].status", f"run {run.run_id} was exported while still running; "
+                                                         "export it again when it ends"))
+    if problems:
+        raise ExchangeError(name, problems)
+    return runs
 
 
 def import_json(store: HistoryStore, source: str | Path | IO[str]) -> ImportReport:
     """Add every run of the export that the history does not have yet (by ``run_id``).
-    The whole file is checked before anything is written; each run is its own transaction."""
+    The whole file is checked before anything is written, and the runs go in as one
+    transaction: a file is imported whole or not at all."""
     runs = read_export(source)
-    for run in runs:
-        if run.status is RunStatus.RUNNING:
-            raise ExchangeError(f"run {run.run_id} was exported while still running; export it again when it ends")
-    seen: set[str] = set()
-    report = ImportReport()
-    present = store.has_runs([r.run_id for r in runs]) if runs else set()
-    for run in runs:
-        if run.run_id in present or run.run_id in seen:
-            report.skipped.append(run.run_id)
-            continue
-        seen.add(run.run_id)
-        try:
-            store.add_run(run)
-        except StoreError:   # another instance imported it a moment ago
-            report.skipped.append(run.run_id)
-            continue
-        report.added.append(run.run_id)
-    return report
+    added, skipped = store.add_runs(runs)
+    return ImportReport(added=added, skipped=skipped)
 
 
 def _write(out: str | Path | IO[str], text: str) -> None:

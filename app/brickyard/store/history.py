@@ -276,8 +276,8 @@ class HistoryStore:
             with conn.begin_nested():
                 step_id = conn.execute(insert(Step).values(
                     run_pk=run_pk, idx=step.index, repeat=step.repeat, params_json=_dumps(params),
-                    block_size=bs if isinstance(bs, int) and not isinstance(bs, bool) else None,
-                    concurrency=conc if isinstance(conc, int) and not isinstance(conc, bool) else None,
+                    block_size=bs if type(bs) is int and -(2**63) <= bs < 2**63 else None,
+                    concurrency=conc if _fits_int32(conc) else None,
                     direction=direction if isinstance(direction, str) else None,
                     start_skew_json=_dumps(step.start_skew), flags_json=_dumps(list(step.flags)),
                     valid=step.valid, note=step.note)).inserted_primary_key[0]
@@ -302,7 +302,7 @@ class HistoryStore:
 
         def count(key: str) -> int | None:
             v = layout.get(key)
-            return v if isinstance(v, int) and not isinstance(v, bool) else None
+            return v if _fits_int32(v) else None
 
         try:
             with conn.begin_nested():
@@ -352,6 +352,8 @@ class HistoryStore:
         with self.engine.connect() as conn:
             rows = conn.execute(q).all()
         status = {s.value: s for s in RunStatus}
+        for value in {row[2] for row in rows} - status.keys():
+            status[value] = _status(value)
         # plain tuple unpacking: 10,000 rows in a few ms (named attribute access is 3x slower)
         return [RunSummary(run_id, workload, status[st], started, ended, volume or "", layout or "", target, hosts,
                            glusters, steps, samples, error)
@@ -442,10 +444,11 @@ class HistoryStore:
         out = []
         for run_id in run_ids:
             r = runs[run_id]
-            out.append(RunResult(run_id=r.run_id, workload=r.workload, status=RunStatus(r.status),
-                                 started_at=r.started_at, ended_at=r.ended_at,
-                                 provenance=codec.provenance_from_dict(json.loads(r.provenance_json)),
-                                 steps=by_run.get(r.id, []), error=r.error, failed_host=r.failed_host))
+            provenance, unreadable = _stored_provenance(r)
+            out.append(RunResult(run_id=r.run_id, workload=r.workload, status=_status(r.status),
+                                 started_at=r.started_at, ended_at=r.ended_at, provenance=provenance,
+                                 steps=by_run.get(r.id, []), error=(r.error + unreadable).strip(),
+                                 failed_host=r.failed_host))
         return out
 
     def earlier_runs(self, run_id: str, limit: int = 4) -> list[str]:
@@ -501,6 +504,26 @@ class HistoryStore:
         with self._write() as conn:
             self._insert_run(conn, run, None, owned=False)
 
+    def add_runs(self, runs: Sequence[RunResult]) -> tuple[list[str], list[str]]:
+        """Store finished runs (an import) in ONE transaction: all of them or, on any error,
+        none. Runs already stored (or twice in ``runs``) are skipped; returns (added, skipped)."""
+        for run in runs:
+            if run.status is RunStatus.RUNNING:
+                raise StoreError(f"run {run.run_id} is still running; import only finished runs")
+        added: list[str] = []
+        skipped: list[str] = []
+        with self._write() as conn:
+            present = set(conn.execute(select(Run.run_id).where(Run.run_id.in_([r.run_id for r in runs])))
+                          .scalars()) if runs else set()
+            for run in runs:
+                if run.run_id in present:
+                    skipped.append(run.run_id)
+                    continue
+                present.add(run.run_id)
+                self._insert_run(conn, run, None, owned=False)
+                added.append(run.run_id)
+        return added, skipped
+
     def delete_run(self, run_id: str) -> None:
         with self._write() as conn:
             pk = conn.execute(select(Run.id).where(Run.run_id == run_id)).scalar()
@@ -513,6 +536,30 @@ class HistoryStore:
             for table in (Step, RunHost, RunOption):
                 conn.execute(delete(table).where(table.run_pk == pk))
             conn.execute(delete(Run).where(Run.id == pk))
+
+
+def _fits_int32(value: Any) -> bool:
+    """An int an ``Integer`` column holds on every backend (PostgreSQL's is 32 bits)."""
+    return type(value) is int and -(2**31) <= value < 2**31
+
+
+def _status(text: str) -> RunStatus:
+    try:
+        return RunStatus(text)
+    except ValueError:   # a row written by hand or by a newer Brickyard
+        return RunStatus.FAILED
+
+
+def _stored_provenance(row: Any) -> tuple[Provenance, str]:
+    """A run row's provenance, and a note when the stored JSON cannot be read back (a row from
+    an older Brickyard that imported anything): the run still lists, shows and compares."""
+    try:
+        return codec.provenance_from_dict(json.loads(row.provenance_json)), ""
+    except (ValueError, TypeError, RecursionError) as exc:
+        first = str(exc).splitlines()[-1].strip()
+        return (Provenance(brickyard_version=row.brickyard_version or "", hosts={}, target=row.target or "",
+                           target_kind=row.target_kind or ""),
+                f" [stored provenance unreadable: {first[:200]}]")
 
 
 def _provenance_columns(p: Provenance) -> dict[str, Any]:

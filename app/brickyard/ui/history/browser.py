@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import calendar
 import dataclasses
-import time
 from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QDate, QModelIndex, Qt, Signal
@@ -37,6 +36,7 @@ from brickyard.store.exchange import ExchangeError
 
 from .charts import TrendChart, size_label
 from .compare_panel import ComparePanel
+from brickyard.core.units import format_utc
 
 COLUMNS = ("started (UTC)", "run", "status", "workload", "volume", "layout", "gluster", "hosts", "steps")
 STATUS_COLORS = {RunStatus.RUNNING: "#1f6feb", RunStatus.PARTIAL: "#9a6700", RunStatus.FAILED: "#b42318",
@@ -91,7 +91,7 @@ class RunTableModel(QAbstractTableModel):
         r = self.rows[index.row()]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (time.strftime("%Y-%m-%d %H:%M", time.gmtime(r.started_at)), r.run_id[:12], r.status.value,
+            return (format_utc(r.started_at), r.run_id[:12], r.status.value,
                     r.workload, r.volume, r.layout, r.gluster_versions, r.hosts, r.step_count)[col]
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{r.run_id}\n{r.target}" + (f"\n{r.error}" if r.error else "")
@@ -327,9 +327,11 @@ class HistoryView(QWidget):
             if not ids:
                 self.sig_status.emit("no runs to export")
                 return 0
-        n = self.store.export_json(ids, path) if fmt == "json" else self.store.export_csv(ids, path)
-        self.sig_status.emit(f"exported {n} runs to {path}")
-        return n
+        report = self.store.export_json(ids, path) if fmt == "json" else self.store.export_csv(ids, path)
+        left = (f"; left out {len(report.left_out)} whose stored data would not import again "
+                f"({', '.join(r[:12] for r, _ in report.left_out[:3])})" if report.left_out else "")
+        self.sig_status.emit(f"exported {report.written} runs to {path}{left}")
+        return report.written
 
     def import_file(self, path: str) -> Any:
         report = self.store.import_json(path)

@@ -27,6 +27,7 @@ from PySide6.QtCore import Qt
 from brickyard.core.results import Provenance, RunResult, RunStatus, StepResult
 from brickyard.core.compare import metric_unit
 from brickyard.core.series import SeriesPoint, scaling_efficiency, sweep_by_block_size, value_at
+from brickyard.core.units import format_utc
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
            "#7f7f7f", "#bcbd22")
@@ -340,7 +341,7 @@ class TrendChart(BaseChart):
             self.curve.setSymbol(None)
 
         def describe(i: int) -> str:
-            when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(xs[i]))
+            when = format_utc(xs[i])
             return f"run {ids[i][:12]}\n{when} UTC\n{ys[i]:,.4g} {unit_label}\n= {exact(raw[i], unit)}"
 
         self.add_hoverable(xs, ys, describe)
