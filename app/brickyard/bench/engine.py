@@ -40,6 +40,29 @@ class ResultSink(Protocol):
     def run_finished(self, run: RunResult) -> None: ...
 
 
+class _GuardedSink:
+    """The engine's side of a sink: a sink that raises (a database on a full disk, a closed
+    screen) never stops the measurement. The first failure is named in the run's error;
+    the results stay in the ``RunResult``."""
+
+    def __init__(self, sink: ResultSink, notes: list[str]):
+        self.sink = sink
+        self.notes = notes
+        self.failed = False
+
+    def call(self, method: str, *args: Any) -> None:
+        fn = getattr(self.sink, method, None)
+        if fn is None:
+            return
+        try:
+            fn(*args)
+        except Exception as exc:  # noqa: BLE001 - reported once, measuring goes on
+            if not self.failed:
+                self.failed = True
+                self.notes.append(f"the result sink failed ({type(exc).__name__}: {exc}); "
+                                  "every measured step is still in this result")
+
+
 class TargetError(ValueError):
     """A ``--target`` text that does not name a host and an absolute path."""
 
@@ -123,11 +146,12 @@ async def run_benchmark(
     server_agents: list[AgentSession] = []
     cleanup_notes: list[str] = []
     stalled = False
+    guard = _GuardedSink(sink, cleanup_notes) if sink is not None else None
 
     def record(step: StepResult) -> None:
         run.steps.append(step)
-        if sink is not None:
-            sink.step_finished(run, step)
+        if guard is not None:
+            guard.call("step_finished", run, step)
 
     def finish(status: RunStatus, error: str = "", host: str = "") -> RunResult:
         run.status = status
@@ -136,8 +160,8 @@ async def run_benchmark(
         run.ended_at = time.time()
         return run
 
-    if sink is not None:
-        sink.run_started(run)
+    if guard is not None:
+        guard.call("run_started", run)
     loop = asyncio.get_running_loop()
 
     def cancel_agents() -> None:   # on the loop thread: agents kill workers, remove run dirs
@@ -196,7 +220,7 @@ async def run_benchmark(
                              progress=progress.set_progress, is_cancelled=progress.is_cancelled,
                              physics=physics, servers=server_agents,
                              step_total=workload.step_count(values) * int(values.get("repeats", 1)),
-                             on_event=(lambda ev: sink.progress(run, ev)) if hasattr(sink, "progress") else None)
+                             on_event=(lambda ev: guard.call("progress", run, ev)) if hasattr(sink, "progress") else None)
             progress.set_progress(0.0, f"{workload.name}: measuring")
             await workload.run(ctx)
             return finish(RunStatus.COMPLETE)
@@ -239,8 +263,9 @@ async def run_benchmark(
             cleanup_notes += await agent.close(timeout=5 if stalled else 30)
         if run.status is not RunStatus.RUNNING:
             run.error = "; ".join(dict.fromkeys(x for x in [run.error, *cleanup_notes] if x))
-        if sink is not None and run.status is not RunStatus.RUNNING:
-            sink.run_finished(run)
+        if guard is not None and run.status is not RunStatus.RUNNING:
+            guard.call("run_finished", run)
+            run.error = "; ".join(dict.fromkeys(x for x in [run.error, *cleanup_notes] if x))
         progress.set_progress(1.0, f"{workload.name}: {run.status.value}")
 
 

@@ -199,23 +199,33 @@ def run_outcome(run: RunResult) -> RunOutcome:
 
 @dataclass
 class FanOutSink:
-    """Hands every engine event to each sink in turn (e.g. the history store, then a screen)."""
+    """Hands every engine event to each sink in turn (e.g. the history store, then a screen).
+    One sink failing does not keep the event from the others; the first failure is raised
+    afterwards (the engine reports it and goes on measuring)."""
 
     sinks: Sequence[Any] = field(default_factory=list)
 
-    def run_started(self, run: RunResult) -> None:
+    def _each(self, method: str, *args: Any) -> None:
+        first: Exception | None = None
         for sink in self.sinks:
-            sink.run_started(run)
+            fn = getattr(sink, method, None)
+            if fn is None:
+                continue
+            try:
+                fn(*args)
+            except Exception as exc:  # noqa: BLE001 - raised below, after the other sinks
+                first = first or exc
+        if first is not None:
+            raise first
+
+    def run_started(self, run: RunResult) -> None:
+        self._each("run_started", run)
 
     def step_finished(self, run: RunResult, step: StepResult) -> None:
-        for sink in self.sinks:
-            sink.step_finished(run, step)
+        self._each("step_finished", run, step)
 
     def run_finished(self, run: RunResult) -> None:
-        for sink in self.sinks:
-            sink.run_finished(run)
+        self._each("run_finished", run)
 
     def progress(self, run: RunResult, event: Any) -> None:
-        for sink in self.sinks:
-            if hasattr(sink, "progress"):
-                sink.progress(run, event)
+        self._each("progress", run, event)

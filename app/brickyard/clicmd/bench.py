@@ -163,7 +163,7 @@ def _run(args, workload, params, targets, link) -> int:
         def run_finished(self, run): pass
 
     sinks: list[Any] = [PrintSink()]
-    store = None
+    store = history = None
     if args.save or args.db:
         from ..cli import UsageError
         from ..store import HistoryStore
@@ -172,9 +172,14 @@ def _run(args, workload, params, targets, link) -> int:
         try:
             store = HistoryStore.open(args.db)
         except Exception as exc:  # noqa: BLE001 - one line naming the database problem
+            from ..store.engine import free_space_note
+            from ..store.settings import resolve_db_url
+
             raise UsageError(f"cannot open the history database: {type(exc).__name__}: "
-                             f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
-        sinks.append(HistorySink(store))
+                             f"{str(exc).splitlines()[0] if str(exc) else ''}"
+                             f"{free_space_note(resolve_db_url(args.db)[0])}; nothing was measured") from None
+        history = HistorySink(store)
+        sinks.append(history)
 
     from ..bench.hostlock import HostBusy, HostLocks
 
@@ -219,9 +224,13 @@ def _run(args, workload, params, targets, link) -> int:
         if store is not None:
             store.close()
     code = 130 if interrupted else exit_code(result)
+    saved = _saved(result, history, store)
+    if saved is not None and not saved["saved"] and code == 0:
+        code = 1          # asked to save, not saved: the measurement is in this output only
     rows = summary(result)
     if args.json:
-        print(json.dumps({**to_jsonable(result), "summary": to_jsonable(rows), "exit_code": code}, indent=1))
+        extra = {"history": saved} if saved is not None else {}
+        print(json.dumps({**to_jsonable(result), "summary": to_jsonable(rows), **extra, "exit_code": code}, indent=1))
     else:
         if rows:
             print("summary over repeats:")
@@ -233,7 +242,19 @@ def _run(args, workload, params, targets, link) -> int:
         if flags:
             print("flags: " + "; ".join(f"{f} = {FLAG_MEANINGS[f]}" if f in FLAG_MEANINGS else f for f in flags))
         tail = f": {result.error}" if result.error else ""
-        saved = f"; saved as run {result.run_id[:12]}" if store is not None else ""
+        said = ""
+        if saved is not None:
+            said = (f"; saved as run {result.run_id[:12]}" if saved["saved"] else
+                    f"; NOT saved to the history ({saved['stored_as']}): {saved['problem']}")
         print(f"{workload.name} on {','.join(t.text for t in targets)}: {result.status.value}"
-              f" ({len(result.steps)} steps, {sum(1 for s in result.steps if not s.valid)} invalid){tail}{saved}")
+              f" ({len(result.steps)} steps, {sum(1 for s in result.steps if not s.valid)} invalid){tail}{said}")
     return code
+
+
+def _saved(result: RunResult, history: Any, store: Any) -> dict[str, Any] | None:
+    """What reached the history database (``--save``), for the JSON and the last line."""
+    if history is None:
+        return None
+    stored_as = history.outcome.get(result.run_id, "not stored")
+    return {"saved": stored_as == result.status.value, "database": store.describe(), "run_id": result.run_id,
+            "stored_as": stored_as, "problem": history.problem}

@@ -13,6 +13,7 @@ lock), so two instances starting at once migrate once.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import time
 from pathlib import Path
@@ -25,6 +26,8 @@ from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.pool import StaticPool
+
+from brickyard.core.units import format_bytes
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 BUSY_TIMEOUT_MS = 30_000
@@ -60,6 +63,22 @@ def create_history_engine(url: str) -> Engine:
     if is_sqlite:
         _configure_sqlite(engine)
     return engine
+
+
+def free_space_note(url: str) -> str:
+    """For a SQLite file on a (nearly) full file system: " (the file system holding FILE has
+    N free)", so "disk I/O error" reads as what it is; "" otherwise."""
+    try:
+        parsed = make_url(url)
+        if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+            return ""
+        path = Path(parsed.database).expanduser()
+        free = shutil.disk_usage(path.parent).free
+    except (ArgumentError, OSError, ValueError):
+        return ""
+    if free >= 4 << 20:
+        return ""
+    return f" (the file system holding {path} has {format_bytes(free)} free)"
 
 
 def _configure_sqlite(engine: Engine) -> None:
