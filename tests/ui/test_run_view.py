@@ -299,3 +299,23 @@ def test_a_busy_host_makes_the_run_wait_its_turn_saying_who_holds_it_and_cancel_
         assert [r.status.value for r in done.args[0]] == ["complete"]
     finally:
         held.release()
+
+
+def test_a_history_database_that_fails_mid_run_is_said_and_the_run_still_measures_whole(make_view, qtbot, tmp_path):
+    from sqlalchemy.exc import OperationalError
+
+    (tmp_path / "mnt").mkdir()
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+
+    def full(*args, **kw):
+        raise OperationalError("INSERT …", {}, Exception("database or disk is full"))
+
+    store.add_steps = full                      # the disk fills once the run is stored
+    view = make_view(store=store)
+    view.form.set_texts({"block_sizes": "64K", "concurrency": "1,2", "size": "256K", "direction": "write",
+                         "repeats": "1", "min_step_seconds": "0"})
+    assert view.start()
+    qtbot.waitUntil(lambda: not view.running, timeout=60_000)
+    assert view.live.state_kind == "complete" and view.live.table.rowCount() == 2
+    assert "NOT saved to the history" in view.message.text() and "disk is full" in view.message.text()
+    store.close()

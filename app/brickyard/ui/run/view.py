@@ -76,6 +76,7 @@ class RunView(QWidget):
         self.results: list[RunResult] = []
         self.watcher: FutureWatcher | None = None
         self._relay: QtRunSink | None = None
+        self._history: Any = None        # the HistorySink of the run going on (None: not saved)
         self._progress: QtProgress | None = None
         self._request: BenchRequest | None = None
         self._batch: list[BenchRequest] = []
@@ -376,6 +377,7 @@ class RunView(QWidget):
         entry = next((e for e in self.entries if e.name == request.workload and e.ok), None)
         services = self.bridge.services
         sinks: list[Any] = []
+        self._history = None
         if self.save_box.isChecked():
             try:
                 store = self._store() if self._store is not None else None
@@ -387,7 +389,8 @@ class RunView(QWidget):
             if store is not None:
                 from ...store.sink import HistorySink
 
-                sinks.append(HistorySink(store, self._topo))
+                self._history = HistorySink(store, self._topo)
+                sinks.append(self._history)
         relay = QtRunSink(self)
         sinks.append(relay)
         progress = QtProgress(self)
@@ -482,6 +485,10 @@ class RunView(QWidget):
         outcome = run_outcome(run)
         self.live.show_outcome(outcome, request.label)
         self._log(f"--- {request.label}: {outcome.text}" + (f" ({run.error})" if run.error and run.error not in outcome.text else "") + " ---")
+        history = self._history
+        if history is not None and history.outcome.get(run.run_id) != run.status.value:
+            self._say(f"Run {run.run_id[:12]} was NOT saved to the history ({history.outcome.get(run.run_id, 'not stored')}): "
+                      f"{history.problem}. Its results are in this window's log and charts.", error=True)
         self.sig_status.emit(f"Run {request.label}: {outcome.kind}")
         self._next()
 
