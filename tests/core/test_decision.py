@@ -229,3 +229,12 @@ def test_format_figure_units():
     assert format_figure(Column("s", "s", "ratio", "scaling"), Figure(0.875, MEASURED)) == "88 %"
     assert format_figure(Column("n", "n", "count", "failures"), Figure(2.0, PLANNED)) == "2"
     assert math.isnan(float("nan")) and not Figure(float("nan"), NONE).known
+
+
+def test_replica_3_and_replica_3_arbiter_1_on_the_same_bricks_are_two_rows():
+    bricks = [f"n{i}:/b" for i in (1, 2, 3)]
+    runs = [dd_run(f"r{arb}", {("write", 1, MIB): [1e8]},
+                   layout={"name": "gv0", "type": "Replicate", "replica": 3, "arbiter": arb, "bricks": bricks})
+            for arb in (0, 1)]
+    entries = entries_from_runs(runs)
+    assert len(entries) == 2 and entries[0].key != entries[1].key

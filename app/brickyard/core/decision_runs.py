@@ -63,7 +63,9 @@ def layout_key(run: RunResult) -> tuple[str, str]:
     vol = volume_of_run(run)
     if vol is None:
         return BASELINE, run.provenance.target or run.run_id
-    return LAYOUT, f"{vol.name}|{vol.layout.type.value}|{','.join(map(str, vol.bricks))}"
+    lay = vol.layout      # replica 3 and replica 3 arbiter 1 on the same bricks are two layouts
+    counts = f"r{lay.replica or 0}a{lay.arbiter or 0}d{lay.disperse or 0}x{lay.redundancy or 0}"
+    return LAYOUT, f"{vol.name}|{lay.type.value}|{counts}|{','.join(map(str, vol.bricks))}"
 
 
 def _sized_topology(volume: Volume, topology: Topology | None) -> tuple[Topology, list[str]]:

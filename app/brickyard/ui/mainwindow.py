@@ -48,6 +48,7 @@ class MainWindow(QMainWindow):
         self.preflight: PreflightView | None = None
         self.provision_view: QWidget | None = None
         self.run_view: QWidget | None = None
+        self.decision_view: QWidget | None = None
         self._history_store = None
         self.session = Session(topo or Topology(), self)
         self.files = FileController(self.session, self, settings_path, autosave_dir)
@@ -152,6 +153,10 @@ class MainWindow(QMainWindow):
         for text, module, make in OPTIONAL_VIEWS:
             action = view.addAction(text)
             action.triggered.connect(lambda _=False, t=text, m=module, f=make: self.open_optional_view(t, m, f))
+        action = view.addAction("&Decision table of selected runs")
+        action.setToolTip("Per layout: capacity, failures survived and measured throughput of the runs "
+                          "selected in History, side by side")
+        action.triggered.connect(lambda: self.open_decision())
 
     def _show_refusal(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
@@ -243,6 +248,28 @@ class MainWindow(QMainWindow):
             self.run_view.sig_show_in_history.connect(self.show_run_in_history)
         self._show_tab("Run", self.run_view)
         return self.run_view
+
+    def open_decision(self, run_ids: list[str] | None = None) -> QWidget | None:
+        """The Decision tab for stored runs (default: those selected in History), grouped by
+        the layout they measured and planned on the open topology where it holds their bricks."""
+        from ..core.decision import build_table
+        from ..core.decision_runs import entries_from_runs
+        from .campaign import DecisionView
+
+        history = self.open_optional_view(*OPTIONAL_VIEWS[0]) if run_ids is None else None
+        store = history.store if history is not None else self.history_store()
+        ids = run_ids if run_ids is not None else history.selected_run_ids() if history is not None else []
+        if not ids:
+            self.statusBar().showMessage("Select runs in History first: the decision table compares their layouts",
+                                         10000)
+            return None
+        table = build_table(entries_from_runs(store.load_runs(ids), self.session.topo))
+        if self.decision_view is None:
+            self.decision_view = DecisionView()
+            self.decision_view.sig_status.connect(self._show_refusal)
+        self.decision_view.set_table(table)
+        self._show_tab("Decision", self.decision_view)
+        return self.decision_view
 
     def history_store(self):
         """The history database the Run tab writes to (opened on first use)."""

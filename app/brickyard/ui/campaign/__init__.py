@@ -1,0 +1,5 @@
+"""Layout campaigns in the window and the decision table they end with."""
+
+from .decision_view import DecisionView
+
+__all__ = ["DecisionView"]
