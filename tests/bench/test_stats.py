@@ -31,10 +31,36 @@ def test_sum_of_rates_equals_headline_when_workers_run_together():
     assert stats.sum_of_rates_bps(together) == pytest.approx(stats.headline_bps(together))
 
 
-def test_stonewall_counts_bytes_until_first_finisher():
-    ws = [w(0, 0.0, 1.0), w(1, 0.0, 2.0)]   # second worker is half done at t=1
-    assert stats.stonewall_bps(ws) == pytest.approx((100 * MB + 50 * MB) / 1.0)
-    assert stats.tail_seconds(ws) == pytest.approx(1.0)
+def test_stonewall_counts_bytes_until_first_finisher_from_the_progress_curve():
+    """Two workers share 100 MB/s: 50 MB/s each until the first finishes its 50 MB at t=1,
+    then the second gets all 100 MB/s and finishes its 100 MB at t=1.5. Stonewall: the 100 MB
+    both had moved at t=1 over 1 s. The sum of rates (50 + 66.7) overstates it, and an
+    average-rate estimate (what the old figure was) would be the sum of rates again."""
+    ws = [w(0, 0.0, 1.0, 50 * MB), w(1, 0.0, 1.5, 100 * MB)]
+    curves = {1: [(0.0, 0), (0.5, 25 * MB), (1.0, 50 * MB), (1.5, 100 * MB)]}
+    wall = stats.stonewall(ws, curves)
+    assert wall.bps == pytest.approx(100 * MB) and wall.bytes == pytest.approx(100 * MB) and wall.seconds == 1.0
+    assert stats.sum_of_rates_bps(ws) == pytest.approx(50 * MB + 100 * MB / 1.5)
+    assert wall.bps < 0.9 * stats.sum_of_rates_bps(ws)
+    assert stats.tail_seconds(ws) == pytest.approx(0.5)
+
+
+def test_stonewall_interpolates_between_samples_and_caps_at_the_worker_total():
+    ws = [w(0, 0.0, 1.0, 10 * MB), w(1, 0.0, 3.0, 30 * MB)]
+    assert stats.stonewall(ws, {1: [(0.0, 0), (0.5, 10 * MB), (1.5, 20 * MB)]}).bytes == pytest.approx(25 * MB)
+    assert stats.stonewall(ws, {1: [(0.0, 0), (0.9, 90 * MB)]}).bytes == pytest.approx(40 * MB)
+
+
+def test_stonewall_is_not_measured_without_the_progress_of_a_running_worker():
+    ws = [w(0, 0.0, 1.0), w(1, 0.0, 2.0)]
+    assert stats.stonewall(ws) is None and stats.stonewall(ws, {0: [(0.0, 0)]}) is None
+    names = {m.name for m in stats.throughput_metrics(ws)}
+    assert "stonewall_throughput" not in names and "throughput" in names and "sum_of_rates" in names
+
+
+def test_stonewall_equals_the_headline_when_workers_finish_together():
+    ws = [w(i, 0.0, 1.0) for i in range(4)]
+    assert stats.stonewall(ws).bps == pytest.approx(stats.headline_bps(ws)) == pytest.approx(stats.sum_of_rates_bps(ws))
 
 
 def test_start_skew_percentiles_are_lags_after_first_start():

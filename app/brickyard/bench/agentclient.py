@@ -62,6 +62,7 @@ class AgentStep:
     timed_out: bool = False
     idle_seconds: float = 0.0
     max_idle_seconds: float = 0.0    # longest stretch without I/O progress during the step
+    release: str = "ptrace"          # how the workers left the barrier: "ptrace" or "pipe"
 
 
 @dataclass
@@ -189,7 +190,9 @@ class AgentSession:
         timeout: float = 0.0,
         on_progress: Callable[[dict[str, Any]], None] | None = None,
     ) -> AgentStep:
-        """Fork, park, release and time ``workers``. ``release_at`` is on the agent's clock."""
+        """Fork, park, release and time ``workers``. ``release_at`` is on the agent's clock.
+        ``on_progress`` gets the agent's "released" event, then a "progress" event every
+        interval (counters since the release; ``payload`` sums the counters workers name)."""
         self._step_seq += 1
         sid = self._step_seq
         await self.send({"op": "step", "id": sid, "workers": workers, "release_at": release_at,
@@ -197,7 +200,7 @@ class AgentSession:
         while True:
             ev = await self._next_event(self.heartbeat_timeout + (max(0.0, release_at - time.monotonic()) if release_at else 0))
             kind = ev.get("event")
-            if kind == "progress" and on_progress is not None:
+            if kind in ("progress", "released") and on_progress is not None:
                 on_progress(ev)
             elif kind == "error":
                 raise AgentError(self.host, ev.get("message", "agent error"))
@@ -206,7 +209,7 @@ class AgentSession:
             elif kind == "step_done" and ev.get("id") == sid:
                 step = AgentStep(self.host, float(ev["released"]), ev["workers"], bool(ev.get("stalled")),
                                  bool(ev.get("timed_out")), float(ev.get("idle_seconds", 0)),
-                                 float(ev.get("max_idle_seconds", 0)))
+                                 float(ev.get("max_idle_seconds", 0)), str(ev.get("release", "ptrace")))
                 if step.stalled:
                     raise StepStalled(self.host, step.idle_seconds, step)
                 if step.timed_out:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..core import stats
 from ..core.results import Metric, StepResult, WorkerTiming
@@ -185,6 +185,14 @@ class Measurement:
     problems: list[str] = field(default_factory=list)   # validity problems found while parsing
     throughput_metrics: bool = True     # add the standard bytes-based aggregates
     raw: dict[str, Any] = field(default_factory=dict)   # raw tool output kept for the record
+    #: each worker's progress curve by position in ``workers`` ((time, bytes) samples); None:
+    #: the engine takes them from the workers it last ran (``exec_worker(..., progress=…)``)
+    progress: dict[int, Sequence[tuple[float, float]]] | None = None
+    #: reads only: the sweep point this step measures (steps with the same key compare), and
+    #: whether it read data this run had not read before (True), re-read data (False) or
+    #: cannot say (None). A re-read much faster than the point's first read is a cache figure.
+    cold_key: Any = None
+    first_read: bool | None = None
 
 
 #: parameters every workload has; the engine reads them (a workload may override one)

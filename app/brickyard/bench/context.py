@@ -12,12 +12,16 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from ..core import stats
-from ..core.results import Metric, RunResult, StepResult, WorkerTiming
-from ..core.units import format_bytes
+from ..core.results import CACHE_SUSPECT_FLAGS, Metric, RunResult, StepResult, WorkerTiming
+from ..core.units import format_bytes, format_link_speed
 from ..remote.executor import CommandResult, Executor
 from ..remote.loop import Cancelled
+from . import figures
 from .agentclient import AgentSession, AgentStep
 from .api import Measurement, Workload
+from .physics import Physics
+
+__all__ = ["FLAG_MEANINGS", "Physics", "ProgressEvent", "RunContext", "TargetSession", "WorkerRun"]
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$")
 _PLAIN_PATH = re.compile(r"^(/[A-Za-z0-9_][A-Za-z0-9._-]*)+$")
@@ -25,8 +29,11 @@ _PLAIN_PATH = re.compile(r"^(/[A-Za-z0-9_][A-Za-z0-9._-]*)+$")
 #: what the engine's own step flags mean (workloads add their own, explained in the step note)
 FLAG_MEANINGS = {
     "caches-not-dropped": "page caches could not be dropped before this read (not root)",
-    "server-caches-not-dropped": "no server was given, so the bricks' page caches were not dropped",
-    "cache-effect-suspected": "faster than the network allows: probably served from a cache",
+    "server-caches-not-dropped": "no server was given, so the bricks' page caches were not dropped (a read "
+                                 "is then never the headline)",
+    "cache-effect-suspected": "faster than the network allows: probably served from a cache (never the headline)",
+    "faster-than-cold": "a re-read much faster than the first read of the same point: a cache (never the headline)",
+    "start-skew": "the workers' start spread is more than 1 % of the step: they did not all run together",
     "stall": "I/O stalled: no progress for a long time (hung mount?)",
     "timeout": "the step ran past its time limit and was stopped",
     "worker-error": "at least one worker failed",
@@ -37,13 +44,25 @@ FLAG_MEANINGS = {
 @dataclass(frozen=True)
 class ProgressEvent:
     """Where a run is, for a UI or CLI: step k of n, overall fraction, what it is doing and,
-    while workers run, the live throughput from their I/O counters (bytes/s, or None)."""
+    while workers run, their live throughput (bytes/s, or None).
+
+    ``live_bps`` is the rate over the agents' last sampling interval (0.5 s), summed over
+    hosts: intra-step throughput for a live chart. ``live_source`` says what it counts:
+    "payload" (the counter each worker names: bytes read by readers, written by writers) or
+    "io" (all bytes read and written, for workloads that name none). ``bytes_done`` and
+    ``step_seconds`` are the same counters since the step's release; ``workers_done`` of
+    ``workers_total`` have finished."""
 
     step_index: int
     step_total: int
     fraction: float
     label: str
     live_bps: float | None = None
+    bytes_done: int | None = None
+    step_seconds: float | None = None
+    workers_done: int | None = None
+    workers_total: int | None = None
+    live_source: str = ""
 
 
 @dataclass
@@ -78,27 +97,9 @@ class WorkerRun:
     wchar: int
     result_bytes: int | None = None
     result_ops: int | None = None
-
-
-@dataclass
-class Physics:
-    """What the network allows; None = unknown, no check."""
-
-    link_bps: float | None = None
-    layout: dict[str, Any] = field(default_factory=dict)   # {"type": "Replicate", "replica": 3, …}
-
-    def ceiling(self, direction: str) -> float | None:
-        if not self.link_bps:
-            return None
-        replica = int(self.layout.get("replica") or 1)
-        disperse = int(self.layout.get("disperse") or 0)
-        redundancy = int(self.layout.get("redundancy") or 0)
-        if direction == "write":
-            if disperse > 1:
-                return self.link_bps * (disperse - redundancy) / disperse
-            if replica > 1:
-                return self.link_bps / replica
-        return self.link_bps
+    counter: str | None = None           # "rchar"/"wchar": the counter its progress curve follows
+    curve: tuple[tuple[float, int], ...] = ()   # (time on this workstation's clock, bytes) samples
+    exhausted: bool | None = None        # a once-only reader ran out of files before its time
 
 
 class RunContext:
@@ -133,6 +134,8 @@ class RunContext:
         self._index = 0
         self._pending_flags: list[str] = []
         self._pending_notes: list[str] = []
+        self._last_runs: list[WorkerRun] = []
+        self._cold = figures.ColdReads()
         self.label = ""
 
     # ---- parameters the engine adds to every workload ----------------------------------
@@ -146,28 +149,44 @@ class RunContext:
 
     # ---- worker specs -------------------------------------------------------------------
     @staticmethod
-    def exec_worker(argv: Sequence[str], cwd: str | None = None) -> dict[str, Any]:
-        return {"kind": "exec", "argv": [str(a) for a in argv], "cwd": cwd}
+    def exec_worker(argv: Sequence[str], cwd: str | None = None, *, progress: str | None = None) -> dict[str, Any]:
+        """A program run as one worker. ``progress``: "rchar" when its payload is what it reads,
+        "wchar" when it is what it writes; then its progress is sampled for the stonewall
+        figure and the live throughput (counted over the program and what it starts)."""
+        spec: dict[str, Any] = {"kind": "exec", "argv": [str(a) for a in argv], "cwd": cwd}
+        if progress:
+            spec["progress"] = _counter(progress)
+        return spec
 
     @staticmethod
-    def randread_worker(files: Sequence[str], seconds: float, block: int = 1 << 20, seed: int = 0) -> dict[str, Any]:
-        return {"kind": "randread", "files": list(files), "seconds": float(seconds), "block": int(block), "seed": seed}
+    def randread_worker(files: Sequence[str], seconds: float, block: int = 1 << 20, seed: int = 0, *,
+                        once: bool = False, method: str = "read") -> dict[str, Any]:
+        """A reader of whole files for ``seconds``: random picks, or with ``once`` the files in
+        the given order, each at most once (it stops early when they run out). ``method``:
+        "read" in the worker's own process, or "dd": one dd process forked per file."""
+        if method not in ("read", "dd"):
+            raise ValueError(f"randread method {method!r}: read or dd")
+        spec = {"kind": "randread", "files": list(files), "seconds": float(seconds), "block": int(block),
+                "seed": seed, "once": bool(once), "progress": "rchar"}
+        if method == "dd":
+            spec["method"] = "dd"
+        return spec
 
     # ---- operations ---------------------------------------------------------------------
     def check_cancelled(self) -> None:
         if self._is_cancelled():
             raise Cancelled("cancelled by the user")
 
-    def progress(self, text: str, within_step: float = 0.0, live_bps: float | None = None) -> None:
-        """Report what the workload is doing; ``live_bps`` (engine use) adds live throughput
-        to the current label without replacing it."""
-        if live_bps is None:
+    def progress(self, text: str, within_step: float = 0.0, live_bps: float | None = None, **live: Any) -> None:
+        """Report what the workload is doing; ``live_bps`` and the other ProgressEvent fields
+        (engine use) add live throughput to the current label without replacing it."""
+        if live_bps is None and not live:
             self.label = text
-        shown = f"{self.label} · {format_bytes(live_bps)}/s live" if live_bps is not None else text
+        shown = f"{self.label} · {format_bytes(live_bps)}/s live" if live_bps is not None else self.label
         fraction = min(1.0, (self._index + within_step) / self._step_total)
-        self._progress(fraction, shown)
+        self._progress(fraction, shown if live or live_bps is not None else text)
         if self._on_event is not None:
-            self._on_event(ProgressEvent(self._index, self._step_total, fraction, self.label, live_bps))
+            self._on_event(ProgressEvent(self._index, self._step_total, fraction, self.label, live_bps, **live))
 
     async def sh(self, target: TargetSession, argv: Sequence[str], *, timeout: float | None = 300,
                  check: bool = True, sudo: bool = False, input: bytes | None = None) -> CommandResult:
@@ -195,7 +214,10 @@ class RunContext:
         """Drop page caches on every client and server; the next recorded step is flagged
         (with the host named) where that was not possible. Returns True if all dropped."""
         ok = True
-        for agent in [t.agent for t in self.targets] + self.servers:
+        clients = [t.agent for t in self.targets]
+        for agent in clients + self.servers:
+            is_client = any(agent is c for c in clients)
+            why = ""
             try:
                 if agent.is_root:
                     await agent.drop_caches()
@@ -203,13 +225,15 @@ class RunContext:
                     await agent.executor.run(["sync"], timeout=300)
                     res = await agent.executor.run(["sysctl", "-q", "-w", "vm.drop_caches=3"], sudo=True, timeout=120)
                     if not res.ok:
-                        ok = False
-                        self._pending_notes.append(f"caches not dropped on {agent.host} (not root, no sudo)")
+                        why = "not root, no sudo"
             except Exception as exc:  # noqa: BLE001 - say so in the result, keep measuring
+                why = str(exc)
+            if why:
                 ok = False
-                self._pending_notes.append(f"caches not dropped on {agent.host}: {exc}")
-        if not ok:
-            self._pending_flags.append("caches-not-dropped")
+                self._pending_notes.append(f"caches not dropped on {agent.host} ({why})")
+                # a client keeps what it wrote or read in its own page cache: its reads are not
+                # cold; a server's page cache only spares the bricks' disks
+                self._pending_flags.append("caches-not-dropped" if is_client else "server-caches-not-dropped")
         if not self.servers and any(t.kind == "gluster" for t in self.targets):
             self._pending_flags.append("server-caches-not-dropped")
             self._pending_notes.append("bricks' page caches not dropped: no gluster server given (--server)")
@@ -238,14 +262,12 @@ class RunContext:
                     await t.agent.sync_clock()
             worst_rtt = max(t.agent.clock.rtt for t in targets.values())   # type: ignore[union-attr]
             release_local = time.monotonic() + 0.25 + 4 * worst_rtt + 0.02 * len(workers)
-        live: dict[int, int] = {}
-        started = time.monotonic()
+        live = _LiveRates(len(workers))
 
         def on_progress(tid: int) -> Callable[[dict[str, Any]], None]:
             def cb(ev: dict[str, Any]) -> None:
-                live[tid] = int(ev.get("io_bytes", 0))
-                elapsed = max(1e-6, time.monotonic() - started)
-                self.progress(self.label, 0.5, live_bps=sum(live.values()) / elapsed)
+                if live.update(tid, ev):
+                    self.progress(self.label, 0.5, live.bps(), **live.fields())
             return cb
 
         async def one(tid: int) -> tuple[TargetSession, AgentStep]:
@@ -269,6 +291,9 @@ class RunContext:
         out: list[WorkerRun] = [None] * len(workers)   # type: ignore[list-item]
         for t, step in done:
             offset = t.agent.clock.offset if t.agent.clock else 0.0
+            if step.release == "pipe":
+                self._pending_notes.append(f"{t.host}: workers released through a pipe (ptrace is not allowed "
+                                           "there): each start is the worker's own clock after waking")
             for slot, w in zip(by_target[id(t)], step.workers):
                 start = w.get("start")
                 end = w.get("end")
@@ -280,9 +305,10 @@ class RunContext:
                 s = (float(start) if start is not None else step.released) - offset
                 e = (float(end) if end is not None else time.monotonic() + offset) - offset
                 timing = WorkerTiming(worker=slot, host=t.host, start=s, end=e, error=err)
+                curve = tuple((float(ts) - offset, int(v)) for ts, v in (w.get("samples") or ()))
                 out[slot] = WorkerRun(t, timing, w.get("exit"), w.get("stdout") or "", w.get("stderr") or "",
                                       int(w.get("rchar") or 0), int(w.get("wchar") or 0),
-                                      w.get("bytes"), w.get("ops"))
+                                      w.get("bytes"), w.get("ops"), w.get("progress"), curve, w.get("exhausted"))
             if step.timed_out:
                 self._pending_flags.append("timeout")
             limit = self.stall_seconds if stall_seconds is None else stall_seconds
@@ -290,41 +316,74 @@ class RunContext:
                 self._pending_flags.append("io-pause")
                 self._pending_notes.append(f"no I/O progress on {t.host} for {step.max_idle_seconds:.0f} s during "
                                            "this step (a node unreachable until gluster's ping-timeout?)")
+        self._last_runs = out
         return out
 
     def record(self, m: Measurement, *, direction: str = "") -> StepResult:
-        """Aggregate one measured step, check it, hand it to the result sink, return it."""
+        """Aggregate one measured step, check it, hand it to the result sink, return it.
+
+        What makes a step invalid: a worker error, a stall, a timeout, a long pause, the
+        workload's own ``validate``, and a read whose caches could not be dropped on a reading
+        host (the data is still in that host's page cache). What makes it suspect (kept,
+        flagged, never the headline): faster than the link allows for its layout, a re-read
+        faster than the first read of its point, a read whose bricks' caches were not dropped.
+        Workers that started further apart than 1 % of the step are flagged "start-skew"."""
         workers = tuple(m.workers)
-        metrics = list(stats.throughput_metrics(workers)) if m.throughput_metrics and any(w.bytes for w in workers) else []
-        if not m.throughput_metrics or not any(w.bytes for w in workers):
+        direction = direction or str(m.params.get("direction", ""))
+        flags = list(dict.fromkeys(self._pending_flags + m.flags))
+        notes = self._pending_notes + ([m.note] if m.note else [])
+        self._pending_flags, self._pending_notes = [], []
+        problems = list(m.problems)
+        moved = m.throughput_metrics and any(w.bytes for w in workers)
+        metrics: list[Metric] = []
+        if moved:
+            if m.progress is not None:
+                curves, why_not = m.progress, "the workload gave no progress for a worker still running"
+            else:
+                curves, why_not = figures.curves_for(workers, self._last_runs)
+            metrics = list(stats.throughput_metrics(workers, curves))
+            if len(workers) > 1 and not any(x.name == "stonewall_throughput" for x in metrics):
+                notes.append(f"stonewall not measured: {why_not or 'a running worker has no progress samples'}")
+        else:
             metrics.append(Metric("elapsed", stats.window_seconds(workers), "s", "last end − first start"))
         ops = stats.total_ops(workers)
         if ops and m.throughput_metrics and not any(x.name == "ops_per_s" for x in m.metrics):
             metrics.append(Metric("ops_per_s", stats.headline_ops(workers), "ops/s", "total ops ÷ (last end − first start)"))
         names = {x.name for x in m.metrics}
         metrics = [x for x in metrics if x.name not in names] + list(m.metrics)
-        flags = list(dict.fromkeys(self._pending_flags + m.flags))
-        notes = self._pending_notes + ([m.note] if m.note else [])
-        self._pending_flags, self._pending_notes = [], []
-        problems = list(m.problems)
         if any(w.error for w in workers):
             flags.append("worker-error")
             problems += [f"worker {w.worker} on {w.host}: {w.error}" for w in workers if w.error][:4]
-        ceiling = self.physics.ceiling(direction or str(m.params.get("direction", "")))
-        if ceiling:   # the link is per client host: several clients may each fill their own
-            ceiling *= max(1, len({w.host for w in workers}))
+        skew = stats.start_skew(workers) if len(workers) > 1 else {"p50": 0.0, "p99": 0.0, "max": 0.0}
+        skew_text = figures.skew_note(skew, stats.window_seconds(workers), len(workers))
+        if skew_text:
+            flags.append("start-skew")
+            notes.append(skew_text)
         headline = next((x.value for x in metrics if x.name == "throughput"), math.nan)
+        hosts = sorted({w.host for w in workers})
+        ceiling, _ = self.physics.ceiling_for(direction if direction in ("read", "write") else "read", hosts)
         if ceiling and headline > ceiling * 1.05:
             flags.append("cache-effect-suspected")
+            nominal = " (a virtual device's nominal speed)" if self.physics.nominal(hosts) else ""
             notes.append(f"{format_bytes(headline)}/s is above the {format_bytes(ceiling)}/s the link allows "
-                         f"for {direction or 'this'} on this layout: probably a cache effect")
+                         f"for {direction or 'this'} on this layout{nominal}: probably a cache effect")
+        if direction == "read" and "caches-not-dropped" in flags:
+            problems.append("not a cold read: page caches could not be dropped on a reading host, so what this "
+                            "run wrote or read there is still cached")
+        if direction == "read":
+            usable = not problems and not any(f in CACHE_SUSPECT_FLAGS for f in flags)
+            flag, text = self._cold.judge(m.cold_key, m.first_read, headline, usable)
+            if flag:
+                flags.append(flag)
+            if text:
+                notes.append(text)
         step = StepResult(
             index=self._index,
             params=dict(m.params),
             repeat=int(m.params.get("repeat", 0)),
             workers=workers,
             metrics=tuple(metrics),
-            start_skew=stats.start_skew(workers) if len(workers) > 1 else {"p50": 0.0, "p99": 0.0, "max": 0.0},
+            start_skew=skew,
             flags=tuple(dict.fromkeys(flags)),
             valid=False,
             note="; ".join(notes + problems),
@@ -337,3 +396,43 @@ class RunContext:
         self._record_sink(step)
         self.progress(self.label, 0.0)
         return step
+
+
+def _counter(name: str) -> str:
+    if name not in ("rchar", "wchar"):
+        raise ValueError(f"progress counter {name!r}: rchar (bytes read) or wchar (bytes written)")
+    return name
+
+
+class _LiveRates:
+    """Live throughput from the agents' progress events: per host, the counters' growth over
+    the last sampling interval; summed over hosts."""
+
+    def __init__(self, workers_total: int):
+        self.total = workers_total
+        self.hosts: dict[int, dict[str, Any]] = {}
+
+    def update(self, tid: int, ev: dict[str, Any]) -> bool:
+        """Take one agent event; True when there is a new figure to show."""
+        t = float(ev.get("t", 0.0))
+        if ev.get("event") == "released":
+            self.hosts[tid] = {"t0": t, "t": t, "bytes": 0, "rate": None, "done": 0, "source": ""}
+            return False
+        payload = ev.get("payload")
+        value = int(payload if payload is not None else ev.get("io_bytes", 0))
+        h = self.hosts.setdefault(tid, {"t0": t, "t": t, "bytes": 0, "rate": None, "done": 0, "source": ""})
+        if t > h["t"]:
+            h["rate"] = max(0.0, (value - h["bytes"]) / (t - h["t"]))
+        h.update(t=t, bytes=value, done=int(ev.get("done", 0)), source="payload" if payload is not None else "io")
+        return True
+
+    def bps(self) -> float | None:
+        rates = [h["rate"] for h in self.hosts.values() if h["rate"] is not None]
+        return sum(rates) if rates else None
+
+    def fields(self) -> dict[str, Any]:
+        hosts = self.hosts.values()
+        return {"bytes_done": sum(h["bytes"] for h in hosts),
+                "step_seconds": max((h["t"] - h["t0"] for h in hosts), default=0.0),
+                "workers_done": sum(h["done"] for h in hosts), "workers_total": self.total,
+                "live_source": "payload" if hosts and all(h["source"] == "payload" for h in hosts) else "io"}

@@ -7,7 +7,7 @@ from ..core.results import StepResult
 from ..core.units import format_bytes
 
 #: the metrics a step line names (what each workload reports as its result)
-SHOWN = ("throughput", "sum_of_rates", "fio_group_bw", "iops", "clat_p99_us", "ops_per_s", "files_per_s", "objects_per_s",
+SHOWN = ("throughput", "stonewall_throughput", "sum_of_rates", "fio_group_bw", "iops", "clat_p99_us", "ops_per_s", "files_per_s", "objects_per_s",
          "per_object_ms", "seconds", "tps", "init_seconds", "calls_per_s", "lstat_us", "scaling_efficiency")
 
 
@@ -19,9 +19,12 @@ def step_line(step: StepResult) -> str:
         if m.name in SHOWN:
             value = f"{format_bytes(m.value)}/s" if m.unit == "B/s" else f"{m.value:.4g} {m.unit}"
             bits.append(f"{m.name}={value}")
+    if len(step.workers) > 1 and step.metric("throughput") and not step.metric("stonewall_throughput"):
+        bits.append("stonewall=not measured")
     skew = step.start_skew.get("p99")
     if skew and len(step.workers) > 1:
         bits.append(f"skew_p99={skew * 1000:.2f}ms")
     flags = f" [{','.join(step.flags)}]" if step.flags else ""
     valid = "" if step.valid else " INVALID"
+    valid += " SUSPECT" if step.valid and step.suspect else ""
     return f"#{step.index} r{step.repeat} {params}: {' '.join(bits)}{flags}{valid}" + (f"  ({step.note})" if step.note else "")

@@ -4,8 +4,9 @@
     brickyard bench --target local:/tmp/base --workload smallfile
     brickyard bench --list
 
-Exit codes: 0 every step measured and valid; 1 the run ended partial/failed or a step is
-invalid (the JSON and the last line say why); 2 bad input; 130 cancelled with Ctrl-C.
+Exit codes: 0 every step measured and valid; 1 the run ended partial/failed, a step is
+invalid, or most steps are suspect (probably cache figures; the JSON and the last line say
+why); 2 bad input; 130 cancelled with Ctrl-C.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import sys
 from typing import Any
 
 from ..bench.lines import step_line
-from ..core.results import RunResult, RunStatus
+from ..core.results import RunResult, RunStatus, mostly_suspect, suspect_steps
 from ..core.units import format_bytes, parse_link_rate
 
 
@@ -31,7 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--param", action="append", default=[], metavar="K=V", help="workload parameter (repeatable)")
     p.add_argument("--server", action="append", default=[], metavar="HOST",
                    help="gluster server: caches dropped there before reads; volume info read from the first")
-    p.add_argument("--link", metavar="RATE", help="client link speed for the physics check, e.g. 1Gbit, 10Gbit, 117MB/s")
+    p.add_argument("--link", metavar="RATE", help="client link speed for the physics check, e.g. 1Gbit, 10Gbit, "
+                                                  "117MB/s (default: each client's, found through sysfs)")
     p.add_argument("--ssh-config", metavar="FILE", help="OpenSSH config file to use for host aliases")
     p.add_argument("--json", action="store_true", help="print the run result as JSON")
     p.add_argument("--save", action="store_true", help="store the run in the history database as it is measured")
@@ -68,7 +70,8 @@ def to_jsonable(obj: Any) -> Any:
 
 
 def exit_code(run: RunResult) -> int:
-    if run.status is RunStatus.COMPLETE and all(s.valid for s in run.steps) and run.steps:
+    if run.status is RunStatus.COMPLETE and all(s.valid for s in run.steps) and run.steps \
+            and not mostly_suspect(run.steps):
         return 0
     return 1
 
@@ -77,12 +80,14 @@ SUMMARY_METRICS = ("throughput", "fio_group_bw", "objects_per_s", "files_per_s",
 
 
 def summary(run: RunResult) -> list[dict[str, Any]]:
-    """Median and spread over repeats of each headline metric, per sweep point."""
+    """Median and spread over repeats of each headline metric, per sweep point, over the
+    steps that may stand as a headline: valid and not suspect of being a cache figure."""
     from ..core.stats import summarize_repeats
 
     out = []
+    steps = [s for s in run.steps if s.headline]
     for name in SUMMARY_METRICS:
-        for params, s in summarize_repeats(run.steps, name):
+        for params, s in summarize_repeats(steps, name):
             out.append({"metric": name, "params": params, "n": s.n, "median": s.median, "min": s.minimum,
                         "max": s.maximum, "spread": s.spread})
     return out
@@ -95,6 +100,24 @@ def _show_summary(row: dict[str, Any]) -> str:
     spread = f", spread {row['spread'] * 100:.1f} %" if row["n"] > 1 and not math.isnan(row["spread"]) else ""
     return (f"  {row['metric']} median {fmt(row['median'])} over {row['n']} "
             f"(min {fmt(row['min'])}, max {fmt(row['max'])}{spread}): {params}")
+
+
+def physics_lines(run: RunResult) -> list[str]:
+    """What the physics check compared with, per client host."""
+    from ..core.units import format_link_speed
+
+    extra = run.provenance.extra
+    if extra.get("link_bps"):
+        return [f"physics check: every client's link {format_link_speed(extra['link_bps'])} (--link)"]
+    out = []
+    for host, info in sorted((extra.get("links") or {}).items()):
+        if info.get("network") is False:
+            out.append(f"physics check: not applicable on {host}: {info.get('source', '')}")
+        elif info.get("bps"):
+            out.append(f"physics check on {host}: {format_link_speed(info['bps'])} ({info.get('source', '')})")
+        else:
+            out.append(f"physics check not run on {host}: {info.get('source', 'link speed unknown')} (give --link)")
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -241,13 +264,16 @@ def _run(args, workload, params, targets, link) -> int:
         flags = sorted({f for s in result.steps for f in s.flags})
         if flags:
             print("flags: " + "; ".join(f"{f} = {FLAG_MEANINGS[f]}" if f in FLAG_MEANINGS else f for f in flags))
+        for line in physics_lines(result):
+            print(line)
         tail = f": {result.error}" if result.error else ""
         said = ""
         if saved is not None:
             said = (f"; saved as run {result.run_id[:12]}" if saved["saved"] else
                     f"; NOT saved to the history ({saved['stored_as']}): {saved['problem']}")
         print(f"{workload.name} on {','.join(t.text for t in targets)}: {result.status.value}"
-              f" ({len(result.steps)} steps, {sum(1 for s in result.steps if not s.valid)} invalid){tail}{said}")
+              f" ({len(result.steps)} steps, {sum(1 for s in result.steps if not s.valid)} invalid, "
+              f"{suspect_steps(result.steps)[0]} suspect){tail}{said}")
     return code
 
 

@@ -51,6 +51,15 @@ class Metric:
     label: str = ""    # what it is, for humans: "total bytes ÷ (last end − first start)"
 
 
+#: flags saying a step's figure is probably a cache figure: the step is kept, labelled, and
+#: never the headline (``StepResult.suspect``); invalid steps are left out altogether
+CACHE_SUSPECT_FLAGS = (
+    "cache-effect-suspected",      # faster than the client's link allows for this layout
+    "faster-than-cold",            # a re-read faster than the first read of the same point
+    "server-caches-not-dropped",   # the bricks' page caches still held the data
+)
+
+
 @dataclass(frozen=True)
 class StepResult:
     """One measured step. ``params`` says which point of the sweep it is
@@ -68,6 +77,28 @@ class StepResult:
 
     def metric(self, name: str) -> Metric | None:
         return next((m for m in self.metrics if m.name == name), None)
+
+    @property
+    def suspect(self) -> bool:
+        """Probably a cache figure (see CACHE_SUSPECT_FLAGS): shown, never the headline."""
+        return any(f in CACHE_SUSPECT_FLAGS for f in self.flags)
+
+    @property
+    def headline(self) -> bool:
+        """May stand as the run's figure: valid and not suspect."""
+        return self.valid and not self.suspect
+
+
+def suspect_steps(steps: "list[StepResult] | tuple[StepResult, ...]") -> tuple[int, int]:
+    """(suspect, measured): how many measured steps are probably cache figures."""
+    measured = [s for s in steps if s.workers]
+    return sum(1 for s in measured if s.suspect), len(measured)
+
+
+def mostly_suspect(steps: "list[StepResult] | tuple[StepResult, ...]") -> bool:
+    """More than half of the measured steps are probably cache figures."""
+    suspect, measured = suspect_steps(steps)
+    return measured > 0 and 2 * suspect > measured
 
 
 @dataclass(frozen=True)

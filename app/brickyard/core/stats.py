@@ -5,8 +5,9 @@ Which number is which (the reason this module exists):
 
 - ``headline_bps``: total bytes ÷ (last end − first start). What the storage delivered over
   the wall-clock window in which any worker was busy. This is the number to quote.
-- ``stonewall_bps``: bytes done by all workers when the *first* one finished ÷ that time
-  (needs per-worker progress; without it, the finisher-window estimate described there).
+- ``stonewall``: bytes done by all workers when the *first* one finished ÷ that time. It
+  needs each worker's progress at that moment (sampled I/O counters); without them it is
+  "not measured", never an estimate (an average-rate estimate is the sum of rates again).
 - ``sum_of_rates_bps``: Σ (bytes_i ÷ seconds_i). What hand-made scripts add up from each
   dd's own "MB/s"; it overstates throughput whenever workers do not start and end together.
   Always labelled as such, never the headline.
@@ -23,7 +24,7 @@ import math
 import random
 import statistics
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from .results import Metric, StepResult, WorkerTiming
 
@@ -84,26 +85,60 @@ def sum_of_rates_bps(workers: Sequence[WorkerTiming]) -> float:
     return sum(w.rate_bps for w in workers)
 
 
-def stonewall_bps(workers: Sequence[WorkerTiming]) -> float:
-    """First-finisher ("stonewall") aggregate: bytes moved by every worker up to the moment
-    the first one finished ÷ (that moment − first start).
+#: one worker's progress: (time, bytes moved so far) samples, times ascending, on the same
+#: clock as its WorkerTiming
+Curve = Sequence[tuple[float, float]]
 
-    Without per-worker progress curves, each worker's bytes by that moment are estimated at
-    its own average rate over the overlap with the window, the usual approximation (iozone's
-    stonewall uses the same idea)."""
-    if not workers:
+
+def progress_at(curve: Curve, t: float) -> float:
+    """Bytes a progress curve had reached at ``t``: linear between the samples around it,
+    the last value after the last sample, 0 before the first."""
+    if not curve or t < curve[0][0]:
         return 0.0
+    prev_t, prev_v = curve[0]
+    for ti, vi in curve:
+        if ti >= t:
+            if ti == prev_t:
+                return float(vi)
+            return prev_v + (vi - prev_v) * (t - prev_t) / (ti - prev_t)
+        prev_t, prev_v = ti, vi
+    return float(prev_v)
+
+
+@dataclass(frozen=True)
+class Stonewall:
+    """The first-finisher figure: ``bytes`` all workers had moved when the first one
+    finished, ``seconds`` from the first start to that moment, and their ratio."""
+
+    bps: float
+    bytes: float
+    seconds: float
+
+
+def stonewall(workers: Sequence[WorkerTiming], curves: Mapping[int, Curve] | None = None) -> Stonewall | None:
+    """Stonewall (as in IOzone, elbencho, smallfile): bytes moved by every worker up to the
+    moment the first one finished ÷ (that moment − first start). A worker that had finished
+    by then counts all its bytes; one still running counts its progress curve at that moment
+    (``curves`` by position in ``workers``), capped at its own total. None — not measured —
+    when a worker still running then has no curve: its bytes at that moment are unknown, and
+    an estimate from its average rate would only repeat the sum of rates."""
+    if not workers:
+        return None
     first_start = min(w.start for w in workers)
     first_end = min(w.end for w in workers)
     span = first_end - first_start
     if span <= 0:
-        return 0.0
+        return None
     moved = 0.0
-    for w in workers:
-        overlap = max(0.0, min(w.end, first_end) - w.start)
-        if w.seconds > 0:
-            moved += w.bytes * (overlap / w.seconds)
-    return moved / span
+    for i, w in enumerate(workers):
+        if w.end <= first_end:
+            moved += w.bytes
+            continue
+        curve = (curves or {}).get(i)
+        if not curve:
+            return None
+        moved += min(float(w.bytes), progress_at(curve, first_end))
+    return Stonewall(moved / span, moved, span)
 
 
 def tail_seconds(workers: Sequence[WorkerTiming]) -> float:
@@ -122,16 +157,30 @@ def scaling_efficiency(concurrent_bps: float, single_bps: float, n: int) -> floa
     return concurrent_bps / (n * single_bps)
 
 
-def throughput_metrics(workers: Sequence[WorkerTiming]) -> tuple[Metric, ...]:
-    """The standard set of throughput metrics for one step, each labelled with its formula."""
+STONEWALL_LABEL = ("bytes all workers had moved when the first finished ÷ (that moment − first start); "
+                   "a running worker's bytes are what it had passed to read()/write() then (sampled I/O "
+                   "counters; written bytes may still be flushing)")
+
+
+def throughput_metrics(workers: Sequence[WorkerTiming], curves: Mapping[int, Curve] | None = None
+                       ) -> tuple[Metric, ...]:
+    """The standard set of throughput metrics for one step, each labelled with its formula.
+    The stonewall figures are there only when measured (see ``stonewall``)."""
     if not workers:
         return ()
     rates = [w.rate_bps for w in workers]
     skew = start_skew(workers)
-    return (
+    wall = stonewall(workers, curves)
+    first = (
         Metric("throughput", headline_bps(workers), "B/s", "total bytes ÷ (last end − first start)"),
-        Metric("stonewall_throughput", stonewall_bps(workers), "B/s",
-               "bytes moved until the first worker finished ÷ that time (first-finisher)"),
+    )
+    if wall is not None:
+        first += (
+            Metric("stonewall_throughput", wall.bps, "B/s", STONEWALL_LABEL),
+            Metric("stonewall_bytes", wall.bytes, "B", "bytes all workers had moved when the first finished"),
+            Metric("stonewall_seconds", wall.seconds, "s", "first end − first start"),
+        )
+    return first + (
         Metric("sum_of_rates", sum_of_rates_bps(workers), "B/s",
                "sum of each worker's own bytes ÷ own seconds (not a wall-clock rate)"),
         Metric("worker_rate_min", min(rates), "B/s", "slowest worker's own rate"),

@@ -103,6 +103,15 @@ def parse_link_rate(text: str) -> float:
     return value
 
 
+def format_link_speed(bytes_per_second: float) -> str:
+    """A link speed in bits, as NICs are sold: 1.25e9 B/s → '10 Gbit/s'."""
+    bits = bytes_per_second * 8
+    for unit, factor in (("Tbit/s", 1e12), ("Gbit/s", 1e9), ("Mbit/s", 1e6), ("kbit/s", 1e3)):
+        if bits >= factor:
+            return f"{bits / factor:.4g} {unit}"
+    return f"{bits:.4g} bit/s"
+
+
 def parse_block_size(text: str) -> int:
     """A dd block size such as '4K', '1M', '512M': binary multiples, as dd reads them."""
     match = _SIZE_RE.match(text)

@@ -8,6 +8,10 @@ What the write-up's script got wrong, and what this does instead:
 - writes had no flush, so they measured the page cache; here ``conv=fdatasync``;
 - workers released through a FIFO one "Go" at a time; here the agent parks every worker and
   releases them at once, and the start skew is recorded.
+
+Each dd names its payload counter (bytes written for a write, read for a read), so the agent
+samples every dd's progress: the stonewall figure is the bytes all dd's had moved when the
+first one finished. A read step reads files this step wrote, after a cache drop: a first read.
 """
 
 from __future__ import annotations
@@ -109,7 +113,8 @@ class DdSweep(Workload):
         return f"{t.rundir}/dd-{tag}-{block}-{conc_index}"
 
     async def _pass(self, ctx, direction: str, block: int, count: int, conc: int, tag: str):
-        workers = [(t, ctx.exec_worker(dd_argv(direction, self._file(t, block, i, tag), block, count)))
+        counter = "wchar" if direction == "write" else "rchar"
+        workers = [(t, ctx.exec_worker(dd_argv(direction, self._file(t, block, i, tag), block, count), progress=counter))
                    for t in ctx.targets for i in range(conc)]
         return await ctx.run_workers(workers)
 
@@ -147,6 +152,7 @@ class DdSweep(Workload):
             params={"block_size": block, "concurrency": conc, "direction": direction, "repeat": repeat,
                     "file_size": per_file, "count": count},
             workers=workers, metrics=metrics, flags=flags, problems=problems,
+            cold_key=(block, conc) if direction == "read" else None, first_read=True if direction == "read" else None,
             note=f"step lasted {elapsed * 1000:.1f} ms, under min_step_seconds: raise size" if flags else "",
         )
 

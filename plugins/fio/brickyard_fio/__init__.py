@@ -1,6 +1,12 @@
 """fio presets (sequential read/write 1 MiB, random read/write 4 KiB) plus user job options,
-JSON output parsed, one fio per client released together by Brickyard's agent, or fio's own
-client/server mode across several client hosts.
+JSON output parsed. Each fio job is its own fio process (``numjobs`` per client host), all
+released together by Brickyard's agent, so every job leaves the same barrier, reports its
+start skew, and has its progress sampled for the stonewall figure; or fio's own client/server
+mode across several client hosts (one controller: no per-job start, progress or stonewall).
+
+A read preset reads files laid out by this run, after a cache drop. A job that reads more than
+its file (``runtime`` longer than one pass) re-reads blocks the page cache may serve: without
+``direct=1`` that step is invalid (raise ``size`` or shorten ``runtime``).
 
 Two throughput figures are kept apart (they differ by 4–18 % on the sandbox):
 - ``throughput``: bytes ÷ (last fio end − first fio start), the wall clock Brickyard measured,
@@ -119,8 +125,8 @@ class Fio(Workload):
     def step_count(self, values: dict[str, Any]) -> int:
         return len([p for p in values["presets"].split(",") if p.strip()])
 
-    def _opts(self, v: dict[str, Any], preset: str, directory: str) -> dict[str, str]:
-        opts = {"directory": directory, "size": str(v["size"]), "numjobs": str(v["numjobs"]),
+    def _opts(self, v: dict[str, Any], preset: str, directory: str, numjobs: int | None = None) -> dict[str, str]:
+        opts = {"directory": directory, "size": str(v["size"]), "numjobs": str(numjobs or v["numjobs"]),
                 "ioengine": "psync", **PRESETS[preset]}
         if v["runtime"]:
             opts.update(runtime=f"{v['runtime']:g}", time_based="1")
@@ -141,28 +147,56 @@ class Fio(Workload):
                     where = f"fio-{preset}-r{repeat}"
                     for t in ctx.targets:
                         await ctx.sh(t, ["mkdir", f"{t.rundir}/{where}"])
-                    if PRESETS[preset]["rw"] in ("read", "randread"):
+                    reads = PRESETS[preset]["rw"] in ("read", "randread")
+                    if reads:
                         ctx.progress(f"{preset}: laying out files (not recorded)")
-                        await ctx.run_workers([(t, ctx.exec_worker(["fio", "--output-format=json", "--create_only=1",
-                                                                     "--name=by", *fio_args(self._opts(v, preset, where))],
-                                                                    cwd=t.rundir))
-                                               for t in ctx.targets])
+                        if servers:
+                            await ctx.run_workers([(t, ctx.exec_worker(["fio", "--output-format=json", "--create_only=1",
+                                                                         "--name=by", *fio_args(self._opts(v, preset, where))],
+                                                                        cwd=t.rundir))
+                                                   for t in ctx.targets])
+                        else:
+                            await ctx.run_workers(self._workers(ctx, preset, where, create_only=True))
                         await ctx.drop_caches()
                     ctx.progress(f"{preset} repeat {repeat + 1}/{ctx.repeats}")
                     if servers:
                         m = await self._measure_client_server(ctx, preset, where, repeat)
                     else:
-                        runs = await ctx.run_workers([(t, ctx.exec_worker(["fio", "--output-format=json", "--name=by",
-                                                                            *fio_args(self._opts(v, preset, where))],
-                                                                           cwd=t.rundir))
-                                                      for t in ctx.targets])
+                        runs = await ctx.run_workers(self._workers(ctx, preset, where))
                         m = self._measurement(preset, repeat, [(r.timing, r.stdout, r.stderr) for r in runs])
+                        if reads:
+                            m.cold_key, m.first_read = preset, True
+                            m.problems += self._rereads(m, v)
                     ctx.record(m, direction="read" if "read" in preset else "write")
                     for t in ctx.targets:
                         await ctx.remove(t, f"{t.rundir}/{where}")
         finally:
             for proc in servers:
                 await proc.kill()
+
+    def _workers(self, ctx, preset: str, where: str, *, create_only: bool = False):
+        """One fio process per job and client host, in the run directory: ``by<j>`` lays out
+        and reads its own file in ``where``."""
+        v = ctx.values
+        counter = "rchar" if PRESETS[preset]["rw"] in ("read", "randread") else "wchar"
+        first = ["--create_only=1"] if create_only else []
+        return [(t, ctx.exec_worker(["fio", "--output-format=json", *first, f"--name=by{j}",
+                                     *fio_args(self._opts(v, preset, where, numjobs=1))],
+                                    cwd=t.rundir, progress=None if create_only else counter))
+                for t in ctx.targets for j in range(v["numjobs"])]
+
+    @staticmethod
+    def _rereads(m: Measurement, v: dict[str, Any]) -> list[str]:
+        """A job that read more than its file re-read blocks: from the page cache, unless direct."""
+        if parse_options(v["options"]).get("direct") == "1":
+            return []
+        jobs = m.raw.get("jobs") or []
+        over = [j for j in jobs if j["io_bytes"] > v["size"] * int(parse_options(v["options"]).get("nrfiles", "1"))]
+        if not over:
+            return []
+        worst = max(over, key=lambda j: j["io_bytes"])
+        return [f"fio job {worst['job']} read {worst['io_bytes'] / v['size']:.1f}× its file: the re-read blocks may "
+                "come from the page cache, so this is not a cold read (raise size, shorten runtime, or set direct=1)"]
 
     async def _start_servers(self, ctx):
         procs = []
@@ -234,7 +268,7 @@ class Fio(Workload):
         return Measurement(params={"preset": preset, "repeat": repeat, "jobs": len(jobs_all), **PRESETS[preset]},
                            workers=workers, metrics=metrics, problems=problems,
                            note="throughput = bytes ÷ fio wall time incl. start-up; fio_group_bw = fio's own",
-                           raw={"fio_json_tail": raw})
+                           raw={"fio_json_tail": raw, "jobs": jobs_all})
 
     def validate(self, step) -> list[str]:
         problems = [f"worker {w.worker} on {w.host} failed: {w.error}" for w in step.workers if w.error]

@@ -5,9 +5,8 @@ Brickyard uploads this file to a temporary directory it created on the host, run
 ``python3 -u agent.py``, talks to it in JSON lines (commands on stdin, events on stdout)
 and removes the directory afterwards. Nothing is installed.
 
-For each step it forks the N workers first, holds them at a barrier (one pipe whose write
-end is closed to release every reader at once), then records each worker's start, end and
-I/O counters on this host's monotonic clock. Closing stdin or SIGTERM cancels: the workers'
+For each step it forks the N workers first, holds them at a barrier, releases them at once,
+then records each worker's start, end and I/O counters on this host's monotonic clock. Closing stdin or SIGTERM cancels: the workers'
 process groups are killed and only the directories this agent created (``mkdir`` op) are
 removed.
 
@@ -21,13 +20,23 @@ Commands (one JSON object per line):
    "timeout": Y, "interval": Z}
   {"op": "exit"}
 Worker specs: {"kind": "exec", "argv": [...], "cwd": D} or
-              {"kind": "randread", "files": [...], "seconds": T, "block": B}
+              {"kind": "randread", "files": [...], "seconds": T, "block": B,
+               "once": true (each file at most once, in order), "method": "dd" (one dd per file)}
+  and in any spec "progress": "rchar"|"wchar": the counter that is this worker's payload.
+
+Every worker leaves the same barrier: when ptrace works, each is stopped before the release
+(a program right after exec, an in-process worker before its loop) and resumed by it; a
+program's start is taken at its first system call, an in-process worker reads its own clock.
+Without ptrace all of them wait on the pipe. Each worker's I/O counters (/proc/PID/io,
+summed over the processes it started) are sampled every interval and at each worker's exit:
+the step reports them per worker as its progress curve.
 """
 
 import ctypes
 import json
 import os
 import random
+import re
 import select
 import shutil
 import signal
@@ -43,7 +52,7 @@ children = set()    # pids of live worker process groups
 out_lock = threading.Lock()
 
 
-PTRACE_TRACEME, PTRACE_DETACH = 0, 17
+PTRACE_TRACEME, PTRACE_DETACH, PTRACE_SYSCALL = 0, 17, 24
 _libc = None
 
 
@@ -249,12 +258,49 @@ def cancel_and_exit(reason):
 
 
 def io_counters(pid):
+    """(rchar, wchar) of one process (a zombie's too, until it is reaped); None if gone."""
     try:
         with open("/proc/%d/io" % pid) as fh:
             vals = dict(line.split(": ") for line in fh.read().splitlines())
         return int(vals.get("rchar", 0)), int(vals.get("wchar", 0))
     except (OSError, ValueError):
         return None
+
+
+def descendants(pid):
+    """Live descendants of ``pid`` (/proc/PID/task/TID/children, every thread's own)."""
+    found, todo = [], [pid]
+    while todo:
+        cur = todo.pop()
+        try:
+            tids = os.listdir("/proc/%d/task" % cur)
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open("/proc/%d/task/%s/children" % (cur, tid)) as fh:
+                    kids = [int(k) for k in fh.read().split()]
+            except (OSError, ValueError):
+                continue
+            found += kids
+            todo += kids
+    return found
+
+
+def group_counters(pid):
+    """(rchar, wchar) of a worker and everything it started (fio's job processes, the dd a
+    reader forks per file). A live child's counters are its own until its parent reaps it,
+    then they are added to the parent's: read the parent first, so a child reaped between
+    the two reads is missed once (a momentary dip) rather than counted twice."""
+    own = io_counters(pid)
+    if own is None:
+        return None
+    r, w = own
+    for kid in descendants(pid):
+        c = io_counters(kid)
+        if c is not None:
+            r, w = r + c[0], w + c[1]
+    return r, w
 
 
 # ---- the worker side (runs in the forked child) ----------------------------------------
@@ -268,22 +314,26 @@ def worker_main(spec, barrier_r, status_w, out_path, err_path):
     os.dup2(os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 2)
     if spec.get("cwd"):
         os.chdir(spec["cwd"])
-    if spec.get("_park"):                     # stop right after exec until the parent detaches
-        os.write(status_w, b"R")
+    kind = spec.get("kind", "exec")
+    os.write(status_w, b"R")                  # ready
+    if spec.get("_park"):
+        # stopped until the parent releases it: a program right after exec (loaded, not yet
+        # run), an in-process worker here; every kind leaves the same barrier the same way
         if libc().ptrace(PTRACE_TRACEME, 0, None, None) != 0:
             os._exit(124)
-        try:
-            os.execv(spec["_path"], spec["argv"])
-        except OSError as exc:
-            os.write(2, ("cannot run %s: %s\n" % (spec["argv"][0], exc.strerror)).encode())
-            os._exit(127)
-    os.write(status_w, b"R")                  # ready
-    os.read(barrier_r, 1)                     # blocks until the parent closes the write end
+        if kind == "exec":
+            try:
+                os.execv(spec["_path"], spec["argv"])
+            except OSError as exc:
+                os.write(2, ("cannot run %s: %s\n" % (spec["argv"][0], exc.strerror)).encode())
+                os._exit(127)
+        os.kill(os.getpid(), signal.SIGSTOP)
+    else:
+        os.read(barrier_r, 1)                 # blocks until the parent closes the write end
     if spec.get("delay"):                     # deliberate stagger (tests of the aggregates)
         time.sleep(float(spec["delay"]))
     start = time.monotonic()
     os.write(status_w, b"S" + struct.pack("d", start))
-    kind = spec.get("kind", "exec")
     if kind == "exec":
         try:
             os.execvp(spec["argv"][0], spec["argv"])
@@ -295,33 +345,85 @@ def worker_main(spec, barrier_r, status_w, out_path, err_path):
         os.write(status_w, b"J" + json.dumps({"end": time.monotonic()}).encode())
         os._exit(0)
     elif kind == "randread":
-        result = randread(spec)
+        try:
+            result = randread(spec)
+        except Exception as exc:  # a vanished file, a dead mount: the worker fails, visibly
+            os.write(2, ("randread: %s\n" % exc).encode(errors="replace"))
+            os._exit(1)
         os.write(status_w, b"J" + json.dumps(result).encode())
         os._exit(0)
     os._exit(126)
 
 
+DD_BYTES = re.compile(r"^(\d+) bytes", re.MULTILINE)
+
+
+def dd_file(dd, path, block):
+    """Read one file with a dd process forked for it (the mailing-list post's method);
+    the bytes dd says it copied."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            os.dup2(w, 2)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+            env = dict(os.environ, LC_ALL="C")
+            os.execve(dd, [dd, "if=" + path, "of=/dev/null", "bs=%d" % block], env)
+        finally:
+            os._exit(127)
+    os.close(w)
+    out = b""
+    while True:
+        chunk = os.read(r, 4096)
+        if not chunk:
+            break
+        out += chunk
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    text = out.decode(errors="replace")
+    if exit_code(status) != 0:
+        raise OSError("dd if=%s exited %d: %s" % (path, exit_code(status), text.strip()[-200:]))
+    found = DD_BYTES.findall(text)
+    return int(found[-1]) if found else 0
+
+
 def randread(spec):
+    """Read whole files until time is up. ``once``: the files in the given order, each at
+    most once (no re-reads: a re-read may come from a cache); otherwise random picks."""
     files = spec["files"]
     block = int(spec.get("block", 1 << 20))
     deadline = time.monotonic() + float(spec["seconds"])
+    once = bool(spec.get("once"))
+    dd = spec.get("_dd")
     rng = random.Random(spec.get("seed"))
     nbytes = ops = 0
     buf = bytearray(block)
     view = memoryview(buf)
+    i = 0
     while time.monotonic() < deadline:
-        path = files[rng.randrange(len(files))]
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            while True:
-                n = os.readv(fd, [view])
-                if not n:
-                    break
-                nbytes += n
-        finally:
-            os.close(fd)
+        if once:
+            if i >= len(files):
+                break
+            path = files[i]
+            i += 1
+        else:
+            path = files[rng.randrange(len(files))]
+        if dd:
+            nbytes += dd_file(dd, path, block)
+        else:
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                while True:
+                    n = os.readv(fd, [view])
+                    if not n:
+                        break
+                    nbytes += n
+            finally:
+                os.close(fd)
         ops += 1
-    return {"bytes": nbytes, "ops": ops, "end": time.monotonic()}
+    end = time.monotonic()
+    return {"bytes": nbytes, "ops": ops, "end": end, "exhausted": once and i >= len(files) and end < deadline}
 
 
 # ---- the parent side --------------------------------------------------------------------
@@ -361,16 +463,136 @@ def tail(path):
         return ""
 
 
+MAX_SAMPLES = 400                 # per worker; older periodic samples are thinned beyond this
+COUNTERS = {"rchar": 0, "wchar": 1}
+
+
+class Progress(object):
+    """Every worker's I/O counters (its own and its descendants'), since the release, taken
+    every interval and at each worker's exit. The samples of the counter a worker names as
+    its payload (``progress``: rchar for readers, wchar for writers) are its progress curve:
+    what the first-finisher ("stonewall") figure and the live throughput are made of."""
+
+    def __init__(self, procs, specs):
+        self.procs = procs
+        self.counter = [COUNTERS.get(s.get("progress")) for s in specs]
+        self.lock = threading.Lock()
+
+    def baseline(self, released):
+        for p, k in zip(self.procs, self.counter):
+            p["base"] = (group_counters(p["pid"]) or (0, 0)) if not p.get("gone") else (0, 0)
+            p["io"] = (0, 0)
+            p["samples"] = [[released, 0, 1]] if k is not None else []
+
+    def take(self, now, finish=False):
+        """Sample every worker not yet reaped; True if any counter moved."""
+        moved = False
+        with self.lock:
+            for p, k in zip(self.procs, self.counter):
+                if p.get("gone"):
+                    continue
+                c = group_counters(p["pid"])
+                if c is None:
+                    continue
+                r, w = max(0, c[0] - p["base"][0]), max(0, c[1] - p["base"][1])
+                io = (max(r, p["io"][0]), max(w, p["io"][1]))   # a reaped child's dip, ignored
+                if io != p["io"]:
+                    moved = True
+                    p["io"] = io
+                if k is not None:
+                    samples = p["samples"]
+                    samples.append([now, io[k], 1 if finish else 0])
+                    if len(samples) > MAX_SAMPLES:
+                        last = len(samples) - 1
+                        p["samples"] = [s for i, s in enumerate(samples) if s[2] or i % 2 == 0 or i == last]
+        return moved
+
+    def payload(self):
+        """Bytes all workers that name a payload counter have moved so far (None: none do)."""
+        vals = [p["io"][k] for p, k in zip(self.procs, self.counter) if k is not None]
+        return sum(vals) if vals else None
+
+    def exited(self, p):
+        """A worker exited (a zombie, not yet reaped): sample everyone at this instant."""
+        now = time.monotonic()
+        self.take(now, finish=True)
+        with self.lock:
+            p["gone"] = True          # after the reap its pid may belong to someone else
+        return now
+
+
+def prepare_specs(specs):
+    """Mark which workers park (ptrace) and look up the programs they need."""
+    dd = None
+    for spec in specs:
+        kind = spec.get("kind", "exec")
+        if kind == "exec":
+            path = shutil.which(spec["argv"][0])
+            if PARKING and path and not spec.get("delay"):
+                spec["_park"], spec["_path"] = True, path
+        elif PARKING:
+            spec["_park"] = True
+        if kind == "randread" and spec.get("method") == "dd":
+            dd = dd or shutil.which("dd")
+            if not dd:
+                raise ValueError("randread with one dd per file: dd is not installed on this host")
+            spec["_dd"] = dd
+
+
+def release(procs, specs):
+    """Let every worker go at once; returns the release instant. Each parked worker runs to
+    its first system call, where its start is taken: the same figure for a program (exec and
+    loading stay out of it) and an in-process worker, and a worker that waits for a CPU
+    starts when it really runs. A deliberately delayed worker reads its own clock. Runs at
+    real-time priority when allowed (root)."""
+    boosted = boost(True)
+    released = time.monotonic()
+    pending = {}
+    for p, spec in zip(procs, specs):
+        if not p.get("parked"):
+            continue
+        if not spec.get("delay"):
+            if libc().ptrace(PTRACE_SYSCALL, p["pid"], None, None) == 0:
+                pending[p["pid"]] = p
+            else:                            # cannot follow it to its first call: let it go
+                p["start"] = time.monotonic()
+                libc().ptrace(PTRACE_DETACH, p["pid"], None, None)
+        else:
+            libc().ptrace(PTRACE_DETACH, p["pid"], None, None)
+    return released, boosted, pending
+
+
+def collect_starts(procs, pending, boosted):
+    by_pid = dict((p["pid"], p) for p in procs)
+    while pending:                      # no reaper runs yet: every event here is ours
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        now = time.monotonic()
+        p = by_pid.get(pid)
+        if p is None:
+            continue
+        if os.WIFSTOPPED(status):
+            if pid in pending:
+                sig = os.WSTOPSIG(status) & 0x7f
+                p["start"] = now
+                libc().ptrace(PTRACE_DETACH, pid, None, None if sig == signal.SIGTRAP else sig)
+                del pending[pid]
+        else:
+            p["end"], p["exit"], p["gone"] = now, exit_code(status), True
+            pending.pop(pid, None)
+    if boosted:
+        boost(False)
+
+
 def run_step(cmd, scratch):
     global PARKING
     sid = cmd["id"]
     specs = cmd["workers"]
     if PARKING is None:
         PARKING = parking_works()
-    for spec in specs:
-        path = shutil.which(spec["argv"][0]) if spec.get("kind", "exec") == "exec" else None
-        if PARKING and path and not spec.get("delay"):
-            spec["_park"], spec["_path"] = True, path
+    prepare_specs(specs)
     interval = float(cmd.get("interval", 0.5))
     stall_seconds = float(cmd.get("stall_seconds") or 0)
     timeout = float(cmd.get("timeout") or 0)
@@ -391,28 +613,18 @@ def run_step(cmd, scratch):
         os.close(status_w)
         children.add(pid)
         procs.append({"pid": pid, "status": status_r, "out": out_path, "err": err_path,
-                      "end": None, "exit": None, "io": (0, 0), "io_t": time.monotonic()})
+                      "end": None, "exit": None, "io": (0, 0)})
     os.close(barrier_r)
-    for p, spec in zip(procs, specs):         # wait until every worker is parked
+    for p, spec in zip(procs, specs):         # wait until every worker is parked or waiting
         if os.read(p["status"], 1) != b"R":
             continue
         if spec.get("_park"):
             _, status = os.waitpid(p["pid"], 0)
             if os.WIFSTOPPED(status):
                 p["parked"] = True
-            else:                             # exec failed: it has already exited
-                p["end"], p["exit"] = time.monotonic(), exit_code(status)
-
-    def reap(p):
-        _, status = os.waitpid(p["pid"], 0)
-        p["end"] = time.monotonic()
-        p["exit"] = exit_code(status)
-
-    threads = [threading.Thread(target=reap, args=(p,), daemon=True) for p in procs
-               if p["end"] is None]
-    for t, p in zip(threads, [p for p in procs if p["end"] is None]):
-        if not p.get("parked"):
-            t.start()
+            else:                             # it could not park: it has already exited
+                p["end"], p["exit"], p["gone"] = time.monotonic(), exit_code(status), True
+    progress = Progress(procs, specs)
     release_at = cmd.get("release_at")
     if release_at is not None:
         while True:
@@ -420,21 +632,25 @@ def run_step(cmd, scratch):
             if left <= 0:
                 break
             time.sleep(left - 0.002 if left > 0.003 else 0)
-    boosted = boost(True)                     # root: the release loop is not preempted
-    released = time.monotonic()
-    os.close(barrier_w)                       # every waiting worker wakes now
-    for p in procs:                           # parked programs continue, already loaded
-        if p.get("parked"):
-            p["start"] = time.monotonic()
-            libc().ptrace(PTRACE_DETACH, p["pid"], None, None)
-    if boosted:
-        boost(False)
+    progress.baseline(time.monotonic())       # nothing has run yet: every counter's zero
+    released, boosted, pending = release(procs, specs)
+    os.close(barrier_w)                       # workers waiting on the pipe wake now
+    collect_starts(procs, pending, boosted)
+
+    def reap(p):
+        try:                                  # exited but not reaped: its counters still read
+            end = progress.exited(p) if os.waitid(os.P_PID, p["pid"], os.WEXITED | os.WNOWAIT) else None
+        except (OSError, AttributeError):
+            end = None
+        _, status = os.waitpid(p["pid"], 0)
+        p["exit"] = exit_code(status)
+        p["gone"] = True
+        p["end"] = end or time.monotonic()
+
+    threads = [threading.Thread(target=reap, args=(p,), daemon=True) for p in procs if not p.get("gone")]
     for t in threads:
-        if not t.is_alive() and t.ident is None:
-            t.start()
+        t.start()
     emit({"event": "released", "id": sid, "t": released})
-    for p in procs:      # what each worker had written before the release (its own set-up)
-        p["w0"] = (io_counters(p["pid"]) or (0, 0))[1]
     stalled = timed_out = False
     last_any_progress = released
     max_idle = 0.0
@@ -452,22 +668,18 @@ def run_step(cmd, scratch):
             except ValueError:
                 pass
         now = time.monotonic()
-        total = 0
-        for p in procs:
-            if p["end"] is None:
-                c = io_counters(p["pid"])
-                if c is not None and c != p["io"]:
-                    p["io"], p["io_t"] = c, now
-                    last_any_progress = now
-            total += p["io"][0] + p["io"][1]      # finished workers keep their last count
+        if progress.take(now):
+            last_any_progress = now
+        total = sum(p["io"][0] + p["io"][1] for p in procs)   # finished workers keep their count
         done = sum(1 for p in procs if p["end"] is not None)
         # a running worker that has written since the release may be waiting on its flush
-        writing = [p["pid"] for p in procs if p["end"] is None and p["io"][1] > p["w0"]]
+        writing = [p["pid"] for p in procs if p["end"] is None and p["io"][1] > 0]
         if done != done_before or writeback.progressed(writing):
             last_any_progress = now        # a worker finished, or the kernel is writing back its data
         done_before = done
         max_idle = max(max_idle, now - last_any_progress)
-        emit({"event": "progress", "id": sid, "io_bytes": total, "done": done, "t": now})
+        emit({"event": "progress", "id": sid, "io_bytes": total, "payload": progress.payload(), "done": done,
+              "workers": len(procs), "t": now})
         if stall_seconds and now - last_any_progress > stall_seconds:
             stalled = True
         if timeout and now - released > timeout:
@@ -483,7 +695,7 @@ def run_step(cmd, scratch):
     for t in threads:
         t.join(0.5 if (stalled or timed_out) else None)
     results = []
-    for i, p in enumerate(procs):
+    for i, (p, spec) in enumerate(zip(procs, specs)):
         info = read_status(p["status"]) if p["end"] is not None else {}
         children.discard(p["pid"])
         res = info.get("result") or {}
@@ -496,6 +708,9 @@ def run_step(cmd, scratch):
             "wchar": p["io"][1],
             "bytes": res.get("bytes"),
             "ops": res.get("ops"),
+            "exhausted": res.get("exhausted"),
+            "progress": spec.get("progress") if spec.get("progress") in COUNTERS else None,
+            "samples": [s[:2] for s in p.get("samples", [])] or None,
             "stdout": tail(p["out"]),
             "stderr": tail(p["err"]),
             "parked": bool(p.get("parked")),
@@ -506,6 +721,7 @@ def run_step(cmd, scratch):
             except OSError:
                 pass
     emit({"event": "step_done", "id": sid, "released": released, "workers": results,
+          "release": "ptrace" if any(p.get("parked") for p in procs) else "pipe",
           "stalled": stalled, "timed_out": timed_out,
           "idle_seconds": time.monotonic() - last_any_progress, "max_idle_seconds": max_idle})
 

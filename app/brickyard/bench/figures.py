@@ -1,0 +1,92 @@
+"""What makes a step's figures honest, decided in one place for every workload: each running
+worker's progress when the first one finished (the stonewall), whether the workers really
+started together, and whether a read was a cold one.
+
+Pure functions and one small bookkeeping class over the objects ``RunContext`` holds; the
+context applies them to each step it records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from ..core import stats
+from ..core.results import WorkerTiming
+from ..core.units import format_bytes
+
+#: a worker's I/O counter may exceed the bytes it reports by its own small I/O (a dd's status
+#: line, fio's JSON, loading a program) but not by more than this, nor fall short of them
+COUNTER_SLACK_BYTES = 1 << 20
+COUNTER_SLACK_SHARE = 0.05
+
+#: start skew (p99) above this share of the step's window is flagged "start-skew"
+SKEW_SHARE = 0.01
+
+#: a re-read this many times faster than the first read of the same point is a cache figure
+FASTER_THAN_COLD = 1.5
+
+
+def curves_for(workers: Sequence[WorkerTiming], runs: Sequence[Any]) -> tuple[dict[int, stats.Curve], str]:
+    """Progress curves for the recorded ``workers`` from the ``runs`` (``WorkerRun``) they came
+    from, by position; and why not, when some running worker's progress is unknown or its
+    counter does not track the bytes it reports (I/O that bypasses read()/write(): libaio,
+    io_uring, mmap)."""
+    by_key = {(r.timing.worker, r.timing.host): r for r in runs}
+    curves: dict[int, stats.Curve] = {}
+    first_end = min((w.end for w in workers), default=0.0)
+    for i, w in enumerate(workers):
+        run = by_key.get((w.worker, w.host))
+        if run is None or abs(run.timing.start - w.start) > 1e-6:
+            if w.end > first_end:
+                return {}, "the step's workers are not the ones Brickyard last ran"
+            continue
+        if run.counter is None or not run.curve:
+            if w.end > first_end:
+                return {}, "the workload names no I/O counter that follows its workers' progress"
+            continue
+        counted = run.curve[-1][1]
+        if w.bytes and not (w.bytes * (1 - COUNTER_SLACK_SHARE) <= counted
+                            <= w.bytes * (1 + COUNTER_SLACK_SHARE) + COUNTER_SLACK_BYTES):
+            return {}, (f"worker {w.worker} on {w.host} reports {format_bytes(w.bytes)} but its {run.counter} "
+                        f"counter says {format_bytes(counted)}: its I/O does not all pass through read()/write() "
+                        "(libaio, io_uring or mmap), so its progress is unknown")
+        curves[i] = run.curve
+    return curves, ""
+
+
+def skew_note(skew: dict[str, float], window: float, workers: int) -> str:
+    """A sentence when the workers' start spread is a noticeable share of the step, else ''."""
+    p99 = skew.get("p99", 0.0)
+    if workers < 2 or window <= 0 or not p99 or p99 <= SKEW_SHARE * window:
+        return ""
+    return (f"workers started up to {p99 * 1000:.1f} ms apart (p99), {100 * p99 / window:.1f} % of this "
+            f"{window:.3g} s step (flagged above {SKEW_SHARE * 100:g} %): they did not all run the whole "
+            "window together; the stonewall and the sum of rates are affected more than the headline")
+
+
+@dataclass
+class ColdReads:
+    """The first-read figure of each sweep point in this run, and the check of later reads
+    against it. A "first read" reads data this run had not read before (after a cache drop);
+    a re-read of data read earlier that is much faster came from a cache no drop reached
+    (a hypervisor's, a controller's), so it is flagged and never the headline."""
+
+    first: dict[Any, float] = field(default_factory=dict)
+
+    def judge(self, key: Any, first_read: bool | None, value: float, usable: bool) -> tuple[str, str]:
+        """(flag, note) for a read step of sweep point ``key`` whose headline is ``value``."""
+        if key is None or first_read is None or not value:
+            return "", ""
+        if first_read:
+            if usable and key not in self.first:
+                self.first[key] = value
+            return "", ""
+        cold = self.first.get(key)
+        if cold is None:
+            return "", "re-read data this run had read before, and no first read of this point to compare with"
+        if value > FASTER_THAN_COLD * cold:
+            return "faster-than-cold", (f"re-read at {value / cold:.1f}× the first read of the same point "
+                                        f"({format_bytes(value)}/s vs {format_bytes(cold)}/s): probably served "
+                                        "from a cache the drop did not reach")
+        return "", ""

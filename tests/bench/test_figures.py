@@ -1,0 +1,58 @@
+"""What makes a step's figures honest: progress curves that track the bytes a worker reports,
+the start-skew threshold, and re-reads judged against the first read of the same point."""
+
+from types import SimpleNamespace
+
+from brickyard.bench import figures
+from brickyard.core.results import WorkerTiming
+
+MB = 1_000_000
+
+
+def run(worker, start, end, curve, counter="wchar", host="h"):
+    return SimpleNamespace(timing=WorkerTiming(worker, host, start, end), counter=counter, curve=tuple(curve))
+
+
+def test_curves_come_from_the_workers_just_run_by_position():
+    ws = [WorkerTiming(0, "h", 0.0, 1.0, 10 * MB), WorkerTiming(1, "h", 0.0, 2.0, 20 * MB)]
+    runs = [run(0, 0.0, 1.0, [(0.0, 0), (1.0, 10 * MB)]), run(1, 0.0, 2.0, [(0.0, 0), (1.0, 9 * MB), (2.0, 20 * MB)])]
+    curves, why = figures.curves_for(ws, runs)
+    assert why == "" and curves[1][1] == (1.0, 9 * MB)
+
+
+def test_a_counter_that_does_not_track_the_reported_bytes_means_not_measured():
+    """fio with libaio moves its bytes outside read()/write(): its counter stays near zero."""
+    ws = [WorkerTiming(0, "h", 0.0, 1.0, 64 * MB), WorkerTiming(1, "h", 0.0, 2.0, 64 * MB)]
+    runs = [run(0, 0.0, 1.0, [(0.0, 0), (1.0, 20_000)]), run(1, 0.0, 2.0, [(0.0, 0), (2.0, 20_000)])]
+    curves, why = figures.curves_for(ws, runs)
+    assert curves == {} and "does not all pass through read()/write()" in why
+
+
+def test_a_worker_without_a_named_counter_means_not_measured():
+    ws = [WorkerTiming(0, "h", 0.0, 1.0, MB), WorkerTiming(1, "h", 0.0, 2.0, MB)]
+    runs = [run(0, 0.0, 1.0, [], counter=None), run(1, 0.0, 2.0, [], counter=None)]
+    assert figures.curves_for(ws, runs) == ({}, "the workload names no I/O counter that follows its workers' progress")
+
+
+def test_start_skew_is_flagged_relative_to_the_step_length():
+    skew = {"p50": 0.004, "p99": 0.02, "max": 0.02}
+    assert figures.skew_note(skew, 10.0, 20) == ""              # 20 ms of a 10 s step: 0.2 %
+    assert "2.0 % of this 1 s step" in figures.skew_note(skew, 1.0, 20)
+    assert figures.skew_note(skew, 1.0, 1) == ""
+
+
+def test_a_re_read_much_faster_than_the_first_read_is_flagged():
+    cold = figures.ColdReads()
+    assert cold.judge(("1M", 4), True, 100 * MB, usable=True) == ("", "")
+    assert cold.judge(("1M", 4), False, 130 * MB, usable=True) == ("", "")      # within the noise
+    flag, note = cold.judge(("1M", 4), False, 3800 * MB, usable=True)
+    assert flag == "faster-than-cold" and "38.0× the first read" in note
+    assert cold.judge(("1M", 8), False, 3800 * MB, usable=True)[0] == ""        # no first read of that point
+    assert "no first read of this point" in cold.judge(("1M", 8), False, 3800 * MB, usable=True)[1]
+
+
+def test_a_suspect_first_read_is_no_reference():
+    cold = figures.ColdReads()
+    cold.judge("p", True, 5000 * MB, usable=False)
+    cold.judge("p", True, 100 * MB, usable=True)
+    assert cold.first == {"p": 100 * MB}
