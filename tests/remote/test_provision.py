@@ -223,6 +223,22 @@ def test_fstab_line_is_added_once_and_removed_by_teardown():
     assert cluster.fstab == {"client1": []}
 
 
+def test_a_mount_that_asks_for_fstab_gets_its_line_without_the_global_flag():
+    topo = vrep_topology(mounts=[Mount("client1", "/mnt/vrep", "noatime", fstab=True), Mount("client1", "/mnt/other")])
+    steps = [s.key for s in provision_plan(topo, "vrep").steps]
+    assert "fstab:client1:/mnt/vrep" in steps and "fstab:client1:/mnt/other" not in steps
+    cluster = FakeCluster()
+    assert asyncio.run(run_provision(provision_plan(topo, "vrep"), executors(cluster), Progress())).ok
+    assert cluster.fstab["client1"] == [
+        "node1:/vrep /mnt/vrep glusterfs defaults,_netdev,noatime,backup-volfile-servers=node2:node3 0 0"]
+
+
+def test_mount_options_mount_glusterfs_would_refuse_stop_the_plan_before_anything_runs():
+    topo = vrep_topology(mounts=[Mount("client1", "/mnt/vrep", "noatime=1")])
+    with pytest.raises(ProvisionError, match="Invalid option: noatime"):
+        provision_plan(topo, "vrep")
+
+
 def test_cancel_from_another_thread_stops_the_running_step_and_reports_it():
     import threading
 

@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dry-run", action="store_true", help="print every command per host and run nothing")
     p.add_argument("--yes", action="store_true",
                    help="accept the warnings gluster would ask about (it runs with --mode=script)")
-    p.add_argument("--fstab", action="store_true", help="also add each client mount to /etc/fstab")
+    p.add_argument("--fstab", action="store_true", help="also add every client mount to /etc/fstab (mounts with \"fstab\": true get a line without it)")
     add_ssh_arguments(p)
     p.set_defaults(func=run)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from .topology import Brick, BrickRef, Client, Layout, Node, Site, Topology, TopologyError, Volume
+from .topology import Brick, BrickRef, Client, Layout, Mount, Node, Site, Topology, TopologyError, Volume
 
 
 class Edit:
@@ -416,20 +416,33 @@ class AddClient(Edit):
 
 @dataclass
 class RemoveClient(Edit):
+    """Delete a client; its mounts leave their volumes first (undo puts them back in place)."""
+
     name: str
     _index: int = 0
     _client: Client | None = None
+    _mounts: list[tuple[str, int, Mount]] = field(default_factory=list)
 
     @property
     def text(self) -> str:
         return f"delete client {self.name}"
 
     def apply(self, topo: Topology) -> None:
-        self._index, self._client = topo.remove_client(self.name)
+        if topo.client(self.name) is None:
+            raise TopologyError(f"no client named {self.name!r}")
+        with topo.events.batch():
+            self._mounts = []
+            for volume, mount in topo.mounts_of(self.name):
+                index, _ = topo.remove_mount(volume, mount.client, mount.path)
+                self._mounts.append((volume, index, mount))
+            self._index, self._client = topo.remove_client(self.name)
 
     def revert(self, topo: Topology) -> None:
         assert self._client is not None
-        topo.add_client(self._client, self._index)
+        with topo.events.batch():
+            topo.add_client(self._client, self._index)
+            for volume, index, mount in reversed(self._mounts):
+                topo.add_mount(volume, mount, index)
 
 
 @dataclass
@@ -447,6 +460,91 @@ class UpdateClient(Edit):
 
     def revert(self, topo: Topology) -> None:
         topo.update_client(self.name, **self._old)
+
+
+# ---- mounts and volume options -------------------------------------------------------
+
+@dataclass
+class AddMount(Edit):
+    volume: str
+    mount: Mount
+    index: int | None = None
+
+    @property
+    def text(self) -> str:
+        return f"mount {self.volume} on {self.mount.client}:{self.mount.path}"
+
+    def apply(self, topo: Topology) -> None:
+        topo.add_mount(self.volume, copy.copy(self.mount), self.index)
+
+    def revert(self, topo: Topology) -> None:
+        topo.remove_mount(self.volume, self.mount.client, self.mount.path)
+
+
+@dataclass
+class RemoveMount(Edit):
+    volume: str
+    client: str
+    path: str
+    _index: int = 0
+    _mount: Mount | None = None
+
+    @property
+    def text(self) -> str:
+        return f"remove the mount of {self.volume} on {self.client}:{self.path}"
+
+    def apply(self, topo: Topology) -> None:
+        self._index, self._mount = topo.remove_mount(self.volume, self.client, self.path)
+
+    def revert(self, topo: Topology) -> None:
+        assert self._mount is not None
+        topo.add_mount(self.volume, self._mount, self._index)
+
+
+@dataclass
+class UpdateMount(Edit):
+    """Change a mount's client, mount point, options or fstab flag."""
+
+    volume: str
+    client: str
+    path: str
+    fields: dict[str, object]
+    _old: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return f"edit the mount of {self.volume} on {self.client}:{self.path} ({', '.join(self.fields)})"
+
+    def apply(self, topo: Topology) -> None:
+        self._old = topo.update_mount(self.volume, self.client, self.path, **self.fields)
+
+    def revert(self, topo: Topology) -> None:
+        client = str(self.fields.get("client", self.client))
+        path = str(self.fields.get("path", self.path))
+        topo.update_mount(self.volume, client, path, **self._old)
+
+
+@dataclass
+class SetVolumeOption(Edit):
+    """Set one gluster volume option (``value`` None resets it to gluster's default)."""
+
+    volume: str
+    key: str
+    value: str | None
+    _old: tuple[str | None, int | None] = (None, None)
+
+    @property
+    def text(self) -> str:
+        if self.value is None:
+            return f"reset {self.key} on {self.volume}"
+        return f"set {self.key}={self.value} on {self.volume}"
+
+    def apply(self, topo: Topology) -> None:
+        self._old = topo.set_volume_option(self.volume, self.key, self.value)
+
+    def revert(self, topo: Topology) -> None:
+        value, index = self._old
+        topo.set_volume_option(self.volume, self.key, value, index)
 
 
 # ---- helpers that build edits ---------------------------------------------------------

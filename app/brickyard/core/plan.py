@@ -16,7 +16,7 @@ from typing import Iterable, Sequence
 from . import capacity as _capacity
 from . import estimate as _estimate
 from . import failures as _failures
-from . import gluster_cli, layout as _layout, placement as _placement
+from . import gluster_cli, gluster_options, layout as _layout, placement as _placement
 from .estimate import Estimate
 from .planmodel import (
     ERROR,
@@ -152,6 +152,7 @@ def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
     sets, cap = _capacity.analyse(topo, volume, check.sets, check.resolved, index)
     findings = list(check.findings)
     findings.extend(_capacity.shared_filesystem_findings(cap))
+    findings.extend(option_findings(volume, check.resolved.replica))
     tolerance = _failures.tolerance(topo, sets, volume.options)
     state = _failures.volume_state(topo, sets, failed_bricks, volume.options)
     try:
@@ -172,6 +173,18 @@ def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
         estimate=est,
         placement_note=note,
     )
+
+
+def option_findings(volume: Volume, replica_count: int | None = None) -> list[Finding]:
+    """Each volume option gluster would refuse in ``volume set`` (after creating the volume,
+    so provisioning would stop half-way): an error in gluster's words."""
+    out = []
+    for check in gluster_options.check_volume_options(volume.options, volume.layout, replica_count,
+                                                              volume.name):
+        if check.problem:
+            out.append(Finding(ERROR, "volume-option", f"volume set {volume.name} {check.name} {check.value}: "
+                                                        f"{check.problem}"))
+    return out
 
 
 def candidate_layouts(topo: Topology, bricks: Sequence[BrickRef]) -> list[Layout]:

@@ -16,7 +16,8 @@ Format (``format_version`` 1; the JSON Schema is ``schema/topology-v1.schema.jso
       "volumes": [{"name": "gv0", "type": "replicate", "replica": 3, "arbiter": 0,
                    "disperse": null, "redundancy": null, "bricks": ["gfs1:/data/b1", ...],
                    "options": {"performance.write-behind": "off"}, "transport": "tcp",
-                   "force": false, "mounts": [{"client": "web1", "path": "/mnt/gv0", "options": ""}]}]
+                   "force": false, "mounts": [{"client": "web1", "path": "/mnt/gv0", "options": "",
+                               "fstab": false}]}]
     }
 
 Loading collects every problem with its field path (``nodes[2].bricks[0].size_bytes``) and
@@ -81,7 +82,7 @@ _CLIENT = {"name", "site", "address", "ssh_user", "ssh_port", "nic_gbps"}
 _LATENCY = {"a", "b", "rtt_ms", "measured"}
 _VOLUME = {"name", "type", "replica", "arbiter", "disperse", "redundancy", "bricks", "options",
            "transport", "force", "mounts"}
-_MOUNT = {"client", "path", "options"}
+_MOUNT = {"client", "path", "options", "fstab"}
 
 
 def from_dict(data: Any, source: str = "<topology>", problems: list[Problem] | None = None) -> Topology:
@@ -201,7 +202,7 @@ def _read_volume(r: _Reader, d: dict, path: str) -> Volume:
         m = r.obj(raw, here, _MOUNT, {"client", "path"})
         if m is not None:
             mounts.append(Mount(r.field(m, "client", here, str, ""), r.field(m, "path", here, str, ""),
-                                r.field(m, "options", here, str, "")))
+                                r.field(m, "options", here, str, ""), r.field(m, "fstab", here, bool, False)))
     return Volume(
         name=r.field(d, "name", path, str, ""),
         layout=layout,
@@ -314,7 +315,8 @@ def to_dict(topo: Topology) -> dict[str, Any]:
                 "arbiter": v.layout.arbiter, "disperse": v.layout.disperse,
                 "redundancy": v.layout.redundancy, "bricks": [str(r) for r in v.bricks],
                 "options": dict(v.options), "transport": v.transport, "force": v.force,
-                "mounts": [{"client": m.client, "path": m.path, "options": m.options} for m in v.mounts],
+                "mounts": [{"client": m.client, "path": m.path, "options": m.options, "fstab": m.fstab}
+                           for m in v.mounts],
             }
             for v in topo.volumes
         ],

@@ -125,9 +125,13 @@ class Latency:
 
 @dataclass
 class Mount:
+    """A client mounting a volume at ``path`` with extra ``mount -o`` options; ``fstab``
+    asks provisioning for an /etc/fstab line too (teardown removes it again)."""
+
     client: str
     path: str
     options: str = ""
+    fstab: bool = False
 
 
 @dataclass
@@ -377,6 +381,9 @@ class Topology:
         client = self.client(name)
         if client is None:
             raise TopologyError(f"no client named {name!r}")
+        used = [v.name for v in self.volumes if any(m.client == name for m in v.mounts)]
+        if used:
+            raise TopologyError(f"client {name!r} mounts volume(s) {', '.join(used)}; remove those mounts first")
         index = self.clients.index(client)
         self.clients.remove(client)
         self._emit("client-removed", name)
@@ -459,6 +466,73 @@ class Topology:
             setattr(volume, key, value)
         self._emit("volume-changed", volume.name, old_name=name)
         return old
+
+    def mounts_of(self, client: str) -> list[tuple[str, Mount]]:
+        """(volume name, mount) for every mount ``client`` has, in volume order."""
+        return [(v.name, m) for v in self.volumes for m in v.mounts if m.client == client]
+
+    def _check_mount(self, volume: Volume, mount: Mount, replacing: Mount | None = None) -> None:
+        if self.client(mount.client) is None:
+            raise TopologyError(f"no client named {mount.client!r}")
+        for name, other in self.mounts_of(mount.client):
+            if other is not replacing and other.path == mount.path:
+                raise TopologyError(f"client {mount.client!r} mounts {name} at {mount.path} already")
+
+    def _find_mount(self, volume: Volume, client: str, path: str) -> Mount:
+        for mount in volume.mounts:
+            if mount.client == client and mount.path == path:
+                return mount
+        raise TopologyError(f"volume {volume.name!r} has no mount {client}:{path}")
+
+    def add_mount(self, volume_name: str, mount: Mount, index: int | None = None) -> Mount:
+        """Mount ``volume_name`` on a client; one mount point per client path."""
+        volume = self.require_volume(volume_name)
+        self._check_mount(volume, mount)
+        volume.mounts.insert(len(volume.mounts) if index is None else index, mount)
+        self._emit("mount-added", mount.client, volume=volume.name, path=mount.path)
+        return mount
+
+    def remove_mount(self, volume_name: str, client: str, path: str) -> tuple[int, Mount]:
+        volume = self.require_volume(volume_name)
+        mount = self._find_mount(volume, client, path)
+        index = volume.mounts.index(mount)
+        volume.mounts.remove(mount)
+        self._emit("mount-removed", client, volume=volume.name, path=path)
+        return index, mount
+
+    def update_mount(self, volume_name: str, client: str, path: str, /, **fields: object) -> dict[str, object]:
+        """Set a mount's client, path, options or fstab; returns the old values."""
+        volume = self.require_volume(volume_name)
+        mount = self._find_mount(volume, client, path)
+        for key in fields:
+            if not hasattr(mount, key):
+                raise TopologyError(f"mount field {key!r} does not exist")
+        changed = Mount(**{**vars(mount), **fields})
+        self._check_mount(volume, changed, replacing=mount)
+        old = {key: getattr(mount, key) for key in fields}
+        for key, value in fields.items():
+            setattr(mount, key, value)
+        self._emit("mount-changed", mount.client, volume=volume.name, path=mount.path, old_client=client,
+                   old_path=path)
+        return old
+
+    def set_volume_option(self, volume_name: str, key: str, value: str | None,
+                          index: int | None = None) -> tuple[str | None, int | None]:
+        """Set (or with ``value`` None, reset) one gluster option; returns the old value and
+        its place among the options, so an undo gives back the same order."""
+        volume = self.require_volume(volume_name)
+        items = list(volume.options.items())
+        keys = [k for k, _ in items]
+        old_index = keys.index(key) if key in keys else None
+        old_value = volume.options.get(key)
+        if old_index is not None:
+            del items[old_index]
+        if value is not None:
+            at = index if index is not None else (old_index if old_index is not None else len(items))
+            items.insert(min(at, len(items)), (key, value))
+        volume.options = dict(items)
+        self._emit("volume-changed", volume.name, option=key)
+        return old_value, old_index
 
     def set_latency(self, a: str, b: str, rtt_ms: float | None, measured: bool = False) -> None:
         self.latencies = [lat for lat in self.latencies if {lat.a, lat.b} != {a, b}]

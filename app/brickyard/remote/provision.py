@@ -9,7 +9,8 @@
 3. ``gluster --mode=script volume create`` (the caller runs it only after the user saw and
    accepted the planner's warnings; ``force`` only when the volume asks for it),
 4. ``volume set`` each option, 5. ``volume start``,
-6. mount on each client named in the volume's mounts (and an optional fstab line).
+6. mount on each client named in the volume's mounts, and an /etc/fstab line for each mount
+   that asks for one (``Mount.fstab``, or every mount with ``fstab=True``).
 
 Nothing here formats a disk; brick paths and names are validated before any command exists.
 """
@@ -21,6 +22,7 @@ import shlex
 from dataclasses import dataclass
 
 from ..core import gluster_cli
+from ..core.mounts import mount_options_problem
 from ..core.plan import PlanResult, plan_volume
 from ..core.topology import Topology, Volume
 from .executor import Executor, ExecutorError
@@ -92,8 +94,9 @@ def check_names(topo: Topology, volume: Volume) -> None:
         if topo.client(mount.client) is None:
             raise ProvisionError(f"mount names client {mount.client!r}, which is not in the topology")
         check_brick_path(mount.path)
-        if "\n" in mount.options or " " in mount.options:
-            raise ProvisionError(f"mount options {mount.options!r} must not contain spaces")
+        problem = mount_options_problem(mount.options)
+        if problem:
+            raise ProvisionError(f"mount of {volume.name} on {mount.client}:{mount.path}: {problem}")
 
 
 def mount_source(volume: Volume) -> tuple[str, str]:
@@ -202,7 +205,7 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
             undo=shlex.join(["umount", mount.path]),
             done_check=glusterstate.mounted_check(source, mount.path),
         ))
-        if fstab:
+        if fstab or mount.fstab:
             line = fstab_line(volume, mount.path, mount.options)
             steps.append(Step(
                 f"fstab:{mount.client}:{mount.path}", f"add {mount.path} to /etc/fstab", mount.client,
