@@ -24,8 +24,10 @@ CHIP_GAP = 2.0
 PAD = 6.0
 SITE_TITLE_H = 34.0
 SITE_PAD = 16.0
-CLIENT_W = 120.0
+CLIENT_W = 270.0
 CLIENT_H = 26.0
+MOUNT_LINE_H = 15.0
+VOLUME_TITLE_H = 28.0
 
 _FONT = QFont("DejaVu Sans", 8)
 _BOLD = QFont("DejaVu Sans", 9, QFont.Weight.Bold)
@@ -258,24 +260,102 @@ class BrickItem(QGraphicsItem):
 
 
 class ClientItem(QGraphicsItem):
-    """A client that mounts volumes: a small card below its site's nodes."""
+    """A client that mounts volumes: a small card below its site's nodes, one line per mount."""
 
-    def __init__(self, client: Client):
+    def __init__(self, client: Client, mounts: list[str] = ()):
         super().__init__()
         self.name = client.name
+        self.mounts: list[str] = []
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.set_mounts(list(mounts))
 
     @property
     def kind(self) -> str:
         return "client"
 
+    def set_mounts(self, mounts: list[str]) -> None:
+        """The lines under the name: 'gv0 at /mnt/gv0 (noatime) · fstab', one per mount."""
+        if mounts != self.mounts:
+            self.prepareGeometryChange()
+            self.mounts = mounts
+            self.setToolTip(f"client {self.name}\n" + ("\n".join(f"mounts {m}" for m in mounts)
+                                                         or "mounts nothing yet (Edit > Add mount…)"))
+            self.update()
+
+    def height(self) -> float:
+        return CLIENT_H + len(self.mounts) * MOUNT_LINE_H + (PAD if self.mounts else 0)
+
     def boundingRect(self) -> QRectF:
-        return QRectF(-2, -2, CLIENT_W + 4, CLIENT_H + 4)
+        return QRectF(-2, -2, CLIENT_W + 4, self.height() + 4)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         painter.setPen(QPen(QColor(style.SELECTED if self.isSelected() else "#78909c"), 2 if self.isSelected() else 1))
         painter.setBrush(QBrush(QColor("#e8eaf6")))
-        painter.drawRoundedRect(QRectF(0, 0, CLIENT_W, CLIENT_H), 13, 13)
-        painter.setFont(_FONT)
+        painter.drawRoundedRect(QRectF(0, 0, CLIENT_W, self.height()), 10, 10)
+        if _lod(option, painter) < 0.35:
+            return
+        painter.setFont(_BOLD)
         painter.setPen(QColor("#263238"))
-        painter.drawText(QRectF(0, 0, CLIENT_W, CLIENT_H), Qt.AlignmentFlag.AlignCenter, f"client {self.name}")
+        painter.drawText(QRectF(PAD, 0, CLIENT_W - 2 * PAD, CLIENT_H), Qt.AlignmentFlag.AlignVCenter,
+                         f"client {self.name}")
+        painter.setFont(_FONT)
+        painter.setPen(QColor("#37474f") if self.mounts else QColor("#78909c"))
+        metrics = QFontMetricsF(_FONT)
+        for i, line in enumerate(self.mounts):
+            text = metrics.elidedText(f"▸ {line}", Qt.TextElideMode.ElideRight, CLIENT_W - 2 * PAD)
+            painter.drawText(QRectF(PAD, CLIENT_H - 4 + i * MOUNT_LINE_H, CLIENT_W - 2 * PAD, MOUNT_LINE_H),
+                             Qt.AlignmentFlag.AlignVCenter, text)
+
+
+class VolumeItem(QGraphicsItem):
+    """The current volume's caption above the sites: its name, type, options and mounts."""
+
+    def __init__(self):
+        super().__init__()
+        self.lines: list[tuple[str, bool]] = []  # (text, is a problem)
+        self.width = 600.0
+        self.setZValue(-5)
+
+    @property
+    def kind(self) -> str:
+        return "volume"
+
+    def set_lines(self, lines: list[tuple[str, bool]], tooltip: str) -> None:
+        if lines != self.lines:
+            self.prepareGeometryChange()
+            self.lines = lines
+            self.update()
+        self.setToolTip(tooltip)
+
+    def set_width(self, width: float) -> None:
+        if width != self.width:
+            self.prepareGeometryChange()
+            self.width = width
+
+    def height(self) -> float:
+        return VOLUME_TITLE_H + max(0, len(self.lines) - 1) * MOUNT_LINE_H + PAD if self.lines else 0.0
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(-2, -2, self.width + 4, self.height() + 4)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        if not self.lines:
+            return
+        painter.setPen(QPen(QColor("#90a4ae"), 1))
+        painter.setBrush(QBrush(QColor("#fffdf5")))
+        painter.drawRoundedRect(QRectF(0, 0, self.width, self.height()), 8, 8)
+        if _lod(option, painter) < 0.3:
+            return
+        metrics_bold, metrics = QFontMetricsF(_TITLE), QFontMetricsF(_FONT)
+        title, _ = self.lines[0]
+        painter.setFont(_TITLE)
+        painter.setPen(QColor("#263238"))
+        painter.drawText(QRectF(SITE_PAD, 2, self.width - 2 * SITE_PAD, VOLUME_TITLE_H),
+                         Qt.AlignmentFlag.AlignVCenter,
+                         metrics_bold.elidedText(title, Qt.TextElideMode.ElideRight, self.width - 2 * SITE_PAD))
+        painter.setFont(_FONT)
+        for i, (line, problem) in enumerate(self.lines[1:]):
+            painter.setPen(QColor(style.FAILED if problem else "#37474f"))
+            painter.drawText(QRectF(SITE_PAD, VOLUME_TITLE_H - 2 + i * MOUNT_LINE_H, self.width - 2 * SITE_PAD,
+                                    MOUNT_LINE_H), Qt.AlignmentFlag.AlignVCenter,
+                             metrics.elidedText(line, Qt.TextElideMode.ElideRight, self.width - 2 * SITE_PAD))

@@ -13,11 +13,12 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtWidgets import QGraphicsScene
 
 from ...core.events import Change
+from ...core.mounts import describe_mount
 from ...core.plan import PlanResult
 from ...core.topology import BrickRef
 from ..session import Session
-from .items import (CARD_W, CLIENT_H, CLIENT_W, SITE_PAD, SITE_TITLE_H, BrickItem, BrickLook,
-                    ClientItem, NodeItem, SiteItem)
+from .items import (CARD_W, CLIENT_W, SITE_PAD, SITE_TITLE_H, BrickItem, BrickLook, ClientItem, NodeItem,
+                    SiteItem, VolumeItem)
 
 NODE_GAP = 14.0
 SITE_GAP = 40.0
@@ -26,7 +27,11 @@ _NODE_KINDS = {"node-added", "node-removed", "node-renamed", "node-moved", "node
 _BRICK_KINDS = {"brick-added", "brick-removed", "brick-renamed", "brick-changed"}
 # changes after which every chip keeps its look unless the plan says otherwise
 _LOOK_NEUTRAL = {"brick-changed", "node-changed", "site-changed", "client-added", "client-removed",
-                 "client-changed", "client-renamed", "latency-changed", "volume-changed"}
+                 "client-changed", "client-renamed", "latency-changed", "volume-changed", "mount-added",
+                 "mount-removed", "mount-changed"}
+# changes after which a client card's mount lines may read differently
+_MOUNT_KINDS = {"mount-added", "mount-removed", "mount-changed", "volume-changed", "volume-added",
+                "volume-removed"}
 
 
 class TopologyScene(QGraphicsScene):
@@ -36,6 +41,7 @@ class TopologyScene(QGraphicsScene):
         self.sites: dict[str, SiteItem] = {}
         self.nodes: dict[str, NodeItem] = {}
         self.clients: dict[str, ClientItem] = {}
+        self.volume_item: VolumeItem | None = None
         self.compact = False  # the view's level of detail; new cards follow it
         self._generation = 0  # counts item changes, so apply_plan knows when chips are new
         self._plan_key: tuple | None = None
@@ -51,6 +57,8 @@ class TopologyScene(QGraphicsScene):
         self.clear()
         self._generation += 1
         self.sites, self.nodes, self.clients = {}, {}, {}
+        self.volume_item = VolumeItem()
+        self.addItem(self.volume_item)
         topo = self.session.topo
         for site in topo.sites:
             self._add_site(site.name)
@@ -74,9 +82,12 @@ class TopologyScene(QGraphicsScene):
     def _add_client(self, name: str) -> None:
         client = self.session.topo.client(name)
         if client is not None:
-            item = ClientItem(client)
+            item = ClientItem(client, self._mount_lines(name))
             self.clients[name] = item
             self.addItem(item)
+
+    def _mount_lines(self, client: str) -> list[str]:
+        return [describe_mount(volume, m.path, m.options, m.fstab) for volume, m in self.session.topo.mounts_of(client)]
 
     def _drop(self, table: dict, name: str) -> None:
         item = table.pop(name, None)
@@ -123,43 +134,92 @@ class TopologyScene(QGraphicsScene):
                 item.name = name
                 self.clients[name] = item
                 item.update()
+        if any(ch.kind in _MOUNT_KINDS for ch in changes):
+            for name, item in self.clients.items():
+                item.set_mounts(self._mount_lines(name))
         self.relayout()
 
     # ---- positions ------------------------------------------------------------------
     def relayout(self) -> None:
-        """Sites left to right; each site's nodes in a grid, then its clients."""
+        """Sites left to right; each site's nodes in a grid, then its clients. Nodes and
+        clients without a known site go in a "(no site)" region after the named ones.
+
+        Positions depend only on the topology and the items' sizes, never on what was laid
+        out before, so a live update lands exactly where a fresh open of the file would."""
         topo = self.session.topo
-        groups: dict[str, list[NodeItem]] = {name: [] for name in self.sites}
-        orphans: list[NodeItem] = []
+        named = [s.name for s in topo.sites if s.name and s.name in self.sites]
+        groups: dict[str, list[NodeItem]] = {name: [] for name in [*named, ""]}
+        clients: dict[str, list[ClientItem]] = {name: [] for name in groups}
         for node in topo.nodes:
             item = self.nodes.get(node.name)
             if item is not None:
-                groups[node.site].append(item) if node.site in groups else orphans.append(item)
-        clients: dict[str, list[ClientItem]] = {}
+                groups[node.site if node.site in groups else ""].append(item)
         for client in topo.clients:
-            if client.name in self.clients:
-                clients.setdefault(client.site if client.site in groups else "", []).append(self.clients[client.name])
-        if orphans or clients.get(""):
+            item = self.clients.get(client.name)
+            if item is not None:
+                clients[client.site if client.site in groups else ""].append(item)
+        order = list(named)
+        if groups[""] or clients[""]:
             if "" not in self.sites:
                 self.sites[""] = SiteItem(None)
                 self.addItem(self.sites[""])
-            groups[""] = orphans
+            order.append("")
         elif "" in self.sites:
             self._drop(self.sites, "")
-        order = [s.name for s in topo.sites if s.name in self.sites] + ([""] if "" in groups else [])
         x = y = row_height = 0.0
         for name in order:
-            width, height = self._measure(groups[name], clients.get(name, []))
+            width, height = self._measure(groups[name], clients[name])
             if x > 0 and x + width > ROW_WIDTH:
                 x, y, row_height = 0.0, y + row_height + SITE_GAP, 0.0
-            self._place_group(groups[name], clients.get(name, []), x, y)
+            self._place_group(groups[name], clients[name], x, y)
             self.sites[name].set_rect(QRectF(x, y, width, height))
             x += width + SITE_GAP
             row_height = max(row_height, height)
+        self._fit_scene_rect()
+
+    def _fit_scene_rect(self) -> None:
+        """The volume caption above the sites, and a scene rect around everything."""
         bounds = QRectF()
         for item in self.sites.values():
             bounds = bounds.united(item.rect)
+        caption = self.volume_item
+        if caption is not None and caption.lines:
+            caption.set_width(max(bounds.width(), 600.0))
+            caption.setPos(bounds.left(), bounds.top() - caption.height() - SITE_GAP / 2)
+            bounds = bounds.united(caption.sceneBoundingRect())
         self.setSceneRect(bounds.adjusted(-40, -40, 40, 40))
+
+    def _caption(self, plan: PlanResult | None) -> None:
+        """What the caption says: the volume, its options (refused ones in red) and its mounts."""
+        caption = self.volume_item
+        volume = self.session.volume
+        if caption is None:
+            return
+        before = caption.height()
+        if volume is None or plan is None:
+            caption.set_lines([], "")
+            if before:
+                self._fit_scene_rect()
+            return
+        title = f"Volume {volume.name} · {plan.gluster_type.value} · {len(plan.sets)} set(s)"
+        said = [f.message for f in plan.findings if f.code == "volume-option"]
+        refused = {k for k in volume.options if any(m.startswith(f"volume set {volume.name} {k} ") for m in said)}
+        lines: list[tuple[str, bool]] = [(title, False)]
+        if volume.options:
+            lines.append(("options: " + ", ".join(f"{k}={v}" for k, v in volume.options.items()
+                                                  if k not in refused), False))
+            lines += [(f"refused: {k}={volume.options[k]}", True) for k in volume.options if k in refused]
+        else:
+            lines.append(("options: none set (gluster's defaults)", False))
+        mounts = [f"{m.client}:{m.path}" + (" (fstab)" if m.fstab else "") for m in volume.mounts]
+        lines.append(("mounted by " + (", ".join(mounts) if mounts else "no client yet (Edit ▸ Add mount…)"),
+                      False))
+        lines = [(text, bad) for text, bad in lines if text != "options: "]  # every option refused
+        tooltip = "\n".join([title] + [f"{k} = {v}" for k, v in volume.options.items()]
+                            + [f"mounted by {m}" for m in mounts])
+        caption.set_lines(lines, tooltip)
+        if caption.height() != before:
+            self._fit_scene_rect()
 
     @staticmethod
     def _columns(nodes: list[NodeItem]) -> int:
@@ -183,13 +243,15 @@ class TopologyScene(QGraphicsScene):
                         item.setPos(slot)
             y += max(i.height() for i in items) + NODE_GAP
         width = 2 * SITE_PAD + cols * CARD_W + (cols - 1) * NODE_GAP
-        per_row = max(1, int((width - SITE_PAD) // (CLIENT_W + NODE_GAP)))
-        if move:
-            for i, item in enumerate(clients):
-                item.setPos(x0 + SITE_PAD + (i % per_row) * (CLIENT_W + NODE_GAP),
-                            y + (i // per_row) * (CLIENT_H + NODE_GAP))
-        if clients:
-            y += math.ceil(len(clients) / per_row) * (CLIENT_H + NODE_GAP)
+        if not nodes:  # a site of clients only is as wide as its clients need
+            width = max(width, 2 * SITE_PAD + min(len(clients), 2) * (CLIENT_W + NODE_GAP) - NODE_GAP)
+        per_row = max(1, int((width - 2 * SITE_PAD + NODE_GAP) // (CLIENT_W + NODE_GAP)))
+        for start in range(0, len(clients), per_row):
+            row_items = clients[start:start + per_row]
+            if move:
+                for i, item in enumerate(row_items):
+                    item.setPos(x0 + SITE_PAD + i * (CLIENT_W + NODE_GAP), y)
+            y += max(item.height() for item in row_items) + NODE_GAP
         return width, max(y - y0 + SITE_PAD - NODE_GAP, SITE_TITLE_H + 60)
 
     def site_at(self, point: QPointF) -> str | None:
@@ -201,6 +263,7 @@ class TopologyScene(QGraphicsScene):
 
     # ---- the plan -------------------------------------------------------------------
     def apply_plan(self, plan: PlanResult | None) -> None:
+        self._caption(plan)
         # what the colours depend on; an edit that changes none of it (a brick's size) skips the walk
         key = (self._generation, tuple(self.session.failures), None if plan is None else (
             tuple(plan.volume.bricks), tuple((s.index, s.bricks, s.arbiter) for s in plan.sets), plan.state.sets))

@@ -62,6 +62,8 @@ class CanvasView(QGraphicsView):
             ("add_site", "Add &site", "S", self.add_site),
             ("add_node", "Add &node", "N", self.add_node),
             ("add_brick", "Add &brick to node", "B", self.add_brick),
+            ("add_client", "Add c&lient…", "C", self.add_client),
+            ("add_mount", "Add &mount…", "M", self.add_mount),
             ("quick_fill", "&Quick fill…", "Ctrl+Shift+N", self.sig_quick_fill_requested.emit),
             ("duplicate", "D&uplicate node", "Ctrl+D", self.duplicate),
             ("delete", "&Delete", QKeySequence.StandardKey.Delete, self.delete_selection),
@@ -107,6 +109,26 @@ class CanvasView(QGraphicsView):
         name = editing.unique_name({n.name for n in topo.nodes}, f"node{len(topo.nodes) + 1}")
         if self.session.push(edits.AddNode(Node(name, site=self._target_site()))):
             self._select(self.board.nodes.get(name))
+
+    def add_client(self) -> None:
+        """Ask for a new client (``ClientDialog``) and select it on the canvas."""
+        from ..editors import run_client_dialog
+
+        name = run_client_dialog(self.session, parent=self)
+        if name:
+            self._select(self.board.clients.get(name))
+
+    def add_mount(self) -> None:
+        """Mount the current volume on the selected client (or ask which one)."""
+        from ..editors import run_mount_dialog
+
+        _, _, _, clients = self.board.selected_names()
+        run_mount_dialog(self.session, self, volume=self.session.volume_name, client=clients[0] if clients else "")
+
+    def edit_client(self, name: str) -> None:
+        from ..editors import run_client_dialog
+
+        run_client_dialog(self.session, name, self)
 
     def add_brick(self) -> None:
         """One more brick on each selected node (or the node of a selected brick), sized as
@@ -300,12 +322,21 @@ class CanvasView(QGraphicsView):
         if not (parts and self.session.push(edits.Compound(f"move {len(parts)} node(s)", parts))):
             self.board.relayout()  # snap back
 
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        item = self._item_at(event.position().toPoint())
+        if event.button() == Qt.MouseButton.LeftButton and getattr(item, "kind", "") == "client":
+            self._select(item)
+            self.edit_client(item.name)
+            return
+        super().mouseDoubleClickEvent(event)
+
     def contextMenuEvent(self, event) -> None:
         item = self._item_at(event.pos())
         if item is not None and not item.isSelected():
             self._select(item)
         menu = QMenu(self)
-        for name in ("add_node", "add_brick", "add_site", "quick_fill", None, "add_to_volume", "remove_from_volume",
+        for name in ("add_node", "add_brick", "add_site", "quick_fill", None, "add_client", "add_mount", None,
+                     "add_to_volume", "remove_from_volume",
                      None, "fail", "clear_failures", None, "duplicate", "rename", "delete"):
             menu.addSeparator() if name is None else menu.addAction(self.actions_by_name[name])
         menu.exec(event.globalPos())
