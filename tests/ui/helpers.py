@@ -56,3 +56,42 @@ def drag(view, start: QPoint, end: QPoint, steps: int = 8, button=Qt.MouseButton
         p = start + (end - start) * (i / steps)
         send(view, QMouseEvent.Type.MouseMove, p, Qt.MouseButton.NoButton, button)
     send(view, QMouseEvent.Type.MouseButtonRelease, end, button, Qt.MouseButton.NoButton)
+
+
+def on_next_dialog(act, timeout_s: float = 20.0) -> list:
+    """Run ``act(dialog)`` on the next modal dialog that opens, from a timer, so it runs inside
+    the dialog's own ``exec()`` loop with real key clicks and mouse clicks. If ``act`` fails
+    the dialog is rejected (the test then fails instead of hanging). Returns a list that holds
+    the dialog once ``act`` has run."""
+    import time
+
+    from PySide6.QtCore import QTimer
+
+    done: list = []
+    before = QApplication.activeModalWidget()
+    deadline = time.monotonic() + timeout_s
+
+    def poll() -> None:
+        dialog = QApplication.activeModalWidget()
+        if dialog is None or dialog is before:
+            if time.monotonic() < deadline:
+                QTimer.singleShot(20, poll)
+            return
+        try:
+            act(dialog)
+        except BaseException:
+            dialog.reject()
+            raise
+        finally:
+            done.append(dialog)
+
+    QTimer.singleShot(0, poll)
+    return done
+
+
+def type_into(qtbot, line_edit, text: str) -> None:
+    """Select what a line edit holds and type ``text`` over it, key by key."""
+    line_edit.setFocus()
+    line_edit.selectAll()
+    qtbot.keyClick(line_edit, Qt.Key.Key_Backspace)
+    qtbot.keyClicks(line_edit, text)

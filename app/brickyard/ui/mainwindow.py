@@ -18,6 +18,7 @@ from ..core.topology import BrickRef, Topology
 from .bridge import RemoteBridge
 from .canvas.view import CanvasView
 from .files import FileController, example_files
+from .editors import ClientsPanel, VolumeOptionsEditor
 from .panels.commands_panel import CommandsPanel
 from .panels.compare_panel import ComparePanel
 from .panels.inspector import Inspector
@@ -62,6 +63,8 @@ class MainWindow(QMainWindow):
         self.inspector = Inspector(self.session)
         self.commands = CommandsPanel(self.session)
         self.compare = ComparePanel(self.session)
+        self.options_editor = VolumeOptionsEditor(self.session)
+        self.clients_panel = ClientsPanel(self.session)
         self.docks: dict[str, QDockWidget] = {}
         right = QWidget()
         column = QVBoxLayout(right)
@@ -73,7 +76,10 @@ class MainWindow(QMainWindow):
         self._dock("inspector", "Inspector", self.inspector, Qt.DockWidgetArea.LeftDockWidgetArea)
         self._dock("commands", "Commands", self.commands, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("compare", "Compare layouts", self.compare, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.tabifyDockWidget(self.docks["commands"], self.docks["compare"])
+        self._dock("options", "Volume options", self.options_editor, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._dock("clients", "Clients and mounts", self.clients_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+        for key in ("compare", "options", "clients"):
+            self.tabifyDockWidget(self.docks["commands"], self.docks[key])
         self.docks["commands"].raise_()
         self.resizeDocks([self.docks["inspector"], self.docks["layout"]], [270, 440], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["commands"]], [190], Qt.Orientation.Vertical)
@@ -123,7 +129,8 @@ class MainWindow(QMainWindow):
         self._fill_recent()
         edit = self.menuBar().addMenu("&Edit")
         for name in ("undo", "redo", None, "add_site", "add_node", "add_brick", "quick_fill", "duplicate",
-                     "rename", "delete", None, "add_to_volume", "remove_from_volume", None, "select_all"):
+                     "rename", "delete", None, "add_client", "add_mount", None, "add_to_volume", "remove_from_volume",
+                     None, "select_all"):
             edit.addSeparator() if name is None else edit.addAction(a[name])
         simulate = self.menuBar().addMenu("&Simulate")
         simulate.addAction(a["fail"])

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QPushButton, QStackedWidget, QVBoxLayout, QWidget
 
 from ...core import edits
+from ...core.mounts import describe_mount
 from ...core.topology import BrickRef
 from ...core.units import describe_size, parse_size
+from ..editors.clients_panel import run_mount_dialog
 from ..session import Session
 from .fields import (ValidatedField, parse_gbps, parse_name, parse_path, parse_port, parse_rate, parse_text,
                      show_rate, show_size)
@@ -31,7 +33,7 @@ class Inspector(QWidget):
         self.title.setStyleSheet("font-weight: bold;")
         self.pages = QStackedWidget()
         hint = QLabel("Select a site, node, brick or client on the canvas to edit it.\n\n"
-                      "N node · B brick · S site · Del delete · Ctrl+D duplicate · F2 rename · "
+                      "N node · B brick · S site · C client · M mount · Del delete · Ctrl+D duplicate · F2 rename · "
                       "F fail/restore · Shift+F clear failures · V / Shift+V brick in/out of volume · "
                       "drag a chip onto another to reorder · 0 fit · wheel zoom · middle-drag pan")
         hint.setWordWrap(True)
@@ -52,6 +54,15 @@ class Inspector(QWidget):
                               ("nic_gbps", "NIC (Gbit/s)", parse_gbps, lambda v: f"{v:g}")], site=True)
         self.size_note = QLabel()
         self.fields["brick"]["size_bytes"].layout().addWidget(self.size_note)
+        self.client_mounts = QLabel()
+        self.client_mounts.setObjectName("client.mounts")
+        self.client_mounts.setWordWrap(True)
+        self.add_mount = QPushButton("Add mount…")
+        self.add_mount.setObjectName("client.add_mount")
+        self.add_mount.clicked.connect(self._add_mount)
+        client_form = self.pages.widget(4).layout()
+        client_form.addRow("Mounts", self.client_mounts)
+        client_form.addRow("", self.add_mount)
         box = QVBoxLayout(self)
         box.addWidget(self.title)
         box.addWidget(self.pages)
@@ -118,6 +129,10 @@ class Inspector(QWidget):
             combo.setCurrentIndex(max(combo.findData(obj.site), 0))
         if kind == "brick":
             self.size_note.setText(describe_size(obj.size_bytes))
+        if kind == "client":
+            lines = [describe_mount(v, m.path, m.options, m.fstab) for v, m in topo.mounts_of(obj.name)]
+            self.client_mounts.setText("\n".join(lines) or "none yet")
+            self.add_mount.setEnabled(bool(topo.volumes))
 
     def _model_changed(self, changes: list) -> None:
         if self.selection is None:
@@ -132,6 +147,10 @@ class Inspector(QWidget):
         self.refresh()
 
     # ---- editing --------------------------------------------------------------------
+    def _add_mount(self) -> None:
+        if self.selection is not None and self.selection[0] == "client":
+            run_mount_dialog(self.session, self, client=str(self.selection[1]))
+
     def _commit(self, kind: str, key: str, value: object) -> None:
         if self.selection is None:
             return
