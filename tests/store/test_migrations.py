@@ -21,16 +21,16 @@ def test_empty_database_migrates_to_head_and_matches_the_models(db_url):
     engine = create_history_engine(db_url)
     assert current_revision(engine) is None
     migrate(engine)
-    assert current_revision(engine) == head_revision() == "0003"
+    assert current_revision(engine) == head_revision() == "0004"
     with engine.connect() as conn:
         diffs = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata)
     assert diffs == []
     migrate(engine)                           # a second start-up is a no-op
-    assert current_revision(engine) == "0003"
+    assert current_revision(engine) == "0004"
     engine.dispose()
 
 
-@pytest.mark.parametrize("start", ["0001", "0002"])
+@pytest.mark.parametrize("start", ["0001", "0002", "0003"])
 def test_previous_revision_upgrades_keeping_runs_and_marks_orphans_interrupted(db_url, start):
     engine = create_history_engine(db_url)
     migrate(engine, start)
@@ -54,7 +54,7 @@ def test_previous_revision_upgrades_keeping_runs_and_marks_orphans_interrupted(d
     engine.dispose()
 
     store = HistoryStore(db_url)             # start-up migrates to head
-    assert current_revision(store.engine) == "0003"
+    assert current_revision(store.engine) == "0004"
     assert "ix_steps_point" in {i["name"] for i in sa.inspect(store.engine).get_indexes("steps")}
     old = store.load_run("old1")
     assert old.status is RunStatus.RUNNING and old.steps[0].metric("throughput").value == 1.25e8

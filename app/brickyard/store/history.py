@@ -121,6 +121,13 @@ class HistoryStore:
     def close(self) -> None:
         self.engine.dispose()
 
+    @property
+    def campaigns(self) -> "Any":
+        """The campaigns kept in this database (``store.campaigns.CampaignStore``)."""
+        from .campaigns import CampaignStore
+
+        return CampaignStore(self)
+
     def __enter__(self) -> "HistoryStore":
         return self
 

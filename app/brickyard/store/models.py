@@ -93,6 +93,30 @@ class Run(Base):
     owner_pid: Mapped[int | None] = mapped_column(Integer)
     owner_start: Mapped[str] = mapped_column(String(64), default="", server_default="")
     heartbeat_at: Mapped[float | None] = mapped_column(Double)
+    # revision 0004: the campaign (and its cell, e.g. "cell:dt8:dd") a run was measured for
+    campaign_id: Mapped[str | None] = mapped_column(String(64), index=True)
+    campaign_cell: Mapped[str] = mapped_column(String(255), default="", server_default="")
+
+
+class Campaign(Base):
+    """A layout campaign (revision 0004): its file as started, the topology snapshot, and the
+    saved state of every step, so an interrupted campaign resumes where it stopped."""
+
+    __tablename__ = "campaigns"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(255))
+    source: Mapped[str] = mapped_column(String(4096))          # the campaign file's absolute path
+    spec_sha256: Mapped[str] = mapped_column(String(64), index=True)
+    spec_json: Mapped[str] = mapped_column(Text)
+    topology_json: Mapped[str] = mapped_column(Text)
+    state_json: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    created_at: Mapped[float] = mapped_column(Double)
+    updated_at: Mapped[float] = mapped_column(Double)
+    owner_host: Mapped[str] = mapped_column(String(255), default="", server_default="")
+    owner_pid: Mapped[int | None] = mapped_column(Integer)
+    owner_start: Mapped[str] = mapped_column(String(64), default="", server_default="")
 
 
 class RunHost(Base):
