@@ -28,6 +28,8 @@ COMMAND_MODULES = {
     "lab": "brickyard.clicmd.lab",
     "bench": "brickyard.clicmd.bench",
     "history": "brickyard.clicmd.history",
+    "campaign": "brickyard.clicmd.campaign",
+    "decision": "brickyard.clicmd.decision",
 }
 
 

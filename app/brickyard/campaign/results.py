@@ -1,0 +1,47 @@
+"""A campaign's decision table: each layout planned on the campaign's topology beside the runs
+its cells completed, each baseline beside its own runs. Only the run that completed a cell
+counts (an interrupted or failed attempt stays in history, tagged, but out of the table)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..core.decision import BASELINE, DecisionTable, LayoutEntry, build_table
+from ..core.plan import plan_volume
+from ..core.results import RunResult
+from .spec import CampaignSpec
+from .state import CampaignState, campaign_steps
+
+
+def counted_runs(spec: CampaignSpec, state: CampaignState) -> dict[str, list[str]]:
+    """Run ids per row key (layout name or baseline id), in step order."""
+    out: dict[str, list[str]] = {}
+    for step in campaign_steps(spec):
+        if step.measures:
+            rid = state.step(step.key).run_id
+            if rid:
+                out.setdefault(step.layout, []).append(rid)
+    return out
+
+
+def campaign_entries(spec: CampaignSpec, state: CampaignState,
+                     runs: Sequence[RunResult]) -> list[LayoutEntry]:
+    by_id = {r.run_id: r for r in runs}
+    counted = counted_runs(spec, state)
+    entries = []
+    for vol in spec.layouts:
+        plan = plan_volume(spec.topology_for(vol.name), vol)
+        mine = [by_id[r] for r in counted.get(vol.name, []) if r in by_id]
+        entries.append(LayoutEntry(vol.name, plan, tuple(mine)))
+    for b in spec.baselines:
+        mine = [by_id[r] for r in counted.get(b.id, []) if r in by_id]
+        entries.append(LayoutEntry(b.target, None, tuple(mine), label=b.label, kind=BASELINE))
+    return entries
+
+
+def campaign_table(spec: CampaignSpec, state: CampaignState, store: Any, **options: Any) -> DecisionTable:
+    """The decision table of a campaign from the runs in ``store`` (a ``HistoryStore``)."""
+    ids = [rid for rids in counted_runs(spec, state).values() for rid in rids]
+    present = store.has_runs(ids) if ids else set()     # a run deleted from history since
+    runs = store.load_runs([i for i in ids if i in present])
+    return build_table(campaign_entries(spec, state, runs), **options)

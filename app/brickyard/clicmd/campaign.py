@@ -1,0 +1,325 @@
+"""`brickyard campaign FILE`: the same benchmarks on several layouts of the same bricks, headless.
+
+    brickyard campaign seed004.campaign.json --dry-run          # every step and command, nothing run
+    brickyard campaign seed004.campaign.json --yes              # run it (accepting gluster's questions)
+    brickyard campaign seed004.campaign.json --resume           # go on where it stopped
+    brickyard campaign seed004.campaign.json --abandon          # tear down what it left, close it
+    brickyard campaign --list
+
+For each layout: pre-flight, provision, each workload (its repeats inside one run), teardown;
+baselines once. Every run goes to the history database tagged with the campaign and its cell;
+the campaign's state is saved after every step, so Ctrl-C, SIGKILL, a lost host or a closed
+window leaves it resumable. At the end the decision table is printed.
+
+Exit codes: 0 every step done, 1 a step failed or was skipped for a failure (or the campaign
+is busy/unfinished), 2 bad input (a bad campaign file names the field), 130 Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any
+
+from ..cli import UsageError
+from .remote_common import add_ssh_arguments, host_key_exit, make_pool
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("campaign", help="run one workload set on several layouts of the same bricks, resumably",
+                       description="Pre-flight, provision, benchmark and tear down each layout of a campaign "
+                                   "file in turn, then print the decision table.")
+    p.add_argument("file", nargs="?", help="a campaign file (*.campaign.json)")
+    p.add_argument("--topology", metavar="FILE", help="plan on this topology instead of the file's \"topology\"")
+    p.add_argument("--dry-run", action="store_true", help="print every step and command of every layout; run nothing")
+    p.add_argument("--yes", action="store_true", help="accept the questions gluster would ask for each layout")
+    p.add_argument("--resume", action="store_true", help="go on with the unfinished campaign of FILE")
+    p.add_argument("--abandon", action="store_true",
+                   help="tear down what the unfinished campaign of FILE provisioned and close it")
+    p.add_argument("--no-wait", action="store_true", help="refuse instead of waiting when a host is busy")
+    p.add_argument("--list", action="store_true", help="list stored campaigns and exit")
+    p.add_argument("--db", metavar="URL", help="history database (default as `brickyard history`)")
+    add_ssh_arguments(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..campaign import CampaignFileError, load
+    from .plan import _load
+
+    if args.list:
+        return _list(args)
+    if not args.file:
+        raise UsageError("give a campaign FILE (or --list)")
+    if sum(map(bool, (args.resume, args.abandon, args.dry_run))) > 1:
+        raise UsageError("--resume, --abandon and --dry-run exclude each other")
+    topology = _load(args.topology) if args.topology else None
+    if args.resume or args.abandon:
+        return _continue(args, topology)
+    try:
+        spec = load(args.file, topology=topology)
+    except CampaignFileError as exc:
+        raise UsageError(str(exc)) from None
+    if args.dry_run:
+        return _dry_run(spec, args.json)
+    from ..campaign.dryrun import questions
+
+    asked = questions(spec)
+    if asked and not args.yes:
+        lines = [f"gluster would ask before creating {name}: {q}" for name, qs in asked.items() for q in qs]
+        return _refused("\n".join(lines + ["Run again with --yes to accept these and start the campaign."]),
+                        args.json, questions=asked)
+    store = _open(args)
+    try:
+        unfinished = [r for r in store.campaigns.list(source=spec.source, unfinished=True)]
+        if unfinished:
+            r = unfinished[0]
+            return _refused(f"campaign {r.campaign_id[:12]} of {args.file} is {r.status} "
+                            f"({r.state.get('message') or 'not finished'}): --resume finishes it, --abandon tears "
+                            "down what it provisioned and closes it", args.json)
+        from ..campaign import CampaignRunner
+
+        return _drive(args, store, lambda ex, on_event: CampaignRunner.start(
+            spec, store, ex, on_event=on_event, wait_for_hosts=not args.no_wait))
+    finally:
+        store.close()
+
+
+def _continue(args: argparse.Namespace, topology) -> int:
+    from ..campaign import CampaignFileError, CampaignRunner
+
+    source = os.path.abspath(args.file)
+    store = _open(args)
+    try:
+        records = store.campaigns.list(source=source, unfinished=True)
+        if not records:
+            done = store.campaigns.list(source=source)
+            tail = f" (the last one, {done[0].campaign_id[:12]}, is {done[0].status})" if done else ""
+            return _refused(f"no unfinished campaign of {args.file} to {'resume' if args.resume else 'abandon'}{tail}",
+                            args.json)
+        record = records[0]
+        if store.campaigns.owner_alive(record):
+            return _refused(f"campaign {record.campaign_id[:12]} is running now in process {record.owner_pid}",
+                            args.json)
+        try:
+            CampaignRunner.resume(record, None, lambda h: None)  # type: ignore[arg-type,return-value]
+        except CampaignFileError as exc:
+            raise UsageError(f"stored campaign {record.campaign_id[:12]}: {exc}") from None
+        if args.abandon:
+            return _abandon(args, store, record)
+        try:
+            from ..campaign import load
+
+            if load(args.file, topology=topology).sha256 != record.spec_sha256:
+                print(f"note: {args.file} changed since campaign {record.campaign_id[:12]} started; it resumes "
+                      "as it was started", file=sys.stderr)
+        except (CampaignFileError, UsageError):
+            pass
+        return _drive(args, store, lambda ex, on_event: CampaignRunner.resume(
+            record, store, ex, on_event=on_event, wait_for_hosts=not args.no_wait))
+    finally:
+        store.close()
+
+
+def _abandon(args, store, record) -> int:
+    from ..campaign import CampaignRunner
+    from ..campaign.state import C_ABANDONED
+
+    def build(ex, on_event):
+        runner = CampaignRunner.resume(record, store, ex, on_event=on_event, wait_for_hosts=not args.no_wait)
+        runner.cancel(teardown=True)
+        return runner
+
+    code = _drive(args, store, build, final=False)
+    rec = store.campaigns.get(record.campaign_id)
+    if rec.status == "cancelled":
+        state = dict(rec.state, status=C_ABANDONED, message="abandoned: " + str(rec.state.get("message", "")))
+        store.campaigns.save_state(rec.campaign_id, state, C_ABANDONED)
+        print(f"campaign {rec.campaign_id[:12]} abandoned; nothing it provisioned is left", file=sys.stderr)
+        return 0
+    return code or 1
+
+
+def _drive(args, store, build, final: bool = True) -> int:
+    """Run a campaign runner on a loop thread; Ctrl-C interrupts it (resumable)."""
+    from ..campaign import CampaignError
+    from ..bench.request import executor_lookup
+    from ..remote.hostkeys import HostKeyError, UnknownHostKey
+    from ..remote.hosts import TopologyHosts
+    from ..remote.loop import AsyncLoopThread
+
+    interrupted = False
+    accepted: set[str] = set()
+    printer = _Printer(args.json)
+    while True:
+        pool = make_pool(args)
+        holder: list[Any] = []
+
+        async def main():
+            try:
+                lookup = None
+
+                def ex(host):
+                    return lookup(host)
+
+                runner = build(ex, printer)
+                holder.append(runner)
+                hosts = TopologyHosts(runner.spec.topology, pool)
+                lookup = executor_lookup(hosts, runner.spec.topology, lambda h: pool.executor(h))
+                printer.start(runner)
+                return await runner.run()
+            finally:
+                await pool.close()
+
+        try:
+            with AsyncLoopThread("brickyard-campaign") as loop:
+                future = loop.submit(main())
+                while True:
+                    try:
+                        state = future.result()
+                        break
+                    except KeyboardInterrupt:
+                        interrupted = True
+                        if holder:
+                            holder[0].cancel(teardown=False)
+                            print("\ninterrupting: the running step is stopped; --resume goes on from it",
+                                  file=sys.stderr)
+        except CampaignError as exc:
+            return _refused(str(exc), args.json)
+        except UnknownHostKey as exc:
+            if args.json or not sys.stdin.isatty() or exc.fingerprint in accepted:
+                return host_key_exit(exc, args.json)
+            print(f"{exc.host}: the host key of {exc.lookup} is not known yet:\n  {exc.algorithm} {exc.fingerprint}",
+                  file=sys.stderr)
+            if input("Type 'yes' to trust it and remember it in Brickyard's known_hosts: ").strip() != "yes":
+                return host_key_exit(exc, args.json)
+            accepted.add(exc.fingerprint)
+            exc.accept()
+            runner = holder[0]
+            record = store.campaigns.get(runner.state.campaign_id)
+            from ..campaign import CampaignRunner
+
+            build = (lambda ex, on_event, record=record: CampaignRunner.resume(
+                record, store, ex, on_event=on_event, wait_for_hosts=not args.no_wait))
+            continue
+        except HostKeyError as exc:
+            return host_key_exit(exc, args.json)
+        break
+    runner = holder[0]
+    return _finish(args, store, runner, state, interrupted, final)
+
+
+def _finish(args, store, runner, state, interrupted: bool, final: bool) -> int:
+    from ..campaign.results import campaign_table
+    from ..campaign.state import C_COMPLETE, FAILED, SKIPPED
+    from .decision import render
+
+    failed = [s for s in runner.steps if state.step(s.key).status == FAILED]
+    code = 130 if interrupted else 0 if state.status == C_COMPLETE and not failed else 1
+    table = campaign_table(runner.spec, state, store) if final else None
+    if args.json:
+        doc = {"ok": code == 0, "exit": code, "campaign_id": state.campaign_id, "status": state.status,
+               "message": state.message, "provisioned": state.provisioned,
+               "steps": [{"key": s.key, "title": s.title, **state.step(s.key).to_json()} for s in runner.steps],
+               "decision_table": table.to_json() if table else None}
+        if interrupted:
+            doc["interrupted"] = True
+        print(json.dumps(doc, indent=1))
+        return code
+    print(f"campaign {runner.spec.name} ({state.campaign_id[:12]}): {state.status}: {state.message}")
+    for s in runner.steps:
+        st = state.step(s.key)
+        if st.status in (FAILED, SKIPPED):
+            print(f"  {st.status}: {s.title}: {st.message}")
+    if table is not None and any(r.run_ids for r in table.rows):
+        print()
+        for line in render(table):
+            print(line)
+        print(f"\n(as CSV: brickyard decision --campaign {state.campaign_id[:12]} --format csv)")
+    return code
+
+
+class _Printer:
+    """Campaign events as lines on stderr (stdout stays for the result / JSON)."""
+
+    def __init__(self, as_json: bool):
+        self.quiet = os.environ.get("BRICKYARD_QUIET") == "1"
+        self.as_json = as_json
+        self.total = 0
+        self.index: dict[str, int] = {}
+
+    def start(self, runner) -> None:
+        self.total = len(runner.steps)
+        self.index = {s.key: i + 1 for i, s in enumerate(runner.steps)}
+        if not self.quiet:
+            print(f"campaign {runner.spec.name} ({runner.state.campaign_id[:12]}): {self.total} steps",
+                  file=sys.stderr, flush=True)
+
+    def __call__(self, ev) -> None:
+        if self.quiet or ev.kind in ("run-progress", "run-step"):
+            return
+        if ev.kind == "log":
+            if ev.step is None or ev.step.kind in ("provision", "teardown"):
+                print(f"    {ev.message}", file=sys.stderr, flush=True)
+            return
+        if ev.kind == "step" and ev.step is not None:
+            n = self.index.get(ev.step.key, 0)
+            eta = f", about {_dur(ev.remaining)} left" if ev.remaining is not None and ev.status != "running" else ""
+            msg = f": {ev.message}" if ev.message else ""
+            print(f"[{n}/{self.total}] {ev.step.title}: {ev.status}{msg} "
+                  f"({ev.fraction * 100:.0f} % after {_dur(ev.elapsed)}{eta})", file=sys.stderr, flush=True)
+        elif ev.kind in ("waiting", "finished"):
+            print(ev.message, file=sys.stderr, flush=True)
+
+
+def _dur(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    s = int(round(seconds))
+    return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"
+
+
+def _dry_run(spec, as_json: bool) -> int:
+    from ..campaign.dryrun import describe, dry_run_text
+
+    if as_json:
+        print(json.dumps({"ok": True, "exit": 0, **describe(spec)}, indent=1))
+    else:
+        print("\n".join(dry_run_text(spec)))
+    return 0
+
+
+def _list(args) -> int:
+    store = _open(args)
+    try:
+        records = store.campaigns.list()
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps([{"campaign_id": r.campaign_id, "name": r.name, "source": r.source, "status": r.status,
+                           "message": r.state.get("message", ""), "created_at": r.created_at,
+                           "updated_at": r.updated_at} for r in records], indent=1))
+        return 0
+    for r in records:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
+        print(f"{r.campaign_id[:12]}  {when}  {r.status:<11}  {r.name}  {r.source}")
+        if r.state.get("message"):
+            print(f"    {r.state['message']}")
+    return 0
+
+
+def _open(args):
+    from .history import _open as open_store
+
+    return open_store(args)
+
+
+def _refused(message: str, as_json: bool, **extra: Any) -> int:
+    if as_json:
+        print(json.dumps({"ok": False, "error": message, "exit": 1, **extra}, indent=2))
+    else:
+        print(message, file=sys.stderr)
+    return 1
