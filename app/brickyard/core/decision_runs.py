@@ -10,7 +10,7 @@ Runs on a local directory, tmpfs or NFS become baseline rows (one per target).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .compare import describe_layout
 from .decision import BASELINE, LAYOUT, LayoutEntry
@@ -87,10 +87,14 @@ def _sized_topology(volume: Volume, topology: Topology | None) -> tuple[Topology
     return topo, [why]
 
 
-def entries_from_runs(runs: Sequence[RunResult], topology: Topology | None = None) -> list[LayoutEntry]:
+def entries_from_runs(runs: Sequence[RunResult],
+                      topology: Topology | Callable[[RunResult], Topology | None] | None = None
+                      ) -> list[LayoutEntry]:
     """One ``LayoutEntry`` per layout measured (first-seen order), baselines after layouts.
     Row keys are the volume name, made unique with the layout when one name was re-created
-    with other bricks."""
+    with other bricks. ``topology``: the topology to plan on, or a function giving one per
+    run (e.g. the snapshot stored with it); a layout is planned on the first that has its
+    bricks."""
     from .plan import plan_volume
 
     groups: dict[tuple[str, str], list[RunResult]] = {}
@@ -111,7 +115,13 @@ def entries_from_runs(runs: Sequence[RunResult], topology: Topology | None = Non
             continue
         vol = volume_of_run(members[0])
         assert vol is not None
-        topo, notes = _sized_topology(vol, topology)
+        if callable(topology):
+            found = [t for t in map(topology, members) if t is not None]
+            given = next((t for t in found if all(t.brick(b) is not None for b in vol.bricks)),
+                         found[0] if found else None)
+        else:
+            given = topology
+        topo, notes = _sized_topology(vol, given)
         plan = plan_volume(topo, vol)
         row_key = vol.name if names.get(vol.name, 0) == 1 else f"{vol.name} ({describe_layout(_layout_dict(vol))})"
         while row_key in used:   # same name and layout, other bricks

@@ -1,0 +1,132 @@
+"""`brickyard decision`: the decision table of a campaign or of any stored runs.
+
+    brickyard decision --campaign 3fa2c1                 # layouts side by side, as a table
+    brickyard decision 9b07de 41aa0c --topology lab.brickyard.json --format csv -o table.csv
+    brickyard decision --campaign 3fa2c1 --json
+
+Per layout: usable capacity (TB and TiB), node and site failures survived (from the planner),
+measured throughput per direction, file count and block size (median over repeats with its
+spread) and scaling efficiency; every figure says whether it was measured, estimated or
+planned. Without a topology, runs' capacity is unknown (their bricks' sizes are not in
+the history); failures are still worked out from the bricks' nodes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..cli import UsageError
+from ..core.decision import DecisionTable, build_table
+from ..core.units import UnitError, parse_block_size
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("decision", help="the decision table (capacity, failures, measured speed) of a campaign "
+                                        "or of stored runs")
+    p.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="stored runs (unique prefixes do)")
+    p.add_argument("--campaign", metavar="ID", help="a campaign's table (its completed cells)")
+    p.add_argument("--topology", metavar="FILE", help="the topology the runs were made on (brick sizes, sites)")
+    p.add_argument("--workload", metavar="NAME", help="which workload's throughput (default: dd if any)")
+    p.add_argument("--block-size", action="append", default=[], metavar="SIZE",
+                   help="block sizes to show (repeatable; default: those of 2M and more, at most three)")
+    p.add_argument("--sort", metavar="COLUMN", help="order the layouts by this column key (best first)")
+    p.add_argument("--all-columns", action="store_true", help="also raw size and best-case failures")
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    p.add_argument("-o", "--output", default="-", help="file to write ('-': standard output)")
+    p.add_argument("--db", metavar="URL", help="history database (default as `brickyard history`)")
+    p.add_argument("--json", action="store_true", help="same as --format json")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .history import _open, resolve
+
+    if not args.campaign and not args.run_ids:
+        raise UsageError("give --campaign ID or one or more RUN_IDs")
+    try:
+        sizes = [parse_block_size(s) for s in args.block_size]
+    except UnitError as exc:
+        raise UsageError(f"--block-size: {exc}") from None
+    options = {"workload": args.workload, "block_sizes": sizes or None}
+    store = _open(args)
+    try:
+        if args.campaign:
+            table = campaign_table(store, args.campaign, options)
+        else:
+            table = runs_table(store, args, options)
+    finally:
+        store.close()
+    if args.sort:
+        try:
+            table = table.sorted_by(args.sort)
+        except KeyError as exc:
+            raise UsageError(f"--sort: {exc.args[0]}") from None
+    fmt = "json" if args.json else args.format
+    text = (json.dumps(table.to_json(), indent=1) + "\n" if fmt == "json" else table.to_csv() if fmt == "csv"
+            else "\n".join(render(table, all_columns=args.all_columns)) + "\n")
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        try:
+            with open(args.output, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    return 0
+
+
+def campaign_table(store, campaign_id: str, options: dict) -> DecisionTable:
+    from ..campaign import CampaignFileError
+    from ..campaign.results import campaign_table as table_of
+    from ..campaign.runner import CampaignRunner
+    from ..store import StoreError
+
+    try:
+        record = store.campaigns.get(campaign_id)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        runner = CampaignRunner.resume(record, None, lambda h: None)  # type: ignore[arg-type,return-value]
+    except CampaignFileError as exc:
+        raise UsageError(f"campaign {campaign_id}: {exc}") from None
+    return table_of(runner.spec, runner.state, store, **{k: v for k, v in options.items() if v is not None})
+
+
+def runs_table(store, args: argparse.Namespace, options: dict) -> DecisionTable:
+    from ..core.decision_runs import entries_from_runs
+    from .history import resolve
+    from .plan import _load
+
+    from ..core import topofile
+
+    runs = store.load_runs([resolve(store, r) for r in args.run_ids])
+    if args.topology:
+        topo = _load(args.topology)
+    else:   # the topology each run was saved with, where it was
+        def topo(run):
+            text = store.topology_snapshot(run.run_id)
+            try:
+                return topofile.loads(text) if text else None
+            except topofile.TopologyFileError:
+                return None
+    return build_table(entries_from_runs(runs, topo), **{k: v for k, v in options.items() if v is not None})
+
+
+def render(table: DecisionTable, all_columns: bool = False) -> list[str]:
+    """Layouts side by side (one column each), one line per figure: the write-up's table,
+    readable in a terminal however many block sizes there are."""
+    cols = [c for c in table.columns if all_columns or c.primary]
+    head = ["", *(r.label for r in table.rows)]
+    body = [[c.title, *(table.text(r, c.key) for r in table.rows)] for c in cols]
+    body.insert(0, ["volume", *(r.volume or r.kind for r in table.rows)])
+    widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [head, *body]]
+    lines.append("")
+    lines.append("measured: median over repeats, ±half the min–max range; ≈…(est.): the planner's estimate, "
+                 "not measured; capacity and failures: planned from the topology")
+    lines.extend(table.notes)
+    for r in table.rows:
+        lines.extend(f"{r.label}: {n}" for n in r.notes)
+    return lines
