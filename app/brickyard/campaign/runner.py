@@ -37,10 +37,10 @@ from typing import Any, Callable
 from ..bench import registry
 from ..bench.engine import parse_target
 from ..bench.hostlock import HostBusy, HostLease, HostLocks
-from ..bench.rates import parse_rate
 from ..bench.request import BenchRequest, FanOutSink, run_request, topology_link, volume_servers, volume_targets
 from ..core import topofile
 from ..core.results import RunResult, RunStatus, StepResult
+from ..core.units import parse_link_rate
 from ..remote import glusterstate
 from ..remote.executor import Executor, ExecutorError
 from ..remote.hostkeys import HostKeyError
@@ -398,11 +398,11 @@ class CampaignRunner:
             base = next(b for b in self.spec.baselines if b.id == step.layout)
             target = parse_target(base.target)
             return BenchRequest(w.workload, dict(w.params), (target,), (),
-                                parse_rate(self.spec.link) if self.spec.link else None, "", step.title)
+                                parse_link_rate(self.spec.link) if self.spec.link else None, "", step.title)
         topo = self.spec.topology_for(step.layout)
         targets = tuple(volume_targets(topo, step.layout))
         servers = tuple(volume_servers(topo, step.layout))
-        link = (parse_rate(self.spec.link) if self.spec.link else
+        link = (parse_link_rate(self.spec.link) if self.spec.link else
                 topology_link(topo, [t.host for t in targets], servers).bps)
         return BenchRequest(w.workload, dict(w.params), targets, servers, link, step.layout, step.title)
 

@@ -40,18 +40,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from ..bench.api import ParamError, Workload
 from ..bench.engine import TargetError, parse_target
-from ..bench.rates import parse_rate
-from ..core import topofile
+from ..core import strictjson, topofile
 from ..core.layout import volname_problem
 from ..core.plan import plan_volume
-from ..core.topofile import Problem, TopologyFileError, _join, _kind, _Reader, _read_volume
+from ..core.strictjson import JsonFileError, Problem, Reader
+from ..core.strictjson import join as _join, kind as _kind
+from ..core.topofile import TopologyFileError, _read_volume
+from ..core.units import UnitError, parse_link_rate
 from ..core.topology import BrickRef, Mount, Topology, Volume
 
 FORMAT_VERSION = 1
@@ -68,7 +69,7 @@ _BASELINE = {"target", "label"}
 _MOUNT = {"client", "path", "options"}
 
 
-class CampaignFileError(TopologyFileError):
+class CampaignFileError(JsonFileError):
     """A campaign file that cannot be used; ``problems`` lists every one found (exit 2)."""
 
 
@@ -127,78 +128,28 @@ class CampaignSpec:
 
 # ---- reading a file ---------------------------------------------------------------------------
 
-def read_file(path: str | os.PathLike) -> tuple[str, str]:
-    """(text, sha256) of a campaign file: a regular file of at most MAX_FILE_BYTES, UTF-8."""
+def read_file(path: str | os.PathLike) -> tuple[Any, list[Problem], str]:
+    """(data, problems, sha256) of a campaign file: a regular file of at most MAX_FILE_BYTES,
+    strict JSON (``core.strictjson``: no NaN/Infinity, duplicate keys, oversized numbers…)."""
     source = str(path)
-
-    def fail(message: str) -> CampaignFileError:
-        return CampaignFileError(source, [Problem("", message)])
-
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise fail(f"cannot read: {exc.strerror or exc}") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise fail("is a directory, not a campaign file" if stat.S_ISDIR(st.st_mode) else
-                       "is not a regular file (a device, FIFO or socket); a campaign is read only from a regular file")
-        if st.st_size > MAX_FILE_BYTES:
-            raise fail(f"is {st.st_size} bytes; a campaign file may be at most {MAX_FILE_BYTES} bytes")
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            raw = fh.read(MAX_FILE_BYTES + 1)
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_FILE_BYTES:
-        raise fail(f"grew past {MAX_FILE_BYTES} bytes while being read")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise fail(f"is not UTF-8 text (byte {exc.start})") from None
-    return text, hashlib.sha256(raw).hexdigest()
-
-
-def parse_json(text: str, source: str) -> Any:
-    """JSON with no duplicate keys and only finite numbers (NaN/Infinity refused)."""
-    problems: list[Problem] = []
-
-    def pairs(items: list[tuple[str, Any]]) -> dict:
-        out: dict = {}
-        for k, v in items:
-            if k in out:
-                problems.append(Problem("", f"duplicate key {k!r} in one object"))
-            out[k] = v
-        return out
-
-    def constant(name: str) -> Any:
-        raise ValueError(f"{name} is not a JSON number")
-
-    def finite(text: str) -> float:
-        value = float(text)
-        if value in (float("inf"), float("-inf")):
-            raise ValueError(f"{text} is too large for a number")
-        return value
-
-    try:
-        data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant, parse_float=finite)
-    except json.JSONDecodeError as exc:
-        raise CampaignFileError(source, [Problem("", exc.msg, exc.lineno)]) from None
-    except ValueError as exc:
-        raise CampaignFileError(source, [Problem("", str(exc))]) from None
-    if problems:
+        text = strictjson.read_text(path, limit=MAX_FILE_BYTES, what="campaign file")
+    except JsonFileError as exc:
+        raise CampaignFileError(source, exc.problems) from None
+    data, problems = strictjson.parse(text)
+    if data is None:
         raise CampaignFileError(source, problems)
-    return data
+    return data, problems, hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def load(path: str | os.PathLike, *, topology: Topology | None = None,
          find_workload: Callable[[str], Workload] | None = None) -> CampaignSpec:
     """Read, parse and check a campaign file. ``topology`` replaces the file's ``topology``
     (``--topology FILE``); otherwise that path is read, relative to the campaign file."""
-    text, sha = read_file(path)
+    data, problems, sha = read_file(path)
     source = str(path)
-    data = parse_json(text, source)
     return from_data(data, source=os.path.abspath(source), sha256=sha, topology=topology,
-                     base_dir=Path(source).resolve().parent, find_workload=find_workload)
+                     base_dir=Path(source).resolve().parent, find_workload=find_workload, problems=problems)
 
 
 def load_topology(data: Any, base_dir: Path, source: str) -> Topology:
@@ -206,6 +157,8 @@ def load_topology(data: Any, base_dir: Path, source: str) -> Topology:
     if not isinstance(ref, str) or not ref.strip():
         raise CampaignFileError(source, [Problem("topology", "is required: the topology file the layouts are "
                                                              "planned on (relative to this file), or give --topology")])
+    if "\x00" in ref:
+        raise CampaignFileError(source, [Problem("topology", "contains a NUL character")])
     path = Path(ref) if os.path.isabs(ref) else base_dir / ref
     try:
         return topofile.load(path)
@@ -214,19 +167,18 @@ def load_topology(data: Any, base_dir: Path, source: str) -> Topology:
 
 
 def from_data(data: Any, *, source: str = "<campaign>", sha256: str = "", topology: Topology | None = None,
-              base_dir: Path | None = None,
-              find_workload: Callable[[str], Workload] | None = None) -> CampaignSpec:
-    """Check parsed campaign JSON; raises CampaignFileError listing every problem."""
-    r = _Reader()
+              base_dir: Path | None = None, find_workload: Callable[[str], Workload] | None = None,
+              problems: list[Problem] | None = None) -> CampaignSpec:
+    """Check parsed campaign JSON; raises CampaignFileError listing every problem
+    (``problems``: those the parser found already, reported with the rest)."""
+    if problems is None:   # data built by hand or read back from the store: the same checks
+        data, problems = strictjson.scan(data)
+    r = Reader(problems)
     top = r.obj(data, "", _TOP, {"format_version", "name", "layouts", "workloads"})
     if top is None:
         raise CampaignFileError(source, r.problems)
-    version = top.get("format_version")
-    if version != FORMAT_VERSION or isinstance(version, bool):
-        newer = isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION
-        raise CampaignFileError(source, [Problem("format_version", (
-            f"is {version}; this Brickyard reads campaign version {FORMAT_VERSION} (a newer Brickyard wrote it)"
-            if newer else f"must be {FORMAT_VERSION}, not {version!r}"))])
+    if r.integer_version(top, "format_version", [FORMAT_VERSION]) is None:
+        raise CampaignFileError(source, r.problems)   # another version: the rest means something else
     if topology is None:
         topology = load_topology(top, base_dir or Path.cwd(), source)
     if find_workload is None:
@@ -249,9 +201,9 @@ def from_data(data: Any, *, source: str = "<campaign>", sha256: str = "", topolo
     link = r.field(top, "link", "", str, "")
     if link:
         try:
-            parse_rate(link)
-        except ValueError as exc:
-            r.problem("link", str(exc).replace("--link ", ""))
+            parse_link_rate(link)
+        except UnitError as exc:
+            r.problem("link", str(exc))
     if r.problems:
         raise CampaignFileError(source, r.problems)
     topo = topology
@@ -261,7 +213,7 @@ def from_data(data: Any, *, source: str = "<campaign>", sha256: str = "", topolo
                         baselines=tuple(baselines), on_failure=policy, link=link)
 
 
-def _refs(r: _Reader, raw: Any, path: str, topology: Topology) -> list[BrickRef] | None:
+def _refs(r: Reader, raw: Any, path: str, topology: Topology) -> list[BrickRef] | None:
     if not isinstance(raw, list) or not raw:
         r.problem(path, f"must be a non-empty array of 'node:/path' bricks, not {_kind(raw)}")
         return None
@@ -284,7 +236,7 @@ def _refs(r: _Reader, raw: Any, path: str, topology: Topology) -> list[BrickRef]
     return out
 
 
-def _bricks(r: _Reader, top: dict, topology: Topology) -> list[BrickRef]:
+def _bricks(r: Reader, top: dict, topology: Topology) -> list[BrickRef]:
     if "bricks" in top:
         return _refs(r, top["bricks"], "bricks", topology) or []
     per_node = [[BrickRef(n.name, b.path) for b in n.bricks] for n in topology.nodes]
@@ -296,7 +248,7 @@ def _bricks(r: _Reader, top: dict, topology: Topology) -> list[BrickRef]:
     return out
 
 
-def _mounts(r: _Reader, top: dict, topology: Topology) -> list[Mount]:
+def _mounts(r: Reader, top: dict, topology: Topology) -> list[Mount]:
     if "mounts" not in top:
         if not topology.clients:
             r.problem("mounts", "the topology has no clients: add one (the machine the benchmarks run on)")
@@ -321,15 +273,15 @@ def _mounts(r: _Reader, top: dict, topology: Topology) -> list[Mount]:
     return out
 
 
-def _options(r: _Reader, d: dict, key: str, path: str) -> dict[str, str]:
+def _options(r: Reader, d: dict, key: str, path: str) -> dict[str, str]:
     opts = r.field(d, key, path, dict, {}) or {}
     for k, v in opts.items():
-        if not isinstance(v, str):
+        if not isinstance(v, str) and v is not strictjson.INVALID:
             r.problem(_join(_join(path, key), k), f"must be a string (gluster option values are text), not {_kind(v)}")
     return {k: v for k, v in opts.items() if isinstance(v, str)}
 
 
-def _layouts(r: _Reader, top: dict, topology: Topology, bricks: list[BrickRef], mounts: list[Mount],
+def _layouts(r: Reader, top: dict, topology: Topology, bricks: list[BrickRef], mounts: list[Mount],
              common: dict[str, str]) -> list[Volume]:
     out: list[Volume] = []
     raw_layouts = r.array(top, "layouts", "")
@@ -366,7 +318,7 @@ def _layouts(r: _Reader, top: dict, topology: Topology, bricks: list[BrickRef], 
     return out
 
 
-def _workloads(r: _Reader, top: dict, repeats: int | None,
+def _workloads(r: Reader, top: dict, repeats: int | None,
                find_workload: Callable[[str], Workload]) -> list[WorkloadSpec]:
     out: list[WorkloadSpec] = []
     raw_list = r.array(top, "workloads", "")
@@ -385,6 +337,8 @@ def _workloads(r: _Reader, top: dict, repeats: int | None,
         if any(w.id == wid for w in out):
             r.problem(f"{here}.id", f"two workloads are called {wid!r}: give each an \"id\"")
         for k, v in params.items():
+            if v is strictjson.INVALID:
+                continue                  # its problem is on the list already
             ok = isinstance(v, (str, int, float, bool)) or (
                 isinstance(v, list) and all(isinstance(x, (str, int)) and not isinstance(x, bool) for x in v))
             if not ok:
@@ -406,7 +360,7 @@ def _workloads(r: _Reader, top: dict, repeats: int | None,
     return out
 
 
-def _baselines(r: _Reader, top: dict, topology: Topology) -> list[BaselineSpec]:
+def _baselines(r: Reader, top: dict, topology: Topology) -> list[BaselineSpec]:
     out: list[BaselineSpec] = []
     for i, raw in enumerate(r.array(top, "baselines", "")):
         here = f"baselines[{i}]"
