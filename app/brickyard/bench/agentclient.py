@@ -88,6 +88,11 @@ class AgentSession:
     _step_seq: int = 0
     _closed: bool = False
     cancelled: bool = False
+    #: what the agent removed at start that dead agents had left in /tmp (in words)
+    swept: list[str] = field(default_factory=list)
+    #: after a cancel: the agent's own report (``left``: what it could not remove); None
+    #: when it never made one (killed before it had removed its run directories)
+    cancel_report: dict[str, Any] | None = None
 
     @property
     def host(self) -> str:
@@ -111,15 +116,19 @@ class AgentSession:
             raise AgentError(self.host, f"agent did not start: {hello}")
         self.euid = int(hello.get("euid", -1))
         self.remote_pid = int(hello.get("pid", 0))
+        self.swept = [str(x) for x in hello.get("swept") or []]
 
     async def _read_events(self) -> None:
         assert self._proc is not None
         try:
             async for line in self._proc.stdout_lines():
                 try:
-                    await self._events.put(json.loads(line))
+                    ev = json.loads(line)
                 except ValueError:
-                    await self._events.put({"event": "garbage", "line": line.decode(errors="replace")})
+                    ev = {"event": "garbage", "line": line.decode(errors="replace")}
+                if isinstance(ev, dict) and ev.get("event") == "cancelled":
+                    self.cancel_report = ev
+                await self._events.put(ev)
         except Exception as exc:  # the channel broke: the same as EOF for us
             await self._events.put({"event": "eof", "why": str(exc)})
             return
@@ -177,6 +186,17 @@ class AgentSession:
 
     async def rmtree(self, path: str, timeout: float = 60) -> None:
         await self.request({"op": "rmtree", "path": path}, timeout=timeout)
+
+    async def tempdir(self, kind: str) -> str:
+        """A private directory /tmp/brickyard-KIND.XXXXXXXX the agent makes, marks and owns."""
+        return (await self.request({"op": "tempdir", "kind": kind}))["path"]
+
+    def left_behind(self, path: str) -> bool | None:
+        """After a cancel: is ``path`` (a directory this agent made) still there? True/False as
+        the agent reported, None when it did not report (it was killed first)."""
+        if self.cancel_report is None:
+            return None
+        return path in (self.cancel_report.get("left") or [])
 
     async def drop_caches(self) -> None:
         await self.request({"op": "dropcaches"}, timeout=120)
@@ -254,6 +274,11 @@ class AgentSession:
                 except Exception:  # noqa: BLE001 - a process stuck on a hung mount: leave it
                     pass
         if self._reader is not None:
+            if self.cancelled and not self._reader.done():
+                try:    # the agent's last words (its cancel report) may still be on the way
+                    await asyncio.wait_for(asyncio.shield(self._reader), 2)
+                except (asyncio.TimeoutError, Exception):  # noqa: BLE001
+                    pass
             self._reader.cancel()
         if self.tmpdir.startswith("/tmp/brickyard-agent."):
             try:

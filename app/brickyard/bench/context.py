@@ -206,6 +206,14 @@ class RunContext:
         await target.executor.run(["ln", "-sfn", "--", path, link], check=True, timeout=60)
         return link
 
+    async def host_tempdir(self, target: TargetSession, kind: str) -> str:
+        """A private directory ``/tmp/brickyard-KIND.XXXXXXXX`` (0700, plain characters) on the
+        target's host, outside the agent's own directory (which only the login user may enter):
+        chown it for a service user. It is removed when the run ends or is cancelled, and —
+        were this run killed — by the next run on that host (it is marked as Brickyard's).
+        A PostgreSQL server left listening in it is stopped first."""
+        return await target.agent.tempdir(kind)
+
     async def remove(self, target: TargetSession, path: str) -> None:
         """Remove a file or directory this run created (inside ``target.rundir`` only)."""
         await target.agent.rmtree(path, timeout=max(60.0, self.stall_seconds))

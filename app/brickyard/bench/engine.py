@@ -224,8 +224,9 @@ async def run_benchmark(
                 layout={k: v for k, v in layout.items() if k != "options"},
                 mount_options="; ".join(mount_opts), workload=workload.name,
                 parameters=run.provenance.parameters,
-                extra={"link_bps": link_bps} if link_bps else
-                      {"links": {h: info.as_dict() for h, info in physics.links.items()}},
+                extra={**({"link_bps": link_bps} if link_bps else
+                          {"links": {h: info.as_dict() for h, info in physics.links.items()}}),
+                       **_swept(sessions, server_agents)},
             )
             for s in sessions:
                 try:
@@ -268,17 +269,19 @@ async def run_benchmark(
                           f"workload {workload.name} failed: {type(exc).__name__}: {exc}")
     finally:
         for s in sessions:
-            if s.agent.cancelled:
-                continue     # the agent removed its run directory itself before exiting
-            if s.rundir and not stalled:
-                try:
-                    await s.agent.rmtree(s.rundir, timeout=120)
-                except Exception as exc:  # noqa: BLE001 - reported, not raised
-                    cleanup_notes.append(f"could not remove {s.spec}/{s.rundir.rsplit('/', 1)[-1]}: {exc}")
-            elif s.rundir and stalled:
-                cleanup_notes.append(f"{s.host}:{s.rundir} may be left behind (the mount stalled)")
+            if s.agent.cancelled or not s.rundir:
+                continue     # a cancelled agent removes its run directory itself (checked below)
+            try:
+                await s.agent.rmtree(s.rundir, timeout=120)
+            except Exception as exc:  # noqa: BLE001 - reported, not raised
+                cleanup_notes.append(f"could not remove {s.spec}/{s.rundir.rsplit('/', 1)[-1]}: {exc}")
         for agent in [s.agent for s in sessions] + server_agents:
             cleanup_notes += await agent.close(timeout=5 if stalled else 30)
+        for s in sessions:
+            if s.rundir and s.agent.cancelled:
+                note = await _left_behind(s, stalled)
+                if note:
+                    cleanup_notes.append(note)
         if run.status is not RunStatus.RUNNING:
             run.error = "; ".join(dict.fromkeys(x for x in [run.error, *cleanup_notes] if x))
         if guard is not None and run.status is not RunStatus.RUNNING:
@@ -312,9 +315,34 @@ async def _links(sessions: Sequence[TargetSession], layout: dict[str, Any], pyth
     return links
 
 
+async def _left_behind(s: TargetSession, stalled: bool) -> str:
+    """After a cancel, a lost agent or a stall: name the run directory if it may still be on
+    the target. An agent that died before removing it leaves it to us: removed here when the
+    host still answers (never on a stalled mount: that would hang too)."""
+    left = s.agent.left_behind(s.rundir)
+    if left is False:
+        return ""
+    if left is None and not stalled:
+        try:
+            res = await s.executor.run(["rm", "-rf", "--one-file-system", "--", s.rundir], timeout=60)
+            if res.ok:
+                return ""
+        except Exception:  # noqa: BLE001 - the host is gone: name the directory instead
+            pass
+    why = ("the mount stalled" if stalled else
+           "the agent could not remove it" if left else "the benchmark agent stopped before removing it")
+    return f"{s.host}:{s.rundir} may be left behind ({why})"
+
+
 def _stall_step(index: int, exc: StepStalled) -> StepResult:
     return StepResult(index=index, params={"stalled_host": exc.host}, repeat=0, workers=(), metrics=(),
                       flags=("stall",), valid=False, note=str(exc))
+
+
+def _swept(sessions: Sequence[TargetSession], servers: Sequence[AgentSession]) -> dict[str, Any]:
+    """What the agents removed at start that killed earlier runs had left on their hosts."""
+    swept = {a.host: a.swept for a in [s.agent for s in sessions] + list(servers) if a.swept}
+    return {"leftovers_removed": swept} if swept else {}
 
 
 async def _check_requirements(workload: Workload, sessions: Sequence[TargetSession]) -> None:

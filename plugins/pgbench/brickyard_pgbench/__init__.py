@@ -122,7 +122,7 @@ class PgBench(Workload):
         self._user = ctx.values["pg_user"]
         pgbin = await self._plain_bin(ctx, t)
         version = (await ctx.sh(t, [f"{pgbin}/postgres", "--version"])).text.strip()
-        sock = (await ctx.sh(t, ["mktemp", "-d", "/tmp/brickyard-pg.XXXXXXXX"])).text.strip()
+        sock = await ctx.host_tempdir(t, "pg")     # marked: a killed run's is removed by the next
         server["sock"] = sock
         real = f"{t.rundir}/pgdata"
         await ctx.sh(t, ["mkdir", "-m", "0700", real])
@@ -188,14 +188,20 @@ class PgBench(Workload):
                                workers=workers, metrics=metrics, problems=problems, throughput_metrics=False))
 
     async def _stop(self, ctx, s) -> None:
+        """Stop the server and remove its directory. Never raises: it runs while another error
+        may be on its way out; what it cannot do, the agent does (it stops a server left in
+        its temp directory and removes the directory at exit or cancel, or a later run does)."""
         t = s["t"]
-        if s["started"]:   # a clean stop frees the server's shared memory; immediate if that hangs
-            stop = [f"{s['bin']}/pg_ctl", "-D", s["data"], "-w", "-t", "60", "stop"]
-            res = await t.executor.run(self._as_user(t, [*stop, "-m", "fast"]), timeout=90)
-            if not res.ok and "Is server running?" not in res.stderr.decode(errors="replace"):
-                await t.executor.run(self._as_user(t, [*stop, "-m", "immediate"]), timeout=90)
-        if s["sock"].startswith("/tmp/brickyard-pg."):
-            await t.executor.run(["rm", "-rf", "--one-file-system", "--", s["sock"]], timeout=60)
+        try:
+            if s["started"]:   # a clean stop frees the server's shared memory; immediate if that hangs
+                stop = [f"{s['bin']}/pg_ctl", "-D", s["data"], "-w", "-t", "60", "stop"]
+                res = await t.executor.run(self._as_user(t, [*stop, "-m", "fast"]), timeout=90)
+                if not res.ok and "Is server running?" not in res.stderr.decode(errors="replace"):
+                    await t.executor.run(self._as_user(t, [*stop, "-m", "immediate"]), timeout=90)
+            if s["sock"]:
+                await ctx.remove(t, s["sock"])
+        except Exception:  # noqa: BLE001 - see above
+            pass
 
     def validate(self, step) -> list[str]:
         return [f"worker {w.worker} on {w.host} failed: {w.error}" for w in step.workers if w.error]

@@ -8,13 +8,14 @@ and removes the directory afterwards. Nothing is installed.
 For each step it forks the N workers first, holds them at a barrier, releases them at once,
 then records each worker's start, end and I/O counters on this host's monotonic clock. Closing stdin or SIGTERM cancels: the workers'
 process groups are killed and only the directories this agent created (``mkdir`` op) are
-removed.
+removed, then its own. At start it removes what dead agents left in /tmp (see "leftovers").
 
 Commands (one JSON object per line):
   {"op": "hello"}
   {"op": "clock", "id": K}                       -> {"event": "clock", "id": K, "t": monotonic}
   {"op": "mkdir", "path": P}                     exclusive: fails if P exists; P becomes owned
   {"op": "rmtree", "path": P}                    only for owned paths (or files inside them)
+  {"op": "tempdir", "kind": K}                   /tmp/brickyard-K.XXXXXXXX, marked and owned
   {"op": "dropcaches"}                           sync + /proc/sys/vm/drop_caches = 3 (root only)
   {"op": "step", "id": S, "workers": [...], "release_at": T|null, "stall_seconds": X,
    "timeout": Y, "interval": Z}
@@ -40,8 +41,10 @@ import re
 import select
 import shutil
 import signal
+import stat
 import struct
 import sys
+import tempfile
 import threading
 import time
 
@@ -245,16 +248,171 @@ def kill_children():
 
 
 def remove_owned():
+    """Remove every directory this agent made; returns those still there afterwards."""
+    left = []
     for d in list(owned):
+        stop_servers(d)
         shutil.rmtree(d, ignore_errors=True)
         owned.remove(d)
+        if os.path.lexists(d):
+            left.append(d)
+    return left
 
 
 def cancel_and_exit(reason):
     kill_children()
-    remove_owned()
-    emit({"event": "cancelled", "reason": reason})
+    left = remove_owned()
+    if SCRATCH and is_marked(SCRATCH):      # its own directory too: nobody may be left to remove it
+        shutil.rmtree(SCRATCH, ignore_errors=True)
+    emit({"event": "cancelled", "reason": reason, "left": left})
     os._exit(3)
+
+
+# ---- leftovers: what a dead agent left in /tmp ------------------------------------------
+# Every directory an agent makes in /tmp (its own /tmp/brickyard-agent.*, and the "tempdir"
+# op's, e.g. /tmp/brickyard-pg.* for pgbench) holds MARKER: who made it (pid, that pid's
+# start time, the boot, the PID namespace). A new agent removes such a directory only when
+# its maker is certainly gone (a killed run, a crashed host); a directory without a marker
+# of this user's, or whose maker lives or cannot be seen (another PID namespace), is left.
+
+TMP = "/tmp"
+MARKER = ".brickyard-owner"
+SCRATCH = ""
+
+
+def read_text(path):
+    try:
+        with open(path) as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def proc_stat(pid):
+    """Fields of /proc/PID/stat after the command name: [0] state, [19] start time."""
+    text = read_text("/proc/%d/stat" % pid)
+    return text[text.rfind(")") + 2:].split()
+
+
+def identity():
+    pid = os.getpid()
+    try:
+        pidns = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        pidns = ""
+    fields = proc_stat(pid)
+    return {"pid": pid, "start": fields[19] if len(fields) > 19 else "",
+            "boot": read_text("/proc/sys/kernel/random/boot_id").strip(), "pidns": pidns}
+
+
+def write_marker(directory):
+    fd = os.open(os.path.join(directory, MARKER), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "w") as fh:
+        json.dump(identity(), fh)
+
+
+def marker_of(directory):
+    """The maker recorded in ``directory`` (a dict), or None when it holds no marker of ours."""
+    path = os.path.join(directory, MARKER)
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_size > 4096:
+            return None
+        marker = json.loads(read_text(path))
+    except (OSError, ValueError):
+        return None
+    return marker if isinstance(marker, dict) else None
+
+
+def is_marked(directory):
+    return marker_of(directory) is not None
+
+
+def maker_gone(marker, me):
+    """True only when the agent that wrote ``marker`` is certainly not running any more."""
+    if not marker.get("boot") or not me["boot"]:
+        return False
+    if marker["boot"] != me["boot"]:
+        return True                          # the host rebooted since
+    if marker.get("pidns") != me["pidns"]:
+        return False                         # its processes cannot be seen from here
+    pid = marker.get("pid")
+    if not isinstance(pid, int) or pid <= 0 or pid == me["pid"]:
+        return False
+    fields = proc_stat(pid)
+    if len(fields) <= 19 or fields[0] in ("Z", "X"):
+        return True                          # no such process, or a dead one not yet reaped
+    return fields[19] != str(marker.get("start"))   # the pid now names another process
+
+
+def stop_servers(directory):
+    """A PostgreSQL server (pgbench's) listening in ``directory``: its socket lock file names
+    its pid, and its command line names the directory. Stop it at once (SIGQUIT: the data
+    is throwaway) before the directory goes. Returns what was stopped."""
+    stopped = []
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return stopped
+    for name in names:
+        if not (name.startswith(".s.PGSQL.") and name.endswith(".lock")):
+            continue
+        try:
+            pid = int(read_text(os.path.join(directory, name)).splitlines()[0])
+        except (ValueError, IndexError):
+            continue
+        cmdline = read_text("/proc/%d/cmdline" % pid).split("\0") if pid > 1 else []
+        if not cmdline or not os.path.basename(cmdline[0]).startswith("postgres") or \
+                not any(arg.startswith(directory) for arg in cmdline[1:]):
+            continue
+        try:
+            os.kill(pid, signal.SIGQUIT)
+        except OSError:
+            continue
+        for _ in range(50):
+            fields = proc_stat(pid)
+            if not fields or fields[0] in ("Z", "X"):
+                break
+            time.sleep(0.1)
+        stopped.append("PostgreSQL server %d" % pid)
+    return stopped
+
+
+def sweep(own):
+    """Remove the directories dead agents left in /tmp (see above); returns what was done."""
+    me = identity()
+    done = []
+    try:
+        names = sorted(os.listdir(TMP))
+    except OSError:
+        return done
+    for name in names:
+        path = os.path.join(TMP, name)
+        if not name.startswith("brickyard-") or path == own:
+            continue
+        try:
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                continue
+        except OSError:
+            continue
+        marker = marker_of(path)
+        if marker is None or not maker_gone(marker, me):
+            continue
+        stopped = stop_servers(path)
+        shutil.rmtree(path, ignore_errors=True)
+        what = path + (" (stopped %s)" % ", ".join(stopped) if stopped else "")
+        done.append(what + (": could not remove all of it" if os.path.lexists(path) else ""))
+    return done
+
+
+def make_tempdir(kind):
+    """/tmp/brickyard-KIND.XXXXXXXX (0700, marked, owned: removed on exit and cancel)."""
+    if not kind or len(kind) > 16 or any(c not in "abcdefghijklmnopqrstuvwxyz0123456789" for c in kind):
+        raise ValueError("tempdir kind %r: lower-case letters and digits only" % kind)
+    path = tempfile.mkdtemp(prefix="brickyard-%s." % kind, dir=TMP)
+    write_marker(path)
+    owned.append(path)
+    return path
 
 
 def io_counters(pid):
@@ -727,11 +885,20 @@ def run_step(cmd, scratch):
 
 
 def main():
+    global SCRATCH
     scratch = os.path.dirname(os.path.abspath(__file__))
     signal.signal(signal.SIGTERM, lambda *_: cancel_and_exit("SIGTERM"))
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    swept = []
+    if os.path.dirname(scratch) == TMP and os.path.basename(scratch).startswith("brickyard-agent."):
+        try:
+            write_marker(scratch)
+            SCRATCH = scratch
+        except OSError:
+            pass
+        swept = sweep(scratch)
     emit({"event": "hello", "version": VERSION, "pid": os.getpid(), "t": time.monotonic(),
-          "euid": os.geteuid(), "python": sys.version.split()[0]})
+          "euid": os.geteuid(), "python": sys.version.split()[0], "swept": swept})
     while True:
         line = sys.stdin.readline()
         if not line:
@@ -770,9 +937,11 @@ def main():
                 emit({"event": "ok", "op": op})
             elif op == "step":
                 run_step(cmd, scratch)
+            elif op == "tempdir":
+                emit({"event": "ok", "op": op, "path": make_tempdir(str(cmd.get("kind", "")))})
             elif op == "exit":
-                remove_owned() if cmd.get("remove_owned") else None
-                emit({"event": "bye"})
+                left = remove_owned() if cmd.get("remove_owned") else []
+                emit({"event": "bye", "left": left})
                 return
             elif op == "cancel":
                 cancel_and_exit("cancel requested")

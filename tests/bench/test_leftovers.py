@@ -1,0 +1,198 @@
+"""Leftovers on a host: a killed run's agent directory (/tmp/brickyard-agent.*) and pgbench's
+server directory (/tmp/brickyard-pg.*) are removed by the next agent on that host — only
+Brickyard's own, recognised by their marker, and only once their maker is gone; a run killed
+with SIGKILL cleans up after itself; a failed pgbench start leaves nothing; a run directory
+that may be left behind is named in the result. All real, on this machine."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from brickyard.bench import registry
+from brickyard.bench.agentclient import AgentSession
+from brickyard.bench.engine import TargetSpec, _left_behind, run_benchmark
+from brickyard.core.results import RunStatus
+from brickyard.remote.local import LocalExecutor
+
+MARKER = ".brickyard-owner"
+
+
+def agent_dirs() -> set[str]:
+    return {str(p) for p in Path("/tmp").glob("brickyard-agent.*")}
+
+
+async def opened() -> AgentSession:
+    agent = AgentSession(LocalExecutor("local"), heartbeat_timeout=10)
+    await agent.open()
+    return agent
+
+
+def wait_gone(pid: int) -> None:
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+
+
+def test_a_killed_agents_directory_is_removed_by_the_next_agent_and_named():
+    async def main():
+        dead = await opened()
+        os.killpg(dead._proc.pid, signal.SIGKILL)         # SIGKILL: no chance to clean up
+        await dead._proc.wait()
+        assert os.path.isfile(f"{dead.tmpdir}/{MARKER}")
+        nxt = await opened()
+        try:
+            return dead.tmpdir, nxt.swept
+        finally:
+            await nxt.close()
+            await dead.close()
+    left, swept = asyncio.run(main())
+    assert left in swept and not os.path.exists(left)
+
+
+def test_a_live_agents_directory_is_never_swept():
+    async def main():
+        live = await opened()
+        nxt = await opened()
+        try:
+            assert live.tmpdir not in nxt.swept and os.path.isfile(f"{live.tmpdir}/agent.py")
+            assert (await live.request({"op": "clock", "id": 1}))["event"] == "clock"   # still working
+        finally:
+            await nxt.close()
+            await live.close()
+    asyncio.run(main())
+
+
+def _fake(tmp_name: str, marker: dict | None, uid: int | None = None) -> Path:
+    path = Path("/tmp") / tmp_name
+    path.mkdir()
+    (path / "data").write_text("x")
+    if marker is not None:
+        (path / MARKER).write_text(json.dumps(marker))
+        if uid is not None:
+            os.chown(path / MARKER, uid, uid)
+    return path
+
+
+def test_only_marked_directories_of_a_gone_maker_are_removed(tmp_path):
+    me = open("/proc/sys/kernel/random/boot_id").read().strip()
+    pidns = os.readlink("/proc/self/ns/pid")
+    stamp = f"{os.getpid()}{int(time.time() * 1000) % 100000}"
+    other_boot = _fake(f"brickyard-agent.bootx{stamp}", {"pid": 1, "start": "1", "boot": "another-boot", "pidns": pidns})
+    dead_pid = _fake(f"brickyard-pg.deadx{stamp}", {"pid": 2 ** 22 + 1, "start": "5", "boot": me, "pidns": pidns})
+    unmarked = _fake(f"brickyard-agent.nomark{stamp}", None)
+    other_ns = _fake(f"brickyard-agent.nsx{stamp}", {"pid": 2 ** 22 + 1, "start": "5", "boot": me, "pidns": "pid:[1]"})
+    reused = _fake(f"brickyard-agent.live{stamp}", {"pid": os.getpid(), "start": "0", "boot": me, "pidns": pidns})
+    alive = _fake(f"brickyard-agent.alive{stamp}",
+                  {"pid": os.getpid(), "start": open(f"/proc/{os.getpid()}/stat").read().rsplit(")", 1)[1].split()[19],
+                   "boot": me, "pidns": pidns})
+    not_mine = (_fake(f"brickyard-agent.uid{stamp}", {"pid": 1, "start": "1", "boot": "b", "pidns": pidns}, uid=65534)
+                if os.geteuid() == 0 else None)
+    try:
+        async def main():
+            agent = await opened()
+            await agent.close()
+            return agent.swept
+        swept = asyncio.run(main())
+        for gone in (other_boot, dead_pid, reused):       # maker rebooted away, dead, or its pid reused
+            assert str(gone) in swept and not gone.exists()
+        for kept in (unmarked, other_ns, alive, not_mine):
+            if kept is not None:
+                assert kept.exists() and not any(s.startswith(str(kept)) for s in swept)
+    finally:
+        for p in (other_boot, dead_pid, unmarked, other_ns, reused, alive, not_mine):
+            if p is not None:
+                shutil.rmtree(p, ignore_errors=True)
+
+
+def test_a_bench_run_killed_with_sigkill_leaves_no_agent_directory_and_no_run_files(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    before = agent_dirs()
+    proc = subprocess.Popen([sys.executable, "-m", "brickyard.cli", "bench", "--target", f"local:{work}",
+                             "--workload", "dd", "--param", "block_sizes=4K", "--param", "concurrency=2",
+                             "--param", "size=2G", "--param", "direction=write", "--param", "repeats=1"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):                      # until the workers write
+            if any(p.name.startswith("dd-") for d in work.iterdir() for p in d.iterdir()):
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the run never started writing")
+        ours = agent_dirs() - before
+        assert ours
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    for _ in range(200):                          # the agent sees its stdin close and cleans up
+        if not (agent_dirs() & ours) and not list(work.iterdir()):
+            break
+        time.sleep(0.05)
+    assert not (agent_dirs() & ours), "the agent's own directory is left"
+    assert list(work.iterdir()) == [], "the run's files are left"
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert str(work) not in ps, "a worker is still running"
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not Path("/usr/lib/postgresql").is_dir(),
+                    reason="pgbench as root with PostgreSQL installed (it runs the server as postgres)")
+def test_a_failed_pgbench_start_leaves_no_server_directory(tmp_path):
+    real = max(Path("/usr/lib/postgresql").glob("*/bin"))
+    base = Path("/var/tmp") / f"brickyard-test-pg-{os.getpid()}"     # the postgres user can reach it
+    fake_bin = base / "bin"
+    fake_bin.mkdir(parents=True)
+    try:
+        for tool in ("postgres", "initdb", "pgbench"):
+            (fake_bin / tool).symlink_to(real / tool)
+        (fake_bin / "pg_ctl").write_text("#!/bin/sh\necho 'pg_ctl: could not start server' >&2\nexit 1\n")
+        (fake_bin / "pg_ctl").chmod(0o755)
+        work = base / "work"
+        work.mkdir()
+        os.chmod(base, 0o755)
+        os.chmod(work, 0o777)
+        before = set(Path("/tmp").glob("brickyard-pg.*"))
+        run = asyncio.run(run_benchmark(registry.find("pgbench", tmp_path / "none"),
+                                        {"pg_bin": str(fake_bin), "scale": "1", "clients": "1", "transactions": "5",
+                                         "repeats": "1"},
+                                        [(TargetSpec("local", str(work)), LocalExecutor("local"))]))
+        assert run.status is RunStatus.FAILED and "could not start server" in run.error
+        assert set(Path("/tmp").glob("brickyard-pg.*")) - before == set()
+        assert list(work.iterdir()) == []
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+class _Agent:
+    def __init__(self, report):
+        self.cancel_report = report
+
+    left_behind = AgentSession.left_behind
+
+
+class _Session:
+    host = "client1"
+    rundir = "/mnt/gv0/brickyard-0123456789ab-client1"
+
+    def __init__(self, report):
+        self.agent = _Agent(report)
+
+
+def test_a_run_directory_the_agent_could_not_remove_is_named_in_the_result():
+    stalled = asyncio.run(_left_behind(_Session(None), stalled=True))      # killed mid-removal on a hung mount
+    assert stalled == "client1:/mnt/gv0/brickyard-0123456789ab-client1 may be left behind (the mount stalled)"
+    kept = asyncio.run(_left_behind(_Session({"left": [_Session.rundir]}), stalled=False))
+    assert "may be left behind (the agent could not remove it)" in kept
+    assert asyncio.run(_left_behind(_Session({"left": []}), stalled=True)) == ""
