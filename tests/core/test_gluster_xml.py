@@ -33,7 +33,7 @@ def test_every_layout_reads_back_as_gluster_made_it(name, kind, sets, words):
     assert vol.layout.type is kind
     r = plan_volume(topo, vol)
     assert r.gluster_type is kind and len(r.sets) == sets
-    assert r.commands[-2 - len(vol.options)][4:4 + len(words)] == tuple(words)
+    assert r.commands[-2 - len(vol.options)].argv[4:4 + len(words)] == tuple(words)
     assert not r.errors
 
 

@@ -33,6 +33,6 @@ def test_any_volume_gets_a_plan_and_a_json_document(kind, replica, arbiter, disp
     assert doc["valid"] == (not r.errors and (not r.needs_force or force))
     assert r.capacity.usable_bytes <= r.capacity.raw_bytes
     if r.valid:
-        assert r.commands and r.commands[-1][-1] == vol.name
+        assert r.commands and r.commands[-1].argv[-1] == vol.name
     for layout in candidate_layouts(topo, vol.bricks):
         plan_volume(topo, Volume("gv1", layout, list(vol.bricks)))

@@ -123,6 +123,19 @@ def test_the_command_preview_follows_the_layout_and_copies_to_the_clipboard(qtbo
     assert QGuiApplication.clipboard().text() == text
 
 
+def test_the_command_preview_is_the_planners_command_list_with_the_node_it_runs_on(tmp_path, qtbot):
+    from brickyard.core.gluster_cli import command_lines
+
+    from tests.cli.test_commands_agree import scrambled
+
+    win = MainWindow(scrambled(), tmp_path / "settings.ini", tmp_path / "autosave")
+    show_active(qtbot, win)
+    text = win.commands.command_text()
+    assert text == "\n".join(command_lines(win.session.plan.commands)) + "\n"
+    assert text.startswith("# run on node1") and "gluster peer probe node3\n" in text
+    assert "all run on node1" in win.commands.note.text()
+
+
 def test_choosing_a_row_of_the_comparison_table_applies_that_layout(qtbot, window):
     compare = window.compare
     compare.finish()

@@ -12,7 +12,7 @@ from dataclasses import replace
 from ..cli import UsageError, emit_json
 from ..core import topofile
 from ..core.failures import FailureSpecError
-from ..core.gluster_cli import render
+from ..core.gluster_cli import command_lines
 from ..core.layout import TYPE_NAMES, resolve
 from ..core.plan import PlanResult, plan_volume
 from ..core.topology import Layout, Topology, TopologyError, Volume, VolumeType
@@ -157,7 +157,7 @@ def format_plan(r: PlanResult, failures: list[str]) -> str:
         for f in r.findings:
             lines.append(f"{f.severity.upper():<11} {f.message}")
     if r.commands:
-        lines += ["", "Commands (run on the first node):"] + [f"  {render(cmd)}" for cmd in r.commands]
+        lines += ["", "Commands:"] + [f"  {line}" for line in command_lines(r.commands)]
     e = r.estimate
     lines += ["", f"Throughput {e.label.upper()} ({e.formula}):"]
     fmt = lambda x: "unknown" if x is None else format_rate(x)  # noqa: E731

@@ -1,7 +1,11 @@
 """The one place that builds gluster command lines, as argument lists.
 
-Provisioning runs these over SSH (shlex-quoted by the executor), the planner shows them with
-``render``. Layout words always carry explicit counts (``disperse 6 redundancy 2``,
+``volume_commands`` is the one list of a volume's gluster commands and the node each runs on:
+provisioning runs it over SSH (shlex-quoted by the executor), the Commands panel, ``brickyard
+plan`` and ``provision --dry-run`` print it (``command_lines``). Every command runs on the
+pool's origin, the topology's first node: it probes every other node holding a brick of the
+volume (the first brick's node included) into one trusted pool, then creates, configures and
+starts the volume. Layout words always carry explicit counts (``disperse 6 redundancy 2``,
 ``replica 3 arbiter 1``) so gluster never has to choose or ask.
 ``mode_script=True`` adds ``--mode=script`` (no questions on a terminal-less run: gluster
 then answers yes to each, which is why the planner shows them as warnings beforehand).
@@ -10,6 +14,7 @@ then answers yes to each, which is why the planner shows them as warnings before
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 from operator import attrgetter
 from typing import Sequence
 
@@ -57,16 +62,65 @@ def volume_start_argv(name: str, mode_script: bool = False) -> list[str]:
     return [*_gluster(mode_script), "volume", "start", name]
 
 
+@dataclass(frozen=True)
+class HostCommand:
+    """One gluster command and the node it runs on. ``key`` names the step:
+    ``peer-probe:HOST``, ``volume-create``, ``volume-set:OPTION`` or ``volume-start``."""
+
+    key: str
+    host: str
+    argv: tuple[str, ...]
+
+
+def pool_origin(topo: Topology, volume: Volume) -> str:
+    """The node a volume's gluster commands run on: the topology's first node, so every
+    volume of one topology lands in one trusted pool (the volume's first brick's node when
+    the topology lists no nodes)."""
+    if topo.nodes:
+        return topo.nodes[0].name
+    return volume.bricks[0].node if volume.bricks else ""
+
+
+def probe_hosts(topo: Topology, volume: Volume) -> list[str]:
+    """Every node holding a brick of ``volume`` (in brick order, the first brick's node
+    included) other than the origin: the nodes ``peer probe`` must add to the pool."""
+    origin = pool_origin(topo, volume)
+    return [h for h in dict.fromkeys(map(_NODE, volume.bricks)) if h != origin]
+
+
+def volume_commands(topo: Topology, volume: Volume, resolved: Resolved | None = None,
+                    mode_script: bool = False) -> tuple[HostCommand, ...]:
+    """Every gluster command of a volume, in order, each with the node it runs on: probe the
+    volume's nodes from the origin, create, set each option, start."""
+    origin = pool_origin(topo, volume)
+    out = [HostCommand(f"peer-probe:{h}", origin, tuple(peer_probe_argv(h, mode_script)))
+           for h in probe_hosts(topo, volume)]
+    out.append(HostCommand("volume-create", origin, tuple(
+        volume_create_argv(topo, volume, mode_script=mode_script, resolved=resolved))))
+    out.extend(HostCommand(f"volume-set:{k}", origin, tuple(volume_set_argv(volume.name, k, v, mode_script)))
+               for k, v in volume.options.items())
+    out.append(HostCommand("volume-start", origin, tuple(volume_start_argv(volume.name, mode_script))))
+    return tuple(out)
+
+
 def provision_commands(topo: Topology, volume: Volume, resolved: Resolved | None = None,
                        mode_script: bool = False) -> list[list[str]]:
-    """Everything to run on the volume's first node: probe every other node holding one of
-    its bricks (in brick order), create, set each option, start."""
-    hosts = list(dict.fromkeys(map(_NODE, volume.bricks)))
-    commands = [peer_probe_argv(h, mode_script) for h in hosts[1:]]
-    commands.append(volume_create_argv(topo, volume, mode_script=mode_script, resolved=resolved))
-    commands.extend(volume_set_argv(volume.name, k, v, mode_script) for k, v in volume.options.items())
-    commands.append(volume_start_argv(volume.name, mode_script))
-    return commands
+    """The argument lists of ``volume_commands``."""
+    return [list(c.argv) for c in volume_commands(topo, volume, resolved, mode_script)]
+
+
+def command_lines(commands: Sequence[HostCommand]) -> list[str]:
+    """The commands as a block to read and paste: a comment naming the node they run on,
+    then one rendered command per line (a new comment wherever the node changes)."""
+    lines: list[str] = []
+    host = None
+    for c in commands:
+        if c.host != host:
+            host = c.host
+            lines.append(f"# run on {host}" + (" (it probes the other nodes into its trusted pool)"
+                                                 if c.key.startswith("peer-probe:") else ""))
+        lines.append(render(c.argv))
+    return lines
 
 
 def render(argv: Sequence[str]) -> str:

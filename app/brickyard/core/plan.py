@@ -49,7 +49,7 @@ class PlanResult:
     capacity: Capacity
     tolerance: Tolerance
     state: VolumeState
-    commands: tuple[tuple[str, ...], ...]
+    commands: tuple[gluster_cli.HostCommand, ...]  # each with the node it runs on
     estimate: Estimate
     placement_note: str = ""        # with auto_place: what was done, or why it was impossible
 
@@ -124,8 +124,9 @@ class PlanResult:
                     for s in self.state.sets
                 ],
             },
-            "commands": [list(c) for c in self.commands],
-            "commands_text": [gluster_cli.render(c) for c in self.commands],
+            "commands": [list(c.argv) for c in self.commands],
+            "commands_hosts": [c.host for c in self.commands],
+            "commands_text": gluster_cli.command_lines(self.commands),
             "estimate": self.estimate.to_json(),
         }
 
@@ -156,8 +157,7 @@ def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
     tolerance = _failures.tolerance(topo, sets, volume.options)
     state = _failures.volume_state(topo, sets, failed_bricks, volume.options)
     try:
-        commands = tuple(tuple(c) for c in
-                         gluster_cli.provision_commands(topo, volume, resolved=check.resolved))
+        commands = gluster_cli.volume_commands(topo, volume, resolved=check.resolved)
     except ValueError:  # a name no gluster command can carry; the findings say why
         commands = ()
     est = _estimate.estimate(topo, volume, sets, index=index)

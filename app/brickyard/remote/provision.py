@@ -8,7 +8,8 @@
    (``PARENT/.NAME.brickyard-created``) so teardown removes only what Brickyard made,
 3. ``gluster --mode=script volume create`` (the caller runs it only after the user saw and
    accepted the planner's warnings; ``force`` only when the volume asks for it),
-4. ``volume set`` each option, 5. ``volume start``,
+4. ``volume set`` each option, 5. ``volume start``; steps 1 and 3-5 are the planner's own
+   ``gluster_cli.volume_commands`` (same hosts, same argv as the Commands panel shows),
 6. mount on each client named in the volume's mounts, and an /etc/fstab line for each mount
    that asks for one (``Mount.fstab``, or every mount with ``fstab=True``).
 
@@ -122,7 +123,7 @@ class ProvisionPlan:
     volume: Volume
     plan: PlanResult
     steps: list[Step]
-    first_node: str
+    origin: str  # the node every gluster command runs on (the topology's first node)
 
     @property
     def questions(self) -> list[str]:
@@ -144,17 +145,18 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
             f"gluster refuses volume {volume.name!r} without force: "
             + "; ".join(f.message for f in result.forced) + " (set force on the volume to create it anyway)")
     volume = result.volume
-    first = volume.bricks[0].node
-    # one topology is one trusted pool: every volume's servers are probed from the topology's
-    # first node, so a second volume on other nodes joins the pool instead of starting its own
-    origin = topo.nodes[0].name if topo.nodes else first
-    hosts = list(dict.fromkeys([origin, *(r.node for r in volume.bricks)]))
-    probed = hosts[1:]
+    # the planner's own command list (gluster_cli.volume_commands): the same hosts and argv
+    # the Commands panel and `brickyard plan` show. One topology is one trusted pool: every
+    # volume's nodes are probed from the topology's first node, so a second volume on other
+    # nodes joins the pool instead of starting its own.
+    commands = {c.key: c for c in gluster_cli.volume_commands(topo, volume, mode_script=True)}
+    origin = gluster_cli.pool_origin(topo, volume)
+    probed = gluster_cli.probe_hosts(topo, volume)
     steps: list[Step] = []
     for host in probed:
+        probe = commands[f"peer-probe:{host}"]
         steps.append(Step(
-            f"peer-probe:{host}", f"probe {host} into the trusted pool", origin,
-            [gluster_cli.peer_probe_argv(host, mode_script=True)],
+            probe.key, f"probe {host} into the trusted pool", probe.host, [list(probe.argv)],
             undo=shlex.join(["gluster", "peer", "detach", host]) + " (only if no other volume uses it)",
             done_check=glusterstate.peer_in_pool_check(host),
         ))
@@ -168,7 +170,7 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
             steps.append(Step(
                 f"peers-connected:{host}", f"wait until {host} sees every peer connected", host,
                 [["gluster", "--mode=script", "--xml", "peer", "status"]],
-                action=glusterstate.wait_pool_connected(len(hosts) - 1), done_check=None, sudo=True,
+                action=glusterstate.wait_pool_connected(len(probed)), done_check=None, sudo=True,
             ))
     for ref in volume.bricks:
         steps.append(Step(
@@ -177,22 +179,22 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
             undo=f"teardown removes {shlex.quote(ref.path)} if Brickyard created it",
             done_check=_dir_exists(ref.path),
         ))
+    create = commands["volume-create"]
     steps.append(Step(
-        "volume-create", f"create volume {volume.name}", first,
-        [gluster_cli.volume_create_argv(topo, volume, mode_script=True)],
+        create.key, f"create volume {volume.name}", create.host, [list(create.argv)],
         undo=shlex.join(["gluster", "volume", "delete", volume.name]),
         done_check=glusterstate.volume_exists_check(volume),
     ))
     for key, value in volume.options.items():
+        option = commands[f"volume-set:{key}"]
         steps.append(Step(
-            f"volume-set:{key}", f"set {key}={value} on {volume.name}", first,
-            [gluster_cli.volume_set_argv(volume.name, key, value, mode_script=True)],
+            option.key, f"set {key}={value} on {volume.name}", option.host, [list(option.argv)],
             undo=shlex.join(["gluster", "volume", "reset", volume.name, key]),
             done_check=glusterstate.option_set_check(volume.name, key, value),
         ))
+    start = commands["volume-start"]
     steps.append(Step(
-        "volume-start", f"start volume {volume.name}", first,
-        [gluster_cli.volume_start_argv(volume.name, mode_script=True)],
+        start.key, f"start volume {volume.name}", start.host, [list(start.argv)],
         undo=shlex.join(["gluster", "volume", "stop", volume.name]),
         done_check=glusterstate.volume_started_check(volume.name),
     ))
@@ -213,7 +215,7 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
                 undo=f"remove the line {shlex.quote(line)} from /etc/fstab",
                 done_check=fstab_line_check(line, present="in /etc/fstab already"),
             ))
-    return ProvisionPlan(volume, result, steps, first)
+    return ProvisionPlan(volume, result, steps, origin)
 
 
 def fstab_line_check(line: str, *, present: str | None = None, absent: str | None = None):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from ...core.gluster_cli import render
+from ...core.gluster_cli import command_lines
 from ...core.plan import PlanResult
 from ..session import Session
 
@@ -43,13 +43,14 @@ class CommandsPanel(QWidget):
             return
         if plan.commands != self._shown:
             self._shown = plan.commands
-            self.text.setPlainText("\n".join(render(c) for c in plan.commands) + "\n")
+            self.text.setPlainText("\n".join(command_lines(plan.commands)) + "\n")
         if plan.errors:
             self.note.setText(f"gluster would refuse the create command: {plan.errors[0].message}")
         elif plan.needs_force and not plan.volume.force:
             self.note.setText("gluster refuses this without force; tick force in the Layout panel to add it.")
-        else:
-            self.note.setText(f"{len(plan.commands)} command(s), run on any node of the pool.")
+        elif plan.commands:
+            self.note.setText(f"{len(plan.commands)} command(s), all run on {plan.commands[0].host}"
+                              " (the topology's first node), as provisioning runs them.")
 
     def copy_to_clipboard(self) -> None:
         QGuiApplication.clipboard().setText(self.command_text())
