@@ -57,11 +57,11 @@ def json_safe(value: object) -> object:
 def emit_json(doc: object, indent: int | None = 2) -> None:
     """Print one JSON document on stdout: strict JSON (no NaN), UTF-8, flushed. Every command
     prints its --json output through here."""
-    text = json.dumps(json_safe(doc), indent=indent, ensure_ascii=False, allow_nan=False)
+    text = json.dumps(json_safe(doc), indent=indent, ensure_ascii=False, allow_nan=False, default=str)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:   # a lone surrogate from somewhere: escape it rather than fail
-        text = json.dumps(json_safe(doc), indent=indent, ensure_ascii=True, allow_nan=False)
+        text = json.dumps(json_safe(doc), indent=indent, ensure_ascii=True, allow_nan=False, default=str)
     print(text, flush=True)
 
 
@@ -71,7 +71,17 @@ class _BadArguments(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse's own errors: one line, exit 2
-        raise _BadArguments(f"{self.prog}: error: {message}")
+        raise _BadArguments(f"{self.prog}: error: {_clip_quoted(message)}")
+
+
+def _clip_quoted(message: str) -> str:
+    """argparse quotes the value it refused; a 5,000-digit one is shortened to its ends."""
+    import re
+
+    def clip(m: "re.Match[str]") -> str:
+        text = m.group(1)
+        return f"'{text[:12]}…{text[-8:]}' ({len(text)} characters)"
+    return re.sub(r"'([^']{41,})'", clip, message)
 
 
 def build_parser(command: str | None = None, version_only: bool = False) -> argparse.ArgumentParser:
@@ -126,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _failed("brickyard: interrupted", "interrupted (Ctrl-C)", 130, as_json)
     if not getattr(args, "func", None):
+        if as_json:
+            return _failed("brickyard: give a command (brickyard --help lists them)", "no command given", 2, True)
         parser.print_help()
         return 2
     as_json = bool(getattr(args, "json", False))

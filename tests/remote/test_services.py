@@ -54,7 +54,8 @@ def test_cli_reports_an_unknown_host_key_then_accepts_the_named_fingerprint(sshd
     args = ["import", "target", "--out", str(tmp_path / "t.brickyard.json"), "--ssh-config", str(sshd.ssh_config), "--json"]
     assert main(args) == 1
     doc = json.loads(capsys.readouterr().out)
-    assert doc["host_key"] == {"kind": "unknown", "fingerprint": sshd.host_fingerprint} and not own.exists()
+    assert doc["host_key"]["kind"] == "unknown" and doc["host_key"]["fingerprint"] == sshd.host_fingerprint
+    assert doc["host_key"]["known_hosts_name"] == f"[127.0.0.1]:{sshd.port}" and not own.exists()
     wrong = "SHA256:" + "A" * 43
     assert main([*args, "--accept-host-key", wrong]) == 1 and not own.exists()
     capsys.readouterr()

@@ -91,7 +91,7 @@ class PostgresServer:
              "-p", str(self.port), "-k", str(self.root), "-c", "fsync=off", "-c", "full_page_writes=off",
              "-c", "max_connections=60"], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         log.close()
-        import psycopg2
+        import psycopg
 
         deadline = time.monotonic() + 60
         while True:
@@ -101,10 +101,10 @@ class PostgresServer:
                     return False
                 raise RuntimeError(f"postgres exited ({self.proc.returncode}): {text[-2000:]}")
             try:
-                psycopg2.connect(host="127.0.0.1", port=self.port, user="brickyard", dbname="postgres",
-                                 connect_timeout=2).close()
+                psycopg.connect(host="127.0.0.1", port=self.port, user="brickyard", dbname="postgres",
+                                connect_timeout=2).close()
                 return True
-            except psycopg2.OperationalError:
+            except psycopg.OperationalError:
                 if time.monotonic() > deadline:
                     raise RuntimeError("postgres did not accept connections within 60 s") from None
                 time.sleep(0.2)
@@ -120,13 +120,15 @@ class PostgresServer:
         shutil.rmtree(self.root, ignore_errors=True)
 
     def url(self, database: str = "postgres") -> str:
-        return f"postgresql+psycopg2://brickyard@127.0.0.1:{self.port}/{database}"
+        # the plain form a user writes: Brickyard picks the driver it ships (psycopg 3)
+        return f"postgresql://brickyard@127.0.0.1:{self.port}/{database}"
 
     def create_database(self) -> str:
         import sqlalchemy as sa
 
         name = f"t_{uuid.uuid4().hex[:12]}"
-        engine = sa.create_engine(self.url(), isolation_level="AUTOCOMMIT")
+        engine = sa.create_engine(self.url().replace("postgresql://", "postgresql+psycopg://"),
+                                  isolation_level="AUTOCOMMIT")
         with engine.connect() as conn:
             conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
         engine.dispose()
@@ -157,9 +159,9 @@ def postgres_server():
     if bindir is None:
         _unavailable("no initdb found (apt-get install postgresql)")
     try:
-        import psycopg2  # noqa: F401
+        import psycopg  # noqa: F401
     except ImportError:
-        _unavailable("psycopg2 is not installed")
+        _unavailable("psycopg (3) is not installed: it is a dependency of Brickyard")
     server = PostgresServer(bindir)
     try:
         server.start()

@@ -24,11 +24,13 @@ or drop the module into the user plugins folder (see ``bench.registry``).
 from __future__ import annotations
 
 import abc
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..core import stats
 from ..core.results import Metric, StepResult, WorkerTiming
+from ..core.strictjson import INT_MAX, INT_MIN
 from ..core.units import UnitError, format_bytes, parse_size
 
 if TYPE_CHECKING:
@@ -47,6 +49,20 @@ class ParamError(ValueError):
 
 
 _KINDS = ("int", "float", "size", "sizes", "ints", "str", "choice", "bool", "seconds")
+
+
+def _whole(text: str) -> int:
+    """A whole number from text; more digits than 64 bits hold is refused before int()
+    (which gives up at 4,300 digits with advice about sys.set_int_max_str_digits)."""
+    digits = text.lstrip("+-").strip()
+    if len(digits) > 19 and digits.isdigit():
+        raise ValueError(f"{_short(text)} is out of range (at most {INT_MAX})")
+    return int(text)
+
+
+def _short(value: object) -> str:
+    text = str(value) if not isinstance(value, int) or value.bit_length() < 4000 else "a huge number"
+    return text if len(text) <= 24 else f"{text[:10]}…{text[-6:]} ({len(text)} digits)"
 
 
 @dataclass(frozen=True)
@@ -77,6 +93,10 @@ class Param:
         except (ValueError, UnitError) as exc:
             raise ParamError(f"{self.name}: {exc}") from None
         for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, float) and not math.isfinite(item):
+                raise ParamError(f"{self.name}: {item} is not a number a run can use")
+            if isinstance(item, int) and not isinstance(item, bool) and not INT_MIN <= item <= INT_MAX:
+                raise ParamError(f"{self.name}: {_short(item)} is out of range (at most {INT_MAX})")
             if isinstance(item, (int, float)) and not isinstance(item, bool):
                 self._bound(item)
         if isinstance(value, tuple):
@@ -107,7 +127,7 @@ class Param:
         if k == "int":
             if isinstance(raw, bool):
                 raise ValueError("expected a whole number")
-            return int(str(raw).strip()) if not isinstance(raw, int) else raw
+            return _whole(str(raw).strip()) if not isinstance(raw, int) else raw
         if k in ("float", "seconds"):
             text = str(raw).strip()
             if k == "seconds" and text.endswith("s"):
@@ -117,7 +137,7 @@ class Param:
             return parse_size(raw if isinstance(raw, int) else str(raw).strip())
         if k in ("sizes", "ints"):
             items = raw if isinstance(raw, (list, tuple)) else [p for p in str(raw).split(",") if p.strip()]
-            conv = parse_size if k == "sizes" else (lambda v: int(str(v).strip()))
+            conv = parse_size if k == "sizes" else (lambda v: _whole(str(v).strip()))
             out: list[int] = []
             for v in items:
                 text = str(v).strip()

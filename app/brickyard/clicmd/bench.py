@@ -14,12 +14,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import enum
-import json
 import math
 import sys
 from typing import Any
 
 from ..bench.lines import step_line
+from ..cli import emit_json
 from ..core.results import RunResult, RunStatus, mostly_suspect, suspect_steps
 from ..core.units import format_bytes, parse_link_rate
 
@@ -67,6 +67,21 @@ def to_jsonable(obj: Any) -> Any:
     if isinstance(obj, float) and (math.isnan(obj) or math.isinf(obj)):
         return None
     return obj
+
+
+def _entry_json(entry: Any) -> dict[str, Any]:
+    """One workload of ``bench --list --json``: its parameters as the help lists them, or
+    why its plugin is broken."""
+    doc: dict[str, Any] = {"name": entry.name, "ok": entry.ok, "source": entry.source}
+    if not entry.ok:
+        doc["error"] = entry.error
+        return doc
+    w = entry.workload
+    doc["title"] = w.title
+    doc["params"] = [{"name": p.name, "kind": p.kind, "default": to_jsonable(p.default), "help": p.help,
+                      "minimum": p.minimum, "maximum": p.maximum, "choices": list(p.choices),
+                      "text": p.describe()} for p in w.all_params()]
+    return doc
 
 
 def exit_code(run: RunResult) -> int:
@@ -125,6 +140,9 @@ def run(args: argparse.Namespace) -> int:
     from ..cli import UsageError
 
     if args.list:
+        if args.json:
+            emit_json({"ok": True, "workloads": [_entry_json(e) for e in registry.discover()]}, indent=1)
+            return 0
         for entry in registry.discover():
             if entry.ok:
                 w = entry.workload
@@ -239,8 +257,8 @@ def _run(args, workload, params, targets, link) -> int:
                     progress.cancel()
                 except HostBusy as busy:   # --no-wait, or Ctrl-C while waiting: nothing ran
                     if args.json:
-                        print(json.dumps({"ok": False, "error": str(busy), "busy_host": busy.host,
-                                          "exit": 130 if interrupted else 1}, indent=1))
+                        emit_json({"ok": False, "error": str(busy), "busy_host": busy.host,
+                                          "exit": 130 if interrupted else 1}, indent=1)
                     print(f"brickyard bench: {busy}", file=sys.stderr)
                     return 130 if interrupted else 1
     finally:
@@ -253,7 +271,7 @@ def _run(args, workload, params, targets, link) -> int:
     rows = summary(result)
     if args.json:
         extra = {"history": saved} if saved is not None else {}
-        print(json.dumps({**to_jsonable(result), "summary": to_jsonable(rows), **extra, "exit_code": code}, indent=1))
+        emit_json({**to_jsonable(result), "summary": to_jsonable(rows), **extra, "exit_code": code}, indent=1)
     else:
         if rows:
             print("summary over repeats:")

@@ -110,6 +110,8 @@ def _list(args: argparse.Namespace) -> int:
                         gluster_version=args.gluster_version, option=args.option, status=args.status,
                         since=parse_date(args.since, "--since") if args.since else None,
                         until=parse_date(args.until, "--until") if args.until else None, limit=args.limit)
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"--limit must be at least 1, not {args.limit}")
     if args.status and args.status not in ("running", "complete", "partial", "failed", "interrupted"):
         raise UsageError(f"--status {args.status!r}: use running, complete, partial, failed or interrupted")
     with _open(args) as store:

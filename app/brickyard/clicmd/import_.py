@@ -7,12 +7,11 @@ topology file. Exit codes: 0 written, 1 the host or gluster failed, 2 bad input.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 
-from ..cli import UsageError
+from ..cli import UsageError, emit_json
 from ..core import topofile
 from ..remote.executor import ExecutorError
 from ..remote.hostkeys import HostKeyError
@@ -73,10 +72,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {out}: cannot write it: {exc.strerror or exc}") from None
     topo = result.topology
     if args.json:
-        print(json.dumps({"ok": True, "out": str(out), "notes": result.notes,
+        emit_json({"ok": True, "out": str(out), "notes": result.notes,
                           "volumes": [{"name": v.name, "type": v.layout.type.value, "bricks": [str(b) for b in v.bricks]}
                                       for v in topo.volumes],
-                          "nodes": [n.name for n in topo.nodes]}, indent=2))
+                          "nodes": [n.name for n in topo.nodes]}, indent=2)
     else:
         for v in topo.volumes:
             print(f"{v.name}: {v.layout.type.value}, {len(v.bricks)} bricks")

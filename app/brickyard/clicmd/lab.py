@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from pathlib import Path
 
+from ..cli import emit_json
 from ..core.units import UnitError, format_bytes, parse_size
 
 
@@ -37,10 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                          f"(default {cfg.DEFAULT_ADMIN_USER}; ssh -F LABDIR/ssh_config node1{cfg.ADMIN_ALIAS_SUFFIX})")
     up.add_argument("--delay", action="append", default=[], metavar="NAME=MS",
                     help="add MS milliseconds each way to one machine's link (user space; repeatable)")
+    up.add_argument("--json", action="store_true", help="machine-readable output (progress goes to stderr)")
     with_dir(up)
     up.set_defaults(func=run_up)
 
     down = lab_sub.add_parser("down", help="stop the lab and remove everything it created")
+    down.add_argument("--json", action="store_true", help="machine-readable output (progress goes to stderr)")
     with_dir(down)
     down.set_defaults(func=run_down)
 
@@ -53,6 +55,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _say(text: str) -> None:
     print(f"lab: {text}", flush=True)
+
+
+def _say_to_stderr(text: str) -> None:   # under --json stdout holds only the document
+    print(f"lab: {text}", file=sys.stderr, flush=True)
+
+
+def _fail(args: argparse.Namespace, where: str, exc: Exception) -> int:
+    print(f"brickyard lab {where}: {exc}", file=sys.stderr)
+    if getattr(args, "json", False):
+        emit_json({"ok": False, "error": str(exc), "exit": 1})
+    return 1
 
 
 def run_up(args: argparse.Namespace) -> int:
@@ -73,14 +86,21 @@ def run_up(args: argparse.Namespace) -> int:
         plan_lab(spec)
     except LabConfigError as exc:
         raise UsageError(str(exc)) from None
+    say = _say_to_stderr if args.json else _say
     try:
-        state = lab_up(spec, say=_say)
+        state = lab_up(spec, say=say)
     except AlreadyUp as exc:
-        print(f"lab: {exc}; nothing to do (ssh -F {shlex.quote(exc.state.ssh_config)} node1)")
+        if args.json:
+            _say_to_stderr(f"{exc}; nothing to do")
+            _emit_up(exc.state, already_up=True)
+        else:
+            print(f"lab: {exc}; nothing to do (ssh -F {shlex.quote(exc.state.ssh_config)} node1)")
         return 0
     except LabError as exc:
-        print(f"brickyard lab up: {exc}", file=sys.stderr)
-        return 1
+        return _fail(args, "up", exc)
+    if args.json:
+        _emit_up(state, already_up=False)
+        return 0
     for m in state.machines:
         bricks = ", ".join(f"{b.path} ({format_bytes(b.size_bytes, binary=True)})" for b in m.bricks)
         delay = f"(+{m.delay_ms:g} ms each way) " if m.delay_ms else ""
@@ -90,18 +110,25 @@ def run_up(args: argparse.Namespace) -> int:
     return 0
 
 
+def _emit_up(state, already_up: bool) -> None:
+    emit_json({"ok": True, "already_up": already_up, "ssh_config": state.ssh_config,
+               "topology_file": state.topology_file, "lab": state.to_dict()})
+
+
 def run_down(args: argparse.Namespace) -> int:
     from ..lab.teardown import lab_down
     from ..lab.state import LabStateError
     from ..lab.system import LabError
 
     try:
-        left = lab_down(Path(args.dir).absolute(), say=_say)
+        left = lab_down(Path(args.dir).absolute(), say=_say_to_stderr if args.json else _say)
     except (LabError, LabStateError) as exc:
-        print(f"brickyard lab down: {exc}", file=sys.stderr)
-        return 1
+        return _fail(args, "down", exc)
     for item in left:
         print(f"brickyard lab down: left behind: {item}", file=sys.stderr)
+    if args.json:
+        emit_json({"ok": not left, "directory": str(Path(args.dir).absolute()), "left_behind": list(map(str, left)),
+                   **({"exit": 1} if left else {})})
     return 1 if left else 0
 
 
@@ -112,10 +139,9 @@ def run_status(args: argparse.Namespace) -> int:
     try:
         health = lab_health(Path(args.dir).absolute())
     except LabStateError as exc:
-        print(f"brickyard lab status: {exc}", file=sys.stderr)
-        return 1
+        return _fail(args, "status", exc)
     if args.json:
-        print(json.dumps(health.to_dict(), indent=2))
+        emit_json(health.to_dict(), indent=2)
         return 0 if health.up else 1
     if not health.recorded:
         print(f"no lab at {health.directory}")

@@ -6,14 +6,13 @@ Exit codes: 0 every check ok or warn, 1 at least one check failed, 2 bad input.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from ..core.topology import TopologyError
 from ..remote.hostkeys import UnknownHostKey
 from ..remote.hosts import TopologyHosts
 from ..remote.preflight import preflight
-from ..cli import UsageError
+from ..cli import UsageError, emit_json
 from .plan import _load
 from .remote_common import add_ssh_arguments, run_with_pool
 
@@ -55,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         if accepted:
             report = run_with_pool(args, body)
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        emit_json(report.to_json(), indent=2)
     else:
         print(report.text())
     return 0 if report.ok else 1

@@ -7,9 +7,9 @@ layout, or warnings were not accepted with --yes, 2 bad input.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
+from ..cli import emit_json
 from ..core.topology import TopologyError
 from ..remote.executor import ExecutorError
 from ..remote.hosts import TopologyHosts
@@ -71,7 +71,7 @@ def _refused(message: str, as_json: bool, questions: list[str] | None = None) ->
         doc = {"ok": False, "error": message, "exit": 1}
         if questions:
             doc["questions"] = questions
-        print(json.dumps(doc, indent=2))
+        emit_json(doc, indent=2)
     else:
         print(message, file=sys.stderr)
     return 1

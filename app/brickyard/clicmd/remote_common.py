@@ -6,17 +6,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
-import json
 import os
 import sys
 from pathlib import Path
 from typing import Awaitable, Callable, TypeVar
 
-from ..cli import UsageError
+from ..cli import UsageError, emit_json
 from ..remote.commandline import dry_run_lines
-from ..remote.hostkeys import HostKeyChanged, UnknownHostKey
+from ..remote.hostkeys import HostKeyChanged, UnknownHostKey, host_key_json
 from ..remote.loop import Progress
-from ..remote.ssh import SshOptions, SshPool
+from ..remote.ssh import PassphraseMemo, SshOptions, SshPool
 from ..remote.steps import RunReport
 
 T = TypeVar("T")
@@ -36,6 +35,17 @@ def _interactive() -> bool:
     return sys.stdin is not None and sys.stdin.isatty()
 
 
+_passphrases: PassphraseMemo | None = None
+
+
+def _passphrase_prompt() -> PassphraseMemo:
+    """One memo per process, so a retry after accepting a host key does not ask again."""
+    global _passphrases
+    if _passphrases is None:
+        _passphrases = PassphraseMemo(lambda name: getpass.getpass(f"passphrase for {name}: "))
+    return _passphrases
+
+
 def make_pool(args: argparse.Namespace) -> SshPool:
     config = None
     if args.ssh_config:
@@ -50,7 +60,7 @@ def make_pool(args: argparse.Namespace) -> SshPool:
     return SshPool(SshOptions(
         config_files=config,
         accepted_fingerprints=set(args.accept_host_key),
-        passphrase=(lambda name: getpass.getpass(f"passphrase for {name}: ")) if interactive else None,
+        passphrase=_passphrase_prompt() if interactive else None,
         password_prompt=(lambda label: getpass.getpass(f"SSH password for {label}: ")) if interactive and args.ask_password else None,
     ))
 
@@ -94,10 +104,9 @@ def host_key_exit(exc: Exception, as_json: bool) -> int:
     """Report a refused host key (exit 1)."""
     doc = {"ok": False, "error": str(exc), "exit": 1, "host": getattr(exc, "host", "")}
     if isinstance(exc, (UnknownHostKey, HostKeyChanged)):
-        doc["host_key"] = {"kind": "unknown" if isinstance(exc, UnknownHostKey) else "changed",
-                           "fingerprint": exc.fingerprint}
+        doc["host_key"] = host_key_json(exc)
     if as_json:
-        print(json.dumps(doc, indent=2))
+        emit_json(doc, indent=2)
     else:
         print(f"error: {exc}", file=sys.stderr)
     return 1
@@ -113,7 +122,7 @@ def print_report(report: RunReport, as_json: bool) -> int:
     """The report on stdout; exit 0 done, 1 a step failed, 130 interrupted by Ctrl-C."""
     code = 130 if report.interrupted else 0 if report.ok else 1
     if as_json:
-        print(json.dumps({**report.to_json(), "exit": code}, indent=2))
+        emit_json({**report.to_json(), "exit": code}, indent=2)
     else:
         for line in dry_run_lines(report) if report.dry_run else report.summary():
             print(line)

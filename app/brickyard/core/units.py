@@ -9,11 +9,13 @@ silently: ``describe_size`` shows both units side by side.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 DECIMAL = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "PB": 10**15}
 BINARY = {"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40, "PIB": 2**50}
 SHORT = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40, "P": 2**50}
 
+MAX_SIZE = 2**63 - 1   # bytes: what a 64-bit file offset (and every column) holds
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
 
 
@@ -51,10 +53,20 @@ def parse_size(text: str | int) -> int:
         factor = DECIMAL.get(unit, SHORT[unit[:-1]])
     else:
         raise UnitError(f"unknown unit {match.group(2)!r} in {text!r} (use B, kB, MB, GB, TB, KiB, MiB, GiB, TiB or K, M, G, T)")
-    value = float(number) * factor
     if unit in ("", "B") and "." in number:
         raise UnitError(f"a size in bytes must be a whole number: {text!r}")
-    return int(round(value))
+    whole, _, frac = number.partition(".")
+    if len(whole.lstrip("0")) > 19:   # exact arithmetic below; never float('1e5000') = inf
+        raise UnitError(f"{_clip(text)} is larger than any disk (at most {MAX_SIZE} bytes)")
+    value = int(round(Fraction(number) * factor))
+    if value > MAX_SIZE:
+        raise UnitError(f"{_clip(text)} is larger than any disk (at most {MAX_SIZE} bytes)")
+    return value
+
+
+def _clip(text: object) -> str:
+    s = str(text).strip()
+    return repr(s) if len(s) <= 30 else repr(f"{s[:12]}…{s[-8:]}") + f" ({len(s)} characters)"
 
 
 def format_bytes(n: float, binary: bool = False, digits: int = 2) -> str:
@@ -85,6 +97,7 @@ def format_rate(bytes_per_second: float) -> str:
     return f"{bytes_per_second / 1e6:.1f} MB/s"
 
 
+MAX_LINK_BPS = 1e15 / 8   # a petabit per second
 _BITS = re.compile(r"^\s*([0-9.]+)\s*([kKmMgGtT]?)bit(?:/s)?\s*$")
 
 
@@ -93,13 +106,19 @@ def parse_link_rate(text: str) -> float:
     m = _BITS.match(text)
     if m:
         scale = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}[m.group(2).lower()]
-        return float(m.group(1)) * scale / 8
+        try:
+            value = float(m.group(1)) * scale / 8
+        except ValueError:
+            raise UnitError(f"link {_clip(text)}: write e.g. 1Gbit, 10Gbit or 117MB/s") from None
+        if not 0 < value <= MAX_LINK_BPS:
+            raise UnitError(f"link {_clip(text)}: a link speed must be more than 0 and at most 1 Pbit/s")
+        return value
     try:
         value = float(parse_size(text.strip().removesuffix("/s")))
     except UnitError as exc:
-        raise UnitError(f"link {text!r}: write e.g. 1Gbit, 10Gbit or 117MB/s ({exc})") from None
-    if value <= 0:
-        raise UnitError(f"link {text!r}: a link speed must be more than 0")
+        raise UnitError(f"link {_clip(text)}: write e.g. 1Gbit, 10Gbit or 117MB/s ({exc})") from None
+    if not 0 < value <= MAX_LINK_BPS:
+        raise UnitError(f"link {_clip(text)}: a link speed must be more than 0 and at most 1 Pbit/s")
     return value
 
 

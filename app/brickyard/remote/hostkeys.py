@@ -105,6 +105,27 @@ class HostKeyChanged(HostKeyError):
         )
 
 
+class PortExactKnownHosts(asyncssh.SSHKnownHosts):
+    """known_hosts matching as OpenSSH does it: a host on a port other than 22 matches only
+    ``[host]:port`` lines. (asyncssh falls back to the plain ``host`` line when no
+    ``[host]:port`` line matches, which would trust the key of port 22 for every port of the
+    address, e.g. another machine's sshd forwarded to it.)"""
+
+    def match(self, host: str, addr: str, port: int | None):  # type: ignore[override]
+        return self._match(host, addr, port)
+
+
+def host_key_json(exc: HostKeyError) -> dict:
+    """A refused host key as the ``host_key`` field of every command's --json output
+    (provision, teardown, pre-flight per host): what a script needs to decide and accept."""
+    doc = {"kind": "unknown" if isinstance(exc, UnknownHostKey) else "changed",
+           "fingerprint": getattr(exc, "fingerprint", ""), "known_hosts_name": getattr(exc, "lookup", "")}
+    if isinstance(exc, UnknownHostKey):
+        doc["algorithm"] = exc.algorithm
+        doc["accept_with"] = f"--accept-host-key {exc.fingerprint}"
+    return doc
+
+
 @dataclass
 class KnownHosts:
     """The known_hosts files one connection is checked against: the user's, the system-wide
@@ -133,11 +154,11 @@ class KnownHosts:
             except OSError as exc:
                 raise ExecutorError(str(path), f"cannot read known_hosts file: {exc.strerror}") from exc
             try:
-                per_file[path] = asyncssh.import_known_hosts(text)
+                per_file[path] = PortExactKnownHosts(text)
             except (ValueError, asyncssh.KeyImportError) as exc:
                 raise ExecutorError(str(path), f"known_hosts file has a line Brickyard cannot read: {exc}") from exc
             texts.append(text if text.endswith("\n") or not text else text + "\n")
-        return asyncssh.import_known_hosts("".join(texts)), per_file
+        return PortExactKnownHosts("".join(texts)), per_file
 
     def stored_for(self, per_file: dict[Path, asyncssh.SSHKnownHosts], host: str, port: int) -> list[tuple[str, str]]:
         """(file, fingerprint) of every key stored for ``host``/``port``."""

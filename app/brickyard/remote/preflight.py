@@ -20,7 +20,7 @@ from typing import Callable
 from ..core.topology import Topology
 from ..core.units import format_bytes
 from .executor import Executor, ExecutorError
-from .hostkeys import HostKeyError
+from .hostkeys import HostKeyError, host_key_json
 from .ssh import AuthenticationFailed, Unreachable
 from ..core import gluster_xml
 from . import glusterstate
@@ -107,8 +107,11 @@ class HostChecks:
         return FAIL if FAIL in states else WARN if WARN in states else OK
 
     def to_json(self) -> dict:
-        return {"host": self.host, "role": self.role, "status": self.status,
-                "checks": [c.to_json() for c in self.checks]}
+        doc = {"host": self.host, "role": self.role, "status": self.status,
+               "checks": [c.to_json() for c in self.checks]}
+        if self.host_key_error is not None:
+            doc["host_key"] = host_key_json(self.host_key_error)
+        return doc
 
 
 @dataclass

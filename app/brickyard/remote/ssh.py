@@ -129,6 +129,47 @@ def remote_command(argv: Sequence[str], *, sudo: bool) -> str:
     return "exec " + shlex.join(words)
 
 
+class PassphraseMemo:
+    """A key file's passphrase asked once per session, not once per host: the first answer
+    that opens the key is kept in memory (never written anywhere) and given for every later
+    connection; a wrong answer is asked again (three tries, as ssh does). Hosts connecting
+    at once wait for the one question about a file instead of each opening a prompt."""
+
+    TRIES = 3
+
+    def __init__(self, ask: Callable[[str], str | None]):
+        self._ask = ask
+        self._known: dict[str, str] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def __call__(self, filename: str) -> str | None:
+        with self._guard:
+            lock = self._locks.setdefault(filename, threading.Lock())
+        with lock:
+            if filename in self._known:
+                return self._known[filename]
+            answer = None
+            for _ in range(self.TRIES):
+                answer = self._ask(filename)
+                if not answer:        # cancelled: asked again next time
+                    return answer
+                if _opens(filename, answer):
+                    self._known[filename] = answer
+                    return answer
+            return answer             # three wrong answers: asyncssh says the key cannot be opened
+
+
+def _opens(filename: str, passphrase: str) -> bool:
+    try:
+        asyncssh.read_private_key(filename, passphrase)
+    except asyncssh.KeyEncryptionError:
+        return False
+    except (OSError, ValueError, asyncssh.KeyImportError):
+        return True   # not ours to judge: asyncssh reports it when it loads the key
+    return True
+
+
 @dataclass
 class SshOptions:
     """How the pool connects.
@@ -209,6 +250,8 @@ class SshPool:
 
     def __init__(self, options: SshOptions | None = None):
         self.options = options or SshOptions()
+        if self.options.passphrase is not None and not isinstance(self.options.passphrase, PassphraseMemo):
+            self.options.passphrase = PassphraseMemo(self.options.passphrase)
         self._hosts: dict[tuple[str, str | None, int | None], asyncio.Future[_Host]] = {}
         self._connect_slots: asyncio.Semaphore | None = None
         self._prompt_turn: asyncio.Lock | None = None

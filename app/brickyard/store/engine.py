@@ -39,17 +39,28 @@ class DatabaseError(RuntimeError):
     """A database Brickyard cannot use, with the reason in words."""
 
 
-def create_history_engine(url: str) -> Engine:
+def create_history_engine(url: str, *, create_folder: bool = False) -> Engine:
+    """An engine for ``url``. A SQLite file's folder must exist, unless ``create_folder``
+    (the default location in the user data directory, which Brickyard owns): a mistyped
+    ``--db sqlite:////nonexistent/x/y.db`` must not make folders under /. A plain
+    ``postgresql://`` URL uses psycopg 3, the driver Brickyard ships."""
     try:
         parsed = make_url(url)
     except ArgumentError:
         raise DatabaseError(f"not a database URL: {url!r} (write e.g. sqlite:////path/history.sqlite3 "
                             "or postgresql://user@host/brickyard)") from None
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
     kwargs: dict = {}
     is_sqlite = parsed.get_backend_name() == "sqlite"
     if is_sqlite:
         if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            folder = Path(parsed.database).expanduser().parent
+            if create_folder:
+                folder.mkdir(parents=True, exist_ok=True)
+            elif not folder.is_dir():
+                raise DatabaseError(f"{url}: the folder {folder} does not exist; create it first or choose "
+                                    "another --db (Brickyard creates folders only for its default history)")
             kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_MS / 1000}
         else:   # one in-memory database shared by every use of this engine (tests, demos)
             kwargs["connect_args"] = {"check_same_thread": False}

@@ -97,9 +97,10 @@ def _dumps(value: Any) -> str:
 class HistoryStore:
     """The benchmark history in one database (any SQLAlchemy URL)."""
 
-    def __init__(self, url: str, *, migrate_schema: bool = True, clock: Callable[[], float] = time.time):
+    def __init__(self, url: str, *, migrate_schema: bool = True, clock: Callable[[], float] = time.time,
+                 create_folder: bool = False):
         self.url = url
-        self.engine = create_history_engine(url)
+        self.engine = create_history_engine(url, create_folder=create_folder)
         self._writer = self.engine.execution_options(**{IMMEDIATE: True})
         self._clock = clock
         self.host = socket.gethostname()
@@ -112,8 +113,8 @@ class HistoryStore:
     def open(cls, cli_url: str | None = None, mark_interrupted: bool = True) -> "HistoryStore":
         """The store the user chose (``--db``, ``BRICKYARD_DB``, settings, default), migrated,
         with runs whose writer died since the last start marked interrupted."""
-        url, _source = resolve_db_url(cli_url)
-        store = cls(url)
+        url, source = resolve_db_url(cli_url)
+        store = cls(url, create_folder=source == "default")   # only the default's folder is ours to make
         if mark_interrupted:
             store.mark_interrupted_runs()
         return store
