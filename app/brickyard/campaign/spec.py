@@ -343,6 +343,7 @@ def _workloads(r: Reader, top: dict, repeats: int | None,
                 isinstance(v, list) and all(isinstance(x, (str, int)) and not isinstance(x, bool) for x in v))
             if not ok:
                 r.problem(f"{here}.params.{k}", f"must be a string, number, true/false or a list, not {_kind(v)}")
+        params = {k: v for k, v in params.items() if v is not strictjson.INVALID}   # no echo of a refused value
         if repeats is not None and "repeats" not in params:
             params = {**params, "repeats": repeats}
         try:

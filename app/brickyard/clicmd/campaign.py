@@ -18,13 +18,12 @@ is busy/unfinished), 2 bad input (a bad campaign file names the field), 130 Ctrl
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
 from typing import Any
 
-from ..cli import UsageError
+from ..cli import UsageError, emit_json
 from .remote_common import add_ssh_arguments, host_key_exit, make_pool
 
 
@@ -62,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         spec = load(args.file, topology=topology)
     except CampaignFileError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(str(exc), exc.problems) from None
     if args.dry_run:
         return _dry_run(spec, args.json)
     from ..campaign.dryrun import questions
@@ -107,7 +106,7 @@ def _continue(args: argparse.Namespace, topology) -> int:
         try:
             CampaignRunner.resume(record, None, lambda h: None)  # type: ignore[arg-type,return-value]
         except CampaignFileError as exc:
-            raise UsageError(f"stored campaign {record.campaign_id[:12]}: {exc}") from None
+            raise UsageError(f"stored campaign {record.campaign_id[:12]}: {exc}", exc.problems) from None
         if args.abandon:
             return _abandon(args, store, record)
         try:
@@ -227,7 +226,7 @@ def _finish(args, store, runner, state, interrupted: bool, final: bool) -> int:
                "decision_table": table.to_json() if table else None}
         if interrupted:
             doc["interrupted"] = True
-        print(json.dumps(doc, indent=1))
+        emit_json(doc, indent=1)
         return code
     print(f"campaign {runner.spec.name} ({state.campaign_id[:12]}): {state.status}: {state.message}")
     for s in runner.steps:
@@ -286,7 +285,7 @@ def _dry_run(spec, as_json: bool) -> int:
     from ..campaign.dryrun import describe, dry_run_text
 
     if as_json:
-        print(json.dumps({"ok": True, "exit": 0, **describe(spec)}, indent=1))
+        emit_json({"ok": True, "exit": 0, **describe(spec)}, indent=1)
     else:
         print("\n".join(dry_run_text(spec)))
     return 0
@@ -299,9 +298,9 @@ def _list(args) -> int:
     finally:
         store.close()
     if args.json:
-        print(json.dumps([{"campaign_id": r.campaign_id, "name": r.name, "source": r.source, "status": r.status,
+        emit_json([{"campaign_id": r.campaign_id, "name": r.name, "source": r.source, "status": r.status,
                            "message": r.state.get("message", ""), "created_at": r.created_at,
-                           "updated_at": r.updated_at} for r in records], indent=1))
+                           "updated_at": r.updated_at} for r in records], indent=1)
         return 0
     for r in records:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
@@ -319,7 +318,7 @@ def _open(args):
 
 def _refused(message: str, as_json: bool, **extra: Any) -> int:
     if as_json:
-        print(json.dumps({"ok": False, "error": message, "exit": 1, **extra}, indent=2))
+        emit_json({"ok": False, "error": message, "exit": 1, **extra}, indent=2)
     else:
         print(message, file=sys.stderr)
     return 1
