@@ -27,6 +27,7 @@ from .panels.quickfill import QuickFillDialog
 from .panels.verdict_panel import VerdictPanel
 from .preflight_view import PreflightView
 from .session import Session
+from .window_state import WindowLayout
 
 def _history_view(module) -> QWidget:
     """The history browser over the user's history database (``store.HistoryStore.open``)."""
@@ -94,7 +95,8 @@ class MainWindow(QMainWindow):
         self.files.sig_recent_changed.connect(self._fill_recent)
         self.files.sig_error.connect(self._show_file_error)
         self._set_title(self.files.title())
-        self.resize(1600, 1000)
+        self.window_layout = WindowLayout(self, self.canvas, self.files.settings)
+        self.window_layout.restore()
 
     def _dock(self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> None:
         dock = QDockWidget(title, self)
@@ -124,7 +126,9 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, p=path: self.files.open_example(p))
         file_menu.addSeparator()
         quit_action = file_menu.addAction("&Quit")
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        # the platform's Quit key is empty on plain X11 and offscreen: Ctrl+Q everywhere
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit if QKeySequence(QKeySequence.StandardKey.Quit).toString()
+                                else QKeySequence("Ctrl+Q"))
         quit_action.triggered.connect(self.close)
         self._fill_recent()
         edit = self.menuBar().addMenu("&Edit")
@@ -364,6 +368,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         if self.files.maybe_save():
+            self.window_layout.save()
             self.files.discard_autosave()
             self.remote.close()
             if self._history_store is not None:

@@ -1,0 +1,113 @@
+"""The main window's size and dock layout: bounded by the screen, planner docks only on the
+planner tab, and both remembered between sessions.
+
+- No view can widen the window: the window's layout does not impose its children's minimum
+  size on the window (a History tab with a 1,455 px minimum once made a 1,600 px window 1,961 px
+  wide, pushing the Layout dock off the screen). A view narrower than it would like is squeezed
+  inside the window instead, never the other way round.
+- A tab's minimum size counts only while that tab shows: a stacked layout takes the largest
+  minimum of all its pages, so History's minimum squeezed the planner's docks to slivers even
+  after going back to the Planner tab. Pages in the background get an Ignored size policy.
+- The planner's docks (Inspector, Layout, Commands, …) belong to the Planner tab: on any other
+  tab they are hidden, and coming back shows exactly the ones that were open, at their sizes.
+- ``saveGeometry``/``saveState`` of the planner layout are written to the window's settings when
+  it closes and restored when the next one opens (``STATE_VERSION`` invalidates states saved by
+  a Brickyard with other docks).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QObject, QSettings, QSize
+from PySide6.QtWidgets import QLayout, QMainWindow, QSizePolicy, QWidget
+
+STATE_VERSION = 1
+GEOMETRY_KEY = "window/geometry"
+STATE_KEY = "window/state"
+DEFAULT_SIZE = QSize(1600, 1000)
+MINIMUM_SIZE = QSize(640, 480)
+
+
+class WindowLayout(QObject):
+    def __init__(self, window: QMainWindow, planner: QWidget, settings: QSettings):
+        super().__init__(window)
+        self.window = window
+        self.planner = planner
+        self.settings = settings
+        self.docks = list(window.docks.values())
+        self._planner_state: QByteArray | None = None  # the dock layout while another tab shows
+        self._open_on_planner: list = []
+        self._policies: dict[int, QSizePolicy] = {}  # id(page) -> its own policy while in the background
+        layout = window.layout()
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        window.setMinimumSize(MINIMUM_SIZE)
+        window.tabs.currentChanged.connect(self._tab_changed)
+
+    # ---- size -----------------------------------------------------------------------
+    def initial_size(self) -> QSize:
+        """The default size, but never larger than the screen's free area."""
+        screen = self.window.screen()
+        if screen is None:
+            return DEFAULT_SIZE
+        room = screen.availableGeometry().size()
+        return QSize(min(DEFAULT_SIZE.width(), room.width()), min(DEFAULT_SIZE.height(), room.height()))
+
+    # ---- planner docks follow the planner tab ---------------------------------------
+    def on_planner(self) -> bool:
+        return self.window.tabs.currentWidget() is self.planner
+
+    def _tab_changed(self, _index: int) -> None:
+        tabs = self.window.tabs
+        ignored = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        for i in range(tabs.count()):
+            page = tabs.widget(i)
+            if page is tabs.currentWidget():
+                own = self._policies.pop(id(page), None)
+                if own is not None:
+                    page.setSizePolicy(own)
+            elif id(page) not in self._policies:
+                self._policies[id(page)] = page.sizePolicy()
+                page.setSizePolicy(ignored)
+        if self.on_planner():
+            self._show_planner_docks()
+        else:
+            self._hide_planner_docks()
+
+    def _hide_planner_docks(self) -> None:
+        if self._planner_state is not None:
+            return  # already hidden (moving between two non-planner tabs)
+        self._planner_state = self.window.saveState(STATE_VERSION)
+        self._open_on_planner = [d for d in self.docks if d.isVisible()]
+        for dock in self.docks:
+            dock.hide()
+            dock.toggleViewAction().setEnabled(False)
+
+    def _show_planner_docks(self) -> None:
+        if self._planner_state is None:
+            return
+        for dock in self.docks:
+            dock.toggleViewAction().setEnabled(True)
+        for dock in self._open_on_planner:
+            dock.show()
+        self.window.restoreState(self._planner_state, STATE_VERSION)
+        self._planner_state = None
+
+    def planner_state(self) -> QByteArray:
+        """The planner's dock layout, whichever tab shows now."""
+        return self._planner_state if self._planner_state is not None else self.window.saveState(STATE_VERSION)
+
+    # ---- between sessions -----------------------------------------------------------
+    def save(self) -> None:
+        self.settings.setValue(GEOMETRY_KEY, self.window.saveGeometry())
+        self.settings.setValue(STATE_KEY, self.planner_state())
+        self.settings.sync()
+
+    def restore(self) -> bool:
+        """Geometry and dock layout of the last session; False (default size) when none."""
+        geometry = self.settings.value(GEOMETRY_KEY)
+        state = self.settings.value(STATE_KEY)
+        restored = isinstance(geometry, QByteArray) and self.window.restoreGeometry(geometry)
+        if not restored:
+            self.window.resize(self.initial_size())
+        if isinstance(state, QByteArray):
+            restored = self.window.restoreState(state, STATE_VERSION) and restored
+        return bool(restored)
