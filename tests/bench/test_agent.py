@@ -37,8 +37,9 @@ def test_agent_temp_dir_is_removed_on_close():
 
 def test_headline_differs_from_sum_of_rates_only_when_workers_are_staggered():
     """Four workers each 'move' 100 MB in 1 s; staggered by 0.25 s the wall window is 1.75 s.
-    Together they are parked right after exec and released at once (skew ~0.1 ms), so the only
-    difference left is scheduling noise at the end, well under 1 % of a second."""
+    Together they are parked right after exec and released at once; each start is its first
+    system call, so on a busy 2-core CI box a worker waiting for a CPU shows as a few ms of
+    skew. That noise stays well under 3 % of a second."""
     async def main():
         agent = await opened()
         try:
@@ -50,7 +51,7 @@ def test_headline_differs_from_sum_of_rates_only_when_workers_are_staggered():
     together, staggered = asyncio.run(main())
     ratio_together = stats.sum_of_rates_bps(together) / stats.headline_bps(together)
     ratio_staggered = stats.sum_of_rates_bps(staggered) / stats.headline_bps(staggered)
-    assert abs(ratio_together - 1) < 0.01
+    assert abs(ratio_together - 1) < 0.03
     assert ratio_staggered > 1.5          # 1.75 s window vs 1 s each: 1.75 in theory
 
 
@@ -145,3 +146,67 @@ def test_a_step_past_its_time_limit_is_a_stall_too():
     with pytest.raises(StepStalled, match="did not finish within its 1 s limit") as info:
         asyncio.run(main())
     assert info.value.reason == "timeout"
+
+
+def run_one(specs, **kw):
+    async def main():
+        agent = await opened()
+        try:
+            return await agent.run_step(specs, stall_seconds=0, **kw)
+        finally:
+            await agent.close()
+    return asyncio.run(main())
+
+
+WRITER = "import os,sys,time\nfor n in sys.argv[1:]:\n    n=float(n)\n    if n<0: time.sleep(-n)\n    else: os.write(1, b'x'*int(n))\n"
+
+
+def test_every_kind_of_worker_leaves_the_same_barrier(tmp_path):
+    (tmp_path / "f").write_bytes(b"x" * 4096)
+    step = run_one([{"kind": "exec", "argv": ["true"]}, {"kind": "sleep", "seconds": 0.05},
+                    {"kind": "randread", "files": [str(tmp_path / "f")], "seconds": 0.2, "once": True}])
+    assert step.release == "ptrace" and all(w["parked"] for w in step.workers), step.workers
+    assert stats.start_skew(timings(step))["max"] < 0.05
+
+
+def test_progress_is_sampled_at_the_first_finish_and_counts_what_a_worker_starts(tmp_path):
+    """Worker 0 writes 1 MB and ends at once; worker 1 (a shell running a writer that pauses)
+    had written 4 MB then, and 8 MB in the end: its child's bytes are its own."""
+    out = str(tmp_path / "w")
+    step = run_one([
+        {"kind": "exec", "argv": ["python3", "-c", WRITER, "-0.3", "1000000"], "progress": "wchar", "cwd": str(tmp_path)},
+        {"kind": "exec", "argv": ["sh", "-c", f'python3 -c "$1" 4000000 -1.2 4000000 > {out}', "sh", WRITER],
+         "progress": "wchar"},
+    ])
+    first, second = step.workers
+    assert first["samples"][0][1] == 0 and abs(first["samples"][0][0] - step.released) < 0.01 and first["samples"][-1][1] >= 1_000_000
+    at_first_end = [v for t, v in second["samples"] if abs(t - first["end"]) < 1e-3]
+    assert at_first_end and 4_000_000 <= at_first_end[0] < 4_100_000, second["samples"]
+    assert 8_000_000 <= second["samples"][-1][1] < 8_100_000
+    assert os.path.getsize(out) == 8_000_000
+
+
+def test_a_once_only_reader_reads_each_file_once_and_says_when_it_ran_out(tmp_path):
+    files = []
+    for i in range(3):
+        (tmp_path / f"f{i}").write_bytes(b"x" * 10_000)
+        files.append(str(tmp_path / f"f{i}"))
+    step = run_one([{"kind": "randread", "files": files, "seconds": 5, "once": True, "progress": "rchar"}])
+    (w,) = step.workers
+    assert (w["ops"], w["bytes"], w["exhausted"]) == (3, 30_000, True)
+    assert 30_000 <= w["samples"][-1][1] < 31_000
+
+
+def test_the_dd_per_file_method_forks_one_dd_per_file_and_counts_its_bytes(tmp_path):
+    files = []
+    for i in range(4):
+        (tmp_path / f"f{i}").write_bytes(b"y" * 70_000)
+        files.append(str(tmp_path / f"f{i}"))
+    step = run_one([{"kind": "randread", "files": files, "seconds": 5, "once": True, "method": "dd",
+                     "progress": "rchar", "block": 65536}])
+    (w,) = step.workers
+    assert (w["exit"], w["ops"], w["bytes"]) == (0, 4, 280_000)
+    assert 280_000 <= w["samples"][-1][1] < 300_000       # the dd's reads, counted in their reader
+    gone = run_one([{"kind": "randread", "files": [str(tmp_path / "missing")], "seconds": 1, "once": True,
+                     "method": "dd"}])
+    assert gone.workers[0]["exit"] == 1 and "missing" in gone.workers[0]["stderr"]

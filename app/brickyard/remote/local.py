@@ -17,6 +17,9 @@ from typing import AsyncIterator, Callable, Sequence
 from .executor import CommandFailed, CommandResult, CommandTimeout, Executor, ExecutorError, RemoteProcess
 
 _CHUNK = 65536
+#: longest stdout line ``stdout_lines`` takes: the bench agent's step report carries each
+#: worker's output tail (256 KiB each), far past asyncio's 64 KiB default
+LINE_LIMIT = 1 << 28
 
 
 def _kill_group(pid: int) -> None:
@@ -103,6 +106,7 @@ class LocalExecutor(Executor):
                 start_new_session=True,
                 env=self._env,
                 cwd=self._cwd,
+                limit=LINE_LIMIT,
             )
         except (FileNotFoundError, PermissionError) as exc:
             raise ExecutorError(self.host, f"cannot start {full[0]!r}: {exc.strerror}") from exc

@@ -1,0 +1,135 @@
+"""A fake client host for the run engine: its benchmark agent answers from a script.
+
+``ScriptedHost`` answers the commands the engine runs (provenance, mount, link look-up,
+requirement probes, ``gluster volume info`` from a recorded fixture) and starts a fake agent
+that speaks the agent's JSON-line protocol. Each ``step`` op gets its workers from the next
+function in ``steps``: ``fn(specs, t0) -> (workers, progress events)``, with times on this
+process's monotonic clock (the fake agent's clock), so the engine's clock maths run as they do
+against a real host. Every op the agent received is in ``ops``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from brickyard.remote.executor import CommandResult, Executor, RemoteProcess
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+StepScript = Callable[[list[dict[str, Any]], float], "tuple[list[dict[str, Any]], list[dict[str, Any]]]"]
+
+
+def worker(i: int, start: float, end: float, *, stderr: str = "", stdout: str = "", result: dict | None = None,
+           counter: str | None = None, curve: list[tuple[float, int]] | None = None) -> dict[str, Any]:
+    """One worker as the agent reports it in ``step_done``."""
+    w = {"worker": i, "start": start, "end": end, "exit": 0, "rchar": 0, "wchar": 0, "bytes": None, "ops": None,
+         "exhausted": False, "progress": counter, "samples": [list(p) for p in curve] if curve else None,
+         "stdout": stdout, "stderr": stderr, "parked": True}
+    if result:
+        w.update(result)
+    return w
+
+
+class FakeAgent(RemoteProcess):
+    def __init__(self, host: "ScriptedHost"):
+        self.host = host
+        self.out: asyncio.Queue = asyncio.Queue()
+        self.out.put_nowait({"event": "hello", "version": 1, "pid": 4242, "t": time.monotonic(), "euid": host.euid,
+                             "python": "3.11"})
+
+    async def write(self, data: bytes) -> None:
+        for line in data.decode().splitlines():
+            cmd = json.loads(line)
+            self.host.ops.append(cmd)
+            await self._answer(cmd)
+
+    async def _answer(self, cmd: dict[str, Any]) -> None:
+        op = cmd.get("op")
+        if op == "clock":
+            self.out.put_nowait({"event": "clock", "id": cmd["id"], "t": time.monotonic()})
+        elif op in ("mkdir", "rmtree"):
+            self.out.put_nowait({"event": "ok", "op": op, "path": cmd["path"]})
+        elif op == "dropcaches":
+            if self.host.drop_fails:
+                self.out.put_nowait({"event": "error", "op": op, "message": "Permission denied"})
+            else:
+                self.out.put_nowait({"event": "ok", "op": op})
+        elif op == "step":
+            t0 = time.monotonic()
+            workers, events = self.host.steps.pop(0)(cmd["workers"], t0)
+            self.out.put_nowait({"event": "released", "id": cmd["id"], "t": t0})
+            for ev in events:
+                self.out.put_nowait({"event": "progress", "id": cmd["id"], **ev})
+            self.out.put_nowait({"event": "step_done", "id": cmd["id"], "released": t0, "workers": workers,
+                                 "release": "ptrace", "stalled": False, "timed_out": False, "idle_seconds": 0.0,
+                                 "max_idle_seconds": 0.0})
+        elif op == "exit":
+            self.out.put_nowait({"event": "bye"})
+            self.out.put_nowait(None)
+
+    async def close_stdin(self) -> None:
+        self.out.put_nowait(None)
+
+    async def stdout_lines(self):
+        while True:
+            ev = await self.out.get()
+            if ev is None:
+                return
+            yield json.dumps(ev).encode()
+
+    async def stderr_text(self) -> str:
+        return ""
+
+    async def wait(self, timeout: float | None = None) -> int:
+        return 0
+
+    async def kill(self) -> None:
+        self.out.put_nowait(None)
+
+
+class ScriptedHost(Executor):
+    """A client (or server) host with a scripted agent; see the module docstring."""
+
+    def __init__(self, host: str, steps: list[StepScript] | None = None, *, euid: int = 0, drop_fails: bool = False,
+                 fstype: str = "fuse.glusterfs", source: str = "node1:/vdist", link_mbps: int | None = 1000,
+                 link_kind: str = "physical", volume_xml: str = "gluster/lab-volume-info-vdist.xml"):
+        self.host = host
+        self.steps = list(steps or [])
+        self.euid = euid
+        self.drop_fails = drop_fails
+        self.mount = f'FSTYPE="{fstype}" SOURCE="{source}" OPTIONS="rw" TARGET="/mnt/gv0"'
+        self.link = {"dev": "eth0", "local": False, "kind": link_kind, "mbps": link_mbps}
+        self.volume_xml = (FIXTURES / volume_xml).read_text()
+        self.ops: list[dict[str, Any]] = []
+        self.commands: list[list[str]] = []
+
+    async def run(self, argv, *, timeout=60.0, input=None, sudo=False, check=False, on_output=None) -> CommandResult:
+        argv = list(argv)
+        self.commands.append(argv)
+        status, out = 0, ""
+        if argv[0] == "mktemp":
+            out = "/tmp/brickyard-agent.fake\n"
+        elif argv[0] == "findmnt":
+            out = self.mount + "\n"
+        elif argv[:2] == ["python3", "-c"] and "route_dev" in argv[2]:
+            out = json.dumps({name: {"addr": "10.0.0.1", **self.link} for name in argv[3:]})
+        elif argv[0] == "gluster":
+            out = self.volume_xml
+        elif argv[0] == "sysctl":
+            status = 1 if self.drop_fails else 0
+        elif argv[0] == "uname":
+            out = "6.1.0-fake\n"
+        now = time.time()
+        return CommandResult(self.host, tuple(argv), status, out.encode(), b"", now, now)
+
+    async def start(self, argv, *, sudo=False) -> RemoteProcess:
+        return FakeAgent(self)
+
+    async def upload(self, data, remote_path, mode=0o644) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
