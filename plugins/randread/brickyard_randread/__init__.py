@@ -4,8 +4,8 @@ C concurrent readers each reading whole random files for a set time; files/s and
 Two ways to read, labelled in every figure (``method``):
 - ``read``: each reader is a worker process the agent pre-spawned, reading files in-process,
   so the number measures the storage and not process start-up;
-- ``dd``: each reader forks one ``dd`` per file, as the post's script did (it read ~1.7×
-  slower on the sandbox than ``read``: the fork and exec are in the figure).
+- ``dd``: each reader forks one ``dd`` per file, as the post's script did (on the lab it read
+  1.2–2× fewer files/s than ``read``: the fork and exec of every dd are in the figure).
 
 No file is read twice in a step: each step takes the corpus in a random order, least
 recently read files first, split between the readers, and a reader that runs out of files
