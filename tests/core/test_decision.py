@@ -227,6 +227,7 @@ def test_format_figure_units():
     assert format_figure(rate, Figure(None)) == "—"
     assert format_figure(rate, Figure(1.5e9, MEASURED, 1.5e9, 1.5e9, 1)) == "1.50 GB/s"
     assert format_figure(Column("s", "s", "ratio", "scaling"), Figure(0.875, MEASURED)) == "88 %"
+    assert format_figure(Column("s", "s", "ratio", "scaling"), Figure(0.5, MEASURED, 0.25, 0.75, 3)) == "50 % (25–75 %)"
     assert format_figure(Column("n", "n", "count", "failures"), Figure(2.0, PLANNED)) == "2"
     assert math.isnan(float("nan")) and not Figure(float("nan"), NONE).known
 

@@ -140,7 +140,7 @@ class CampaignState:
         """Where the campaign stands, in words: the step it stopped at, or what is left."""
         for s in steps:
             st = self.steps[s.key]
-            if st.status in (RUNNING, FAILED):
-                return f"{s.title} ({st.status}{': ' + st.message if st.message else ''})"
+            if st.status in (RUNNING, FAILED) or (st.status == PENDING and st.message.startswith("cancelled")):
+                return f"{s.title} ({st.message or st.status})"
         left = [s for s in steps if self.steps[s.key].status == PENDING]
         return f"next: {left[0].title}" if left else "every step finished"

@@ -186,7 +186,10 @@ def _drive(args, store, build, final: bool = True) -> int:
                             holder[0].cancel(teardown=False)
                             print("\ninterrupting: the running step is stopped; --resume goes on from it",
                                   file=sys.stderr)
-        except CampaignError as exc:
+        except CampaignError as exc:   # a busy host (--no-wait), or Ctrl-C while waiting for one
+            if interrupted:
+                print(f"brickyard campaign: interrupted: {exc}", file=sys.stderr)
+                return 130
             return _refused(str(exc), args.json)
         except UnknownHostKey as exc:
             if args.json or not sys.stdin.isatty() or exc.fingerprint in accepted:

@@ -254,8 +254,8 @@ def _csv_cells(c: Column, f: Figure) -> list[str]:
 
 def format_figure(column: Column, f: Figure) -> str:
     """The one way a figure is written for people: units from ``core.units``, the spread
-    over repeats as ±half-range %, estimates prefixed with "≈" and suffixed "(est.)",
-    predictions "(pred.)"."""
+    over repeats as ±half-range % (a ratio's as its min–max range), estimates prefixed with
+    "≈" and suffixed "(est.)", predictions "(pred.)"."""
     if not f.known:
         return "n/a" if column.group == "failures" and f.note else "—"
     v = float(f.value)  # type: ignore[arg-type]
@@ -268,7 +268,9 @@ def format_figure(column: Column, f: Figure) -> str:
     else:
         text = str(int(v)) if v.is_integer() else f"{v:g}"
     spread = f.spread
-    if spread is not None:
+    if spread is not None and column.unit == "ratio":   # a ratio's spread as its range, not ±% of a %
+        text += f" ({f.low * 100:.0f}–{f.high * 100:.0f} %)"  # type: ignore[operator]
+    elif spread is not None:
         text += f" ±{spread * 50:.0f} %"
     if f.source == ESTIMATED:
         text = f"≈{text} (est.)"

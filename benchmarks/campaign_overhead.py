@@ -1,0 +1,122 @@
+"""Campaign overhead, printed (no asserts): campaign wall time ÷ the sum of its runs' own times,
+and what the rest is.
+
+"A run's own time" is what a `brickyard bench` run of the cell would take: the run's start to
+its end (agents up, provenance, the measured steps, cleanup). Everything else the campaign
+spends is named: pre-flight, provisioning and teardown of each layout (gluster's own work:
+probes, volume create/start/stop/delete, mounts), and what a cell costs around its run
+(loading the workload, history writes, state saves, the host lease). Inside the runs, the
+time in measured steps (first worker start → last worker end) is printed beside the run's
+own time, so the harness's share is visible too.
+
+    # run the sandbox example on a lab and analyse it (takes a few minutes)
+    .venv/bin/python benchmarks/campaign_overhead.py --lab-dir /var/lib/brickyard-lab
+    # analyse a campaign already in a history database
+    .venv/bin/python benchmarks/campaign_overhead.py --db sqlite:////tmp/h.sqlite3 --campaign 3fa2c1
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "resources" / "examples" / "seed004-sandbox.campaign.json"
+
+
+def run_campaign(args) -> tuple[str, str, float]:
+    """Run the campaign headless (the real CLI); returns (db url, campaign id, wall seconds)."""
+    db = args.db or f"sqlite:///{tempfile.mkdtemp(prefix='brickyard-overhead.')}/history.sqlite3"
+    lab = Path(args.lab_dir)
+    env = {**os.environ, "BRICKYARD_QUIET": "1"}
+    argv = [sys.executable, "-m", "brickyard.cli", "campaign", str(args.file), "--yes", "--json",
+            "--topology", str(lab / "topology.brickyard.json"), "--ssh-config", str(lab / "ssh_config"),
+            "--db", db]
+    t0 = time.monotonic()
+    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"the campaign failed to run (exit {done.returncode}): {done.stderr[-2000:]}")
+    import json
+
+    return db, json.loads(done.stdout)["campaign_id"], wall
+
+
+def analyse(db: str, campaign_id: str, process_wall: float | None) -> None:
+    from brickyard.campaign.runner import CampaignRunner
+    from brickyard.campaign.state import BASELINE, CELL, PREFLIGHT, PROVISION, TEARDOWN
+    from brickyard.store import HistoryStore
+
+    store = HistoryStore(db)
+    record = store.campaigns.get(campaign_id)
+    runner = CampaignRunner.resume(record, None, lambda h: None)   # the spec and state as stored
+    state = runner.state
+    sessions = [s for s in state.sessions if s.get("ended_at")]
+    wall = sum(s["ended_at"] - s["started_at"] for s in sessions)
+    ids = [state.step(s.key).run_id for s in runner.steps if s.measures and state.step(s.key).run_id]
+    runs = {r.run_id: r for r in store.load_runs(ids)}
+    own = sum((r.ended_at or r.started_at) - r.started_at for r in runs.values())
+    measured = 0.0
+    for r in runs.values():
+        for step in r.steps:
+            if step.workers:
+                measured += max(w.end for w in step.workers) - min(w.start for w in step.workers)
+    by_kind: dict[str, float] = {}
+    around_runs = 0.0
+    for s in runner.steps:
+        st = state.step(s.key)
+        if st.seconds is None:
+            continue
+        kind = {BASELINE: "cell", CELL: "cell"}.get(s.kind, s.kind)
+        by_kind[kind] = by_kind.get(kind, 0.0) + st.seconds
+        if s.measures and st.run_id in runs:
+            r = runs[st.run_id]
+            around_runs += st.seconds - ((r.ended_at or r.started_at) - r.started_at)
+    steps_total = sum(by_kind.values())
+    layouts = len(runner.spec.layouts)
+    cells = len(ids)
+    print(f"campaign {record.name} ({record.campaign_id[:12]}): {layouts} layouts, {cells} cells "
+          f"({len(runner.spec.baselines)} baseline), status {record.status}")
+    if process_wall is not None:
+        print(f"  process wall time (start to exit of `brickyard campaign`): {process_wall:7.1f} s")
+    print(f"  campaign wall time (its sessions):                        {wall:7.1f} s")
+    print(f"  sum of its runs' own times (start → end of each run):     {own:7.1f} s")
+    print(f"  ratio campaign ÷ runs:                                    {wall / own:7.2f}" if own else "  no runs")
+    print(f"  inside the runs, measured steps (first start → last end): {measured:7.1f} s "
+          f"({measured / own * 100:.0f} % of the runs' time; the rest is agents, cache drops, cleanup)"
+          if own else "")
+    print(f"where the rest ({wall - own:.1f} s) goes:")
+    for kind, label in ((PREFLIGHT, "pre-flight (read-only checks of every host)"),
+                        (PROVISION, "provisioning (peer checks, brick dirs, volume create, options, start, mount)"),
+                        (TEARDOWN, "teardown (unmount, volume stop, delete, brick dirs removed)")):
+        secs = by_kind.get(kind, 0.0)
+        print(f"  {secs:7.1f} s  {label}: {secs / max(layouts, 1):.1f} s per layout")
+    print(f"  {around_runs:7.1f} s  around the runs in cells (workload lookup, history writes, state saves)")
+    print(f"  {wall - steps_total:7.1f} s  between steps (host lease, state saves, start-up)")
+    store.close()
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", nargs="?", default=str(EXAMPLE), help="campaign file (default: the sandbox example)")
+    p.add_argument("--lab-dir", default=os.environ.get("BRICKYARD_LAB_DIR", "/var/lib/brickyard-lab"))
+    p.add_argument("--db", help="history database URL (default: a new temporary SQLite file)")
+    p.add_argument("--campaign", help="analyse this stored campaign instead of running one")
+    args = p.parse_args()
+    if args.campaign:
+        if not args.db:
+            raise SystemExit("--campaign needs --db")
+        analyse(args.db, args.campaign, None)
+        return 0
+    db, cid, wall = run_campaign(args)
+    analyse(db, cid, wall)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
