@@ -154,3 +154,29 @@ def test_shipped_example_campaigns_load_and_plan(name, tmp_path):
     dry = describe(spec)
     assert len(dry["layouts"]) == len(doc["layouts"])
     assert all(step["commands"] or "bench" in step or "hosts" in step for step in dry["steps"])
+
+
+def test_a_campaign_built_in_the_app_round_trips_through_a_file(tmp_path):
+    """The Compare layouts table ticks layouts of one set of bricks and picks workloads:
+    ``document`` writes the same file a user would, and it loads back to the same campaign."""
+    from brickyard.campaign.spec import document, from_data
+    from brickyard.core.topology import Layout, Volume
+
+    topo = lab_topology()
+    bricks = load(write(tmp_path, good())).layouts[0].bricks
+    swapped = bricks[1:] + bricks[:1]
+    layouts = [Volume("a", Layout(VolumeType.DISTRIBUTE), list(bricks), {"performance.write-behind": "off"}),
+               Volume("b", Layout(VolumeType.DISPERSE, disperse=8, redundancy=2), list(swapped), force=True)]
+    doc = document("from the window", layouts, [("dd", {"block_sizes": "1M"}), ("dd", {"block_sizes": "4M"})],
+                   topology="lab.brickyard.json", repeats=3, baselines=[("client1:/var/tmp", "local disk")],
+                   on_failure="retry")
+    spec = from_data(doc, topology=topo)
+    assert [v.name for v in spec.layouts] == ["a", "b"]
+    assert spec.layout("b").bricks == swapped and spec.layout("b").force
+    assert spec.layout("a").options == {"performance.write-behind": "off"} and spec.layout("b").options == {}
+    assert [w.id for w in spec.workloads] == ["dd-1", "dd-2"] and spec.workloads[0].params["repeats"] == 3
+    path = tmp_path / "saved.campaign.json"
+    path.write_text(json.dumps(doc))
+    again = load(path)
+    assert [(v.name, v.layout, v.bricks) for v in again.layouts] == [(v.name, v.layout, v.bricks) for v in spec.layouts]
+    assert again.baselines[0].label == "local disk" and again.on_failure == "retry"

@@ -42,7 +42,7 @@ import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ..bench.api import ParamError, Workload
 from ..bench.engine import TargetError, parse_target
@@ -124,6 +124,61 @@ class CampaignSpec:
             if w.id == wid:
                 return w
         raise KeyError(wid)
+
+
+# ---- writing one --------------------------------------------------------------------------------
+
+def document(name: str, layouts: Sequence[Volume], workloads: Sequence[tuple[str, dict[str, Any]]], *,
+             topology: str = "", repeats: int | None = None, baselines: Sequence[tuple[str, str]] = (),
+             on_failure: str = "stop", options: dict[str, str] | None = None,
+             mounts: Sequence[Mount] | None = None, description: str = "") -> dict[str, Any]:
+    """A campaign file's JSON for layouts chosen elsewhere (the app's Compare layouts table:
+    ticked layouts of one volume's bricks, picked workloads). ``layouts`` are volumes on the
+    same bricks (the first one's order is the campaign's); their own options and force are
+    kept. ``from_data(document(...), topology=topo)`` gives the spec; writing it to a file
+    gives a campaign ``brickyard campaign`` runs. ``workloads``: (workload name, params)."""
+    if not layouts:
+        raise ValueError("a campaign needs at least one layout")
+    doc: dict[str, Any] = {"format_version": FORMAT_VERSION, "name": name}
+    if description:
+        doc["description"] = description
+    if topology:
+        doc["topology"] = topology
+    first = layouts[0]
+    doc["bricks"] = [str(b) for b in first.bricks]
+    if mounts:
+        doc["mounts"] = [{"client": m.client, "path": m.path, "options": m.options} for m in mounts]
+    if options:
+        doc["options"] = dict(options)
+    out = []
+    for vol in layouts:
+        lay = vol.layout
+        item: dict[str, Any] = {"name": vol.name, "type": lay.type.value}
+        if lay.type.is_replicated:
+            item["replica"] = lay.replica
+            if lay.arbiter:
+                item["arbiter"] = lay.arbiter
+        if lay.type.is_dispersed:
+            item["disperse"] = lay.disperse
+            if lay.redundancy is not None:
+                item["redundancy"] = lay.redundancy
+        own = {k: v for k, v in vol.options.items() if (options or {}).get(k) != v}
+        if own:
+            item["options"] = own
+        if vol.force:
+            item["force"] = True
+        if list(vol.bricks) != list(first.bricks):
+            item["bricks"] = [str(b) for b in vol.bricks]
+        out.append(item)
+    doc["layouts"] = out
+    doc["workloads"] = [{"workload": w, "id": w if [x for x, _ in workloads].count(w) == 1 else f"{w}-{i + 1}",
+                         "params": dict(p)} for i, (w, p) in enumerate(workloads)]
+    if repeats is not None:
+        doc["repeats"] = repeats
+    if baselines:
+        doc["baselines"] = [{"target": t, "label": label} if label else {"target": t} for t, label in baselines]
+    doc["on_failure"] = on_failure
+    return doc
 
 
 # ---- reading a file ---------------------------------------------------------------------------

@@ -64,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
         except KeyError as exc:
             raise UsageError(f"--sort: {exc.args[0]}") from None
     fmt = "json" if args.json else args.format
-    text = (json.dumps(table.to_json(), indent=1) + "\n" if fmt == "json" else table.to_csv() if fmt == "csv"
+    from ..cli import json_safe
+
+    text = (json.dumps(json_safe(table.to_json()), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+            if fmt == "json" else table.to_csv() if fmt == "csv"
             else "\n".join(render(table, all_columns=args.all_columns)) + "\n")
     if args.output == "-":
         sys.stdout.write(text)
