@@ -249,3 +249,27 @@ def test_state_round_trips_through_the_store_as_json(store, tmp_path):
     rec = store.campaigns.get(r.state.campaign_id[:8])      # a unique prefix finds it
     assert json.loads(json.dumps(rec.state)) == r.state.to_json()
     assert rec.source == "/tmp/t.campaign.json" and not store.campaigns.list(unfinished=True)
+
+
+def test_resume_is_refused_while_another_live_process_runs_the_campaign(store, tmp_path):
+    import subprocess
+    import sys
+
+    from sqlalchemy import update
+
+    from brickyard.campaign.runner import CampaignError
+    from brickyard.store.models import Campaign
+    from brickyard.store.owner import process_start
+
+    r = start(make_spec(), store, tmp_path)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with store.engine.begin() as conn:     # as if that process had started it
+            conn.execute(update(Campaign).where(Campaign.campaign_id == r.state.campaign_id).values(
+                owner_pid=other.pid, owner_start=process_start(other.pid)))
+        with pytest.raises(CampaignError, match=f"running now in process {other.pid}"):
+            resume(store, r.state.campaign_id, tmp_path)
+    finally:
+        other.kill()
+        other.wait()
+    resume(store, r.state.campaign_id, tmp_path)   # its process gone: resumable

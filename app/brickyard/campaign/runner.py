@@ -110,7 +110,10 @@ class CampaignRunner:
     @classmethod
     def resume(cls, record: Any, store: Any, executor_for: ExecutorFor, **kw: Any) -> "CampaignRunner":
         """The stored campaign ``record`` as it was started (its file and topology as stored,
-        whatever the files on disk say now), at the step where it stopped."""
+        whatever the files on disk say now), at the step where it stopped. Refused (with
+        ``CampaignError``) while another live process on this machine is running it."""
+        if store is not None and store.campaigns.owner_alive(record):
+            raise CampaignError(f"campaign {record.campaign_id[:12]} is running now in process {record.owner_pid}")
         topo = topofile.from_dict(record.topology, "<stored campaign topology>")
         spec = specfile.from_data(record.spec, source=record.source, sha256=record.spec_sha256, topology=topo)
         state = CampaignState.from_json(record.state, campaign_steps(spec))

@@ -298,16 +298,21 @@ def _list(args) -> int:
     store = _open(args)
     try:
         records = store.campaigns.list()
+        alive = {r.campaign_id: store.campaigns.owner_alive(r) for r in records if r.status == "running"}
     finally:
         store.close()
     if args.json:
         emit_json([{"campaign_id": r.campaign_id, "name": r.name, "source": r.source, "status": r.status,
+                    "running_now": bool(alive.get(r.campaign_id)),
                            "message": r.state.get("message", ""), "created_at": r.created_at,
                            "updated_at": r.updated_at} for r in records], indent=1)
         return 0
     for r in records:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
-        print(f"{r.campaign_id[:12]}  {when}  {r.status:<11}  {r.name}  {r.source}")
+        status = r.status if r.status != "running" or alive.get(r.campaign_id) else "stopped"
+        print(f"{r.campaign_id[:12]}  {when}  {status:<11}  {r.name}  {r.source}")
+        if status == "stopped":
+            print("    its process is gone (killed, or the machine went down): --resume goes on")
         if r.state.get("message"):
             print(f"    {r.state['message']}")
     return 0
