@@ -48,17 +48,16 @@ def run_campaign(args) -> tuple[str, str, float]:
 
 
 def analyse(db: str, campaign_id: str, process_wall: float | None) -> None:
-    from brickyard.campaign.runner import CampaignRunner
-    from brickyard.campaign.state import BASELINE, CELL, PREFLIGHT, PROVISION, TEARDOWN
+    from brickyard.campaign.results import stored_campaign
+    from brickyard.campaign.state import BASELINE, CELL, PREFLIGHT, PROVISION, TEARDOWN, campaign_steps
     from brickyard.store import HistoryStore
 
     store = HistoryStore(db)
-    record = store.campaigns.get(campaign_id)
-    runner = CampaignRunner.resume(record, None, lambda h: None)   # the spec and state as stored
-    state = runner.state
+    record, spec, state = stored_campaign(store, campaign_id)   # the spec and state as stored
+    steps = campaign_steps(spec)
     sessions = [s for s in state.sessions if s.get("ended_at")]
     wall = sum(s["ended_at"] - s["started_at"] for s in sessions)
-    ids = [state.step(s.key).run_id for s in runner.steps if s.measures and state.step(s.key).run_id]
+    ids = [state.step(s.key).run_id for s in steps if s.measures and state.step(s.key).run_id]
     runs = {r.run_id: r for r in store.load_runs(ids)}
     own = sum((r.ended_at or r.started_at) - r.started_at for r in runs.values())
     measured = 0.0
@@ -68,7 +67,7 @@ def analyse(db: str, campaign_id: str, process_wall: float | None) -> None:
                 measured += max(w.end for w in step.workers) - min(w.start for w in step.workers)
     by_kind: dict[str, float] = {}
     around_runs = 0.0
-    for s in runner.steps:
+    for s in steps:
         st = state.step(s.key)
         if st.seconds is None:
             continue
@@ -78,10 +77,10 @@ def analyse(db: str, campaign_id: str, process_wall: float | None) -> None:
             r = runs[st.run_id]
             around_runs += st.seconds - ((r.ended_at or r.started_at) - r.started_at)
     steps_total = sum(by_kind.values())
-    layouts = len(runner.spec.layouts)
+    layouts = len(spec.layouts)
     cells = len(ids)
     print(f"campaign {record.name} ({record.campaign_id[:12]}): {layouts} layouts, {cells} cells "
-          f"({len(runner.spec.baselines)} baseline), status {record.status}")
+          f"({len(spec.baselines)} baseline), status {record.status}")
     if process_wall is not None:
         print(f"  process wall time (start to exit of `brickyard campaign`): {process_wall:7.1f} s")
     print(f"  campaign wall time (its sessions):                        {wall:7.1f} s")

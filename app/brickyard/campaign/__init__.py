@@ -5,7 +5,8 @@ resumable job, and the decision table at the end (no Qt; the CLI and the app dri
 - ``state``: the named steps and their saved state;
 - ``runner``: ``CampaignRunner`` start / pause / cancel / resume, progress events per step;
 - ``dryrun``: every step and command of every layout, nothing changed;
-- ``results``: the decision table of a campaign from its stored runs.
+- ``results``: ``stored_campaign(store, id)`` (record, spec, state) and ``campaign_table``: the
+  decision table of a campaign from its stored runs (what reports and views read).
 """
 
 from .runner import CampaignError, CampaignEvent, CampaignRunner

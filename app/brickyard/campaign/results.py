@@ -13,6 +13,18 @@ from .spec import CampaignSpec
 from .state import CampaignState, campaign_steps
 
 
+def stored_campaign(store: Any, campaign_id: str) -> tuple[Any, CampaignSpec, CampaignState]:
+    """(record, spec, state) of a campaign in the history (a unique id prefix will do), as it
+    was started and as far as it got: what a report or a view reads. Raises ``StoreError``
+    for an unknown id and ``CampaignFileError`` if the stored file no longer loads (e.g. a
+    workload plugin is gone)."""
+    from .runner import _from_record
+
+    record = store.campaigns.get(campaign_id)
+    spec, state = _from_record(record)
+    return record, spec, state
+
+
 def counted_runs(spec: CampaignSpec, state: CampaignState) -> dict[str, list[str]]:
     """Run ids per row key (layout name or baseline id), in step order."""
     out: dict[str, list[str]] = {}

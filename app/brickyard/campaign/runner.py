@@ -114,9 +114,7 @@ class CampaignRunner:
         ``CampaignError``) while another live process on this machine is running it."""
         if store is not None and store.campaigns.owner_alive(record):
             raise CampaignError(f"campaign {record.campaign_id[:12]} is running now in process {record.owner_pid}")
-        topo = topofile.from_dict(record.topology, "<stored campaign topology>")
-        spec = specfile.from_data(record.spec, source=record.source, sha256=record.spec_sha256, topology=topo)
-        state = CampaignState.from_json(record.state, campaign_steps(spec))
+        spec, state = _from_record(record)
         for st in state.steps.values():
             if st.status == RUNNING:            # killed mid-step: that step runs again
                 st.status, st.message = PENDING, (st.message or "interrupted") + "; runs again"
@@ -490,6 +488,12 @@ class CampaignRunner:
             return
         self.on_event(CampaignEvent(kind, step, status, message, run_id, self.fraction(),
                                     time.monotonic() - self._t0, self.remaining(), detail))
+
+
+def _from_record(record: Any) -> tuple[CampaignSpec, CampaignState]:
+    topo = topofile.from_dict(record.topology, "<stored campaign topology>")
+    spec = specfile.from_data(record.spec, source=record.source, sha256=record.spec_sha256, topology=topo)
+    return spec, CampaignState.from_json(record.state, campaign_steps(spec))
 
 
 class _CellSink:

@@ -82,19 +82,16 @@ def run(args: argparse.Namespace) -> int:
 
 def campaign_table(store, campaign_id: str, options: dict) -> DecisionTable:
     from ..campaign import CampaignFileError
-    from ..campaign.results import campaign_table as table_of
-    from ..campaign.runner import CampaignRunner
+    from ..campaign.results import campaign_table as table_of, stored_campaign
     from ..store import StoreError
 
     try:
-        record = store.campaigns.get(campaign_id)
+        _, spec, state = stored_campaign(store, campaign_id)
     except StoreError as exc:
         raise UsageError(str(exc)) from None
-    try:
-        runner = CampaignRunner.resume(record, None, lambda h: None)  # type: ignore[arg-type,return-value]
     except CampaignFileError as exc:
-        raise UsageError(f"campaign {campaign_id}: {exc}") from None
-    return table_of(runner.spec, runner.state, store, **{k: v for k, v in options.items() if v is not None})
+        raise UsageError(f"campaign {campaign_id}: {exc}", exc.problems) from None
+    return table_of(spec, state, store, **{k: v for k, v in options.items() if v is not None})
 
 
 def runs_table(store, args: argparse.Namespace, options: dict) -> DecisionTable:
