@@ -24,7 +24,7 @@ from ...core.results import Provenance, RunResult, RunStatus, StepResult
 from ...core.series import directions, sweep_by_block_size
 from ...core.stats import summarize
 from ..history.charts import (PALETTE, BaseChart, CategoryAxis, ThroughputChart, _pen, exact, format_value,
-                              value_scale)
+                              size_label, value_scale)
 
 #: the metric a run is charted by: the first its steps report
 HEADLINE_METRICS = ("throughput", "files_per_s", "objects_per_s", "ops_per_s", "tps", "lstat_us", "elapsed")
@@ -41,11 +41,20 @@ def _run(steps: list[StepResult]) -> RunResult:
 
 
 class SweepChart(ThroughputChart):
-    """Runs' steps vs block size: one curve per run, direction and concurrency."""
+    """Runs' steps vs block size: one curve per run, direction and concurrency.
+
+    Redrawn as steps land: existing curves get new data in place (``setData``), a curve that
+    appears is added, and only a change of unit or a curve that vanished rebuilds the plot,
+    so the cost of a new point does not grow with the points already drawn."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._items: dict[str, tuple[pg.PlotDataItem, pg.ErrorBarItem]] = {}
+        self._drawn: dict[str, tuple] = {}        # the points each curve shows now
+        self._shown_unit = ""
+        self._top = 0.0
 
     def draw(self, runs: list[tuple[str, RunResult]], metric: str) -> int:
-        self.clear_chart()
-        self.curves.clear()
         unit = self.raw_unit = metric_unit([r for _, r in runs], metric)
         curves = []
         for label, run in runs:
@@ -54,18 +63,66 @@ class SweepChart(ThroughputChart):
                     curves.append((label, direction, conc, pts))
         largest = max((p.high for *_, pts in curves for p in pts), default=0.0)
         self.divisor, self.unit_label = value_scale(unit, largest)
-        self.plot_item.setLabel("left", f"{metric.replace('_', ' ')} ({self.unit_label})")
+        label_text = f"{metric.replace('_', ' ')} ({self.unit_label})"
+        names = []
         colours: dict[tuple[str, str], int] = {}
+        for label, direction, conc, _pts in curves:
+            colours.setdefault((label, direction), len(colours))
+            names.append(" · ".join(x for x in (label if len(runs) > 1 else "", direction,
+                                                "single" if conc == 1 else f"{conc} concurrent") if x))
+        if label_text != self._shown_unit or not set(self._items) <= set(names):
+            self.clear_chart()
+            self.curves.clear()
+            self.plot_item.setLabel("left", label_text)
+            self._shown_unit = label_text
+        self._hoverables.clear()
         drawn = 0
-        for label, direction, conc, pts in curves:
-            colour = colours.setdefault((label, direction), len(colours))
-            name = " · ".join(x for x in (label if len(runs) > 1 else "", direction,
-                                          "single" if conc == 1 else f"{conc} concurrent") if x)
-            self._add_curve(name, pts, _pen(colour, dashed=conc > 1), colour, conc)
+        for name, (label, direction, conc, pts) in zip(names, curves):
+            self._curve(name, pts, colours[(label, direction)], conc)
             drawn += len(pts)
-        self.plot_item.enableAutoRange(axis="x")
-        self.plot_item.setYRange(0, largest / self.divisor * 1.12 or 1.0, padding=0)   # from zero: honest bars
+        top = largest / self.divisor * 1.12 or 1.0
+        if top != self._top:
+            self.plot_item.enableAutoRange(axis="x")
+            self.plot_item.setYRange(0, top, padding=0)   # from zero: honest bars
+            self._top = top
         return drawn
+
+    def _curve(self, name: str, pts, colour_index: int, conc: int) -> None:
+        xs = np.log2([p.x for p in pts])
+        ys = np.array([p.median for p in pts]) / self.divisor
+        lows = ys - np.array([p.low for p in pts]) / self.divisor
+        highs = np.array([p.high for p in pts]) / self.divisor - ys
+        colour = PALETTE[colour_index % len(PALETTE)]
+        if name not in self._items:
+            curve = self.plot_item.plot(xs, ys, pen=_pen(colour_index, dashed=conc > 1), name=name,
+                                        symbol="o" if conc == 1 else "t", symbolSize=7, symbolBrush=colour,
+                                        symbolPen=colour)
+            bars = pg.ErrorBarItem(x=xs, y=ys, top=highs, bottom=lows, beam=0.12, pen=pg.mkPen(colour, width=1))
+            self.plot_item.addItem(bars)
+            self._items[name] = (curve, bars)
+            self.curves[name] = curve
+        elif self._drawn.get(name) != tuple(pts):        # only a curve that gained a point is redrawn
+            curve, bars = self._items[name]
+            curve.setData(xs, ys)
+            bars.setData(x=xs, y=ys, top=highs, bottom=lows)
+        self._drawn[name] = tuple(pts)
+        unit, raw_unit, divisor = self.unit_label, self.raw_unit, self.divisor
+
+        def describe(i: int, pts=pts) -> str:
+            p = pts[i]
+            spread = f"\nrepeats {p.n}: {p.low / divisor:,.4g} … {p.high / divisor:,.4g}" if p.n > 1 else ""
+            return (f"{name}\nblock {size_label(p.x)}: {p.median / divisor:,.4g} {unit} (median){spread}"
+                    f"\n= {exact(p.median, raw_unit)}")
+
+        self.add_hoverable(xs, ys, describe)
+
+    def clear_chart(self) -> None:
+        super().clear_chart()
+        if hasattr(self, "_items"):
+            self._items.clear()
+            self._drawn.clear()
+            self._shown_unit = ""
+            self._top = 0.0
 
 
 class PointChart(BaseChart):
@@ -136,11 +193,12 @@ class RunChart(QStackedWidget):
         self.runs.clear()
         self.redraw()
 
-    def add_step(self, step: StepResult) -> None:
+    def add_step(self, step: StepResult, redraw: bool = True) -> None:
         if not self.runs:
             self.runs.append(("this run", []))
         self.runs[-1][1].append(step)
-        self.redraw()
+        if redraw:
+            self.redraw()
 
     def redraw(self) -> None:
         steps = [s for _, st in self.runs for s in st]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import time
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFontDatabase
 from PySide6.QtWidgets import (QHeaderView, QLabel, QPlainTextEdit, QProgressBar, QSplitter, QTableWidget,
                                QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
@@ -24,6 +24,7 @@ STATE_COLOURS = {"idle": "#455a64", "running": "#1565c0", "complete": "#1b5e20",
                  "stalled": "#b71c1c", "cancelled": "#616161", "failed": "#b00020"}
 COLUMNS = ("run", "#", "step", "repeat", "result", "start skew p99", "flags", "note")
 INVALID_FILL = "#fff3e0"
+FLUSH_MS = 150       # steps landing within this are drawn in one go (the chart redraw is the cost)
 
 
 def clock(seconds: float) -> str:
@@ -73,8 +74,14 @@ class LivePanel(QWidget):
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         header = self.table.horizontalHeader()
         header.setStretchLastSection(True)
-        for col in range(len(COLUMNS) - 1):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)  # fixed widths: a row costs the same at 10 or 1,000
+        for col, width in enumerate((170, 40, 190, 56, 150, 110, 170)):
+            self.table.setColumnWidth(col, width)
+        self._pending: list[tuple[str, StepResult]] = []
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(FLUSH_MS)
+        self._flush_timer.timeout.connect(self.flush)
         self.log = QPlainTextEdit()
         self.log.setObjectName("run-log")
         self.log.setReadOnly(True)
@@ -104,10 +111,12 @@ class LivePanel(QWidget):
 
     # ---- state ------------------------------------------------------------------------
     def set_state(self, kind: str, text: str) -> None:
+        if text != self.state.text():
+            self.state.setText(text)
+        if kind != getattr(self, "state_kind", None):    # a style sheet change re-polishes: only on a change
+            colour = STATE_COLOURS.get(kind, "#222")
+            self.state.setStyleSheet(f"font-size: 13pt; font-weight: bold; color: {colour};")
         self.state_kind = kind
-        self.state.setText(text)
-        colour = STATE_COLOURS.get(kind, "#222")
-        self.state.setStyleSheet(f"font-size: 13pt; font-weight: bold; color: {colour};")
 
     def show_outcome(self, outcome: RunOutcome, label: str) -> None:
         self.set_state(outcome.kind, f"{label}: {outcome.text}")
@@ -119,9 +128,11 @@ class LivePanel(QWidget):
         left = f"about {clock(remaining)} left" if not math.isnan(remaining) else "time left: after the first step"
         head = f"run {run_no} of {runs} · " if runs > 1 else ""
         self.set_state("running", f"{head}step {min(step + 1, steps)} of {steps} · {clock(elapsed)} elapsed · {left}")
-        self.where.setText(doing)
+        if doing != self.where.text():
+            self.where.setText(doing)
         self.bar.show()
-        self.bar.setValue(int(fraction * 1000))
+        if int(fraction * 1000) != self.bar.value():
+            self.bar.setValue(int(fraction * 1000))
 
     def idle(self) -> None:
         self.bar.hide()
@@ -129,16 +140,38 @@ class LivePanel(QWidget):
 
     # ---- steps ------------------------------------------------------------------------
     def clear(self) -> None:
+        self._pending.clear()
         self.table.setRowCount(0)
         self.chart.reset()
         self.rate.reset()
 
     def begin_run(self, label: str) -> None:
+        self.flush()
         self.chart.begin(label)
         self.rate.reset()
 
     def add_step(self, run_label: str, step: StepResult) -> None:
-        self.chart.add_step(step)
+        """Show a measured step; steps that land close together are drawn together (``flush``)."""
+        self._pending.append((run_label, step))
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    def flush(self) -> None:
+        """Draw the steps that arrived since the last flush: table rows, then one chart redraw."""
+        self._flush_timer.stop()
+        pending, self._pending = self._pending, []
+        if not pending:
+            return
+        for _, step in pending:
+            self.chart.add_step(step, redraw=False)
+        self.chart.redraw()
+        self.table.setUpdatesEnabled(False)
+        for run_label, step in pending:
+            self._add_row(run_label, step)
+        self.table.setUpdatesEnabled(True)
+        self.table.scrollToBottom()
+
+    def _add_row(self, run_label: str, step: StepResult) -> None:
         metric = self.chart.metric
         flags = ", ".join(step.flags)
         row = self.table.rowCount()
@@ -160,7 +193,6 @@ class LivePanel(QWidget):
             self.table.setItem(row, col, item)
         if not step.valid:
             self.table.item(row, 4).setText((self.table.item(row, 4).text() + " (invalid)").strip())
-        self.table.scrollToBottom()
 
     def add_log(self, line: str) -> None:
         self.log.appendPlainText(f"{time.strftime('%H:%M:%S')}  {line}")

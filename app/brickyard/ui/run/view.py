@@ -479,6 +479,7 @@ class RunView(QWidget):
     # ---- the end --------------------------------------------------------------------------
     def _run_done(self, run: RunResult) -> None:
         self.timer.stop()
+        self.live.flush()
         request = self._request
         self._relay = self._progress = None
         self.results.append(run)
