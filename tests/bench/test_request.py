@@ -154,3 +154,9 @@ def test_with_locks_a_request_waits_for_a_busy_host_then_runs_and_releases_it(tm
     with pytest.raises(HostBusy):
         asyncio.run(run_request(req, dd, lookup, locks=locks, progress=progress))
     held.release()
+
+
+def test_topology_nics_are_the_engines_fallback_link_per_host():
+    from brickyard.bench.request import topology_nics
+
+    assert topology_nics(topo(), ["c1", "c2", "n2", "local", "elsewhere"]) == {"c1": 1e9 / 8, "n2": 25e9 / 8}

@@ -144,19 +144,19 @@ def test_parameters_are_remembered_per_workload_across_sessions(make_view, tmp_p
     assert again.form.fields["seconds"].text() == "0.05"
 
 
-def test_targets_are_the_volumes_client_mounts_and_the_link_defaults_to_the_client_nic(make_view, tmp_path):
+def test_targets_are_the_volumes_client_mounts_and_the_link_is_detected_with_the_topology_nic_as_fallback(
+        make_view, tmp_path):
     view = make_view()
     assert view.targets.volume() == "gv0"
     assert [t.text for t in view.targets.mount_targets()] == [f"c1:{tmp_path / 'mnt'}"]
-    assert "1 Gbit/s" in view.link_hint.text() and "c1" in view.link_hint.text()
+    assert "read on the host" in view.link_hint.text() and "c1 1 Gbit/s" in view.link_hint.text()
     [request] = view.requests()
-    assert request.servers == ("n1",) and request.link_bps == 1e9 / 8 and request.volume == "gv0"
+    assert request.servers == ("n1",) and request.volume == "gv0"
+    assert request.link_bps is None and request.link_hints == {"c1": 1e9 / 8}
     view.link_edit.setText("fast")
     assert "write e.g. 1Gbit" in view.link_error.text() and not view.start_button.isEnabled()
-    view.link_edit.setText("none")
-    assert view.requests()[0].link_bps is None
     view.link_edit.setText("25Gbit")
-    assert view.requests()[0].link_bps == 25e9 / 8
+    assert view.requests()[0].link_bps == 25e9 / 8 and "25 Gbit/s" in view.link_hint.text()
 
 
 def test_baselines_are_checked_kept_and_each_becomes_a_run_of_its_own(make_view, tmp_path):
@@ -173,7 +173,7 @@ def test_baselines_are_checked_kept_and_each_becomes_a_run_of_its_own(make_view,
     panel.baselines.item(1).setCheckState(Qt.CheckState.Unchecked)
     requests = view.requests()
     assert [r.label for r in requests] == [f"gv0 on c1", f"local directory: local:{tmp_path}"]
-    assert requests[1].servers == () and requests[1].link_bps is None and requests[1].volume == ""
+    assert requests[1].servers == () and requests[1].link_hints == {} and requests[1].volume == ""
     again = make_view(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     assert [b.label() for b in again.targets.all_baselines()] == [f"local directory: local:{tmp_path}",
                                                                   "tmpfs: c1:/dev/shm"]
@@ -319,3 +319,33 @@ def test_a_history_database_that_fails_mid_run_is_said_and_the_run_still_measure
     assert view.live.state_kind == "complete" and view.live.table.rowCount() == 2
     assert "NOT saved to the history" in view.message.text() and "disk is full" in view.message.text()
     store.close()
+
+
+def test_a_client_mount_added_from_the_run_tab_goes_through_the_mount_editor_and_undoes(make_view, qtbot, tmp_path):
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from .helpers import on_next_dialog, type_into
+
+    view = make_view()
+    view.show()
+    session = view.session
+
+    def fill_client(dialog):
+        type_into(qtbot, dialog.name.edit, "c2")
+        qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+
+    def fill_mount(dialog):
+        assert dialog.volume.currentText() == "gv0"
+        on_next_dialog(fill_client)
+        qtbot.mouseClick(dialog.new_client, Qt.MouseButton.LeftButton)
+        type_into(qtbot, dialog.path.edit, "/mnt/bench")
+        qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+
+    done = on_next_dialog(fill_mount)
+    qtbot.mouseClick(view.targets.add_mount_button, Qt.MouseButton.LeftButton)
+    assert done
+    assert [t.text for t in view.targets.mount_targets()] == [f"c1:{tmp_path / 'mnt'}", "c2:/mnt/bench"]
+    assert [t.host for t in view.requests()[0].targets] == ["c1", "c2"]
+    session.stack.undo()                   # one undo step: the new client and its mount
+    assert session.topo.client("c2") is None
+    assert [t.host for t in view.targets.mount_targets()] == ["c1"]

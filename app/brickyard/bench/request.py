@@ -37,7 +37,9 @@ class BenchRequest:
 
     ``targets`` run together (one run, workers released at one instant); a baseline is a
     request of its own. ``servers`` are topology node names; ``link_bps`` the physics bound
-    (None: no check); ``volume`` the topology volume the targets mount ('' for a baseline)."""
+    for every client (None: each client's link is detected on the host, ``link_hints`` —
+    host → bytes/s, e.g. the topology's NIC speeds — standing in where the OS says nothing);
+    ``volume`` the topology volume the targets mount ('' for a baseline)."""
 
     workload: str
     params: dict[str, Any]
@@ -46,6 +48,7 @@ class BenchRequest:
     link_bps: float | None = None
     volume: str = ""
     label: str = ""
+    link_hints: dict[str, float] = field(default_factory=dict)
 
     @property
     def hosts(self) -> list[str]:
@@ -103,6 +106,17 @@ def topology_link(topo: Topology, hosts: Iterable[str], servers: Iterable[str] =
     return LinkBound(None, "the topology gives no NIC speed for " + ", ".join(hosts))
 
 
+def topology_nics(topo: Topology, hosts: Iterable[str]) -> dict[str, float]:
+    """host → bytes/s for each of ``hosts`` the topology gives a NIC speed (the engine's
+    ``link_hints``: used where detection on the host finds no speed)."""
+    out = {}
+    for name in hosts:
+        machine = topo.client(name) or topo.node(name)
+        if machine is not None and machine.nic_gbps:
+            out[name] = float(machine.nic_gbps) * 1e9 / 8
+    return out
+
+
 def executor_lookup(topo_hosts: Callable[[str], Executor], topo: Topology,
                     other: Callable[[str], Executor]) -> ExecutorFor:
     """``local`` → this workstation; a topology node or client → ``topo_hosts(name)`` (its
@@ -157,7 +171,8 @@ async def run_request(request: BenchRequest, workload: Workload, executor_for: E
         targets = [(t, executor_for(t.host)) for t in request.targets]
         servers = [executor_for(s) for s in request.servers]
         return await run_benchmark(workload, dict(request.params), targets, servers=servers, progress=progress,
-                                   sink=sink, link_bps=request.link_bps, **engine_options)
+                                   sink=sink, link_bps=request.link_bps, link_hints=dict(request.link_hints),
+                                   **engine_options)
     finally:
         if lease is not None:
             lease.release()

@@ -42,8 +42,8 @@ LAYOUT_TITLE = "layout"
 class DecisionModel(QAbstractTableModel):
     """A DecisionTable as rows × (layout, columns…); sorting replaces the table's row order."""
 
-    def __init__(self, table: DecisionTable | None = None):
-        super().__init__()
+    def __init__(self, table: DecisionTable | None = None, parent=None):
+        super().__init__(parent)
         self.table = table
         self.sorted_key = ""
 
@@ -223,8 +223,8 @@ class DecisionView(QWidget):
 
     def __init__(self, table: DecisionTable | None = None, parent: QWidget | None = None):
         super().__init__(parent)
-        self.model = DecisionModel()
         self.view = QTableView()
+        self.model = DecisionModel(parent=self.view)   # owned by the view it feeds: freed after it
         self.view.setObjectName("decision-table")
         self.view.setModel(self.model)
         header = self.view.horizontalHeader()   # sorts on a click only: the table's own order first

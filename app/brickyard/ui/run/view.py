@@ -30,8 +30,9 @@ from ...bench import registry
 from ...bench.api import ParamError
 from ...bench.hostlock import HostBusy, HostLocks
 from ...bench.lines import step_line
+from ...bench.physics import LinkInfo
 from ...bench.request import (BenchRequest, FanOutSink, HostsUnreachable, executor_lookup, run_outcome,
-                              run_request, topology_link, volume_servers)
+                              run_request, topology_nics, volume_servers)
 from ...core.results import RunResult
 from ...core.units import UnitError, parse_link_rate
 from ...remote.hostkeys import HostKeyChanged, HostKeyError, UnknownHostKey
@@ -47,7 +48,6 @@ from .targets import TargetsPanel
 
 HARD_CANCEL_MS = 20_000   # a run that ignores Cancel this long is abandoned (its task cancelled)
 TICK_MS = 250             # elapsed / remaining / live throughput refresh while running
-NO_LINK = ("none", "off", "no")
 
 
 class RunView(QWidget):
@@ -108,8 +108,9 @@ class RunView(QWidget):
         self.link_edit = QLineEdit()
         self.link_edit.setObjectName("run-link")
         self.link_edit.setToolTip("The network's limit for the physics check: steps faster than this are flagged "
-                                  "'cache-effect-suspected'. Empty: from the topology's NIC speeds; 'none': no check. "
-                                  "E.g. 1Gbit, 10Gbit, 117MB/s.")
+                                  "'cache-effect-suspected'. Empty: read on each client host (the topology's NIC speed "
+                                  "where the OS gives none). Or type one for every client: 1Gbit, 10Gbit, 117MB/s.")
+        self.link_edit.setPlaceholderText("detect on each client")
         self.link_error = QLabel()
         self.link_error.hide()
         self.link_hint = QLabel()
@@ -190,6 +191,7 @@ class RunView(QWidget):
         self.defaults_button.clicked.connect(self.form.reset)
         self.form.sig_changed.connect(self._form_changed)
         self.targets.sig_changed.connect(self._targets_changed)
+        self.targets.sig_add_mount_requested.connect(self.add_mount)
         self.link_edit.textChanged.connect(lambda _t: self._targets_changed())
         self.start_button.clicked.connect(lambda: self.start())
         self.cancel_button.clicked.connect(self.cancel)
@@ -258,43 +260,42 @@ class RunView(QWidget):
             self._set_setting(f"run/params/{entry.name}", json.dumps(self.form.changed_texts()))
         self._update_buttons()
 
-    # ---- link ----------------------------------------------------------------------------
-    def link_choice(self) -> tuple[str, float | None]:
-        """("auto", None): from the topology; ("none", None): no check; ("set", bytes/s). Raises UnitError."""
-        text = self.link_edit.text().strip()
-        if not text:
-            return "auto", None
-        if text.lower() in NO_LINK:
-            return "none", None
-        return "set", parse_link_rate(text)
+    def add_mount(self, volume: str = "") -> tuple[str, str, str] | None:
+        """Mount ``volume`` on a client (or a new one) through the window's mount editor: an
+        undoable topology edit, ticked here at once (None: cancelled or refused)."""
+        from ..editors import run_mount_dialog
 
-    def _link_for(self, hosts: list[str], servers: list[str]) -> float | None:
-        kind, bps = self.link_choice()
-        if kind == "auto":
-            return topology_link(self.session.topo, hosts, servers).bps
-        return bps
+        added = run_mount_dialog(self.session, self, volume=volume or self.targets.volume())
+        if added is not None:
+            self.targets.select_volume(added[0])
+            self.sig_status.emit(f"{added[0]} mounted on {added[1]} at {added[2]} (Ctrl+Z on the Planner undoes it)")
+        return added
+
+    # ---- link ----------------------------------------------------------------------------
+    def link_choice(self) -> float | None:
+        """The link speed typed for every client (bytes/s), or None: detect it on each host.
+        Raises UnitError for text that is not a speed."""
+        text = self.link_edit.text().strip()
+        return parse_link_rate(text) if text else None
 
     def _targets_changed(self) -> None:
         try:
-            kind, bps = self.link_choice()
+            bps = self.link_choice()
             mark_field(self.link_edit, self.link_error, None)
         except UnitError as exc:
             mark_field(self.link_edit, self.link_error, str(exc))
-            kind, bps = "error", None
-        mounts = self.targets.mount_targets()
-        volume = self.targets.volume()
-        if kind == "auto":
-            servers = volume_servers(self.session.topo, volume) if volume and self.session.topo.volume(volume) else []
-            hosts = [t.host for t in mounts]
-            bound = topology_link(self.session.topo, hosts, servers) if mounts else None
-            self.link_hint.setText(f"Volume runs: {bound.describe()}." if bound else
-                                   "Empty: each run takes its bound from the topology's NIC speeds.")
-            self.link_edit.setPlaceholderText(f"{bound.bps * 8 / 1e9:g}Gbit (from the topology)" if bound and bound.bps
-                                              else "none known: type e.g. 10Gbit")
-        elif kind == "none":
-            self.link_hint.setText("No physics check: no step is flagged for being faster than the link.")
-        elif kind == "set":
-            self.link_hint.setText(f"Every run is checked against {bps * 8 / 1e9:g} Gbit/s per client host.")
+            self._update_buttons()
+            return
+        if bps is not None:
+            self.link_hint.setText(f"Every client host is checked against {bps * 8 / 1e9:g} Gbit/s.")
+        else:
+            hosts = [t.host for t in self.targets.mount_targets()] + [b.spec.host for b in self.targets.baseline_targets()]
+            nics = topology_nics(self.session.topo, hosts)
+            fallback = (" Where the OS says nothing, the topology's NIC speed: "
+                        + ", ".join(f"{h} {v * 8 / 1e9:g} Gbit/s" for h, v in nics.items()) + "." if nics else
+                        " The topology gives no NIC speed to fall back on.")
+            self.link_hint.setText("Empty: each client's link is read on the host at the start of the run (the device "
+                                   "on the route to the servers)." + fallback)
         self._update_buttons()
 
     # ---- starting ------------------------------------------------------------------------
@@ -310,7 +311,7 @@ class RunView(QWidget):
         problems = self.form.problems()
         if problems:
             raise ValueError("; ".join(problems))
-        self.link_choice()
+        link = self.link_choice()
         texts = self.form.texts()
         topo = self.session.topo
         out = []
@@ -319,12 +320,11 @@ class RunView(QWidget):
             volume = self.targets.volume()
             servers = volume_servers(topo, volume)
             hosts = [t.host for t in mounts]
-            out.append(BenchRequest(entry.name, texts, tuple(mounts), tuple(servers),
-                                    self._link_for(hosts, servers), volume,
-                                    label=f"{volume} on {', '.join(hosts)}"))
+            out.append(BenchRequest(entry.name, texts, tuple(mounts), tuple(servers), link, volume,
+                                    label=f"{volume} on {', '.join(hosts)}", link_hints=topology_nics(topo, hosts)))
         for baseline in self.targets.baseline_targets():
-            out.append(BenchRequest(entry.name, texts, (baseline.spec,), (), self._link_for([baseline.spec.host], []),
-                                    "", label=baseline.label()))
+            out.append(BenchRequest(entry.name, texts, (baseline.spec,), (), link, "", label=baseline.label(),
+                                    link_hints=topology_nics(topo, [baseline.spec.host])))
         if not out:
             raise ValueError("tick a client mount of the volume or a baseline to measure")
         return out
@@ -485,6 +485,10 @@ class RunView(QWidget):
         self.results.append(run)
         outcome = run_outcome(run)
         self.live.show_outcome(outcome, request.label)
+        for host, link in (run.provenance.extra.get("links") or {}).items():
+            self._log(f"physics check, link of {host}: {LinkInfo(**link).describe()}")
+        if run.provenance.extra.get("link_bps"):
+            self._log(f"physics check: every client's link taken as {run.provenance.extra['link_bps'] * 8 / 1e9:g} Gbit/s")
         self._log(f"--- {request.label}: {outcome.text}" + (f" ({run.error})" if run.error and run.error not in outcome.text else "") + " ---")
         history = self._history
         if history is not None and history.outcome.get(run.run_id) != run.status.value:
