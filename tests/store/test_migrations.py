@@ -21,16 +21,16 @@ def test_empty_database_migrates_to_head_and_matches_the_models(db_url):
     engine = create_history_engine(db_url)
     assert current_revision(engine) is None
     migrate(engine)
-    assert current_revision(engine) == head_revision() == "0004"
+    assert current_revision(engine) == head_revision() == "0005"
     with engine.connect() as conn:
         diffs = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata)
     assert diffs == []
     migrate(engine)                           # a second start-up is a no-op
-    assert current_revision(engine) == "0004"
+    assert current_revision(engine) == "0005"
     engine.dispose()
 
 
-@pytest.mark.parametrize("start", ["0001", "0002", "0003"])
+@pytest.mark.parametrize("start", ["0001", "0002", "0003", "0004"])
 def test_previous_revision_upgrades_keeping_runs_and_marks_orphans_interrupted(db_url, start):
     engine = create_history_engine(db_url)
     migrate(engine, start)
@@ -54,7 +54,7 @@ def test_previous_revision_upgrades_keeping_runs_and_marks_orphans_interrupted(d
     engine.dispose()
 
     store = HistoryStore(db_url)             # start-up migrates to head
-    assert current_revision(store.engine) == "0004"
+    assert current_revision(store.engine) == "0005"
     assert "ix_steps_point" in {i["name"] for i in sa.inspect(store.engine).get_indexes("steps")}
     old = store.load_run("old1")
     assert old.status is RunStatus.RUNNING and old.steps[0].metric("throughput").value == 1.25e8
@@ -129,3 +129,51 @@ def test_instances_starting_at_once_migrate_once_without_errors(db_url):
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM alembic_version")).scalar() == 1
     engine.dispose()
+
+
+def test_stonewall_estimates_of_old_runs_are_renamed_not_mixed_with_measured_ones(db_url):
+    """Revision 0005: a stonewall saved before Brickyard measured it was the sum of rates again;
+    it becomes ``stonewall_estimate``, in the database and in an old export being imported."""
+    import importlib
+    import json
+    from pathlib import Path
+
+    from brickyard.store import legacy
+    from brickyard.store.codec import run_from_dict
+
+    migration = importlib.import_module("brickyard.store.migrations.versions.0005_stonewall_estimates")
+    assert (migration.OLD_LABEL, migration.NEW_LABEL) == (legacy.OLD_STONEWALL_LABEL, legacy.ESTIMATE_LABEL)
+    export = json.loads((Path(__file__).parents[1] / "fixtures" / "runs" / "local-dd-both-4K-1M.json").read_text())
+    old_run, new_run = run_from_dict(export["runs"][0]), synthetic_run(random.Random(2), repeats=1)
+    assert any(m.label == legacy.OLD_STONEWALL_LABEL for s in old_run.steps for m in s.metrics)
+
+    engine = create_history_engine(db_url)
+    migrate(engine, "0004")
+    engine.dispose()
+    engine = create_history_engine(db_url)
+    with engine.begin() as conn:                     # rows an 0004-era Brickyard wrote
+        conn.execute(sa.text("INSERT INTO runs (run_id, workload, status, started_at, error, failed_host, target,"
+                             " target_kind, brickyard_version, hosts, gluster_versions, provenance_json, step_count,"
+                             " sample_count) VALUES ('old1', 'dd', 'complete', 1.0, '', '', 'local:/x', 'local',"
+                             " '0.0.9', 'local', '', :prov, 1, 2)"),
+                     {"prov": '{"brickyard_version": "0.0.9", "hosts": {}, "target": "local:/x", "target_kind": "local"}'})
+        pk = conn.execute(sa.text("SELECT id FROM runs WHERE run_id = 'old1'")).scalar_one()
+        conn.execute(sa.text("INSERT INTO steps (run_pk, idx, repeat, params_json, start_skew_json, flags_json, valid,"
+                             " note) VALUES (:pk, 0, 0, '{}', '{}', '[]', :v, '')"), {"pk": pk, "v": True})
+        step = conn.execute(sa.text("SELECT id FROM steps")).scalar_one()
+        for seq, (name, label) in enumerate([("stonewall_throughput", legacy.OLD_STONEWALL_LABEL),
+                                             ("throughput", "total bytes ÷ (last end − first start)")]):
+            conn.execute(sa.text("INSERT INTO samples (step_id, run_pk, seq, name, value, unit, label) VALUES"
+                                 " (:s, :pk, :seq, :name, 1.5e8, 'B/s', :label)"),
+                         {"s": step, "pk": pk, "seq": seq, "name": name, "label": label})
+    engine.dispose()
+    store = HistoryStore(db_url)                     # start-up migrates to 0005
+    (old_step,) = store.load_run("old1").steps
+    assert [m.name for m in old_step.metrics] == ["stonewall_estimate", "throughput"]
+    assert old_step.metrics[0].label == legacy.ESTIMATE_LABEL
+    store.add_run(old_run)                           # an old export, imported now
+    names = {m.name for s in store.load_run(old_run.run_id).steps for m in s.metrics}
+    assert "stonewall_estimate" in names and "stonewall_throughput" not in names
+    store.add_run(new_run)                           # a measured stonewall keeps its name
+    assert all(m.label != legacy.ESTIMATE_LABEL for s in store.load_run(new_run.run_id).steps for m in s.metrics)
+    store.close()

@@ -31,6 +31,7 @@ from brickyard.core.results import Metric, Provenance, RunResult, RunStatus, Ste
 from brickyard.core.topology import Topology
 
 from . import codec
+from .legacy import stored_name
 from .engine import IMMEDIATE, create_history_engine, migrate
 from .models import Run, RunHost, RunOption, Sample, Step, TopologySnapshot, VolumeLayout, WorkerTimingRow
 from .owner import pid_alive, process_start
@@ -292,8 +293,9 @@ class HistoryStore:
         except IntegrityError:
             raise StoreError(f"step {step.index} repeat {step.repeat} is already stored for this run") from None
         if step.metrics:
-            conn.execute(insert(Sample), [dict(step_id=step_id, run_pk=run_pk, seq=i, name=m.name, value=m.value,
-                                               unit=m.unit, label=m.label) for i, m in enumerate(step.metrics)])
+            conn.execute(insert(Sample), [dict(step_id=step_id, run_pk=run_pk, seq=i, name=name, value=m.value,
+                                               unit=m.unit, label=label)
+                                          for i, m in enumerate(step.metrics) for name, label in [stored_name(m)]])
         if step.workers:
             conn.execute(insert(WorkerTimingRow), [
                 dict(step_id=step_id, seq=i, worker=w.worker, host=w.host, start=w.start, end=w.end,
@@ -605,3 +607,4 @@ def _apply_filter(q: Any, f: RunFilter) -> Any:
             cond = and_(cond, RunOption.value == value.strip())
         q = q.where(Run.id.in_(select(RunOption.run_pk).where(cond)))
     return q
+
