@@ -44,6 +44,36 @@ def test_save_marks_clean_and_reopening_gives_back_the_edited_topology(qtbot, wi
     assert other.files.recent()[0] == str(saved) and other.files.last_file() == saved
 
 
+def test_save_as_starts_in_the_folder_last_used_and_the_file_takes_its_name(qtbot, window, tmp_path):
+    """The Save dialog always started in $HOME, and a new topology was saved as "untitled"."""
+    from PySide6.QtWidgets import QFileDialog, QLineEdit
+
+    from .helpers import on_next_dialog
+
+    folder = tmp_path / "cluster-plans"
+    folder.mkdir()
+    topofile.save(small_topology(), folder / "rack1.brickyard.json")
+    assert window.files.open(folder / "rack1.brickyard.json")
+    qtbot.keyClick(window.canvas, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)  # File > New: untitled
+    assert window.files.path is None and window.session.topo.name == "untitled"
+    qtbot.keyClick(window.canvas, Qt.Key.Key_S)
+    seen = {}
+
+    def save(dialog):
+        assert isinstance(dialog, QFileDialog)
+        seen["dir"] = dialog.directory().absolutePath()
+        name = dialog.findChild(QLineEdit, "fileNameEdit")
+        name.selectAll()
+        qtbot.keyClicks(name, "fresh")
+        qtbot.keyClick(name, Qt.Key.Key_Return)
+    done = on_next_dialog(save)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert done and seen["dir"] == str(folder)
+    saved = folder / "fresh.brickyard.json"
+    assert saved.is_file() and json.loads(saved.read_text())["name"] == "fresh"
+    assert window.windowTitle().startswith("fresh.brickyard.json")
+
+
 def test_new_asks_before_dropping_changes_and_cancel_keeps_them(qtbot, window):
     asked = []
     window.files.ask = lambda q: asked.append(q) or "cancel"

@@ -99,6 +99,27 @@ def imported(host, volume):
 
 
 # ---- success ---------------------------------------------------------------------------
+def test_return_starts_the_import_even_while_the_alias_list_is_open(qtbot, tmp_path):
+    """Typing 'node1' opens the list of SSH aliases (node1, node1-admin); Return then used to
+    close the list and do nothing."""
+    config = tmp_path / "ssh_config"
+    config.write_text("Host node1\n  HostName 10.0.0.1\nHost node1-admin\n  HostName 10.0.0.1\nHost node2\n")
+    services = FakeServices(imported)
+    dialog = ImportDialog(RemoteBridge(ssh_config=config, make_services=lambda options: services), None)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.host_edit.setFocus()
+    qtbot.keyClicks(dialog.host_edit, "node1")
+    popup = dialog.host_edit.completer().popup()
+    qtbot.waitUntil(popup.isVisible)
+    qtbot.keyClick(popup, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: bool(services.calls), timeout=WAIT_MS)
+    assert services.calls == [("node1", None)]
+    qtbot.waitUntil(lambda: dialog.imported is not None, timeout=WAIT_MS)  # the import ran to its end
+
+
+
 def test_a_successful_import_is_loaded_as_an_untitled_topology_and_drawn(qtbot, window):
     services = FakeServices(imported)
     bridge = RemoteBridge(window, make_services=lambda options: services)

@@ -75,10 +75,10 @@ def with_vdistrep(topo):
 def make_view(qtbot):
     made = []
 
-    def make(topo=None, cluster=None, wrap=None):
+    def make(topo=None, cluster=None, wrap=None, path=None):
         services = ClusterServices(cluster or FakeCluster(), wrap)
         bridge = RemoteBridge(make_services=lambda options: services)
-        view = ProvisionView(Session(topo or vrep_topology()), bridge)
+        view = ProvisionView(Session(topo or vrep_topology()), bridge, topology_path=lambda: path)
         qtbot.addWidget(view)
         view.resize(1200, 700)
         view.services, view.cluster = services, services.cluster
@@ -222,7 +222,8 @@ def test_a_failure_says_what_was_done_what_is_left_and_how_to_undo_then_a_rerun_
     assert "FAILED at step 'create volume vrep' on node1" in text
     assert f"done ({failed})" in text and f"left ({len(statuses) - failed})" in text
     assert "to undo what this run did:" in text and "gluster peer detach node2" in text
-    assert "brickyard teardown FILE --volume vrep --confirm vrep" in text
+    assert "brickyard teardown FILE" not in text  # untitled: no placeholder pretending to be a command
+    assert "Tear down… in the Provision tab" in text
     assert "FAILED" in view.log.toPlainText()
     assert view.run_button.isEnabled()
     cluster.dying = False
@@ -230,6 +231,20 @@ def test_a_failure_says_what_was_done_what_is_left_and_how_to_undo_then_a_rerun_
     again = _run(view, qtbot, view.provision)
     statuses = _statuses(view)
     assert again.ok and statuses[failed] == "done" and "skipped" in statuses[:failed]
+
+
+def test_the_undo_hint_of_a_failed_run_names_the_open_topology_file(make_view, qtbot, tmp_path):
+    class DiesAtStart(FakeCluster):
+        def answer(self, host, argv):
+            if "start" in argv:
+                self.glusterd_down.add(host)
+            return super().answer(host, argv)
+
+    path = tmp_path / "my lab.brickyard.json"
+    view = make_view(cluster=DiesAtStart(), path=path)
+    view.show_plan()
+    assert not _run(view, qtbot, view.provision).ok
+    assert f"brickyard teardown '{path}' --volume vrep --confirm vrep" in view.summary_text
 
 
 def test_cancel_kills_the_running_step_and_the_rest_is_left(make_view, qtbot):
@@ -429,6 +444,46 @@ def test_an_edit_during_a_run_leaves_the_run_alone_and_asks_for_the_plan_again_a
     assert blocker.args[0].ok and view.cluster.volumes["vrep"]["options"] == {"performance.write-behind": "off"}
     assert view.plan is None and not view.run_button.isEnabled()
     assert view.summary_text.endswith("The topology changed during the run: show the plan again before provisioning.")
+
+
+def test_quitting_during_a_teardown_asks_naming_the_teardown(qtbot, tmp_path):
+    """The quit question names what runs (it once said 'pre-flight, provisioning or an import'
+    during a teardown)."""
+    from brickyard.ui.mainwindow import MainWindow
+
+    gate = asyncio.Event()
+
+    class HeldAtStop:
+        def __init__(self, ex):
+            self.ex, self.host = ex, ex.host
+
+        async def run(self, argv, **kw):
+            if "stop" in argv:
+                await gate.wait()
+            return await self.ex.run(argv, **kw)
+
+    services = ClusterServices(FakeCluster(), HeldAtStop)
+    window = MainWindow(vrep_topology(), settings_path=tmp_path / "settings.ini", autosave_dir=tmp_path / "autosave",
+                        remote=RemoteBridge(make_services=lambda options: services))
+    qtbot.addWidget(window)
+    view = window.open_provision()
+    view.show_plan()
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000):
+        assert view.provision()
+
+    def confirm(modal):
+        modal.name_edit.setText("vrep")
+        qtbot.keyClick(modal.name_edit, Qt.Key.Key_Return)
+
+    _answer("confirm-teardown", confirm)
+    assert view.ask_teardown()
+    qtbot.waitUntil(lambda: "running" in _statuses(view), timeout=30_000)
+    assert window.remote.running() == ["teardown of vrep"]
+    assert window.busy_question().startswith("Still running: teardown of vrep.")
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000):
+        services.loop.loop.call_soon_threadsafe(gate.set)
+    assert window.remote.running() == []
+    window.remote.close()
 
 
 def test_the_cluster_menu_opens_one_provision_tab(qtbot, tmp_path):

@@ -246,13 +246,21 @@ async def run_provision(plan: ProvisionPlan, executor_for, progress=None, on_ste
     """Run the plan's steps (each skipped when already done); returns the RunReport.
 
     ``on_step(index, outcome)``: see ``steps.run_steps``. ``topology_file`` goes into the
-    teardown hint of a failed run (``FILE`` when the topology has no file)."""
+    teardown hint of a failed run; without one (an untitled topology in the window) the hint
+    says to tear down from the window or to save a file first, never a placeholder."""
     from .steps import run_steps
 
     report = await run_steps("provision", plan.volume.name, plan.steps, executor_for, progress, on_step)
     if not report.ok and any(o.status == DONE for o in report.outcomes):
-        name = plan.volume.name
-        file = shlex.quote(topology_file) if topology_file else "FILE"
-        report.notes.append(f"to undo everything Brickyard did for {name}: "
-                            f"brickyard teardown {file} --volume {name} --confirm {name}")
+        report.notes.append(teardown_hint(plan.volume.name, topology_file))
     return report
+
+
+def teardown_hint(name: str, topology_file: str | None) -> str:
+    """How to undo everything Brickyard did for volume ``name``: the exact command when the
+    topology has a file, else the window's Tear down (or the command after saving)."""
+    if topology_file:
+        return (f"to undo everything Brickyard did for {name}: "
+                + shlex.join(["brickyard", "teardown", str(topology_file), "--volume", name, "--confirm", name]))
+    return (f"to undo everything Brickyard did for {name}: Tear down… in the Provision tab, or save the "
+            f"topology to a file and run: brickyard teardown THAT-FILE --volume {name} --confirm {name}")

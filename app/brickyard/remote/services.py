@@ -40,12 +40,13 @@ class RemoteServices:
         return self.loop.submit(preflight(topo, self.hosts(topo), volume, on_host))
 
     def provision(self, topo: Topology, volume: str, progress: Progress, *, fstab: bool = False,
-                  on_step: OnStep | None = None) -> "Future[RunReport]":
+                  on_step: OnStep | None = None, topology_file: str | None = None) -> "Future[RunReport]":
         """Provision after the user accepted ``provision_plan(...).questions`` (raises ProvisionError now).
 
-        ``on_step(index, outcome)`` reports each step as it starts and ends (``steps.run_steps``)."""
+        ``on_step(index, outcome)`` reports each step as it starts and ends (``steps.run_steps``);
+        ``topology_file`` is named in the undo hint of a failed run."""
         plan = provision_plan(topo, volume, fstab=fstab)
-        return self.loop.submit(run_provision(plan, self.hosts(topo), progress, on_step))
+        return self.loop.submit(run_provision(plan, self.hosts(topo), progress, on_step, topology_file=topology_file))
 
     def teardown(self, topo: Topology, volume: str, progress: Progress,
                  on_step: OnStep | None = None) -> "Future[RunReport]":

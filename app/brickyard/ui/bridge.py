@@ -53,9 +53,10 @@ class FutureWatcher(QObject):
     """After any of the three above."""
     _arrived = Signal(object)
 
-    def __init__(self, future: Future, parent: QObject | None = None):
+    def __init__(self, future: Future, parent: QObject | None = None, label: str = ""):
         super().__init__(parent)
         self.future = future
+        self.label = label  # what runs, in words ("teardown of gv0"), for the quit question
         self.finished = False
         self._arrived.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
         future.add_done_callback(self._arrived.emit)
@@ -220,9 +221,10 @@ class RemoteBridge(QObject):
             self._services = self._make(self.options())
         return self._services
 
-    def watch(self, future: Future) -> FutureWatcher:
-        """A watcher kept alive by the bridge until its future has been delivered."""
-        watcher = FutureWatcher(future, self)
+    def watch(self, future: Future, label: str = "") -> FutureWatcher:
+        """A watcher kept alive by the bridge until its future has been delivered; ``label``
+        says what runs ("teardown of gv0") when the user wants to quit meanwhile."""
+        watcher = FutureWatcher(future, self, label)
         self._watchers.add(watcher)
         watcher.sig_finished.connect(lambda w=watcher: self._forget(w))
         return watcher
@@ -243,6 +245,12 @@ class RemoteBridge(QObject):
     def busy(self) -> bool:
         """Is a run still going? (False once the bridge is closed: what ran was cancelled.)"""
         return not self._closed and any(not w.finished for w in self._watchers)
+
+    def running(self) -> list[str]:
+        """What is still running, in words, oldest first."""
+        if self._closed:
+            return []
+        return list(dict.fromkeys(w.label or "a run on the cluster" for w in self._watchers if not w.finished))
 
     def close(self) -> None:
         """Cancel what is still running and close the SSH pool and loop (window close)."""

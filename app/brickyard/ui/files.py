@@ -108,8 +108,19 @@ class FileController(QObject):
         items = [str(path)] + [p for p in self.recent() if p != str(path)]
         self.settings.setValue("recent", items[:MAX_RECENT])
         self.settings.setValue("last_file", str(path))
+        self.settings.setValue("last_dir", str(path.parent))
         self.settings.sync()
         self.sig_recent_changed.emit(items[:MAX_RECENT])
+
+    def start_dir(self) -> Path:
+        """Where Open and Save As start: the open file's folder, else the folder last opened
+        from or saved to, else home."""
+        if self.path is not None:
+            return self.path.parent
+        value = self.settings.value("last_dir", "")
+        if value and Path(value).is_dir():
+            return Path(value)
+        return Path.home()
 
     def last_file(self) -> Path | None:
         value = self.settings.value("last_file", "")
@@ -176,6 +187,9 @@ class FileController(QObject):
         return self._write(path)
 
     def _write(self, path: Path) -> bool:
+        if self.session.topo.name in ("", "untitled"):
+            # a new topology takes its file's name (the title and `plan` show it)
+            self.session.topo.name = path.name.removesuffix(topofile.SUFFIX).removesuffix(".json")
         try:
             topofile.save(self.session.topo, path)
         except OSError as exc:
@@ -269,6 +283,6 @@ class FileController(QObject):
         return QMessageBox.question(self.window, "Brickyard", question, buttons.Yes | buttons.No) == buttons.Yes
 
     def _save_dialog(self) -> str:
-        start = str(self.path) if self.path else str(Path.home() / f"{self.session.topo.name or 'topology'}{topofile.SUFFIX}")
+        start = str(self.path) if self.path else str(self.start_dir() / f"{self.session.topo.name or 'topology'}{topofile.SUFFIX}")
         path, _ = QFileDialog.getSaveFileName(self.window, "Save topology", start, FILE_FILTER)
         return path

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCompleter, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit,
                                QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
@@ -70,6 +70,21 @@ def input_problem(host: str, volume: str) -> str | None:
     return None
 
 
+class _ReturnInList(QObject):
+    """Calls ``then`` after Return in a completer's list (which keeps the key to itself).
+    A small object owned by the list, so nothing runs once the list is gone."""
+
+    def __init__(self, popup: QWidget, then):
+        super().__init__(popup)
+        self.then = then
+        popup.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.KeyPress and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            QTimer.singleShot(0, self, self.then)
+        return False
+
+
 class ImportDialog(QDialog):
     """Asks for a host (and volume), imports, and accepts with ``imported`` set."""
 
@@ -102,6 +117,9 @@ class ImportDialog(QDialog):
             completer = QCompleter(aliases, self)
             completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
             self.host_edit.setCompleter(completer)
+            # Return in the alias list takes the alias and then imports, as Return in the field does
+            # (the list eats the key, so the default button alone never saw it)
+            self._return_watch = _ReturnInList(completer.popup(), self._return_in_list)
         form.addRow("&Host:", self.host_edit)
         self.volume_edit = QLineEdit()
         self.volume_edit.setObjectName("volume")
@@ -138,6 +156,10 @@ class ImportDialog(QDialog):
         self.host_edit.textChanged.connect(self._inputs_edited)
         self.volume_edit.textChanged.connect(self._inputs_edited)
         self._set_idle()
+
+    def _return_in_list(self) -> None:
+        if self.import_button.isEnabled() and not self.running:
+            self.start()
 
     # ---- state ----------------------------------------------------------------------
     @property
@@ -195,7 +217,7 @@ class ImportDialog(QDialog):
             self._set_idle()
             self._set_status(f"Cannot start the import from {host}: {exc}", error=True)
             return False
-        watcher = self.bridge.watch(future)
+        watcher = self.bridge.watch(future, f"the import from {host}")
         self._watcher = watcher
         watcher.sig_done.connect(self._done)
         watcher.sig_failed.connect(self._failed)

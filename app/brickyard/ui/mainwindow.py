@@ -99,12 +99,19 @@ class MainWindow(QMainWindow):
         self.window_layout.restore()
 
     def _dock(self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> None:
+        """A dock for ``widget``. Side docks scroll (long forms); bottom docks hold panels that
+        scroll inside (text, tables), and must not scroll as a whole: a scroll area gives a
+        panel with a wrapping label its preferred height, which pushed buttons such as Copy
+        commands out of sight at the default height."""
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock-{key}")
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(widget)
-        dock.setWidget(scroll)
+        if area == Qt.DockWidgetArea.BottomDockWidgetArea:
+            dock.setWidget(widget)
+        else:
+            scroll = QScrollArea()
+            scroll.setWidgetResizable(True)
+            scroll.setWidget(widget)
+            dock.setWidget(scroll)
         self.addDockWidget(area, dock)
         self.docks[key] = dock
 
@@ -244,7 +251,7 @@ class MainWindow(QMainWindow):
         from .provision_view import ProvisionView
 
         if self.provision_view is None:
-            self.provision_view = ProvisionView(self.session, self.remote)
+            self.provision_view = ProvisionView(self.session, self.remote, topology_path=lambda: self.files.path)
             self.provision_view.sig_status.connect(self._show_refusal)
         self._show_tab("Provision", self.provision_view)
         return self.provision_view
@@ -307,8 +314,7 @@ class MainWindow(QMainWindow):
         from PySide6.QtWidgets import QFileDialog
 
         from .files import FILE_FILTER
-        start = str(self.files.path.parent) if self.files.path else str(Path.home())
-        path, _ = QFileDialog.getOpenFileName(self, "Open topology", start, FILE_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, "Open topology", str(self.files.start_dir()), FILE_FILTER)
         if path:
             self.files.open(path)
 
@@ -353,14 +359,20 @@ class MainWindow(QMainWindow):
                 event.acceptProposedAction()
                 return
 
+    def busy_question(self) -> str:
+        """The quit question while something runs, naming what runs (a teardown, a benchmark…)."""
+        running = self.remote.running()
+        what = ", ".join(running) if running else "a run on the cluster"
+        return (f"Still running: {what}.\n\nQuit anyway? Brickyard stops it and kills its remote commands. "
+                "Provisioning or a teardown can be resumed by running it again (finished steps are skipped); "
+                "a benchmark keeps the steps it measured.")
+
     def _confirm_quit_while_busy(self) -> bool:
         from PySide6.QtWidgets import QMessageBox
 
-        answer = QMessageBox.question(
-            self, "Brickyard", "A run on the cluster is still going (pre-flight, provisioning or an import).\n\n"
-            "Quit anyway? Brickyard stops it and kills its remote commands; a provisioning run can be "
-            "resumed by running it again (finished steps are skipped).",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        answer = QMessageBox.question(self, "Brickyard", self.busy_question(),
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
         return answer == QMessageBox.StandardButton.Yes
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -188,7 +188,7 @@ class PreflightView(QWidget):
         except RuntimeError as exc:  # the loop thread is gone (window closing)
             self.summary.setText(f"Cannot start: {exc}")
             return False
-        self.watcher = self.bridge.watch(future)
+        self.watcher = self.bridge.watch(future, "pre-flight checks")
         self.watcher.sig_done.connect(self._finished)
         self.watcher.sig_failed.connect(self._failed)
         self.watcher.sig_cancelled.connect(self._cancelled)

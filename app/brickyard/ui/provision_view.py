@@ -69,10 +69,13 @@ class ProvisionView(QWidget):
     sig_finished = Signal(object)
     """RunReport | None after each provision or teardown run (None: it stopped without a report)."""
 
-    def __init__(self, session: Session, bridge: RemoteBridge, parent: QWidget | None = None):
+    def __init__(self, session: Session, bridge: RemoteBridge, parent: QWidget | None = None,
+                 topology_path=None):
         super().__init__(parent)
         self.session = session
         self.bridge = bridge
+        # () -> the open topology's file or None (untitled): named in a failed run's undo hint
+        self.topology_path = topology_path or (lambda: None)
         self.plan: ProvisionPlan | None = None
         self.report: RunReport | None = None
         self.watcher: FutureWatcher | None = None
@@ -379,7 +382,9 @@ class ProvisionView(QWidget):
 
         try:
             if action == "provision":
-                future = services.provision(topo, volume, relay.progress, fstab=fstab, on_step=on_step)
+                path = self.topology_path()
+                future = services.provision(topo, volume, relay.progress, fstab=fstab, on_step=on_step,
+                                            topology_file=str(path) if path else None)
             else:
                 future = services.teardown(topo, volume, relay.progress, on_step=on_step)
         except (ValueError, RuntimeError) as exc:  # the plan is refused now, or the loop thread is gone
@@ -392,7 +397,7 @@ class ProvisionView(QWidget):
         self._last_run = (action, topo, volume, fstab, steps)
         self._fill_rows(steps, WAITING)
         self._log(f"--- {action} {volume} started {time.strftime('%H:%M:%S')}: {len(steps)} steps ---")
-        self.watcher = self.bridge.watch(future)
+        self.watcher = self.bridge.watch(future, f"{'provisioning' if action == 'provision' else 'teardown'} of {volume}")
         self.watcher.sig_done.connect(self._finished)
         self.watcher.sig_failed.connect(self._failed)
         self.watcher.sig_cancelled.connect(lambda: self._stopped("stopped: the run was abandoned after Cancel"))

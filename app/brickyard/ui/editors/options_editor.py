@@ -110,6 +110,8 @@ class VolumeOptionsEditor(QWidget):
         if volume is None:
             self.title.setText("No volume: add one in the Layout panel to set its options.")
             self.table.setRowCount(0)
+            self.name.clear()
+            self.value.clear()
             return
         self.title.setText(f"<b>{volume.name}</b>: {len(volume.options)} option(s) set — "
                            f"provisioning runs <tt>gluster volume set</tt> for each, after create.")

@@ -13,14 +13,23 @@ INVALID_STYLE = "QLineEdit { border: 2px solid #c62828; background: #fdecea; }"
 
 
 def mark_field(edit: QLineEdit, label: QLabel, problem: str | None) -> None:
-    """Show ``problem`` under ``edit`` and frame it red, or clear both."""
+    """Show ``problem`` under ``edit`` and frame it red, or clear both.
+
+    The message wraps; its label asks for the height the wrapped text needs, so a dialog
+    grows to show all of it (a top-level window does not follow a label's height-for-width
+    by itself, and a long reason was cut to one line)."""
     edit.setStyleSheet(INVALID_STYLE if problem else "")
     edit.setProperty("invalid", bool(problem))
     edit.setToolTip(problem or "")
     label.setText(problem or "")
-    label.setVisible(bool(problem))
     label.setStyleSheet("color: #c62828;")
     label.setWordWrap(True)
+    if problem:
+        width = max(label.width() if label.isVisible() else 0, edit.width(), 160)
+        label.setMinimumHeight(label.heightForWidth(width))
+    else:
+        label.setMinimumHeight(0)
+    label.setVisible(bool(problem))
 
 
 class ValidatedField(QWidget):

@@ -67,7 +67,9 @@ class LayoutPanel(QWidget):
         self.auto_place.setToolTip("Reorder the volume's bricks so no set has two bricks on one node "
                                    "and sets span as many sites as they can")
         self.placement_note = QLabel()
+        self.placement_note.setObjectName("placement-note")
         self.placement_note.setWordWrap(True)
+        self._note_for: tuple | None = None  # the volume state the placement note speaks of
         self.summary = QLabel()
         self.summary.setWordWrap(True)
 
@@ -95,6 +97,7 @@ class LayoutPanel(QWidget):
         self.new_volume.clicked.connect(self.add_volume)
         self.delete_volume.clicked.connect(self.remove_volume)
         self.name.editingFinished.connect(self._rename)
+        self.name.textEdited.connect(self._name_edited)
         self.type.activated.connect(self._type_chosen)
         for combo in (self.replica, self.disperse, self.redundancy):
             combo.activated.connect(self._counts_chosen)
@@ -120,7 +123,19 @@ class LayoutPanel(QWidget):
         for w in (self.name, self.type, self.replica, self.arbiter, self.disperse, self.redundancy,
                   self.force, self.auto_place, self.delete_volume):
             w.setEnabled(volume is not None)
+        if self._note_for != self._placement_key():
+            self.placement_note.clear()  # it described bricks and a layout that are gone
+            self._note_for = None
         if volume is None:
+            # nothing to edit: empty, not the last volume's values greyed out
+            self.name.clear()
+            mark_field(self.name, self.name_error, None)
+            self.type.setCurrentIndex(-1)
+            for combo in (self.replica, self.disperse, self.redundancy):
+                combo.clear()
+                combo.setProperty("filled_for", "")
+            self.arbiter.setChecked(False)
+            self.force.setChecked(False)
             self.summary.setText(self.session.plan_problem)
             return
         if not self.name.hasFocus():
@@ -232,13 +247,17 @@ class LayoutPanel(QWidget):
         if not self._syncing and volume is not None and volume.force != on:
             self.session.push(edits.UpdateVolume(volume.name, {"force": on}))
 
+    def _name_edited(self, text: str) -> None:
+        """Mark the name as it is typed, and clear the mark as soon as it is valid again."""
+        mark_field(self.name, self.name_error, volname_problem(text.strip()) if text.strip() else None)
+
     def _rename(self) -> None:
         volume = self.session.volume
         text = self.name.text().strip()
-        if volume is None or text == volume.name:
-            return
         problem = volname_problem(text)
         mark_field(self.name, self.name_error, problem)
+        if volume is None or text == volume.name:
+            return
         if problem is None and self.session.push(edits.UpdateVolume(volume.name, {"name": text})):
             self.session.select_volume(text)
 
@@ -258,6 +277,14 @@ class LayoutPanel(QWidget):
         if volume is None:
             return
         placed = plan_volume(self.session.topo, volume, auto_place=True)
-        self.placement_note.setText(placed.placement_note)
         if list(placed.volume.bricks) != list(volume.bricks):
             self.session.push(edits.SetVolumeBricks(volume.name, list(placed.volume.bricks), text="auto-place bricks"))
+        # the note holds while the volume keeps these bricks and this layout
+        self.placement_note.setText(placed.placement_note)
+        self._note_for = self._placement_key()
+
+    def _placement_key(self) -> tuple | None:
+        volume = self.session.volume
+        if volume is None:
+            return None
+        return (id(self.session.topo), volume.name, tuple(volume.bricks), repr(volume.layout), volume.force)

@@ -16,6 +16,7 @@ class QuickFillDialog(QDialog):
     def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("Quick fill")
+        self.setMinimumWidth(520)
         self.session = session
         topo = session.topo
         self.count = QSpinBox()
