@@ -75,12 +75,15 @@ def test_a_live_agents_directory_is_never_swept():
     asyncio.run(main())
 
 
+MACHINE = open("/etc/machine-id").read().strip() if os.path.exists("/etc/machine-id") else os.uname()[1]
+
+
 def _fake(tmp_name: str, marker: dict | None, uid: int | None = None) -> Path:
     path = Path("/tmp") / tmp_name
     path.mkdir()
     (path / "data").write_text("x")
     if marker is not None:
-        (path / MARKER).write_text(json.dumps(marker))
+        (path / MARKER).write_text(json.dumps({"machine": MACHINE, **marker}))
         if uid is not None:
             os.chown(path / MARKER, uid, uid)
     return path
@@ -98,6 +101,8 @@ def test_only_marked_directories_of_a_gone_maker_are_removed(tmp_path):
     alive = _fake(f"brickyard-agent.alive{stamp}",
                   {"pid": os.getpid(), "start": open(f"/proc/{os.getpid()}/stat").read().rsplit(")", 1)[1].split()[19],
                    "boot": me, "pidns": pidns})
+    elsewhere = _fake(f"brickyard-agent.host{stamp}", {"pid": 1, "start": "1", "boot": "x", "pidns": pidns,
+                                                      "machine": "another-host"})
     not_mine = (_fake(f"brickyard-agent.uid{stamp}", {"pid": 1, "start": "1", "boot": "b", "pidns": pidns}, uid=65534)
                 if os.geteuid() == 0 else None)
     try:
@@ -108,11 +113,11 @@ def test_only_marked_directories_of_a_gone_maker_are_removed(tmp_path):
         swept = asyncio.run(main())
         for gone in (other_boot, dead_pid, reused):       # maker rebooted away, dead, or its pid reused
             assert str(gone) in swept and not gone.exists()
-        for kept in (unmarked, other_ns, alive, not_mine):
+        for kept in (unmarked, other_ns, alive, not_mine, elsewhere):
             if kept is not None:
                 assert kept.exists() and not any(s.startswith(str(kept)) for s in swept)
     finally:
-        for p in (other_boot, dead_pid, unmarked, other_ns, reused, alive, not_mine):
+        for p in (other_boot, dead_pid, unmarked, other_ns, reused, alive, not_mine, elsewhere):
             if p is not None:
                 shutil.rmtree(p, ignore_errors=True)
 
@@ -173,6 +178,65 @@ def test_a_failed_pgbench_start_leaves_no_server_directory(tmp_path):
         assert list(work.iterdir()) == []
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_run_directories_killed_runs_left_in_the_target_are_removed_by_the_next_run_there(tmp_path):
+    target = tmp_path / "target"
+    target.mkdir()
+    me = {"boot": open("/proc/sys/kernel/random/boot_id").read().strip(), "pidns": os.readlink("/proc/self/ns/pid"),
+          "machine": MACHINE}
+
+    def run_dir(name: str, **marker) -> Path:
+        d = target / name
+        (d / "dd-r0-65536-0").mkdir(parents=True)
+        if marker:
+            (d / MARKER).write_text(json.dumps({**me, **marker}))
+        return d
+
+    dead = run_dir("brickyard-0123456789ab-local", pid=2 ** 22 + 3, start="7")
+    live = run_dir("brickyard-1111111111ab-local", pid=os.getpid(),
+                   start=open(f"/proc/{os.getpid()}/stat").read().rsplit(")", 1)[1].split()[19])
+    other_host = run_dir("brickyard-2222222222ab-client2", pid=2 ** 22 + 3, start="7", machine="another-machine",
+                         boot="another-boot")
+    unmarked = run_dir("brickyard-3333333333ab-local")
+    not_a_run_dir = target / "brickyard-notes"
+    not_a_run_dir.mkdir()
+    (not_a_run_dir / MARKER).write_text(json.dumps({**me, "pid": 2 ** 22 + 3, "start": "7"}))
+    run = asyncio.run(run_benchmark(registry.find("dd", tmp_path / "none"),
+                                    {"block_sizes": "64K", "concurrency": "1", "size": "64K", "repeats": "1"},
+                                    [(TargetSpec("local", str(target)), LocalExecutor("local"))]))
+    assert run.status is RunStatus.COMPLETE, run.error
+    assert not dead.exists() and run.provenance.extra["leftovers_removed"]["local"] == [str(dead)]
+    assert live.exists() and other_host.exists() and unmarked.exists() and not_a_run_dir.exists()
+    assert sorted(p.name for p in target.iterdir()) == sorted(p.name for p in (live, other_host, unmarked, not_a_run_dir))
+
+
+def test_a_worker_dies_with_its_agent_when_the_agent_is_killed():
+    async def main():
+        agent = await opened()
+        step = asyncio.ensure_future(agent.run_step([{"kind": "exec", "argv": ["sleep", "37.5"]}], stall_seconds=0))
+        worker = None
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            kids = [int(k) for t in Path(f"/proc/{agent.remote_pid}/task").iterdir()
+                    for k in (t / "children").read_text().split()]
+            if kids and Path(f"/proc/{kids[0]}/cmdline").read_bytes().startswith(b"sleep\0"):
+                worker = kids[0]      # the agent's child, running sleep (not parked any more)
+                break
+        assert worker, "the worker never started"
+        os.kill(agent.remote_pid, signal.SIGKILL)            # only the agent, not its process group
+        try:
+            await asyncio.wait_for(step, 10)
+        except Exception:  # noqa: BLE001 - the agent is gone: a lost host
+            pass
+        await agent.close()
+        return worker
+    worker = asyncio.run(main())
+    for _ in range(40):
+        if not os.path.exists(f"/proc/{worker}"):
+            break
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{worker}"), "the worker outlived its agent"
 
 
 class _Agent:

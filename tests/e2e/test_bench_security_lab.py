@@ -3,12 +3,18 @@ and 9): every built-in workload runs on a gluster volume mounted at a mount poin
 '$' and backquotes, in a directory whose path holds every shell canary, and no canary file
 appears on the client or here; fio options that would run programs or write elsewhere, and
 the other string parameters' canaries, are refused before anything reaches the client.
-Lean: tiny workloads, one run each (CI has a time budget)."""
+And what killed runs leave (item 8): nothing when Brickyard is SIGKILLed; when its agent is
+killed too, the next run on that host removes the agent's and the run's directories and
+says so. Lean: tiny workloads, one run each (CI has a time budget)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import signal
+import subprocess
+import sys
+import time
 import uuid
 
 import pytest
@@ -99,3 +105,57 @@ def test_string_parameters_with_canaries_are_refused_before_anything_reaches_the
     assert canaries_fired(lab) == []
     ps = lab.ssh(lab.clients[0], ["ps", "-eo", "args"]).stdout
     assert "agent.py" not in ps and "fio" not in ps
+
+
+def _start_killable_run(lab, target: str) -> subprocess.Popen:
+    """`brickyard bench` in a process of its own, writing on the client until it is killed."""
+    proc = subprocess.Popen([sys.executable, "-m", "brickyard.cli", "bench", "--ssh-config", str(lab.ssh_config),
+                             "--target", f"{lab.clients[0]}:{target}", "--workload", "dd", "--param", "block_sizes=4K",
+                             "--param", "concurrency=2", "--param", "size=512M", "--param", "direction=write",
+                             "--param", "repeats=1", "--link", "10Gbit"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    script = 'ls -d "$1"/brickyard-*/dd-* >/dev/null 2>&1'
+    for _ in range(300):
+        if lab.ssh(lab.clients[0], ["sh", "-c", script, "sh", target], check=False).returncode == 0:
+            return proc
+        time.sleep(0.1)
+    proc.kill()
+    pytest.fail("the run never started writing")
+
+
+def _on_client(lab) -> dict:
+    client = lab.clients[0]
+    ps = lab.ssh(client, ["ps", "-eo", "pid=,args="]).stdout.splitlines()
+    agents = [line.split()[0] for line in ps if line.split()[1:2] == ["python3"] and "brickyard-agent." in line]
+    return {"agents": agents, "dd": [line for line in ps if "dd if=/dev/zero" in line],
+            "tmp": lab.ssh(client, ["sh", "-c", "ls -d /tmp/brickyard-agent.* 2>/dev/null || true"]).stdout.split()}
+
+
+def test_a_killed_run_leaves_nothing_and_what_a_killed_agent_left_goes_with_the_next_run(lab, hostile):
+    client = lab.clients[0]
+    proc = _start_killable_run(lab, hostile)          # 1: Brickyard SIGKILLed: its agent cleans up
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    for _ in range(100):
+        seen = _on_client(lab)
+        if not any(seen.values()) and lab.ssh(client, ["ls", "-A", hostile]).stdout.split() == []:
+            break
+        time.sleep(0.2)
+    assert not any(seen.values()), seen
+    assert lab.ssh(client, ["ls", "-A", hostile]).stdout.split() == []
+
+    proc = _start_killable_run(lab, hostile)          # 2: its agent killed too (stopped first: no clean-up)
+    (agent,) = _on_client(lab)["agents"]
+    lab.ssh(client, ["kill", "-STOP", agent])
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    lab.ssh(client, ["kill", "-KILL", agent])
+    time.sleep(1)
+    seen = _on_client(lab)
+    assert seen["agents"] == [] and seen["dd"] == [], seen     # the workers died with their agent
+    (left_tmp,) = seen["tmp"]
+    (left_run,) = lab.ssh(client, ["ls", "-A", hostile]).stdout.split()
+    run = bench(lab, "dd", {"block_sizes": "64K", "concurrency": "1", "size": "64K", "repeats": "1"}, hostile)
+    assert run.status is RunStatus.COMPLETE, run.error
+    assert sorted(run.provenance.extra["leftovers_removed"][client]) == sorted([left_tmp, f"{hostile}/{left_run}"])
+    assert _on_client(lab)["tmp"] == [] and lab.ssh(client, ["ls", "-A", hostile]).stdout.split() == []

@@ -187,6 +187,13 @@ class AgentSession:
     async def rmtree(self, path: str, timeout: float = 60) -> None:
         await self.request({"op": "rmtree", "path": path}, timeout=timeout)
 
+    async def sweep(self, path: str) -> list[str]:
+        """Remove the run directories killed runs of this host left in ``path`` (marked ones
+        whose agent is gone); they are added to ``swept``."""
+        found = [str(x) for x in (await self.request({"op": "sweep", "path": path}, timeout=120)).get("swept") or []]
+        self.swept += found
+        return found
+
     async def tempdir(self, kind: str) -> str:
         """A private directory /tmp/brickyard-KIND.XXXXXXXX the agent makes, marks and owns."""
         return (await self.request({"op": "tempdir", "kind": kind}))["path"]

@@ -216,6 +216,11 @@ async def run_benchmark(
             physics.layout = layout
             if not link_bps:
                 physics.links = await _links(sessions, layout, agent_python, link_hints or {})
+            for s in sessions:
+                try:
+                    await s.agent.sweep(s.path)     # run directories killed runs of this host left here
+                except AgentError:
+                    pass     # an unreadable target: creating the run directory below says why
             run.provenance = Provenance(
                 brickyard_version=__version__, hosts=hosts, target=run.provenance.target,
                 target_kind=kinds[0] if len(set(kinds)) == 1 else ",".join(kinds),

@@ -16,6 +16,7 @@ Commands (one JSON object per line):
   {"op": "mkdir", "path": P}                     exclusive: fails if P exists; P becomes owned
   {"op": "rmtree", "path": P}                    only for owned paths (or files inside them)
   {"op": "tempdir", "kind": K}                   /tmp/brickyard-K.XXXXXXXX, marked and owned
+  {"op": "sweep", "path": P}                     remove marked run dirs killed runs left in P
   {"op": "dropcaches"}                           sync + /proc/sys/vm/drop_caches = 3 (root only)
   {"op": "step", "id": S, "workers": [...], "release_at": T|null, "stall_seconds": X,
    "timeout": Y, "interval": Z}
@@ -278,6 +279,7 @@ def cancel_and_exit(reason):
 TMP = "/tmp"
 MARKER = ".brickyard-owner"
 SCRATCH = ""
+AGENT_PID = os.getpid()
 
 
 def read_text(path):
@@ -301,7 +303,8 @@ def identity():
     except OSError:
         pidns = ""
     fields = proc_stat(pid)
-    return {"pid": pid, "start": fields[19] if len(fields) > 19 else "",
+    machine = read_text("/etc/machine-id").strip() or os.uname()[1]
+    return {"pid": pid, "start": fields[19] if len(fields) > 19 else "", "machine": machine,
             "boot": read_text("/proc/sys/kernel/random/boot_id").strip(), "pidns": pidns}
 
 
@@ -330,8 +333,8 @@ def is_marked(directory):
 
 def maker_gone(marker, me):
     """True only when the agent that wrote ``marker`` is certainly not running any more."""
-    if not marker.get("boot") or not me["boot"]:
-        return False
+    if not marker.get("boot") or not me["boot"] or marker.get("machine") != me["machine"]:
+        return False                         # another host's (a shared volume): not ours to judge
     if marker["boot"] != me["boot"]:
         return True                          # the host rebooted since
     if marker.get("pidns") != me["pidns"]:
@@ -405,6 +408,31 @@ def sweep(own):
     return done
 
 
+RUN_DIR = re.compile(r"^brickyard-[0-9a-f]{12}-")
+
+
+def sweep_run_dirs(parent):
+    """Run directories (``brickyard-<run id>-<host>``, marked) that killed runs of this host
+    left in a target directory; removed like the /tmp ones. Returns what was done."""
+    me = identity()
+    done = []
+    for name in sorted(os.listdir(parent)):
+        path = os.path.join(parent, name)
+        if not RUN_DIR.match(name) or path in owned:
+            continue
+        try:
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                continue
+        except OSError:
+            continue
+        marker = marker_of(path)
+        if marker is None or not maker_gone(marker, me):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        done.append(path + (": could not remove all of it" if os.path.lexists(path) else ""))
+    return done
+
+
 def make_tempdir(kind):
     """/tmp/brickyard-KIND.XXXXXXXX (0700, marked, owned: removed on exit and cancel)."""
     if not kind or len(kind) > 16 or any(c not in "abcdefghijklmnopqrstuvwxyz0123456789" for c in kind):
@@ -463,8 +491,19 @@ def group_counters(pid):
 
 # ---- the worker side (runs in the forked child) ----------------------------------------
 
+def die_with_agent(agent_pid):
+    """SIGKILL this worker when the agent dies (killed itself, nobody left to stop it)."""
+    try:
+        libc().prctl(1, signal.SIGKILL, 0, 0, 0)        # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != agent_pid:                         # it died before the line above
+        os._exit(125)
+
+
 def worker_main(spec, barrier_r, status_w, out_path, err_path):
     os.setsid()
+    die_with_agent(AGENT_PID)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
@@ -917,7 +956,10 @@ def main():
                 path = os.path.realpath(cmd["path"])
                 os.mkdir(path, 0o755)
                 owned.append(path)
+                write_marker(path)          # a later run on this host may remove it if we are killed
                 emit({"event": "ok", "op": op, "path": path})
+            elif op == "sweep":
+                emit({"event": "ok", "op": op, "swept": sweep_run_dirs(os.path.realpath(cmd["path"]))})
             elif op == "rmtree":
                 path = cmd["path"]
                 if not is_owned(path):
