@@ -41,7 +41,9 @@ def settle(app: QApplication, rounds: int = 20) -> None:
 def main(out: Path) -> int:
     import tempfile
 
-    from brickyard.core.topology import BrickRef, Layout, VolumeType
+    import os
+
+    from brickyard.core.topology import Brick, BrickRef, Client, Layout, Mount, Node, Topology, VolumeType
     from brickyard.core import edits
     from brickyard.ui.mainwindow import MainWindow
 
@@ -83,6 +85,36 @@ def main(out: Path) -> int:
     session.push(edits.SetVolumeLayout(volume.name, Layout(VolumeType.DISTRIBUTED_REPLICATE, replica=3)))
     window.canvas.board.brick_item(BrickRef(volume.bricks[0].node, volume.bricks[0].path)).setSelected(True)
     shoot("05-refused-layout")
+    # clients, mounts and volume options, shown on the canvas and in the Volume options tab
+    window.files.open_example(EXAMPLES / "three-site.brickyard.json")
+    name = session.volume_name
+    session.push(edits.AddClient(Client("bench1", site="Helsinki", address="10.0.3.20")))
+    session.push(edits.AddMount(name, Mount("bench1", "/mnt/bench", "noatime", fstab=True)))
+    session.push(edits.SetVolumeOption(name, "performance.cache-size", "256MB"))
+    session.push(edits.SetVolumeOption(name, "network.ping-timeout", "2000"))
+    window.docks["options"].raise_()
+    shoot("06-clients-mounts-options")
+    # a lab-like topology without sites, edited live: N next to node1, New volume, Auto-place, S
+    lab = Topology(name="brickyard-lab", clients=[Client("client1", address="10.77.0.101")])
+    for i in (1, 2, 3):
+        lab.nodes.append(Node(f"node{i}", address=f"10.77.0.{10 + i}",
+                              bricks=[Brick("/srv/brick1/brick", 2**30), Brick("/srv/brick2/brick", 2**30)]))
+    window.files.load_untitled(lab)
+    window.canvas.board.nodes["node1"].setSelected(True)
+    window.canvas.add_node()
+    window.layout_panel.add_volume()
+    window.layout_panel.place_automatically()
+    window.canvas.add_site()
+    window.docks["commands"].raise_()
+    shoot("07-lab-topology-edited-live")
+    # the History tab has the window to itself: no planner docks, no wider than the screen
+    os.environ["BRICKYARD_DB"] = f"sqlite:///{scratch / 'history.sqlite3'}"
+    from brickyard.ui.mainwindow import OPTIONAL_VIEWS
+
+    if window.open_optional_view(*OPTIONAL_VIEWS[0]) is not None:
+        shoot("08-history-tab")
+        if window.width() > window.screen().availableGeometry().width():
+            raise SystemExit(f"the History tab widened the window to {window.width()} px")
     window.close()
     return 0
 

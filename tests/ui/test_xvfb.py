@@ -16,7 +16,8 @@ from PySide6.QtGui import QImage
 from ..conftest import ROOT
 
 SHOTS = ROOT / "tests" / "screenshots"
-STATES = ("01-planner", "02-node-failed", "03-three-site-two-failures", "04-compare-layouts", "05-refused-layout")
+STATES = ("01-planner", "02-node-failed", "03-three-site-two-failures", "04-compare-layouts", "05-refused-layout",
+          "06-clients-mounts-options", "07-lab-topology-edited-live", "08-history-tab")
 
 
 def _free_display() -> int:
