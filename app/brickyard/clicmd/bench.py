@@ -167,6 +167,15 @@ def run(args: argparse.Namespace) -> int:
         link = parse_link_rate(args.link) if args.link else None
     except (LookupError, ParamError, TargetError, ValueError) as exc:
         raise UsageError(str(exc)) from None
+    if args.server:
+        from ..remote.executor import ExecutorError
+        from ..remote.ssh import check_host_name
+
+        for server in args.server:
+            try:
+                check_host_name(server)
+            except ExecutorError as exc:
+                raise UsageError(f"--server {exc}") from None
     return _run(args, workload, params, targets, link)
 
 
@@ -271,7 +280,8 @@ def _run(args, workload, params, targets, link) -> int:
     rows = summary(result)
     if args.json:
         extra = {"history": saved} if saved is not None else {}
-        emit_json({**to_jsonable(result), "summary": to_jsonable(rows), **extra, "exit_code": code}, indent=1)
+        emit_json({"ok": code == 0, **to_jsonable(result), "summary": to_jsonable(rows), **extra, "exit_code": code},
+                  indent=1)
     else:
         if rows:
             print("summary over repeats:")
