@@ -51,6 +51,7 @@ class MainWindow(QMainWindow):
         self.provision_view: QWidget | None = None
         self.run_view: QWidget | None = None
         self.decision_view: QWidget | None = None
+        self.campaign_view: QWidget | None = None
         self._history_store = None
         self.session = Session(topo or Topology(), self)
         self.files = FileController(self.session, self, settings_path, autosave_dir)
@@ -89,6 +90,7 @@ class MainWindow(QMainWindow):
         self.canvas.board.selectionChanged.connect(self._selection_changed)
         self.canvas.sig_rename_requested.connect(self._focus_name)
         self.canvas.sig_quick_fill_requested.connect(self.quick_fill)
+        self.compare.sig_campaign_requested.connect(self.open_campaign)
         self.session.sig_edit_refused.connect(self._show_refusal)
         self.session.stack.indexChanged.connect(self._clear_status)
         self.files.sig_title_changed.connect(self._set_title)
@@ -158,6 +160,10 @@ class MainWindow(QMainWindow):
         action.setShortcut(QKeySequence("Ctrl+Shift+R"))
         action.setToolTip("Benchmark the volume on its client mounts (and baselines), live, into history")
         action.triggered.connect(self.open_run)
+        action = cluster.addAction("Layout &campaign…")
+        action.setToolTip("The same benchmarks on several layouts of the same bricks, resumable, ending with a "
+                          "decision table (tick layouts in Compare layouts first, or open a campaign file)")
+        action.triggered.connect(lambda: self.open_campaign())
         action = cluster.addAction("&Import from cluster…")
         action.setShortcut(QKeySequence("Ctrl+Shift+I"))
         action.triggered.connect(self.import_from_cluster)
@@ -266,6 +272,24 @@ class MainWindow(QMainWindow):
             self.run_view.sig_show_in_history.connect(self.show_run_in_history)
         self._show_tab("Run", self.run_view)
         return self.run_view
+
+    def open_campaign(self, layouts: list | None = None) -> QWidget:
+        """Show the Campaign tab (built once); ``layouts`` (ticked in Compare layouts) start a
+        new campaign over the current volume's bricks."""
+        from .campaign import CampaignView
+        from .runtable import snapshot
+
+        if self.campaign_view is None:
+            self.campaign_view = CampaignView(self.remote, self.history_store)
+            self.campaign_view.sig_status.connect(self._show_refusal)
+        volume = self.session.volume
+        if layouts and volume is not None:
+            path = str(self.files.path) if self.files.path and not self.files.dirty else ""
+            self.campaign_view.from_layouts(snapshot(self.session.topo), volume, list(layouts), path)
+        elif layouts is not None and not layouts:
+            self.statusBar().showMessage("Tick layouts in the first column of Compare layouts first", 10000)
+        self._show_tab("Campaign", self.campaign_view)
+        return self.campaign_view
 
     def open_decision(self, run_ids: list[str] | None = None) -> QWidget | None:
         """The Decision tab for stored runs (default: those selected in History), grouped by

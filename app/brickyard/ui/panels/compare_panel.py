@@ -3,6 +3,8 @@
 Rows are planned a few at a time on a zero-delay timer (a big volume has thousands of
 candidate layouts), only while the table is visible, and restart when the model changes.
 Double-clicking a row (or Apply) sets that layout on the volume, as one undoable edit.
+Ticking rows and "Campaign with ticked layouts…" asks for a layout campaign over them
+(``sig_campaign_requested``: the Campaign tab runs the same benchmarks on each).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -41,6 +43,9 @@ class _Sortable(QTableWidgetItem):
 
 
 class ComparePanel(QWidget):
+    sig_campaign_requested = Signal(list)
+    """list[Layout]: the ticked layouts, to measure one after another on the volume's bricks."""
+
     def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
@@ -51,8 +56,13 @@ class ComparePanel(QWidget):
         self.table.verticalHeader().hide()
         self.status = QLabel()
         self.apply = QPushButton("Apply selected layout")
+        self.campaign = QPushButton("Campaign with ticked layouts…")
+        self.campaign.setObjectName("compare-campaign")
+        self.campaign.setToolTip("Tick layouts in the first column: a campaign provisions each on these bricks in "
+                                 "turn, runs the same benchmarks and ends with a decision table")
         row = QHBoxLayout()
         row.addWidget(self.status, 1)
+        row.addWidget(self.campaign)
         row.addWidget(self.apply)
         box = QVBoxLayout(self)
         box.addWidget(self.table)
@@ -66,6 +76,7 @@ class ComparePanel(QWidget):
         self._timer.timeout.connect(self._work)
         self.table.cellDoubleClicked.connect(lambda r, _c: self.apply_row(r))
         self.apply.clicked.connect(lambda: self.apply_row(self.table.currentRow()))
+        self.campaign.clicked.connect(lambda: self.sig_campaign_requested.emit(self.ticked_layouts()))
         session.sig_model_changed.connect(self.restart)
         session.sig_topology_replaced.connect(self.restart)
         session.sig_volume_selected.connect(self.restart)
@@ -156,6 +167,9 @@ class ComparePanel(QWidget):
         for col, (text, key) in enumerate(cells):
             item = _Sortable(text, key)
             item.setData(Qt.ItemDataRole.UserRole, len(self.layouts) - 1)
+            if col == 0:
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                item.setCheckState(Qt.CheckState.Unchecked)
             if col == len(cells) - 1 and plan.findings:
                 item.setToolTip("\n".join(f.message for f in plan.findings))
             self.table.setItem(row, col, item)
@@ -169,6 +183,15 @@ class ComparePanel(QWidget):
                 self.table.selectRow(row)
                 self.table.scrollToItem(item)
                 return
+
+    def ticked_layouts(self) -> list[Layout]:
+        """The layouts ticked in the first column, in the table's order."""
+        out = []
+        for row in range(self.table.rowCount()):
+            item = self.table.item(row, 0)
+            if item is not None and item.checkState() == Qt.CheckState.Checked:
+                out.append(self.layouts[item.data(Qt.ItemDataRole.UserRole)])
+        return out
 
     def apply_row(self, row: int) -> None:
         volume = self.session.volume

@@ -1,0 +1,173 @@
+"""The Campaign tab: started from layouts ticked in Compare layouts (workloads picked with their
+generated forms, gluster's questions acknowledged), its grid fills in as the campaign's events
+arrive, pause stops after the running step and Resume goes on without redoing a cell, Cancel
+tears down what it provisioned, a bad campaign file is refused naming each field, and the
+decision table opens at the end.
+
+The campaign service is the real ``CampaignRunner`` on the app's loop thread, with its remote
+work scripted (``tests/campaign/test_runner.FakeRunner``); the real cluster is in tests/e2e."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+
+import pytest
+from PySide6.QtCore import Qt
+
+from brickyard.campaign.state import C_CANCELLED, C_COMPLETE, C_PAUSED, DONE, FAILED, PENDING
+from brickyard.core.topology import BrickRef, Layout, Mount, Volume, VolumeType
+from brickyard.ui.mainwindow import MainWindow
+
+from ..campaign.test_runner import FakeRunner
+from ..campaign.test_spec import lab_topology
+from .helpers import show_active
+
+LEFT = Qt.MouseButton.LeftButton
+
+
+class SlowRunner(FakeRunner):
+    """Each step takes a moment (so the grid is seen running); ``gate`` holds a chosen step."""
+
+    gate: dict[str, threading.Event] = {}
+    ran: list[str] = []
+
+    async def _act(self, step):
+        SlowRunner.ran.append(step.key)
+        await asyncio.sleep(0.05)
+        ev = SlowRunner.gate.get(step.key)
+        if ev is not None:
+            while not ev.is_set() and not (self._progress and self._progress.is_cancelled()):
+                await asyncio.sleep(0.02)
+            if self._progress and self._progress.is_cancelled():
+                return False, "cancelled"
+        return True, ""
+
+
+def topology():
+    topo = lab_topology()
+    refs = [BrickRef(f"node{i}", "/srv/brick1/brick") for i in (1, 2, 3, 4)]
+    topo.volumes.append(Volume("gv0", Layout(VolumeType.DISTRIBUTE), refs, mounts=[Mount("client1", "/mnt/gv0")]))
+    return topo
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("BRICKYARD_DB", f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    monkeypatch.setenv("BRICKYARD_LOCK_DIR", str(tmp_path / "locks"))
+    SlowRunner.gate, SlowRunner.ran = {}, []
+    win = MainWindow(topology(), tmp_path / "settings.ini", tmp_path / "autosave")
+    show_active(qtbot, win)
+    yield win
+    win.remote.close()
+
+
+def campaign_from_compare(qtbot, win, picks=("distribute", "replica 2", "disperse 4 redundancy 1")):
+    win.docks["compare"].raise_()
+    panel = win.compare
+    qtbot.waitUntil(panel.isVisible)
+    panel.finish()
+    for row in range(panel.table.rowCount()):
+        item = panel.table.item(row, 0)
+        if item.text() in picks:
+            item.setCheckState(Qt.CheckState.Checked)
+    assert [l for l in panel.ticked_layouts()], "the layouts are in the table"
+    qtbot.mouseClick(panel.campaign, LEFT)
+    view = win.campaign_view
+    assert win.tabs.currentWidget() is view
+    view.runner_class = SlowRunner
+    return view
+
+
+def test_ticked_layouts_become_a_campaign_whose_grid_fills_in_and_ends_with_the_decision_table(qtbot, window):
+    view = campaign_from_compare(qtbot, window)
+    setup = view.setup
+    names = [setup.layouts.item(i).text() for i in range(setup.layouts.count())]
+    assert names == ["gv0-dt4: distribute (4 bricks)", "gv0-dt2rp2: replica 2 (4 bricks)",
+                     "gv0-dp4rd1: disperse 4 redundancy 1 (4 bricks)"]
+    assert not view.start_button.isEnabled()                    # no workload yet
+    assert setup.select_workload("dd")
+    setup.form.set_texts({"block_sizes": "1M,4M", "concurrency": "1,8", "size": "8M"})
+    qtbot.mouseClick(setup.add_workload_button, LEFT)
+    assert setup.workloads.item(0).text().startswith("dd: block_sizes=1M,4M concurrency=1,8 size=8M")
+    setup.baselines.setText("client1:/var/tmp")
+    # replica 2 and disperse make gluster ask: acknowledged before Start
+    assert view.questions.isVisible() and "split-brain" in view.question_text.text().lower()
+    assert not view.start_button.isEnabled()
+    view.ack_box.setChecked(True)
+    grid = view.grid
+    assert grid.rowCount() == 4 and [grid.horizontalHeaderItem(c).text() for c in range(grid.columnCount())] == [
+        "pre-flight", "provision", "dd", "teardown"]
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000) as done:
+        qtbot.mouseClick(view.start_button, LEFT)
+        qtbot.waitUntil(lambda: "running" in [grid.status_of(k) for k in grid.cells], timeout=10_000)
+        assert view.running and view.pause_button.isEnabled() and not view.start_button.isEnabled()
+    state = done.args[0]
+    assert state.status == C_COMPLETE
+    assert {grid.status_of(k) for k in grid.cells} == {DONE}
+    assert view.bar.value() == 1000 and "complete" in view.state_label.text()
+    assert view.decision.table is not None and len(view.decision.table.rows) == 4     # 3 layouts + the baseline
+    assert view.decision.table.rows[0].label.startswith("distribute")
+    assert SlowRunner.ran.count("cell:gv0-dt4:dd") == 1
+
+
+def test_pause_stops_after_the_step_and_resume_finishes_without_redoing_a_cell(qtbot, window):
+    view = campaign_from_compare(qtbot, window, picks=("distribute", "disperse 4 redundancy 1"))
+    view.setup.select_workload("dd")
+    view.setup.add_workload()
+    view.ack_box.setChecked(True)
+    hold = SlowRunner.gate["cell:gv0-dt4:dd"] = threading.Event()
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000) as paused:
+        assert view.start()
+        qtbot.waitUntil(lambda: view.grid.status_of("cell:gv0-dt4:dd") == "running", timeout=10_000)
+        qtbot.mouseClick(view.pause_button, LEFT)
+        hold.set()
+    assert paused.args[0].status == C_PAUSED
+    assert view.grid.status_of("cell:gv0-dt4:dd") == DONE and view.grid.status_of("teardown:gv0-dt4") == PENDING
+    assert view.resume_box.currentData() == paused.args[0].campaign_id and view.resume_button.isEnabled()
+    before = list(SlowRunner.ran)
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000) as finished:
+        qtbot.mouseClick(view.resume_button, LEFT)
+    assert finished.args[0].status == C_COMPLETE
+    after = SlowRunner.ran[len(before):]
+    assert after[0] == "preflight:gv0-dp4rd1", after          # the paused layout's teardown, then the next
+    assert "cell:gv0-dt4:dd" not in after and "provision:gv0-dt4" not in after
+    assert after.count("cell:gv0-dp4rd1:dd") == 1
+
+
+def test_cancel_stops_the_running_cell_and_tears_down_what_it_provisioned(qtbot, window):
+    view = campaign_from_compare(qtbot, window, picks=("distribute", "replica 2"))
+    view.setup.select_workload("dd")
+    view.setup.add_workload()
+    view.ack_box.setChecked(True)
+    SlowRunner.gate["cell:gv0-dt4:dd"] = threading.Event()          # never opened: Cancel must stop it
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000) as done:
+        assert view.start()
+        qtbot.waitUntil(lambda: view.grid.status_of("cell:gv0-dt4:dd") == "running", timeout=10_000)
+        view.cancel()
+    state = done.args[0]
+    assert state.status == C_CANCELLED and state.provisioned == []
+    assert view.runner.cluster == set(), "the provisioned layout was torn down"
+    assert view.grid.status_of("provision:gv0-dt2rp2") == PENDING and "cell:gv0-dt2rp2:dd" not in SlowRunner.ran
+
+
+def test_a_bad_campaign_file_is_refused_naming_each_field(qtbot, window, tmp_path):
+    view = window.open_campaign()
+    bad = tmp_path / "bad.campaign.json"
+    bad.write_text(json.dumps({"format_version": 1, "name": "x", "topology": "nowhere.json",
+                               "layouts": [{"name": "a", "type": "distribute"}], "workloads": []}))
+    assert not view.open_file(str(bad))
+    assert "topology: nowhere.json" in view.message.text() or "nowhere.json" in view.message.text()
+    from ..campaign.test_spec import write
+
+    good = write(tmp_path, {"format_version": 1, "name": "file", "topology": "lab.brickyard.json",
+                            "layouts": [{"name": "dt8", "type": "distribute"}, {"name": "wrong", "type": "mirror"}],
+                            "workloads": [{"workload": "dd"}]})
+    assert not view.open_file(str(good))
+    assert "layouts[1].type" in view.message.text()
+    ok = write(tmp_path, {"format_version": 1, "name": "file", "topology": "lab.brickyard.json",
+                          "layouts": [{"name": "dt8", "type": "distribute"}], "workloads": [{"workload": "dd"}]},
+               name="ok.campaign.json")
+    assert view.open_file(str(ok)) and view.start_button.isEnabled()
+    assert view.grid.rowCount() == 1 and "<b>file</b>" in view.file_label.text()
