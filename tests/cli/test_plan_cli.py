@@ -51,7 +51,7 @@ def test_readable_table_shows_both_units(capsys):
 
 def test_invalid_layout_exits_1(capsys):
     code, out, _ = run(capsys, RAID5, "--type", "replicate", "--replica", "3")
-    assert code == 1 and "INVALID" in out
+    assert code == 1 and "REFUSED" in out
 
 
 @pytest.mark.parametrize("argv,fragment", [

@@ -4,6 +4,7 @@ each figure marked by where it came from; sortable; CSV and JSON."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
 from pathlib import Path
@@ -29,8 +30,10 @@ def eight_node():
 
 
 def planned(topo, name, layout):
+    """Another layout on the example volume's bricks, in its place (both on the same bricks
+    would be refused as bricks used twice, and a refused plan has no figures)."""
     bricks = [b for v in topo.volumes[:1] for b in v.bricks]
-    return plan_volume(topo, Volume(name, layout, bricks))
+    return plan_volume(dataclasses.replace(topo, volumes=[]), Volume(name, layout, bricks))
 
 
 def step(i, direction, conc, bs, repeat, bps, *, scaling=None, valid=True):

@@ -31,7 +31,15 @@ def test_any_volume_gets_a_plan_and_a_json_document(kind, replica, arbiter, disp
     r = plan_volume(topo, vol, fail, auto_place=auto_place)
     doc = json.loads(json.dumps(r.to_json()))
     assert doc["valid"] == (not r.errors and (not r.needs_force or force))
-    assert r.capacity.usable_bytes <= r.capacity.raw_bytes
+    # refused by gluster: no figures, no state, nothing runnable; otherwise all of them
+    assert r.refused == any(f.severity == "error" and f.code != "volume-option" for f in r.findings)
+    if r.refused:
+        assert (r.sets, r.capacity, r.tolerance, r.state, r.estimate, r.commands) == ((), None, None, None, None, ())
+        assert doc["usable_bytes"] is None and doc["state"] is None and doc["commands"] == []
+    else:
+        assert r.capacity.usable_bytes <= r.capacity.raw_bytes and r.state.sets
+    if r.errors:
+        assert r.commands == ()
     if r.valid:
         assert r.commands and r.commands[-1].argv[-1] == vol.name
     for layout in candidate_layouts(topo, vol.bricks):

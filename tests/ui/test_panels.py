@@ -136,6 +136,22 @@ def test_the_command_preview_is_the_planners_command_list_with_the_node_it_runs_
     assert "all run on node1" in win.commands.note.text()
 
 
+def test_a_layout_gluster_refuses_shows_its_words_and_no_figures_state_or_commands(tmp_path, qtbot):
+    # "replica": 0 in a file used to plan as "6 x 2", show capacity, a green UP and replica 2 commands
+    topo = small_topology()
+    topo.volumes[0].layout = Layout(VolumeType.DISTRIBUTED_REPLICATE, replica=0)
+    win = MainWindow(topo, tmp_path / "settings.ini", tmp_path / "autosave")
+    show_active(qtbot, win)
+    verdict, commands = win.verdict, win.commands
+    assert "replica count should be greater than 1" in verdict.findings.text()
+    assert "No volume" in verdict.state.text() and "UP" not in verdict.state.text()
+    assert verdict.capacity_bar.capacity is None and "usable" not in verdict.capacity_text.text().split("—")[1]
+    assert "refuses" in verdict.tolerance.text() and verdict.sets.count() == 0
+    assert commands.command_text().startswith("# No commands: gluster refuses this volume.")
+    assert "replica 2" not in commands.command_text() and not commands.copy.isEnabled()
+    assert "refuses" in win.layout_panel.summary.text() and "set(s)" not in win.layout_panel.summary.text()
+
+
 def test_choosing_a_row_of_the_comparison_table_applies_that_layout(qtbot, window):
     compare = window.compare
     compare.finish()

@@ -15,6 +15,7 @@ from ..core.failures import FailureSpecError
 from ..core.gluster_cli import command_lines
 from ..core.layout import TYPE_NAMES, resolve
 from ..core.plan import PlanResult, plan_volume
+from ..core.planmodel import SEVERITIES
 from ..core.topology import Layout, Topology, TopologyError, Volume, VolumeType
 from ..core.units import describe_size, format_rate
 
@@ -117,11 +118,22 @@ def run(args: argparse.Namespace) -> int:
 
 def format_plan(r: PlanResult, failures: list[str]) -> str:
     v = r.volume
+    if r.refused:
+        lines = [f"Volume {v.name}: {v.layout.type.value}, {len(v.bricks)} bricks  [REFUSED]"]
+        if r.placement_note:
+            lines.append(f"Placement: {r.placement_note}")
+        lines += ["", "gluster refuses to create this volume:"]
+        lines += [f"{f.severity.upper():<11} {f.message}" for f in sorted(r.findings, key=_severity_rank)]
+        lines += ["", "No sets, capacity, failures tolerated, state, estimate or commands: "
+                      "gluster would not create this volume."]
+        return "\n".join(lines)
     res, _ = resolve(v.layout, len(v.bricks))
     verdict = "VALID" if r.valid else ("NEEDS FORCE" if r.needs_force and not r.errors else "INVALID")
     lines = [f"Volume {v.name}: {TYPE_NAMES[r.gluster_type]} {res.describe()}  [{verdict}]"]
     if r.placement_note:
         lines.append(f"Placement: {r.placement_note}")
+    if r.needs_force and not v.force:
+        lines.append("(gluster creates it only with force: the figures below are for the volume force would create)")
     lines.append("")
     lines.append(f"{'Set':>4}  {'Usable':<26} Bricks")
     for s in r.sets:
@@ -154,10 +166,12 @@ def format_plan(r: PlanResult, failures: list[str]) -> str:
                              f"{'' if s.writable else ', read-only' if s.readable else ''}")
     if r.findings:
         lines.append("")
-        for f in r.findings:
+        for f in sorted(r.findings, key=_severity_rank):
             lines.append(f"{f.severity.upper():<11} {f.message}")
     if r.commands:
         lines += ["", "Commands:"] + [f"  {line}" for line in command_lines(r.commands)]
+    elif r.errors:
+        lines += ["", "Commands: none while gluster refuses a step (see ERROR above)."]
     e = r.estimate
     lines += ["", f"Throughput {e.label.upper()} ({e.formula}):"]
     fmt = lambda x: "unknown" if x is None else format_rate(x)  # noqa: E731
@@ -166,3 +180,7 @@ def format_plan(r: PlanResult, failures: list[str]) -> str:
     if e.missing:
         lines.append(f"  unknown: {'; '.join(e.missing)}")
     return "\n".join(lines)
+
+
+def _severity_rank(f) -> int:
+    return SEVERITIES.index(f.severity) if f.severity in SEVERITIES else len(SEVERITIES)

@@ -2,7 +2,7 @@
 ``layout``).
 
 - cli/src/cli-cmd-parser.c ``cli_cmd_bricks_parse``: ``host:/absolute/path``; no
-  localhost/127.0.0.1; "Found duplicate exports".
+  localhost, 127.0.0.1 or a host starting "0." (0.0.0.0/8); "Found duplicate exports".
 - xlators/mgmt/glusterd/src/glusterd-utils.c ``glusterd_check_brick_order``: bricks of one
   replica or disperse set on one server need ``force``.
 - glusterd-utils.c ``glusterd_validate_and_create_brickpath``: a brick on the root partition,
@@ -33,6 +33,11 @@ if TYPE_CHECKING:
 
 FORCE_TAIL = "Use 'force' at the end of the command if you want to override this behavior."
 LOCAL_HOSTS = ("localhost", "127.0.0.1")
+LOOPBACK_PREFIX = "0."  # cli_cmd_bricks_parse: strncmp(host, "0.", 2), 0.0.0.0/8
+LOCAL_HOST_REFUSED = ("Please provide a valid hostname/ip other than localhost, 127.0.0.1 or loopback "
+                      "address (0.0.0.0 to 0.255.255.255).")
+_NOT_AVAILABLE = ("Brick: {ref} not available. Brick may be containing or be contained by an existing "
+                  "brick.")
 _NODE, _PATH = attrgetter("node"), attrgetter("path")
 _START_FAILS = ('"', "`", "\\")
 
@@ -80,9 +85,8 @@ def brick_findings(topo: Topology, volume: Volume, resolved: "Resolved",
         why = path_char_problem(path)
         if why:
             out.append(Finding(ERROR, "brick-path-chars", f"Brick {ref}: {why}.", (ref,)))
-        if node_name in LOCAL_HOSTS:
-            out.append(Finding(ERROR, "brick-localhost", "Please provide a valid hostname/ip "
-                               "other than localhost or 127.0.0.1", (ref,)))
+        if node_name in LOCAL_HOSTS or node_name.startswith(LOOPBACK_PREFIX):
+            out.append(Finding(ERROR, "brick-localhost", f"{LOCAL_HOST_REFUSED} ({ref})", (ref,)))
         clean = path.rstrip("/") or "/"
         key = (node_name, clean)
         if key in seen:
@@ -115,7 +119,8 @@ def _clean_volume_findings(topo: Topology, volume: Volume, index: TopologyIndex)
     found, missing, unique = index.resolve(refs)
     if missing or not unique:
         return None
-    if LOCAL_HOSTS[0] in index.nodes or LOCAL_HOSTS[1] in index.nodes:
+    if LOCAL_HOSTS[0] in index.nodes or LOCAL_HOSTS[1] in index.nodes or any(
+            n.startswith(LOOPBACK_PREFIX) for n in index.nodes):
         return None
     if any(v.bricks and v.name != volume.name for v in topo.volumes):
         return None
@@ -217,18 +222,17 @@ def _nesting_findings(topo: Topology, volume: Volume,
             used_path = _clean(used.path)
             same = seen.get((used.node, used_path))
             if same is not None:
-                # gluster 10.3's words: lab-error-create-brick-reused.xml
-                out.append(Finding(ERROR, "brick-in-use",
-                                   f"{used_path} is already part of a volume (volume {other.name} "
-                                   f"uses {same})", (same,)))
+                # gluster 10.3's words for a brick of a volume that exists, force or not
+                # (glusterd_is_brickpath_available, seen on the lab)
+                out.append(Finding(ERROR, "brick-in-use", f"{_NOT_AVAILABLE.format(ref=same)} (volume "
+                                                          f"{other.name} uses {same})", (same,)))
                 continue
             # ours inside theirs, or theirs inside ours
             inner = [r for p, r in by_node[used.node] if _inside(p, used_path)]
             outer = [seen[(used.node, a)] for a in _ancestors(used_path) if (used.node, a) in seen]
             for ref in inner + outer:
                 out.append(Finding(ERROR, "brick-inside-brick",
-                                   f"Brick: {ref} not available. Brick may be containing or be "
-                                   f"contained by an existing brick ({used} of volume {other.name}).",
+                                   f"{_NOT_AVAILABLE.format(ref=ref)} ({used} of volume {other.name})",
                                    (ref,)))
     return out
 

@@ -356,6 +356,10 @@ def _plan_figures(plan: Any) -> dict[str, Figure]:
     if plan is None:
         return {}
     cap, tol = plan.capacity, plan.tolerance
+    if cap is None or tol is None:  # gluster refuses this layout: the planner withholds its figures
+        refused = Figure(None, NONE, note="gluster would refuse this layout: "
+                                          + (plan.errors[0].message if plan.errors else "see the plan"))
+        return dict.fromkeys(("usable", "raw", "nodes_worst", "nodes_best", "sites_worst", "sites_best"), refused)
     sizes_known = cap.raw_bytes > 0
     why = "" if sizes_known else "brick sizes unknown (plan against a topology that has them)"
     out = {

@@ -10,10 +10,12 @@ Runs on a local directory, tmpfs or NFS become baseline rows (one per target).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable, Sequence
 
 from .compare import describe_layout
 from .decision import BASELINE, LAYOUT, LayoutEntry
+from .events import Emitter
 from .gluster_xml import GlusterXMLError, TYPE_NUMBERS, parse_volume_info
 from .results import RunResult
 from .topology import Brick, BrickRef, Layout, Node, Topology, Volume, VolumeType
@@ -72,7 +74,10 @@ def _sized_topology(volume: Volume, topology: Topology | None) -> tuple[Topology
     """A topology to plan ``volume`` in: the given one when it has every brick, else one made
     of the volume's own nodes and bricks with unknown (0) sizes."""
     if topology is not None and all(topology.brick(b) is not None for b in volume.bricks):
-        return topology, []
+        # the layouts compared were up one at a time on these bricks: plan each as the only
+        # volume (another one on the same bricks would be refused as bricks used twice)
+        return replace(topology, volumes=[v for v in topology.volumes if v.name == volume.name],
+                       events=Emitter()), []
     topo = Topology(name="from run provenance")
     nodes: dict[str, Node] = {}
     for ref in volume.bricks:

@@ -22,22 +22,14 @@ gluster asks "Do you want to continue?" (``--mode=script`` says yes without show
 
 from __future__ import annotations
 
-import string
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from posixpath import normpath
 
 from .brickrules import brick_findings
+from .names import RESERVED_VOLNAMES, name_findings, volname_problem  # noqa: F401 (re-exported)
 from .planmodel import ERROR, WARNING, Finding, TopologyIndex
 from .topology import BrickRef, Layout, Topology, Volume, VolumeType
 
-# cli-cmd-parser.c cli_validate_volname: words gluster keeps for itself.
-RESERVED_VOLNAMES = (
-    "volume", "type", "subvolumes", "option", "end-volume", "all", "volume_not_in_ring",
-    "description", "force", "snap-max-hard-limit", "snap-max-soft-limit", "auto-delete",
-    "activate-on-create",
-)
-VOLNAME_MAX = 256  # rpc/rpc-lib/src/protocol-common.h GD_VOLUME_NAME_MAX
-_VOLNAME_CHARS = set(string.ascii_letters + string.digits + "-_")
 TRANSPORTS = ("tcp", "rdma", "tcp,rdma")
 EC_MAX_FRAGMENTS = 16  # xlators/cluster/ec/src/ec-method.h EC_METHOD_MAX_FRAGMENTS
 
@@ -141,9 +133,45 @@ def auto_redundancy(disperse: int) -> tuple[int, str | None]:
     return redundancy, (OPTIMAL_REDUNDANCY.format(r=redundancy) if redundancy > 1 else None)
 
 
+# gluster 10.3's words (cli-cmd-parser.c cli_cmd_volume_create_parse), seen on the lab.
+REPLICATED_DISPERSED = "replicated-dispersed volume is not supported"
+ARBITER_WITHOUT_REPLICA = "arbiter option must be preceded by replica option."
+ARBITER_COUNTS = ("For arbiter configuration, replica count must be 2 and arbiter count must be 1. "
+                  "The 3rd brick of the replica will be the arbiter")
+
+
+def unused_count_findings(layout: Layout) -> list[Finding]:
+    """Counts the layout's type does not use (a topology file can hold any): gluster refuses
+    the words they would add to ``volume create``, so the planner refuses them too instead of
+    dropping them from the command."""
+    kind = layout.type
+    out: list[Finding] = []
+    disperse_words = [f"{w} {v}" for w, v in (("disperse", layout.disperse), ("redundancy", layout.redundancy))
+                      if v is not None]
+    if kind.is_replicated and disperse_words:
+        out.append(Finding(ERROR, "replicated-dispersed", f"{REPLICATED_DISPERSED} (this {kind.value} "
+                                                          f"volume also sets {' and '.join(disperse_words)})"))
+    if kind.is_dispersed and layout.replica is not None:
+        out.append(Finding(ERROR, "replicated-dispersed", f"{REPLICATED_DISPERSED} (this {kind.value} "
+                                                          f"volume also sets replica {layout.replica})"))
+    if not kind.is_replicated and layout.arbiter:
+        out.append(Finding(ERROR, "arbiter-without-replica", f"{ARBITER_WITHOUT_REPLICA} (this {kind.value} "
+                                                             f"volume sets arbiter {layout.arbiter})"))
+    if kind is VolumeType.DISTRIBUTE:
+        words = ([f"replica {layout.replica}"] if layout.replica is not None else []) + disperse_words
+        if words:
+            out.append(Finding(ERROR, "distribute-with-counts", (
+                f"A distribute volume has no {' or '.join(w.split()[0] for w in words)} count: with "
+                f"{' and '.join(words)} gluster would create another type of volume. Choose that type, "
+                "or remove the count.")))
+    return out
+
+
 def resolve(layout: Layout, brick_count: int) -> tuple[Resolved, list[Finding]]:
-    """Apply the CLI parser's counting rules. Findings carry no bricks (they concern counts)."""
-    findings: list[Finding] = []
+    """Apply the CLI parser's counting rules. Findings carry no bricks (they concern counts).
+    With an error among them the counts of the ``Resolved`` are placeholders, not a layout
+    gluster would create."""
+    findings: list[Finding] = unused_count_findings(layout)
     kind = layout.type
 
     def err(code: str, message: str) -> None:
@@ -162,12 +190,11 @@ def resolve(layout: Layout, brick_count: int) -> tuple[Resolved, list[Finding]]:
         arbiter = layout.arbiter
         if replica < 2:
             err("replica-too-small", "replica count should be greater than 1")
-            replica = 2
+            replica, arbiter = 2, 0
         if arbiter:
             # "replica 2 arbiter 1" is accepted and means replica 3 arbiter 1.
             if arbiter != 1 or replica not in (2, 3):
-                err("arbiter-count", "For arbiter configuration, replica count must be 3 and arbiter "
-                    "count must be 1. The 3rd brick of the replica will be the arbiter")
+                err("arbiter-count", ARBITER_COUNTS)
                 arbiter = 0
             else:
                 replica = 3
@@ -182,6 +209,9 @@ def resolve(layout: Layout, brick_count: int) -> tuple[Resolved, list[Finding]]:
         res = _resolve_disperse(layout, brick_count, findings)
     else:
         res = Resolved(VolumeType.DISTRIBUTE, 1, brick_count=brick_count)
+    if any(f.severity == ERROR for f in findings):
+        # gluster stops at the first refusal: no question is asked of placeholder counts
+        return res, [f for f in findings if f.severity == ERROR]
     if brick_count and res.gluster_type is not kind:
         findings.append(Finding(
             WARNING, "type-differs",
@@ -206,13 +236,13 @@ def _resolve_disperse(layout: Layout, count: int, findings: list[Finding]) -> Re
             err("too-few-bricks", "number of bricks must be greater than 2")
         disperse = max(count, 3) if layout.type is VolumeType.DISPERSE else 3
     if redundancy is not None and redundancy < 1:
-        err("redundancy-too-small", _redundancy_range(disperse))
-        redundancy = None
+        err("redundancy-too-small", "redundancy must be greater than 0")  # cli_validate_disperse_volume
+        redundancy = 1  # a placeholder: gluster stops here, asking nothing more
     if redundancy is None:
         redundancy, question = auto_redundancy(disperse)
         if question:
             findings.append(Finding(WARNING, "disperse-redundancy-chosen", question))
-    else:
+    elif layout.redundancy is not None and layout.redundancy >= 1:
         if not _power_of_two(disperse - redundancy) and redundancy <= (disperse - 1) // 2:
             findings.append(Finding(WARNING, "disperse-not-optimal", NOT_OPTIMAL))
     if redundancy > (disperse - 1) // 2:
@@ -226,15 +256,19 @@ def _resolve_disperse(layout: Layout, count: int, findings: list[Finding]) -> Re
             f"{EC_MAX_FRAGMENTS} data bricks per set ({disperse - redundancy} here): mounts and "
             f"self-heal fail with \"Invalid redundancy (must be between 1 and {(disperse - 1) // 2})\".")))
     if count % disperse:
-        err("not-multiple", _not_divisible(count, disperse))
+        # the CLI's own check (cli_cmd_volume_create_parse, sub_count = disperse count)
+        err("not-multiple", "number of bricks is not a multiple of disperse count "
+                            f"({count} bricks, disperse {disperse})")
     sets = max(count // disperse, 1)
     gtype = VolumeType.DISPERSE if sets == 1 else VolumeType.DISTRIBUTED_DISPERSE
     return Resolved(gtype, disperse, disperse=disperse, redundancy=redundancy, brick_count=count)
 
 
 def _not_divisible(count: int, set_size: int) -> str:
-    # gluster 10.3 lets this through its CLI; glusterd then fails in its commit phase (and
-    # leaves the brick directories behind). Recorded: tests/fixtures/gluster/lab-error-create-brick-count.xml
+    # A replica count that does not divide the bricks: the CLI checks a sub-count of 1 for
+    # replicated volumes, so gluster 10.3 lets this through its CLI and glusterd fails in its
+    # commit phase (leaving the brick directories behind). Recorded:
+    # tests/fixtures/gluster/lab-error-create-brick-count.xml
     return (f"Failed to create volume files (glusterd: total number of bricks ({count}) is not "
             f"divisible with number of bricks per cluster ({set_size}))")
 
@@ -243,25 +277,6 @@ def _redundancy_range(disperse: int) -> str:
     # gluster 10.3's words (lab-error-create-disperse-redundancy.stderr.txt).
     return (f"redundancy must be greater than or equal to 1 and less than {(disperse + 1) // 2} "
             f"for a disperse {disperse} volume")
-
-
-def volname_problem(name: str) -> str | None:
-    """cli_validate_volname's verdict, in its words (None: a good name)."""
-    if not name:
-        return "a volume needs a name"
-    if name.startswith("-"):
-        return f"Volume name {name!r} starts with '-', which the gluster CLI reads as an option."
-    if name in RESERVED_VOLNAMES:
-        return f'"{name}" cannot be the name of a volume.'
-    if "/" in name:
-        return f"Volume name {name!r} contains '/'."
-    if len(name) > VOLNAME_MAX:
-        return f"Volume name exceeds {VOLNAME_MAX} characters."
-    for ch in name:
-        if ch not in _VOLNAME_CHARS:
-            return (f'Volume name should not contain "{ch}" character. Volume names can only '
-                    "contain alphanumeric, '-' and '_' characters.")
-    return None
 
 
 def split_sets(bricks: list[BrickRef], set_size: int) -> tuple[tuple[BrickRef, ...], ...]:
@@ -277,14 +292,17 @@ def split_sets(bricks: list[BrickRef], set_size: int) -> tuple[tuple[BrickRef, .
 def check_volume(topo: Topology, volume: Volume, index: TopologyIndex | None = None) -> LayoutCheck:
     """Every verdict gluster would give on ``gluster volume create`` for this volume."""
     resolved, findings = resolve(volume.layout, len(volume.bricks))
-    problem = volname_problem(volume.name)
-    if problem:
-        findings.insert(0, Finding(ERROR, "volume-name", problem))
+    findings[:0] = name_findings(volume.name, volume.bricks, volume.transport)
     if volume.transport not in TRANSPORTS:
         findings.append(Finding(ERROR, "transport", "incorrect transport protocol specified "
                                 f"({volume.transport!r}; use tcp)"))
     sets = split_sets(volume.bricks, resolved.set_size)
-    findings.extend(brick_findings(topo, volume, resolved, sets, index or TopologyIndex(topo)))
+    if findings and any(f.severity == ERROR for f in findings):
+        # refused counts: the set size is a placeholder, so no set is checked (brick order)
+        resolved_for_bricks = replace(resolved, set_size=1, replica=None, arbiter=0, disperse=None)
+    else:
+        resolved_for_bricks = resolved
+    findings.extend(brick_findings(topo, volume, resolved_for_bricks, sets, index or TopologyIndex(topo)))
     return LayoutCheck(resolved, sets, tuple(findings))
 
 

@@ -42,16 +42,27 @@ __all__ = [
 
 @dataclass(frozen=True)
 class PlanResult:
+    """One volume, planned. When gluster would refuse ``volume create`` (an error among the
+    findings that concerns the create itself), there is no volume to size or fail: ``sets`` is
+    empty and ``capacity``, ``tolerance``, ``state`` and ``estimate`` are None (``refused``).
+    ``commands`` is empty whenever there is any error (one that stops provisioning half-way,
+    such as a refused volume option, included): nothing runnable is offered."""
+
     volume: Volume                  # the volume as planned (after auto-place)
-    gluster_type: VolumeType        # what gluster will create for this brick count
+    gluster_type: VolumeType        # what gluster will create for this brick count (if it accepts it)
     findings: tuple[Finding, ...]
     sets: tuple[BrickSet, ...]
-    capacity: Capacity
-    tolerance: Tolerance
-    state: VolumeState
+    capacity: Capacity | None
+    tolerance: Tolerance | None
+    state: VolumeState | None
     commands: tuple[gluster_cli.HostCommand, ...]  # each with the node it runs on
-    estimate: Estimate
+    estimate: Estimate | None
     placement_note: str = ""        # with auto_place: what was done, or why it was impossible
+
+    @property
+    def refused(self) -> bool:
+        """gluster refuses ``volume create``: sets, figures and state are withheld."""
+        return self.capacity is None
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -76,14 +87,14 @@ class PlanResult:
         return not self.errors and (not self.needs_force or self.volume.force)
 
     def to_json(self) -> dict:
-        """The ``brickyard plan --json`` document."""
-        cap = self.capacity
-        tol = self.tolerance
-        return {
+        """The ``brickyard plan --json`` document. A refused volume has ``"refused": true``,
+        no sets and null capacity, tolerance, state and estimate."""
+        doc = {
             "volume": self.volume.name,
             "requested_type": self.volume.layout.type.value,
-            "gluster_type": self.gluster_type.value,
+            "gluster_type": None if self.refused else self.gluster_type.value,
             "valid": self.valid,
+            "refused": self.refused,
             "needs_force": self.needs_force,
             "force": self.volume.force,
             "errors": [f.to_json() for f in self.errors],
@@ -97,38 +108,44 @@ class PlanResult:
                  "usable_bytes": s.usable_bytes}
                 for s in self.sets
             ],
-            "raw_bytes": cap.raw_bytes,
-            "usable_bytes": cap.usable_bytes,
-            "overhead_bytes": cap.overhead_bytes,
-            "arbiter_bytes": cap.arbiter_bytes,
-            "df_bytes": cap.df_bytes,
-            "raw": _both(cap.raw_bytes),
-            "usable": _both(cap.usable_bytes),
-            "shared_filesystems": [
-                {"node": s.node, "filesystem": s.filesystem, "bricks": [str(b) for b in s.bricks],
-                 "size_bytes": s.size_bytes, "counted_bytes": s.counted_bytes, "message": s.message}
-                for s in cap.shared_filesystems
-            ],
-            "tolerated_node_failures": {"worst": tol.nodes_worst, "best": tol.nodes_best,
-                                        "best_exact": tol.best_exact},
-            "tolerated_site_failures": (
-                None if tol.sites_worst is None else {"worst": tol.sites_worst, "best": tol.sites_best,
-                                                      "best_exact": tol.best_exact}
-            ),
-            "state": {
-                "state": self.state.state, "readable": self.state.readable,
-                "writable": self.state.writable,
-                "sets": [
-                    {"index": s.index, "state": s.state, "readable": s.readable,
-                     "writable": s.writable, "failed": [str(b) for b in s.failed]}
-                    for s in self.state.sets
-                ],
-            },
-            "commands": [list(c.argv) for c in self.commands],
-            "commands_hosts": [c.host for c in self.commands],
-            "commands_text": gluster_cli.command_lines(self.commands),
-            "estimate": self.estimate.to_json(),
         }
+        doc.update(_capacity_json(self.capacity))
+        tol, state = self.tolerance, self.state
+        doc["tolerated_node_failures"] = None if tol is None else {
+            "worst": tol.nodes_worst, "best": tol.nodes_best, "best_exact": tol.best_exact}
+        doc["tolerated_site_failures"] = None if tol is None or tol.sites_worst is None else {
+            "worst": tol.sites_worst, "best": tol.sites_best, "best_exact": tol.best_exact}
+        doc["state"] = None if state is None else {
+            "state": state.state, "readable": state.readable, "writable": state.writable,
+            "sets": [{"index": s.index, "state": s.state, "readable": s.readable,
+                      "writable": s.writable, "failed": [str(b) for b in s.failed]}
+                     for s in state.sets],
+        }
+        doc["commands"] = [list(c.argv) for c in self.commands]
+        doc["commands_hosts"] = [c.host for c in self.commands]
+        doc["commands_text"] = gluster_cli.command_lines(self.commands)
+        doc["estimate"] = None if self.estimate is None else self.estimate.to_json()
+        return doc
+
+
+def _capacity_json(cap: Capacity | None) -> dict:
+    keys = ("raw_bytes", "usable_bytes", "overhead_bytes", "arbiter_bytes", "df_bytes", "raw", "usable")
+    if cap is None:
+        return {**dict.fromkeys(keys), "shared_filesystems": []}
+    return {
+        "raw_bytes": cap.raw_bytes,
+        "usable_bytes": cap.usable_bytes,
+        "overhead_bytes": cap.overhead_bytes,
+        "arbiter_bytes": cap.arbiter_bytes,
+        "df_bytes": cap.df_bytes,
+        "raw": _both(cap.raw_bytes),
+        "usable": _both(cap.usable_bytes),
+        "shared_filesystems": [
+            {"node": s.node, "filesystem": s.filesystem, "bricks": [str(b) for b in s.bricks],
+             "size_bytes": s.size_bytes, "counted_bytes": s.counted_bytes, "message": s.message}
+            for s in cap.shared_filesystems
+        ],
+    }
 
 
 def _both(n: int) -> dict:
@@ -150,17 +167,22 @@ def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
             volume = replace(volume, bricks=list(placed.bricks))
     index = TopologyIndex(topo)
     check = _layout.check_volume(topo, volume, index)
-    sets, cap = _capacity.analyse(topo, volume, check.sets, check.resolved, index)
     findings = list(check.findings)
-    findings.extend(_capacity.shared_filesystem_findings(cap))
+    if check.accepted:
+        sets, cap = _capacity.analyse(topo, volume, check.sets, check.resolved, index)
+        findings.extend(_capacity.shared_filesystem_findings(cap))
+        tolerance = _failures.tolerance(topo, sets, volume.options)
+        state = _failures.volume_state(topo, sets, failed_bricks, volume.options)
+        est = _estimate.estimate(topo, volume, sets, index=index)
+    else:  # gluster refuses it: no sets, capacity, failures or state to show
+        sets, cap, tolerance, state, est = [], None, None, None, None
     findings.extend(option_findings(volume, check.resolved.replica))
-    tolerance = _failures.tolerance(topo, sets, volume.options)
-    state = _failures.volume_state(topo, sets, failed_bricks, volume.options)
-    try:
-        commands = gluster_cli.volume_commands(topo, volume, resolved=check.resolved)
-    except ValueError:  # a name no gluster command can carry; the findings say why
-        commands = ()
-    est = _estimate.estimate(topo, volume, sets, index=index)
+    commands: tuple[gluster_cli.HostCommand, ...] = ()
+    if not any(f.severity == ERROR for f in findings):
+        try:
+            commands = gluster_cli.volume_commands(topo, volume, resolved=check.resolved)
+        except ValueError:  # a name no gluster command can carry; the findings say why
+            commands = ()
     return PlanResult(
         volume=volume,
         gluster_type=check.resolved.gluster_type,

@@ -23,6 +23,7 @@ import shlex
 from dataclasses import dataclass
 
 from ..core import gluster_cli
+from ..core.names import volname_cli_problem
 from ..core.mounts import mount_options_problem
 from ..core.plan import PlanResult, plan_volume
 from ..core.topology import Topology, Volume
@@ -32,7 +33,6 @@ from . import glusterstate
 
 MARKER_SUFFIX = ".brickyard-created"
 _NAME_RE = re.compile(r"^(?!-)[A-Za-z0-9_.\-]{1,253}$")
-_VOL_RE = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 _OPTION_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
 
 # Create one brick directory and say who made it. $1 brick path, $2 volume.
@@ -82,8 +82,9 @@ def check_brick_path(path: str) -> None:
 
 
 def check_names(topo: Topology, volume: Volume) -> None:
-    if not _VOL_RE.match(volume.name):
-        raise ProvisionError(f"volume name {volume.name!r}: letters, digits, '-' and '_' only")
+    problem = volname_cli_problem(volume.name)  # letters, digits, '-' and '_', no leading '-'
+    if problem:
+        raise ProvisionError(f"volume name {volume.name!r}: {problem}")
     for ref in volume.bricks:
         if not _NAME_RE.match(ref.node):
             raise ProvisionError(f"node name {ref.node!r} is not a host name gluster can use")

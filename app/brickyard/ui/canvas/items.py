@@ -242,7 +242,10 @@ class BrickItem(QGraphicsItem):
         if _lod(option, painter) >= 0.45:
             painter.setFont(_FONT)
             painter.setPen(QColor("#102027"))
-            badge = f"#{look.position} S{look.set_index + 1}" if in_volume else "unused"
+            if in_volume:
+                badge = f"#{look.position} S{look.set_index + 1}"
+            else:  # in a volume gluster refuses (no sets), or in no volume
+                badge = f"#{look.position} no set" if look.position else "unused"
             if look.arbiter:
                 badge += " ARB"
             painter.drawText(QRectF(4, 0, BADGE_W, CHIP_H), Qt.AlignmentFlag.AlignVCenter, badge)

@@ -201,7 +201,8 @@ class TopologyScene(QGraphicsScene):
             if before:
                 self._fit_scene_rect()
             return
-        title = f"Volume {volume.name} · {plan.gluster_type.value} · {len(plan.sets)} set(s)"
+        title = (f"Volume {volume.name} · refused by gluster" if plan.refused
+                 else f"Volume {volume.name} · {plan.gluster_type.value} · {len(plan.sets)} set(s)")
         said = [f.message for f in plan.findings if f.code == "volume-option"]
         refused = {k for k in volume.options if any(m.startswith(f"volume set {volume.name} {k} ") for m in said)}
         lines: list[tuple[str, bool]] = [(title, False)]
@@ -266,7 +267,8 @@ class TopologyScene(QGraphicsScene):
         self._caption(plan)
         # what the colours depend on; an edit that changes none of it (a brick's size) skips the walk
         key = (self._generation, tuple(self.session.failures), None if plan is None else (
-            tuple(plan.volume.bricks), tuple((s.index, s.bricks, s.arbiter) for s in plan.sets), plan.state.sets))
+            tuple(plan.volume.bricks), tuple((s.index, s.bricks, s.arbiter) for s in plan.sets),
+            plan.state.sets if plan.state else ()))
         if key == self._plan_key:
             return
         self._plan_key = key
@@ -281,7 +283,9 @@ class TopologyScene(QGraphicsScene):
                 failed_nodes.add(spec)
         if plan is not None:
             positions = {(ref.node, ref.path): i + 1 for i, ref in enumerate(plan.volume.bricks)}
-            states = {s.index: s for s in plan.state.sets}
+            states = {s.index: s for s in plan.state.sets} if plan.state else {}
+            if plan.refused:  # gluster refuses the layout: the bricks keep their place, no set
+                looks = {key: BrickLook(None, pos) for key, pos in positions.items()}
             for bset in plan.sets:
                 state = states.get(bset.index)
                 failed = {(r.node, r.path) for r in state.failed} if state and state.failed else ()

@@ -41,11 +41,18 @@ class CommandsPanel(QWidget):
             self.text.setPlainText("")
             self.note.setText(self.session.plan_problem)
             return
-        if plan.commands != self._shown:
+        if plan.commands != self._shown or not plan.commands:
             self._shown = plan.commands
-            self.text.setPlainText("\n".join(command_lines(plan.commands)) + "\n")
+            if plan.commands:
+                self.text.setPlainText("\n".join(command_lines(plan.commands)) + "\n")
+            else:  # nothing runnable is offered while gluster refuses a step
+                what = "this volume" if plan.refused else "a step of this volume"
+                self.text.setPlainText(f"# No commands: gluster refuses {what}.\n"
+                                       f"# {plan.errors[0].message if plan.errors else ''}\n")
+        self.copy.setEnabled(bool(plan.commands))
         if plan.errors:
-            self.note.setText(f"gluster would refuse the create command: {plan.errors[0].message}")
+            self.note.setText(f"gluster would refuse {'the create command' if plan.refused else 'a step'}: "
+                              f"{plan.errors[0].message}")
         elif plan.needs_force and not plan.volume.force:
             self.note.setText("gluster refuses this without force; tick force in the Layout panel to add it.")
         elif plan.commands:

@@ -139,12 +139,14 @@ class ComparePanel(QWidget):
             self.table.sortItems(0, Qt.SortOrder.AscendingOrder)  # simplest layout first
             self.table.resizeColumnsToContents()
             self._select_current()
-            self.status.setText(f"{self._total} layout(s) gluster accepts for {len(volume.bricks) if volume else 0} "
+            self.status.setText(f"{self.table.rowCount()} layout(s) gluster accepts for {len(volume.bricks) if volume else 0} "
                                 "bricks in this order (estimates, not measurements). Double-click a row to use it.")
         else:
             self.status.setText(f"planned {self._total - len(self._pending)} of {self._total} layouts…")
 
     def _add_row(self, layout: Layout, plan: PlanResult) -> None:
+        if plan.refused:  # gluster refuses it on these bricks: not a layout to offer
+            return
         row = self.table.rowCount()
         self.table.insertRow(row)
         self.layouts.append(layout)

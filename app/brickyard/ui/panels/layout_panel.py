@@ -175,9 +175,13 @@ class LayoutPanel(QWidget):
         self.force.setChecked(volume.force)
         plan = self.session.plan
         if plan is not None:
-            verdict = "gluster accepts this" if plan.valid else (
-                "gluster refuses this without force" if not plan.errors else "gluster refuses this")
-            self.summary.setText(f"{count} bricks → {plan.gluster_type.value}, {len(plan.sets)} set(s): {verdict}.")
+            if plan.refused:
+                self.summary.setText(f"{count} bricks: gluster refuses this layout (see What gluster will say).")
+            else:
+                verdict = "gluster accepts this" if plan.valid else (
+                    "gluster refuses this without force" if not plan.errors else "gluster refuses a step of this")
+                self.summary.setText(f"{count} bricks → {plan.gluster_type.value}, {len(plan.sets)} set(s): "
+                                     f"{verdict}.")
 
     def _mark_types(self, possible: set[VolumeType], count: int) -> None:
         """Types with no layout gluster accepts for these bricks stay listed, disabled, saying so."""

@@ -80,6 +80,9 @@ class VerdictPanel(QWidget):
             self.findings.setText(self.session.plan_problem)
             return
         self._show_findings(plan)
+        if plan.refused:
+            self._show_refused(plan)
+            return
         cap = plan.capacity
         self.capacity_bar.set_capacity(cap)
         lines = [f"raw {describe_size(cap.raw_bytes)}", f"usable {describe_size(cap.usable_bytes)}",
@@ -102,6 +105,19 @@ class VerdictPanel(QWidget):
         if est.missing:
             text += "\nunknown: " + ", ".join(est.missing)
         self.estimate.setText(text)
+
+    def _show_refused(self, plan: PlanResult) -> None:
+        """gluster refuses the create: what it refuses is above; nothing here pretends otherwise."""
+        self.capacity_bar.set_capacity(None)
+        withheld = "— gluster refuses this layout, so there is no volume to size."
+        self.capacity_text.setText(f"raw, usable, overhead {withheld}")
+        self.tolerance.setText("— gluster refuses this layout: no volume, nothing to fail.")
+        colour = style.SEVERITY_COLOURS.get("error", "#000")
+        self.state.setText(f"<b style='color:{colour}'>No volume</b> — gluster would not create it "
+                           f"({html.escape(plan.errors[0].message)})")
+        self.failures.setText("Failed: " + (", ".join(self.session.failures) or "nothing"))
+        self.clear_failures.setEnabled(bool(self.session.failures))
+        self.estimate.setText("— no volume, no estimate.")
 
     def _show_findings(self, plan: PlanResult) -> None:
         if not plan.findings:
