@@ -100,6 +100,7 @@ class WorkerRun:
     counter: str | None = None           # "rchar"/"wchar": the counter its progress curve follows
     curve: tuple[tuple[float, int], ...] = ()   # (time on this workstation's clock, bytes) samples
     exhausted: bool | None = None        # a once-only reader ran out of files before its time
+    counter_step: int = 0                # bytes its counter moves by per call (0: unknown, fine)
 
 
 class RunContext:
@@ -149,13 +150,18 @@ class RunContext:
 
     # ---- worker specs -------------------------------------------------------------------
     @staticmethod
-    def exec_worker(argv: Sequence[str], cwd: str | None = None, *, progress: str | None = None) -> dict[str, Any]:
+    def exec_worker(argv: Sequence[str], cwd: str | None = None, *, progress: str | None = None,
+                    progress_step: int = 0) -> dict[str, Any]:
         """A program run as one worker. ``progress``: "rchar" when its payload is what it reads,
         "wchar" when it is what it writes; then its progress is sampled for the stonewall
-        figure and the live throughput (counted over the program and what it starts)."""
+        figure and the live throughput (counted over the program and what it starts).
+        ``progress_step``: the bytes one read()/write() call moves (a counter moves only when a
+        call returns, so a 64 MiB call leaves a running worker's progress unknown by that much)."""
         spec: dict[str, Any] = {"kind": "exec", "argv": [str(a) for a in argv], "cwd": cwd}
         if progress:
             spec["progress"] = _counter(progress)
+            if progress_step:
+                spec["progress_step"] = int(progress_step)
         return spec
 
     @staticmethod
@@ -167,7 +173,7 @@ class RunContext:
         if method not in ("read", "dd"):
             raise ValueError(f"randread method {method!r}: read or dd")
         spec = {"kind": "randread", "files": list(files), "seconds": float(seconds), "block": int(block),
-                "seed": seed, "once": bool(once), "progress": "rchar"}
+                "seed": seed, "once": bool(once), "progress": "rchar", "progress_step": int(block)}
         if method == "dd":
             spec["method"] = "dd"
         return spec
@@ -316,7 +322,8 @@ class RunContext:
                 curve = tuple((float(ts) - offset, int(v)) for ts, v in (w.get("samples") or ()))
                 out[slot] = WorkerRun(t, timing, w.get("exit"), w.get("stdout") or "", w.get("stderr") or "",
                                       int(w.get("rchar") or 0), int(w.get("wchar") or 0),
-                                      w.get("bytes"), w.get("ops"), w.get("progress"), curve, w.get("exhausted"))
+                                      w.get("bytes"), w.get("ops"), w.get("progress"), curve, w.get("exhausted"),
+                                      int(workers[slot][1].get("progress_step") or 0))
             if step.timed_out:
                 self._pending_flags.append("timeout")
             limit = self.stall_seconds if stall_seconds is None else stall_seconds
@@ -346,12 +353,17 @@ class RunContext:
         metrics: list[Metric] = []
         if moved:
             if m.progress is not None:
-                curves, why_not = m.progress, "the workload gave no progress for a worker still running"
+                found = figures.StepProgress(dict(m.progress), "the workload gave no progress for a worker still running")
             else:
-                curves, why_not = figures.curves_for(workers, self._last_runs)
-            metrics = list(stats.throughput_metrics(workers, curves))
-            if len(workers) > 1 and not any(x.name == "stonewall_throughput" for x in metrics):
-                notes.append(f"stonewall not measured: {why_not or 'a running worker has no progress samples'}")
+                found = figures.curves_for(workers, self._last_runs)
+            metrics = list(stats.throughput_metrics(workers, found.curves))
+            wall = next((x for x in metrics if x.name == "stonewall_seconds"), None)
+            if len(workers) > 1 and wall is None:
+                notes.append(f"stonewall not measured: {found.why_not or 'a running worker has no progress samples'}")
+            elif wall is not None and found.in_flight and wall.value > 0:
+                metrics.append(Metric("stonewall_margin", found.in_flight / wall.value, "B/s",
+                                      "the stonewall may be up to this much higher: running workers' calls in flight "
+                                      "at the first finish (a counter moves only when a call returns)"))
         else:
             metrics.append(Metric("elapsed", stats.window_seconds(workers), "s", "last end − first start"))
         ops = stats.total_ops(workers)

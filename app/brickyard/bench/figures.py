@@ -20,6 +20,11 @@ from ..core.units import format_bytes
 COUNTER_SLACK_BYTES = 1 << 20
 COUNTER_SLACK_SHARE = 0.05
 
+#: the stonewall is "not measured" when the running workers' calls in flight at the first
+#: finish (a counter moves only when a call returns) could hide more than this share of it;
+#: below that it is reported with that margin (``stonewall_margin``)
+COARSE_SHARE = 0.25
+
 #: start skew (p99) above this share of the step's window is flagged "start-skew"
 SKEW_SHARE = 0.01
 
@@ -27,32 +32,55 @@ SKEW_SHARE = 0.01
 FASTER_THAN_COLD = 1.5
 
 
-def curves_for(workers: Sequence[WorkerTiming], runs: Sequence[Any]) -> tuple[dict[int, stats.Curve], str]:
+@dataclass(frozen=True)
+class StepProgress:
+    """The progress curves of a step's workers (by position), why there are none, and how many
+    bytes the running workers' calls in flight at the first finish could hold (a counter moves
+    only when a read()/write() returns: a curve is a lower bound by up to one call)."""
+
+    curves: dict[int, stats.Curve]
+    why_not: str = ""
+    in_flight: float = 0.0
+
+
+def curves_for(workers: Sequence[WorkerTiming], runs: Sequence[Any]) -> StepProgress:
     """Progress curves for the recorded ``workers`` from the ``runs`` (``WorkerRun``) they came
-    from, by position; and why not, when some running worker's progress is unknown or its
-    counter does not track the bytes it reports (I/O that bypasses read()/write(): libaio,
-    io_uring, mmap)."""
+    from; none, with the reason, when some running worker's progress is unknown, its counter
+    does not track the bytes it reports (I/O that bypasses read()/write(): libaio, io_uring,
+    mmap), or its calls are so large that a call in flight could hide much of the figure."""
     by_key = {(r.timing.worker, r.timing.host): r for r in runs}
     curves: dict[int, stats.Curve] = {}
     first_end = min((w.end for w in workers), default=0.0)
+    in_flight, step = 0.0, 0
     for i, w in enumerate(workers):
         run = by_key.get((w.worker, w.host))
+        running = w.end > first_end
         if run is None or abs(run.timing.start - w.start) > 1e-6:
-            if w.end > first_end:
-                return {}, "the step's workers are not the ones Brickyard last ran"
+            if running:
+                return StepProgress({}, "the step's workers are not the ones Brickyard last ran")
             continue
         if run.counter is None or not run.curve:
-            if w.end > first_end:
-                return {}, "the workload names no I/O counter that follows its workers' progress"
+            if running:
+                return StepProgress({}, "the workload names no I/O counter that follows its workers' progress")
             continue
         counted = run.curve[-1][1]
         if w.bytes and not (w.bytes * (1 - COUNTER_SLACK_SHARE) <= counted
                             <= w.bytes * (1 + COUNTER_SLACK_SHARE) + COUNTER_SLACK_BYTES):
-            return {}, (f"worker {w.worker} on {w.host} reports {format_bytes(w.bytes)} but its {run.counter} "
-                        f"counter says {format_bytes(counted)}: its I/O does not all pass through read()/write() "
-                        "(libaio, io_uring or mmap), so its progress is unknown")
+            return StepProgress({}, f"worker {w.worker} on {w.host} reports {format_bytes(w.bytes)} but its "
+                                    f"{run.counter} counter says {format_bytes(counted)}: its I/O does not all pass "
+                                    "through read()/write() (libaio, io_uring or mmap), so its progress is unknown")
         curves[i] = run.curve
-    return curves, ""
+        if running:
+            in_flight += min(run.counter_step, max(0, w.bytes - stats.progress_at(run.curve, first_end)))
+            step = max(step, run.counter_step)
+    moved = sum(w.bytes if w.end <= first_end else min(w.bytes, stats.progress_at(curves.get(i, ()), first_end))
+                for i, w in enumerate(workers))
+    if in_flight > COARSE_SHARE * moved:
+        return StepProgress({}, f"a counter moves only when a call returns, and these workers move "
+                                f"{format_bytes(step, binary=True)} per call: at the first finish the running "
+                                f"workers' calls in flight held up to {format_bytes(in_flight, binary=True)}, "
+                                f"{100 * in_flight / max(moved, 1):.0f} % of what had been counted")
+    return StepProgress(curves, "", in_flight)
 
 
 def skew_note(skew: dict[str, float], window: float, workers: int) -> str:

@@ -7,7 +7,7 @@ from ..core.results import StepResult
 from ..core.units import format_bytes
 
 #: the metrics a step line names (what each workload reports as its result)
-SHOWN = ("throughput", "stonewall_throughput", "sum_of_rates", "fio_group_bw", "iops", "clat_p99_us", "ops_per_s", "files_per_s", "objects_per_s",
+SHOWN = ("throughput", "stonewall_throughput", "stonewall_margin", "sum_of_rates", "fio_group_bw", "iops", "clat_p99_us", "ops_per_s", "files_per_s", "objects_per_s",
          "per_object_ms", "seconds", "tps", "init_seconds", "calls_per_s", "lstat_us", "scaling_efficiency")
 
 

@@ -114,7 +114,8 @@ class DdSweep(Workload):
 
     async def _pass(self, ctx, direction: str, block: int, count: int, conc: int, tag: str):
         counter = "wchar" if direction == "write" else "rchar"
-        workers = [(t, ctx.exec_worker(dd_argv(direction, self._file(t, block, i, tag), block, count), progress=counter))
+        workers = [(t, ctx.exec_worker(dd_argv(direction, self._file(t, block, i, tag), block, count), progress=counter,
+                                       progress_step=block))
                    for t in ctx.targets for i in range(conc)]
         return await ctx.run_workers(workers)
 

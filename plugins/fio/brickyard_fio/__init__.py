@@ -21,7 +21,7 @@ import json
 import re
 from typing import Any
 
-from brickyard.bench.api import Measurement, Metric, Param, Requirement, WorkerTiming, Workload
+from brickyard.bench.api import Measurement, Metric, Param, Requirement, WorkerTiming, Workload, parse_size
 
 from .options import parse_options
 
@@ -180,9 +180,13 @@ class Fio(Workload):
         v = ctx.values
         counter = "rchar" if PRESETS[preset]["rw"] in ("read", "randread") else "wchar"
         first = ["--create_only=1"] if create_only else []
-        return [(t, ctx.exec_worker(["fio", "--output-format=json", *first, f"--name=by{j}",
-                                     *fio_args(self._opts(v, preset, where, numjobs=1))],
-                                    cwd=t.rundir, progress=None if create_only else counter))
+        opts = self._opts(v, preset, where, numjobs=1)
+        try:
+            step = parse_size(opts.get("bs", "4k").split(",")[0].split("-")[-1])
+        except ValueError:            # a unit parse_size does not know: no bound
+            step = 0
+        return [(t, ctx.exec_worker(["fio", "--output-format=json", *first, f"--name=by{j}", *fio_args(opts)],
+                                    cwd=t.rundir, progress=None if create_only else counter, progress_step=step))
                 for t in ctx.targets for j in range(v["numjobs"])]
 
     @staticmethod

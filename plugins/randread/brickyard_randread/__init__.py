@@ -124,7 +124,9 @@ class RandomReadCorpus(Workload):
                 await ctx.drop_caches()
                 ctx.progress(f"{readers} readers × {v['seconds']:g} s ({v['method']}), repeat {repeat + 1}/{ctx.repeats}")
                 slices = {t.host: ReadOrder.slices(orders[t.host].window(), readers) for t in ctx.targets}
-                specs = [(t, ctx.randread_worker([paths[t.host][f] for f in slices[t.host][i]], v["seconds"], v["block"],
+                # no read returns more than a file: the read size is at most the largest file
+                block = min(v["block"], v["max_size"])
+                specs = [(t, ctx.randread_worker([paths[t.host][f] for f in slices[t.host][i]], v["seconds"], block,
                                                  seed=v["seed"] * 1000 + repeat * 100 + i, once=True, method=v["method"]))
                          for t in ctx.targets for i in range(readers)]
                 runs = await ctx.run_workers(specs, timeout=v["seconds"] * 4 + 120)
