@@ -136,3 +136,25 @@ def test_strict_parse_reports_every_kind_of_bad_value_with_its_path():
 def test_printable_escapes_what_would_break_a_line_or_an_encoder():
     assert strictjson.printable("a\nb\x00c\ud800d\u2028") == "a\\nb\\u0000c\\ud800d\\u2028"
     assert strictjson.printable("Nürnberg 東京") == "Nürnberg 東京"
+
+
+@pytest.mark.parametrize("where, value", [
+    (("nodes", 0, "ssh_port"), 65536), (("nodes", 0, "nic_gbps"), 1e7),
+    (("nodes", 0, "bricks", 0, "speed_bps"), 2e15), (("latencies", 0, "rtt_ms"), 2e7),
+    (("nodes", 0, "bricks", 0, "size_bytes"), 2**63),
+])
+def test_the_published_schema_and_the_loader_agree_on_every_upper_bound(where, value):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(topofile.SCHEMA_PATH.read_text())
+    doc = {"format_version": 1, "name": "t",
+           "nodes": [{"name": "a", "bricks": [{"path": "/b", "size_bytes": 1}]}],
+           "latencies": [{"a": "a", "b": "a", "rtt_ms": 1}]}
+    target = doc
+    for key in where[:-1]:
+        target = target[key]
+    target[where[-1]] = value
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, schema)
+    with pytest.raises(TopologyFileError) as err:
+        topofile.from_dict(doc)
+    assert ".".join(map(str, where)).replace(".0.", "[0].") in [p.path for p in err.value.problems]
