@@ -75,34 +75,12 @@ def c_strings(text: str) -> str:
     return "".join(bytes(s, "utf-8").decode("unicode_escape") for s in re.findall(r'"((?:[^"\\]|\\.)*)"', text))
 
 
-def braced(text: str, at: int) -> str:
-    """What lies between the brace at ``at`` and its partner (strings skipped)."""
-    depth, in_str, j = 0, False, at
-    while j < len(text):
-        c = text[j]
-        if in_str:
-            if c == "\\":
-                j += 1
-            elif c == '"':
-                in_str = False
-        elif c == '"':
-            in_str = True
-        elif c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return text[at + 1:j]
-        j += 1
-    raise ValueError("unbalanced braces")
-
-
-def entries(table: str) -> list[str]:
-    """The top-level ``{...}`` initialisers inside one array's body."""
-    out, depth, start, in_str = [], 0, None, False
-    i = 0
-    while i < len(table):
-        c = table[i]
+def code_chars(text: str, start: int = 0):
+    """(index, character, nesting depth after it) of ``text`` outside C string literals;
+    ``{``/``(`` open a level, ``}``/``)`` close one."""
+    depth, in_str, i = 0, False, start
+    while i < len(text):
+        c = text[i]
         if in_str:
             if c == "\\":
                 i += 1
@@ -110,16 +88,29 @@ def entries(table: str) -> list[str]:
                 in_str = False
         elif c == '"':
             in_str = True
-        elif c == "{":
-            depth += 1
-            if depth == 1:
-                start = i
-        elif c == "}":
-            depth -= 1
-            if depth == 0 and start is not None:
-                out.append(table[start + 1:i])
-                start = None
+        else:
+            depth += (c in "{(") - (c in "})")
+            yield i, c, depth
         i += 1
+
+
+def braced(text: str, at: int) -> str:
+    """What lies between the brace at ``at`` and its partner."""
+    for i, c, depth in code_chars(text, at):
+        if c == "}" and depth == 0:
+            return text[at + 1:i]
+    raise ValueError("unbalanced braces")
+
+
+def entries(table: str) -> list[str]:
+    """The top-level ``{...}`` initialisers inside one array's body."""
+    out, start = [], None
+    for i, c, depth in code_chars(table):
+        if c == "{" and depth == 1:
+            start = i
+        elif c == "}" and depth == 0 and start is not None:
+            out.append(table[start + 1:i])
+            start = None
     return out
 
 
@@ -127,26 +118,8 @@ def fields(entry: str) -> dict[str, str]:
     """``.name = value`` pairs of one initialiser (values may hold braces and strings)."""
     out: dict[str, str] = {}
     for m in re.finditer(r"\.(\w+)\s*=", entry):
-        name, i = m.group(1), m.end()
-        depth, in_str, j = 0, False, i
-        while j < len(entry):
-            c = entry[j]
-            if in_str:
-                if c == "\\":
-                    j += 1
-                elif c == '"':
-                    in_str = False
-            elif c == '"':
-                in_str = True
-            elif c in "{(":
-                depth += 1
-            elif c in "})":
-                depth -= 1
-            elif c == "," and depth == 0:
-                break
-            j += 1
-        if name not in out:
-            out[name] = entry[i:j].strip()
+        end = next((i for i, c, depth in code_chars(entry, m.end()) if c == "," and depth == 0), len(entry))
+        out.setdefault(m.group(1), entry[m.end():end].strip())
     return out
 
 

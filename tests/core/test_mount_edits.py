@@ -8,6 +8,8 @@ from brickyard.core.plan import plan_volume
 from brickyard.core.topology import (Brick, BrickRef, Client, Layout, Mount, Node, Site, Topology, TopologyError,
                                      Volume, VolumeType)
 
+from .test_edits import _round_trip
+
 
 def _topo() -> Topology:
     topo = Topology(name="t", sites=[Site("A")])
@@ -20,17 +22,6 @@ def _topo() -> Topology:
                                mounts=[Mount("web1", "/mnt/gv0")]))
     topo.volumes.append(Volume("gv1", Layout(VolumeType.DISTRIBUTE), []))
     return topo
-
-
-def _round_trip(topo: Topology, edit: edits.Edit) -> None:
-    before = topofile.dumps(topo)
-    edit.apply(topo)
-    after = topofile.dumps(topo)
-    assert after != before
-    edit.revert(topo)
-    assert topofile.dumps(topo) == before
-    edit.apply(topo)
-    assert topofile.dumps(topo) == after
 
 
 @pytest.mark.parametrize("make", [

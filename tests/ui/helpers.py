@@ -95,3 +95,14 @@ def type_into(qtbot, line_edit, text: str) -> None:
     line_edit.selectAll()
     qtbot.keyClick(line_edit, Qt.Key.Key_Backspace)
     qtbot.keyClicks(line_edit, text)
+
+
+def choose_in_combo(qtbot, combo, text_start: str) -> None:
+    """Walk a closed combo box with the arrow keys (as a keyboard user does) to an entry."""
+    combo.setFocus()
+    for key in (Qt.Key.Key_Up, Qt.Key.Key_Down):
+        for _ in range(combo.count()):
+            if combo.currentText().startswith(text_start):
+                return
+            qtbot.keyClick(combo, key)
+    assert combo.currentText().startswith(text_start), [combo.itemText(i) for i in range(combo.count())]

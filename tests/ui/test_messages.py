@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
 from brickyard.ui.mainwindow import MainWindow
 
-from .helpers import on_next_dialog, show_active, small_topology, type_into
+from .helpers import choose_in_combo, on_next_dialog, show_active, small_topology, type_into
 
 LEFT = Qt.MouseButton.LeftButton
 
@@ -18,16 +18,6 @@ def window(qtbot, tmp_path):
     return win
 
 
-def _choose(qtbot, combo, text_start: str) -> None:
-    combo.setFocus()
-    for key in (Qt.Key.Key_Up, Qt.Key.Key_Down):
-        for _ in range(combo.count()):
-            if combo.currentText().startswith(text_start):
-                return
-            qtbot.keyClick(combo, key)
-    assert combo.currentText().startswith(text_start)
-
-
 def test_the_placement_note_goes_when_the_layout_it_spoke_of_changes(qtbot, window):
     panel = window.layout_panel
     qtbot.mouseClick(panel.auto_place, LEFT)
@@ -35,7 +25,7 @@ def test_the_placement_note_goes_when_the_layout_it_spoke_of_changes(qtbot, wind
     window.canvas.setFocus()
     qtbot.keyClick(window.canvas, Qt.Key.Key_S)  # an edit elsewhere keeps it
     assert panel.placement_note.text().startswith("Placed")
-    _choose(qtbot, panel.replica, "4")  # replica 4: the note no longer describes the sets
+    choose_in_combo(qtbot, panel.replica, "4")  # replica 4: the note no longer describes the sets
     assert window.session.volume.layout.replica == 4
     assert panel.placement_note.text() == ""
 

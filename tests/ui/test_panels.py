@@ -7,7 +7,7 @@ from brickyard.core.topology import BrickRef, Layout, VolumeType
 from brickyard.ui.canvas.items import HEADER_H
 from brickyard.ui.mainwindow import MainWindow
 
-from .helpers import click, point_of, show_active, small_topology
+from .helpers import choose_in_combo, click, point_of, show_active, small_topology
 
 
 @pytest.fixture
@@ -21,15 +21,7 @@ def _header(view, name: str):
     return point_of(view, view.board.nodes[name], QPointF(60, HEADER_H / 2))
 
 
-def _choose(qtbot, combo, text_start: str) -> None:
-    """Walk a closed combo box with the arrow keys (as a keyboard user does) to an entry."""
-    combo.setFocus()
-    for key in (Qt.Key.Key_Up, Qt.Key.Key_Down):
-        for _ in range(combo.count()):
-            if combo.currentText().startswith(text_start):
-                return
-            qtbot.keyClick(combo, key)
-    assert combo.currentText().startswith(text_start), [combo.itemText(i) for i in range(combo.count())]
+_choose = choose_in_combo
 
 
 def test_changing_the_replica_count_changes_warnings_and_capacity(qtbot, window):

@@ -236,13 +236,17 @@ def is_boolean(text: str) -> bool:
 
 # ---- the checks (options.c, xlator_option_validate_*) ---------------------------------
 
-def _range_problem(spec: OptionSpec, number: float, shown: str, value: str) -> str | None:
+def _range_problem(spec: OptionSpec, number: float, shown: str, value: str,
+                   validate: str | None = None) -> str | None:
+    """Gluster's range check and words; ``validate`` overrides the option's mode (sizes,
+    times and percent-or-size are always checked on both ends, when limits are set)."""
     lo, hi = spec.min, spec.max
     hi_text = "inf" if math.isinf(hi) else f"{hi:.0f}"
-    if spec.validate == "min":
+    mode = validate or spec.validate
+    if mode == "min":
         if number < lo:
             return f"'{shown}' in 'option {spec.key} {value}' is smaller than minimum value '{lo:.0f}'"
-    elif spec.validate == "max":
+    elif mode == "max":
         if number > hi:
             return f"'{shown}' in 'option {spec.key} {value}' is greater than maximum value '{hi_text}'"
     elif (lo or hi) and (number < lo or number > hi):
@@ -266,9 +270,7 @@ def value_problem(spec: OptionSpec, value: str) -> str | None:
         size = parse_bytesize(value)
         if size is None:
             return f'invalid number format "{value}" in option "{key}"'
-        if (spec.min or spec.max) and (size < spec.min or size > spec.max):
-            hi = "inf" if math.isinf(spec.max) else f"{spec.max:.0f}"
-            return f"'{size}' in 'option {key} {value}' is out of range [{spec.min:.0f} - {hi}]"
+        return _range_problem(spec, size, str(size), value, validate="both")
     elif kind == "percent":
         percent = parse_percent(value)
         if percent is None:
@@ -281,9 +283,7 @@ def value_problem(spec: OptionSpec, value: str) -> str | None:
         seconds = parse_time(value)
         if seconds is None:
             return f'invalid time format "{value}" in "option {key}"'
-        if (spec.min or spec.max) and (seconds < spec.min or seconds > spec.max):
-            hi = "inf" if math.isinf(spec.max) else f"{spec.max:.0f}"
-            return f"'{seconds}' in 'option {key} {value}' is out of range [{spec.min:.0f} - {hi}]"
+        return _range_problem(spec, seconds, str(seconds), value, validate="both")
     elif kind == "double":
         parsed = _strtod(value)
         if parsed is None or parsed[1]:
@@ -321,10 +321,7 @@ def _percent_or_size_problem(spec: OptionSpec, value: str) -> str | None:
     if "." in value and value.split(".", 1)[1].rstrip("0").strip() and not tail:
         return (f"'{number:f}' in 'option {key} {value}' should not be fractional value. "
                 "Use valid unsigned integer value.")
-    if (spec.min or spec.max) and (number < spec.min or number > spec.max):
-        hi = "inf" if math.isinf(spec.max) else f"{spec.max:.0f}"
-        return f"'{number:f}' in 'option {key} {value}' is out of range [{spec.min:.0f} - {hi}]"
-    return None
+    return _range_problem(spec, number, f"{number:f}", value, validate="both")
 
 
 _CHECKED_HERE = {_REPLICA_ONLY, _DISPERSE_ONLY, "validate_quorum_count", "validate_boolean",

@@ -17,17 +17,6 @@ from ..panels.fields import ValidatedField, parse_gbps, parse_name, parse_port, 
 from ..session import Session
 
 
-def field_value(field: ValidatedField):
-    """Parse ``field`` now (not only on Enter): the value, or None with the field marked."""
-    try:
-        value = field.parse(field.edit.text())
-    except ValueError as exc:
-        field.set_problem(str(exc))
-        return None
-    field.set_problem(None)
-    return value
-
-
 class ClientDialog(QDialog):
     def __init__(self, session: Session, name: str | None = None, parent: QWidget | None = None,
                  taken: set[str] = frozenset()):
@@ -81,8 +70,9 @@ class ClientDialog(QDialog):
 
     def client(self) -> Client | None:
         """The client the fields describe, or None (with the bad fields marked)."""
-        values = [field_value(f) for f in (self.name, self.address, self.user, self.port, self.nic)]
-        if any(v is None for v in values[:4]):
+        fields = (self.name, self.address, self.user, self.port, self.nic)
+        values = [f.current() for f in fields]
+        if any(f.invalid for f in fields):  # (an empty NIC speed is None and valid: unknown)
             return None
         name, address, user, port, nic = values
         problem = client_name_problem(name)

@@ -22,23 +22,18 @@ from ...core.topology import Client, Mount
 from ...remote.provision import fstab_line, mount_options, mount_source
 from ..panels.fields import ValidatedField
 from ..session import Session
-from .client_dialog import ClientDialog, field_value
+from .client_dialog import ClientDialog
 
 
-def _mount_point(text: str) -> str:
-    text = text.strip()
-    problem = mount_point_problem(text)
-    if problem:
-        raise ValueError(problem)
-    return text
-
-
-def _options(text: str) -> str:
-    text = text.strip()
-    problem = mount_options_problem(text)
-    if problem:
-        raise ValueError(problem)
-    return text
+def checked_by(problem_of):
+    """A field parser from a ``text -> problem or None`` check: the stripped text, or ValueError."""
+    def parse(text: str) -> str:
+        text = text.strip()
+        problem = problem_of(text)
+        if problem:
+            raise ValueError(problem)
+        return text
+    return parse
 
 
 class MountDialog(QDialog):
@@ -66,10 +61,10 @@ class MountDialog(QDialog):
         if client:
             self.client.setCurrentText(client)
         self.new_client = QPushButton("New client…")
-        self.path = ValidatedField(_mount_point)
+        self.path = ValidatedField(checked_by(mount_point_problem))
         self.path.edit.setObjectName("mount.path")
         self.path.set_value(mount.path if mount else f"/mnt/{volume}" if volume else "/mnt/gluster")
-        self.options = ValidatedField(_options)
+        self.options = ValidatedField(checked_by(mount_options_problem))
         self.options.edit.setObjectName("mount.options")
         self.options.set_value(mount.options if mount else "")
         self.options.edit.setPlaceholderText("e.g. noatime,log-level=WARNING (optional)")
@@ -143,7 +138,7 @@ class MountDialog(QDialog):
     # ---- result ---------------------------------------------------------------------
     def mount(self) -> tuple[str, Mount] | None:
         """(volume, mount) from the fields, or None with the bad fields marked."""
-        path, options = field_value(self.path), field_value(self.options)
+        path, options = self.path.current(), self.options.current()
         volume, client = self.volume.currentText(), self.client.currentText()
         if path is None or options is None:
             return None

@@ -62,6 +62,17 @@ class ValidatedField(QWidget):
             self.edit.setText("" if value is None else self.show(value))
             self.set_problem(None)
 
+    def current(self):
+        """Parse the text now (a dialog's OK, not only Enter): the value, or None with the
+        field marked with the reason."""
+        try:
+            value = self.parse(self.edit.text())
+        except (ValueError, UnitError) as exc:
+            self.set_problem(str(exc))
+            return None
+        self.set_problem(None)
+        return value
+
     @property
     def invalid(self) -> bool:
         return bool(self.edit.property("invalid"))

@@ -54,18 +54,9 @@ class QuickFillDialog(QDialog):
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
 
-    def _value(self, field: ValidatedField):
-        try:
-            value = field.parse(field.edit.text())
-        except ValueError as exc:
-            field.set_problem(str(exc))
-            return None
-        field.set_problem(None)
-        return value
-
     def edit(self) -> edits.Edit | None:
         """The edit these fields describe, or None (with the bad fields marked)."""
-        values = [self._value(f) for f in (self.size, self.stem, self.path_stem, self.disk_kind)]
+        values = [f.current() for f in (self.size, self.stem, self.path_stem, self.disk_kind)]
         if any(v is None for v in values):
             return None
         size, stem, path_stem, disk_kind = values
