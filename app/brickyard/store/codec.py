@@ -251,31 +251,26 @@ def read_runs(items: Any, where: str, problems: list[Problem] | None = None) -> 
     return [run for run in runs if run is not INVALID], r.problems
 
 
-def run_from_dict(data: Any, where: str = "run") -> RunResult:
+def _one(cls: type, data: Any, where: str) -> Any:
+    """One ``cls`` record from data, or RecordError naming every bad field."""
     data, problems = scan(data)
     r = Reader(problems)
-    run = _Walk(r).record(RunResult, data, where)
-    if r.problems or run is INVALID:
+    record = _Walk(r).record(cls, data, where)
+    if r.problems or record is INVALID:
         raise RecordError(where, r.problems)
-    return run
+    return record
+
+
+def run_from_dict(data: Any, where: str = "run") -> RunResult:
+    return _one(RunResult, data, where)
 
 
 def provenance_from_dict(data: Any, where: str = "provenance") -> Provenance:
-    data, problems = scan(data)
-    r = Reader(problems)
-    p = _Walk(r).record(Provenance, data, where)
-    if r.problems or p is INVALID:
-        raise RecordError(where, r.problems)
-    return p
+    return _one(Provenance, data, where)
 
 
 def step_from_dict(data: Any, where: str) -> StepResult:
-    data, problems = scan(data)
-    r = Reader(problems)
-    step = _Walk(r).record(StepResult, data, where)
-    if r.problems or step is INVALID:
-        raise RecordError(where, r.problems)
-    return step
+    return _one(StepResult, data, where)
 
 
 def run_problems(run: RunResult) -> list[Problem]:
