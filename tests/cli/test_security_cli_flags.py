@@ -87,11 +87,11 @@ def test_a_canary_in_any_flag_never_runs_and_every_answer_is_one_json_document(t
 def test_the_plan_commands_quote_every_planted_string_they_print(tmp_path, capsys):
     canary = tmp_path / "planted"
     topo = topofile.load(EXAMPLES / "two-server-12-disk.brickyard.json")
-    topo.volumes[0].options["performance.x"] = f"$(touch {canary})"
+    topo.volumes[0].options["auth.allow"] = f"$(touch {canary})"
     path = tmp_path / "t.brickyard.json"
     topofile.save(topo, path)
     assert main(["plan", str(path), "--json"]) in (0, 1)
     doc = json.loads(capsys.readouterr().out)
-    line = next(c for c in doc["commands_text"] if "performance.x" in c)
+    line = next(c for c in doc["commands_text"] if "auth.allow" in c)
     assert f"'$(touch {canary})'" in line          # one shell word, never a substitution
     assert not canary.exists()
