@@ -90,10 +90,12 @@ def canary(tmp_path_factory) -> Path:
 
 # ---- mutations ------------------------------------------------------------------------------
 
-HOT = {"replica", "arbiter", "disperse", "redundancy", "type", "size_bytes", "ssh_port", "format_version",
+HOT = {"replica", "arbiter", "thin_arbiter", "thin_arbiter_brick", "disperse", "disperse_data", "redundancy",
+       "free_bytes", "type", "size_bytes", "ssh_port", "format_version",
        "nic_gbps", "speed_bps", "rtt_ms", "bricks", "volumes", "nodes", "name", "path", "site", "a", "b",
        "started_at", "ended_at", "value", "index", "repeat", "block_size", "concurrency", "run_id", "status",
        "hosts", "layout", "params", "metrics", "workers", "bytes", "start", "end", "steps", "options"}
+COUNT_KEYS = ("replica", "arbiter", "thin_arbiter", "disperse", "disperse_data", "redundancy")
 VOLUME_TYPES = ["distribute", "replicate", "disperse", "distributed-replicate", "distributed-disperse"]
 COUNTS = [0, 1, 2, 3, 4, 5, 6, 8, 12, 16, 17, 24, 25, 2**16, 10**9, 2**31 - 1, 2**62, 2**63 - 1]
 HUGE_INTS = [0, 1, -1, 2, 3, 7, 16, 10**9, 2**31, 2**63 - 1, 2**63, -(2**63) - 1, 10**309]
@@ -151,10 +153,11 @@ def mutated(draw, bases, canary):
         # scales with a count, not with the bricks, shows here)
         v = volumes[draw(st.integers(0, len(volumes) - 1))]
         counts = st.sampled_from(COUNTS) | st.integers(-3, 40) | st.none()
-        v.update(type=draw(st.sampled_from(VOLUME_TYPES)), replica=draw(counts), arbiter=draw(counts),
-                 disperse=draw(counts), redundancy=draw(counts))
-        notes.append(f"layout {v['type']} replica {v['replica']} arbiter {v['arbiter']} "
-                     f"disperse {v['disperse']} redundancy {v['redundancy']}")
+        v["type"] = draw(st.sampled_from(VOLUME_TYPES))
+        for key in COUNT_KEYS:   # the counts every version has, and those a newer file has
+            if key in ("replica", "arbiter", "disperse", "redundancy") or key in v:
+                v[key] = draw(counts)
+        notes.append(f"layout {v['type']} " + " ".join(f"{k} {v[k]}" for k in COUNT_KEYS if k in v))
     for _ in range(draw(st.integers(1, 3))):
         paths = list(_paths(doc))
         hot = sorted({p[-1] for p in paths if p and p[-1] in HOT})
