@@ -171,3 +171,14 @@ def test_a_bad_campaign_file_is_refused_naming_each_field(qtbot, window, tmp_pat
                name="ok.campaign.json")
     assert view.open_file(str(ok)) and view.start_button.isEnabled()
     assert view.grid.rowCount() == 1 and "<b>file</b>" in view.file_label.text()
+
+
+def test_a_finished_cell_shows_its_headline_at_the_largest_block_and_concurrency():
+    from brickyard.ui.campaign.grid import cell_headline
+
+    from ..core.test_decision import MIB, step
+
+    steps = [step(0, "write", 1, MIB, 0, 1e8), step(1, "write", 8, MIB, 0, 3e8), step(2, "write", 8, 4 * MIB, 0, 4.2e8),
+             step(3, "write", 8, 4 * MIB, 1, 4.0e8), step(4, "read", 8, 4 * MIB, 0, 9e8)]
+    assert cell_headline(steps) == "write 4M ×8: 410.0 MB/s"
+    assert cell_headline([]) == ""

@@ -212,7 +212,7 @@ class LayoutsChart(BaseChart):
         if drawn:
             self.add_hoverable(xs_all, ys_all, lambda k: describe_all[k])
         self.plot_item.setXRange(-0.6, max(0.6, len(rows) - 0.4))
-        self.plot_item.setYRange(0, largest / divisor * 1.15 or 1.0, padding=0)
+        self.plot_item.setYRange(0, largest / divisor * 1.4 or 1.0, padding=0)   # headroom: the legend sits above the bars
         return drawn
 
 

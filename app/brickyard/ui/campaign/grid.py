@@ -13,11 +13,34 @@ from ...campaign.state import (BASELINE, CELL, DONE, FAILED, PENDING, PREFLIGHT,
                                TEARDOWN, CampaignState, CampaignStep, campaign_steps)
 from ...core.decision import plan_label
 from ...core.plan import plan_volume
+from ...core.results import StepResult
+from ...core.series import directions, sweep_by_block_size
+from ...core.units import format_block_size, format_rate
 
 WORDS = {PENDING: "pending", RUNNING: "running…", DONE: "done", FAILED: "FAILED", SKIPPED: "skipped"}
 COLOURS = {PENDING: ("#607d8b", "#f5f5f5"), RUNNING: ("#1565c0", "#e3f2fd"), DONE: ("#2e7d32", "#e8f5e9"),
            FAILED: ("#c62828", "#ffebee"), SKIPPED: ("#8a6d00", "#fff8e1")}
 STEP_COLUMNS = {PREFLIGHT: "pre-flight", PROVISION: "provision", TEARDOWN: "teardown"}
+
+
+def cell_headline(steps: list[StepResult]) -> str:
+    """What a finished cell measured, in a few words: its headline at the largest block size and
+    concurrency of the first direction ('write 4M ×8: 412.0 MB/s'), or ''."""
+    from ..run.charts import _run, headline_metric
+
+    if not steps:
+        return ""
+    metric = headline_metric(steps)
+    run = _run(list(steps))
+    direction = (directions(run) or [""])[0]
+    sweep = sweep_by_block_size(run, metric, direction)
+    if not sweep:
+        return ""
+    conc = max(sweep)
+    point = sweep[conc][-1]
+    unit = next((m.unit for s in steps for m in s.metrics if m.name == metric), "")
+    value = format_rate(point.median) if unit == "B/s" else f"{point.median:,.4g} {unit}"
+    return f"{direction} {format_block_size(int(point.x))} ×{conc}: {value}".strip()
 
 
 class CampaignGrid(QTableWidget):
@@ -77,7 +100,7 @@ class CampaignGrid(QTableWidget):
         step = next(s for s in self.steps if s.key == key)
         text = WORDS.get(status, status)
         if status == DONE and headline:
-            text = f"done · {headline}"
+            text = f"done\n{headline}"
         elif status in (FAILED, SKIPPED) and message:
             text = f"{text}: {message.splitlines()[0][:60]}"
         item.setText(text)

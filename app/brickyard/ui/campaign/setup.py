@@ -62,7 +62,7 @@ class CampaignSetup(QWidget):
         self.workload_box.setObjectName("campaign-workload")
         for e in self.entries:
             self.workload_box.addItem(f"{e.name} — {e.workload.title or e.name}", e.name)
-        self.form = ParamForm()
+        self.form = ParamForm(hidden=("repeats",))     # the campaign's Repeats sets it
         self.add_workload_button = QPushButton("Add workload")
         self.add_workload_button.setObjectName("campaign-add-workload")
         self.workloads = QListWidget()
@@ -173,7 +173,7 @@ class CampaignSetup(QWidget):
             self._say("; ".join(problems) or "choose a workload")
             return False
         name = self.form.workload.name
-        params = {k: v for k, v in self.form.changed_texts().items() if k != "repeats" or v}
+        params = self.form.changed_texts()
         item = QListWidgetItem(f"{name}: " + (" ".join(f"{k}={v}" for k, v in params.items()) or "defaults"))
         item.setData(ROLE, (name, params))
         self.workloads.addItem(item)

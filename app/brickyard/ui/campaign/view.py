@@ -31,7 +31,7 @@ from ...bench.request import executor_lookup
 from ...campaign import CampaignError, CampaignEvent, CampaignFileError, CampaignRunner, CampaignSpec, load
 from ...campaign.dryrun import questions
 from ...campaign.results import campaign_table
-from ...campaign.state import BASELINE, C_COMPLETE, C_PAUSED, CELL, RUNNING, CampaignState
+from ...campaign.state import BASELINE, C_COMPLETE, C_PAUSED, CELL, DONE, RUNNING, CampaignState
 from ...core.topology import Layout, Topology, Volume
 from ...remote.hostkeys import HostKeyChanged, HostKeyError, UnknownHostKey
 from .. import hostkey_dialog
@@ -39,7 +39,7 @@ from ..bridge import FutureWatcher, RemoteBridge
 from ..run.charts import RunChart
 from ..run.live import STATE_COLOURS, clock
 from .decision_view import DecisionView
-from .grid import CampaignGrid
+from .grid import CampaignGrid, cell_headline
 from .setup import CampaignSetup
 
 TICK_MS = 500
@@ -258,6 +258,7 @@ class CampaignView(QWidget):
 
     def _show_campaign(self, spec: CampaignSpec, state: CampaignState | None) -> None:
         self.grid.set_campaign(spec, state)
+        self._fit_grid()
         asked = questions(spec)
         self.ack_box.setChecked(False)
         self.questions.setVisible(bool(asked))
@@ -364,6 +365,16 @@ class CampaignView(QWidget):
 
     def _show_grid(self, runner: CampaignRunner) -> None:
         self.grid.set_campaign(runner.spec, runner.state)
+        self._fit_grid()
+
+    def _fit_grid(self) -> None:
+        """The grid as tall as its rows (up to half the height); the rest for the cell, log, table."""
+        splitter = self.grid.parentWidget()
+        if isinstance(splitter, QSplitter):
+            total = sum(splitter.sizes()) or 850
+            want = min(total // 2, self.grid.horizontalHeader().height() + 8 +
+                       sum(self.grid.rowHeight(r) for r in range(self.grid.rowCount())))
+            splitter.setSizes([want, max(200, total - want)])
 
     def pause(self) -> None:
         if self.running and self.runner is not None:
@@ -394,10 +405,13 @@ class CampaignView(QWidget):
     def _event(self, ev: CampaignEvent) -> None:
         self._last = ev
         if ev.kind == "step" and ev.step is not None:
-            self.grid.show_step(ev.step.key, ev.status, ev.message, ev.run_id)
-            if ev.status == RUNNING and ev.step.kind in (CELL, BASELINE) and not ev.message.startswith("run "):
+            cell = ev.step.kind in (CELL, BASELINE)
+            headline = cell_headline(self.chart.runs[-1][1]) if cell and ev.status == DONE and self.chart.runs else ""
+            self.grid.show_step(ev.step.key, ev.status, ev.message, ev.run_id, headline)
+            if ev.status == RUNNING and cell and not ev.message.startswith("run "):
                 self.chart.reset()
                 self.chart.begin(ev.step.title)
+                self.cell_label.setText(f"{ev.step.title}: starting")
                 self.tabs.setCurrentIndex(0)
             word = ev.status if ev.status != RUNNING else "started"
             self._log(f"{ev.step.title}: {word}" + (f" — {ev.message}" if ev.message else ""))

@@ -53,6 +53,7 @@ class SweepChart(ThroughputChart):
         self._drawn: dict[str, tuple] = {}        # the points each curve shows now
         self._shown_unit = ""
         self._top = 0.0
+        self._sizes = 0
 
     def draw(self, runs: list[tuple[str, RunResult]], metric: str) -> int:
         unit = self.raw_unit = metric_unit([r for _, r in runs], metric)
@@ -63,7 +64,7 @@ class SweepChart(ThroughputChart):
                     curves.append((label, direction, conc, pts))
         largest = max((p.high for *_, pts in curves for p in pts), default=0.0)
         self.divisor, self.unit_label = value_scale(unit, largest)
-        label_text = f"{metric.replace('_', ' ')} ({self.unit_label})"
+        label_text = f"{metric.replace('_', ' ')}" + (f" ({self.unit_label})" if self.unit_label else "")
         names = []
         colours: dict[tuple[str, str], int] = {}
         for label, direction, conc, _pts in curves:
@@ -81,8 +82,14 @@ class SweepChart(ThroughputChart):
             self._curve(name, pts, colours[(label, direction)], conc)
             drawn += len(pts)
         top = largest / self.divisor * 1.12 or 1.0
-        if top != self._top:
+        sizes = {p.x for *_, pts in curves for p in pts}
+        if len(sizes) == 1:                    # one block size so far: a little room either side
+            x = float(np.log2(next(iter(sizes))))
+            self.plot_item.setXRange(x - 1, x + 1, padding=0)
+        elif len(sizes) != self._sizes:
             self.plot_item.enableAutoRange(axis="x")
+        self._sizes = len(sizes)
+        if top != self._top:
             self.plot_item.setYRange(0, top, padding=0)   # from zero: honest bars
             self._top = top
         return drawn
@@ -105,6 +112,7 @@ class SweepChart(ThroughputChart):
             curve, bars = self._items[name]
             curve.setData(xs, ys)
             bars.setData(x=xs, y=ys, top=highs, bottom=lows)
+        self._items[name][1].setVisible(any(p.n > 1 for p in pts))   # one repeat: no spread to show
         self._drawn[name] = tuple(pts)
         unit, raw_unit, divisor = self.unit_label, self.raw_unit, self.divisor
 
@@ -123,6 +131,7 @@ class SweepChart(ThroughputChart):
             self._drawn.clear()
             self._shown_unit = ""
             self._top = 0.0
+            self._sizes = 0
 
 
 class PointChart(BaseChart):

@@ -115,8 +115,9 @@ class ParamForm(QWidget):
 
     sig_changed = Signal()
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, hidden: tuple[str, ...] = ()):
         super().__init__(parent)
+        self.hidden = hidden         # parameters another control sets (a campaign's repeats)
         self.workload: Workload | None = None
         self.fields: dict[str, ParamField] = {}
         self._box = QVBoxLayout(self)
@@ -148,6 +149,8 @@ class ParamForm(QWidget):
             form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         common_names = {p.name for p in COMMON_PARAMS}
         for p in workload.all_params():
+            if p.name in self.hidden:
+                continue
             field = ParamField(p)
             field.sig_changed.connect(self._field_changed)
             label = QLabel(param_title(p))
