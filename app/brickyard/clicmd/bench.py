@@ -280,8 +280,9 @@ def _run(args, workload, params, targets, link) -> int:
     rows = summary(result)
     if args.json:
         extra = {"history": saved} if saved is not None else {}
-        emit_json({"ok": code == 0, **to_jsonable(result), "summary": to_jsonable(rows), **extra, "exit_code": code},
-                  indent=1)
+        suspect = [s.index for s in result.steps if s.suspect]
+        emit_json({"ok": code == 0, **to_jsonable(result), "summary": to_jsonable(rows), "suspect_steps": suspect,
+                   "physics": physics_lines(result), **extra, "exit_code": code}, indent=1)
     else:
         if rows:
             print("summary over repeats:")
