@@ -736,51 +736,75 @@ def prepare_specs(specs):
             spec["_dd"] = dd
 
 
+def kick(pid, on):
+    """A parked worker at real-time priority until its first system call (root only): so a busy
+    host's other processes do not hold its first instructions back; never inherited."""
+    try:
+        if on:
+            os.sched_setscheduler(pid, os.SCHED_FIFO | getattr(os, "SCHED_RESET_ON_FORK", 0), os.sched_param(1))
+        else:
+            os.sched_setscheduler(pid, os.SCHED_OTHER, os.sched_param(0))
+        return True
+    except (OSError, AttributeError):
+        return False
+
+
 def release(procs, specs):
     """Let every worker go at once; returns the release instant. Each parked worker runs to
     its first system call, where its start is taken: the same figure for a program (exec and
-    loading stay out of it) and an in-process worker, and a worker that waits for a CPU
-    starts when it really runs. A deliberately delayed worker reads its own clock. Runs at
-    real-time priority when allowed (root)."""
+    loading stay out of it) and an in-process worker. With root, the release loop and each
+    worker up to that first call run at real-time priority, so the start does not wait for the
+    host's other work; without it, a worker that waits for a CPU starts when it really runs.
+    A deliberately delayed worker reads its own clock."""
     boosted = boost(True)
-    released = time.monotonic()
     pending = {}
+    for p, spec in zip(procs, specs):
+        if p.get("parked") and not spec.get("delay") and boosted:
+            p["kicked"] = kick(p["pid"], True)
+    released = time.monotonic()
     for p, spec in zip(procs, specs):
         if not p.get("parked"):
             continue
         if not spec.get("delay"):
             if libc().ptrace(PTRACE_SYSCALL, p["pid"], None, None) == 0:
                 pending[p["pid"]] = p
-            else:                            # cannot follow it to its first call: let it go
-                p["start"] = time.monotonic()
-                libc().ptrace(PTRACE_DETACH, p["pid"], None, None)
-        else:
-            libc().ptrace(PTRACE_DETACH, p["pid"], None, None)
+                continue
+            p["start"] = time.monotonic()        # cannot follow it to its first call: let it go
+        if p.pop("kicked", False):
+            kick(p["pid"], False)
+        libc().ptrace(PTRACE_DETACH, p["pid"], None, None)
     return released, boosted, pending
 
 
 def collect_starts(procs, pending, boosted):
     by_pid = dict((p["pid"], p) for p in procs)
-    while pending:                      # no reaper runs yet: every event here is ours
-        try:
-            pid, status = os.waitpid(-1, 0)
-        except ChildProcessError:
-            break
-        now = time.monotonic()
-        p = by_pid.get(pid)
-        if p is None:
-            continue
-        if os.WIFSTOPPED(status):
-            if pid in pending:
-                sig = os.WSTOPSIG(status) & 0x7f
-                p["start"] = now
-                libc().ptrace(PTRACE_DETACH, pid, None, None if sig == signal.SIGTRAP else sig)
-                del pending[pid]
-        else:
-            p["end"], p["exit"], p["gone"] = now, exit_code(status), True
-            pending.pop(pid, None)
-    if boosted:
-        boost(False)
+    try:
+        while pending:                      # no reaper runs yet: every event here is ours
+            try:
+                pid, status = os.waitpid(-1, 0)
+            except ChildProcessError:
+                break
+            now = time.monotonic()
+            p = by_pid.get(pid)
+            if p is None:
+                continue
+            if os.WIFSTOPPED(status):
+                if pid in pending:
+                    sig = os.WSTOPSIG(status) & 0x7f
+                    p["start"] = now
+                    if p.pop("kicked", False):
+                        kick(pid, False)
+                    libc().ptrace(PTRACE_DETACH, pid, None, None if sig == signal.SIGTRAP else sig)
+                    del pending[pid]
+            else:
+                p["end"], p["exit"], p["gone"] = now, exit_code(status), True
+                pending.pop(pid, None)
+    finally:
+        for p in procs:                     # never leave a worker at real-time priority
+            if p.pop("kicked", False) and not p.get("gone"):
+                kick(p["pid"], False)
+        if boosted:
+            boost(False)
 
 
 def run_step(cmd, scratch):
