@@ -52,6 +52,10 @@ class FakeAgent(RemoteProcess):
             self.out.put_nowait({"event": "clock", "id": cmd["id"], "t": time.monotonic()})
         elif op in ("mkdir", "rmtree"):
             self.out.put_nowait({"event": "ok", "op": op, "path": cmd["path"]})
+        elif op == "sweep":
+            self.out.put_nowait({"event": "ok", "op": op, "swept": []})
+        elif op == "tempdir":
+            self.out.put_nowait({"event": "ok", "op": op, "path": f"/tmp/brickyard-{cmd['kind']}.fake"})
         elif op == "dropcaches":
             if self.host.drop_fails:
                 self.out.put_nowait({"event": "error", "op": op, "message": "Permission denied"})
@@ -69,6 +73,8 @@ class FakeAgent(RemoteProcess):
         elif op == "exit":
             self.out.put_nowait({"event": "bye"})
             self.out.put_nowait(None)
+        else:   # an op this fake does not know: say so at once rather than let the engine wait
+            self.out.put_nowait({"event": "error", "op": op, "message": f"the fake agent does not know op {op!r}"})
 
     async def close_stdin(self) -> None:
         self.out.put_nowait(None)

@@ -303,3 +303,11 @@ def test_live_throughput_is_the_rate_of_the_last_interval():
     assert [e.bytes_done for e in live] == [50 * MB, 60 * MB] and live[-1].step_seconds == pytest.approx(1.0)
     assert {e.live_source for e in live} == {"payload"} and live[0].workers_total == 1
     assert all(not re.search("live", e.label) for e in events)
+
+
+def test_reads_on_tmpfs_are_never_compared_with_a_cold_read():
+    """tmpfs lives in RAM: a faster second pass there is noise, not a cache the drop missed."""
+    client = ScriptedHost("client1", [quick(), randread_step([1, 1], 40 * MB), randread_step([1, 1], 400 * MB)],
+                          fstype="tmpfs", source="tmpfs")
+    run = bench("randread", {"files": "4", "readers": "2", "seconds": "5", "repeats": "2"}, client)
+    assert not any(s.suspect for s in run.steps) and run.provenance.extra["links"]["client1"]["network"] is False

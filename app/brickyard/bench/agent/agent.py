@@ -683,25 +683,33 @@ class Progress(object):
 
     def take(self, now, finish=False):
         """Sample every worker not yet reaped; True if any counter moved."""
-        moved = False
         with self.lock:
-            for p, k in zip(self.procs, self.counter):
-                if p.get("gone"):
-                    continue
-                c = group_counters(p["pid"])
-                if c is None:
-                    continue
-                r, w = max(0, c[0] - p["base"][0]), max(0, c[1] - p["base"][1])
-                io = (max(r, p["io"][0]), max(w, p["io"][1]))   # a reaped child's dip, ignored
-                if io != p["io"]:
-                    moved = True
-                    p["io"] = io
-                if k is not None:
-                    samples = p["samples"]
-                    samples.append([now, io[k], 1 if finish else 0])
-                    if len(samples) > MAX_SAMPLES:
-                        last = len(samples) - 1
-                        p["samples"] = [s for i, s in enumerate(samples) if s[2] or i % 2 == 0 or i == last]
+            return self._take(now, finish)[0]
+
+    def _take(self, now, finish):
+        moved, read = False, set()
+        for p, k in zip(self.procs, self.counter):
+            if p.get("gone"):
+                continue
+            c = group_counters(p["pid"])
+            if c is None:
+                continue
+            read.add(p["pid"])
+            moved = self._add(p, k, now, c, finish) or moved
+        return moved, read
+
+    @staticmethod
+    def _add(p, k, now, counters, finish):
+        r, w = max(0, counters[0] - p["base"][0]), max(0, counters[1] - p["base"][1])
+        io = (max(r, p["io"][0]), max(w, p["io"][1]))   # a reaped child's dip, ignored
+        moved = io != p["io"]
+        p["io"] = io
+        if k is not None:
+            samples = p["samples"]
+            samples.append([now, io[k], 1 if finish else 0])
+            if len(samples) > MAX_SAMPLES:
+                last = len(samples) - 1
+                p["samples"] = [s for i, s in enumerate(samples) if s[2] or i % 2 == 0 or i == last]
         return moved
 
     def payload(self):
@@ -710,12 +718,22 @@ class Progress(object):
         return sum(vals) if vals else None
 
     def exited(self, p):
-        """A worker exited (a zombie, not yet reaped): sample everyone at this instant."""
+        """A worker exited (a zombie, not yet reaped): sample everyone at this instant, then
+        reap it. Its final counters come from the zombie; where a zombie's counters are closed
+        to us (not root), from what reaping it adds to this agent's own (a reaped child's
+        counters are added to its parent's). Reaps run one at a time under the lock, so no
+        other reap lands between the two reads. Returns (instant, wait status)."""
         now = time.monotonic()
-        self.take(now, finish=True)
         with self.lock:
+            _, read = self._take(now, True)
+            before = io_counters(os.getpid()) if p["pid"] not in read else None
+            _, status = os.waitpid(p["pid"], 0)
+            after = io_counters(os.getpid()) if before is not None else None
             p["gone"] = True          # after the reap its pid may belong to someone else
-        return now
+            if before is not None and after is not None:
+                k = self.counter[self.procs.index(p)]
+                self._add(p, k, now, (after[0] - before[0], after[1] - before[1]), True)
+        return now, status
 
 
 def prepare_specs(specs):
@@ -860,13 +878,14 @@ def run_step(cmd, scratch):
 
     def reap(p):
         try:                                  # exited but not reaped: its counters still read
-            end = progress.exited(p) if os.waitid(os.P_PID, p["pid"], os.WEXITED | os.WNOWAIT) else None
-        except (OSError, AttributeError):
-            end = None
-        _, status = os.waitpid(p["pid"], 0)
+            os.waitid(os.P_PID, p["pid"], os.WEXITED | os.WNOWAIT)
+            end, status = progress.exited(p)
+        except (OSError, AttributeError):     # no waitid here: reap it plainly
+            _, status = os.waitpid(p["pid"], 0)
+            end = time.monotonic()
         p["exit"] = exit_code(status)
         p["gone"] = True
-        p["end"] = end or time.monotonic()
+        p["end"] = end
 
     threads = [threading.Thread(target=reap, args=(p,), daemon=True) for p in procs if not p.get("gone")]
     for t in threads:
