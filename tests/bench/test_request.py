@@ -118,7 +118,7 @@ def test_outcome_names_complete_partial_with_host_stalled_cancelled_and_failed()
     assert run_outcome(run(RunStatus.COMPLETE, [ok, bad])).text == "complete: 2 steps measured, 1 invalid"
     out = run_outcome(run(RunStatus.PARTIAL, [ok], "c1: connection lost", "c1"))
     assert out.kind == "partial" and "c1 failed" in out.text and "1 step measured" in out.text
-    out = run_outcome(run(RunStatus.PARTIAL, [ok, stall], "I/O stalled: no worker made progress for 30 s", "c1"))
+    out = run_outcome(run(RunStatus.PARTIAL, [ok, stall], "c1: I/O stalled: no worker made progress for 30 s", "c1"))
     assert out.kind == "stalled" and out.text.startswith("stalled on c1: I/O stalled")
     out = run_outcome(run(RunStatus.FAILED, [], "cancelled by the user"))
     assert out.kind == "cancelled" and "0 steps" in out.text

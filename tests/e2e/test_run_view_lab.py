@@ -1,7 +1,8 @@
 """The loop the app exists for, in the real window against the lab: open the topology,
 pre-flight, provision a volume, run dd from the Run tab and watch the live chart gain points,
 find the run in History over an earlier run of the same volume, start a second run and cancel
-it (no worker left on the client within 2 s, no file left), tear the volume down.
+it (no worker left on the client within 2 s, no file left), a third whose mount hangs for a
+minute while the window keeps answering (it ends as stalled), tear the volume down.
 
 With ``BRICKYARD_SHOTS=DIR`` (and a real X display) the window is grabbed mid-run and after.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from pathlib import Path
 
@@ -25,6 +27,7 @@ from brickyard.ui.mainwindow import MainWindow
 from .test_provision_lab import lab_volume_topology
 
 NAME = "byrunui"
+HANG_S = 60         # the mount hangs this long before the run ends as stalled
 MOUNT = f"/mnt/{NAME}"
 WAIT_MS = 180_000
 SMALL = {"block_sizes": "64K,1M", "concurrency": "1,2", "size": "2M", "direction": "both", "repeats": "1",
@@ -44,6 +47,18 @@ def _workers(lab) -> list[str]:
     out = lab.ssh(lab.clients[0], ["ps", "-eo", "pid,args"], check=False).stdout
     return [line.strip() for line in out.splitlines()
             if (f"of={MOUNT}/" in line or f"if={MOUNT}/" in line or "brickyard-agent" in line) and "ps -eo" not in line]
+
+
+def _brick_pids(lab) -> dict[str, str]:
+    xml = lab.ssh("node1", ["gluster", "--xml", "volume", "status", NAME]).stdout
+    pids = {}
+    for node in re.findall(r"<node>(.*?)</node>", xml, re.S):
+        host = re.search(r"<hostname>(.*?)</hostname>", node)
+        pid = re.search(r"<pid>(\d+)</pid>", node)
+        path = re.search(r"<path>(.*?)</path>", node)
+        if host and pid and path and path.group(1).endswith(NAME) and int(pid.group(1)) > 0:
+            pids[host.group(1)] = pid.group(1)
+    return pids
 
 
 def _leftovers(lab) -> list[str]:
@@ -138,6 +153,56 @@ def test_the_window_runs_dd_live_into_history_cancels_cleanly_and_tears_down(lab
         assert view.live.state_kind == "cancelled" and second.error.startswith("cancelled by the user")
         qtbot.waitUntil(lambda: not _workers(lab), timeout=10_000)
         assert _leftovers(lab) == [], "only the run's files were there, and they are gone"
+
+        # a third run whose mount hangs for a minute (its bricks frozen): the run ends as stalled
+        # at its stall limit (30 s, under gluster's 42 s ping-timeout), naming the client, and the
+        # window keeps answering the whole minute
+        pids = _brick_pids(lab)
+        assert set(pids) == {"node1", "node2"}, pids
+        view.form.set_texts({"block_sizes": "64K", "concurrency": "2", "size": "300M", "direction": "write",
+                             "repeats": "1", "stall_seconds": "30"})
+        late: list[float] = []
+        last = [time.monotonic()]
+
+        def beat():
+            now = time.monotonic()
+            late.append(now - last[0] - 0.05)
+            last[0] = now
+
+        heart = QTimer()
+        heart.timeout.connect(beat)
+        frozen_at: list[float] = []
+        try:
+            with qtbot.waitSignal(view.sig_batch_finished, timeout=WAIT_MS) as hung:
+                qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+                qtbot.waitUntil(lambda: bool(view.live.rate.samples) or not view.running, timeout=WAIT_MS)
+                for node, pid in pids.items():
+                    lab.exec(node, ["kill", "-STOP", pid])
+                frozen_at.append(time.monotonic())
+                last[0] = time.monotonic()
+                heart.start(50)
+                shown = view.live.state.text()
+                qtbot.waitUntil(lambda: time.monotonic() - frozen_at[0] > 10, timeout=30_000)
+                window.tabs.setCurrentIndex(0)              # the window answers clicks while the mount hangs
+                assert window.tabs.currentIndex() == 0
+                window.tabs.setCurrentWidget(view)
+                assert view.live.state.text() != shown, "the elapsed time goes on while the mount hangs"
+            stalled_after = time.monotonic() - frozen_at[0]
+            assert view.start_button.isEnabled()           # the stalled run is over; the mount still hangs
+            qtbot.waitUntil(lambda: time.monotonic() - frozen_at[0] >= HANG_S, timeout=HANG_S * 1000)
+        finally:
+            heart.stop()
+            for node, pid in pids.items():
+                lab.exec(node, ["kill", "-CONT", pid], check=False)
+        hang = time.monotonic() - frozen_at[0]
+        [stalled] = hung.args[0]
+        assert view.live.state_kind == "stalled", view.live.state.text()
+        assert window.tabs.currentWidget() is view, "a run that ended badly stays in view"
+        assert f"stalled on {lab.clients[0]}" in view.live.state.text()
+        assert 25 <= stalled_after < HANG_S and hang >= HANG_S, (stalled_after, hang)
+        assert max(late) < 1.0, f"the GUI thread stood still for {max(late):.2f} s while the mount hung"
+        _shot(window, "run-stalled")
+        lab.ssh(lab.clients[0], ["sh", "-c", f"rm -rf {MOUNT}/brickyard-*"], check=False, timeout=120)
 
         # tear down through the Provision tab's typed confirmation
         def confirm():

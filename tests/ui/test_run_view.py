@@ -207,9 +207,12 @@ def test_a_run_streams_points_into_the_chart_ends_complete_and_opens_in_history(
 
 def test_cancel_stops_the_workers_keeps_what_was_measured_and_removes_the_runs_files(make_view, qtbot, tmp_path):
     (tmp_path / "mnt").mkdir()
-    view = make_view()
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    view = make_view(store=store)
     view.select_workload("sleeper")
     view.form.set_texts({"seconds": "30", "steps": "2", "repeats": "1"})
+    opened: list = []
+    view.sig_show_in_history.connect(opened.append)
     with qtbot.waitSignal(view.sig_batch_finished, timeout=30_000) as done:
         assert view.start()
         qtbot.waitUntil(lambda: any(p.name.startswith("brickyard-") for p in (tmp_path / "mnt").iterdir()),
@@ -221,6 +224,8 @@ def test_cancel_stops_the_workers_keeps_what_was_measured_and_removes_the_runs_f
     assert run.error.startswith("cancelled by the user")
     assert not [p for p in (tmp_path / "mnt").iterdir()]
     assert not view.running and view.start_button.isEnabled()
+    assert opened == [], "a cancelled run stays in view instead of jumping to History"
+    store.close()
 
 
 def test_a_host_that_cannot_be_reached_fails_the_run_before_anything_starts(make_view, qtbot, tmp_path):

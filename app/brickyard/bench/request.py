@@ -194,6 +194,8 @@ def run_outcome(run: RunResult) -> RunOutcome:
     if invalid:
         kept += f", {invalid} invalid"
     why = run.error.split("; ")[0] if run.error else ""
+    if run.failed_host and why.startswith(f"{run.failed_host}: "):     # the sentence names the host already
+        why = why[len(run.failed_host) + 2:]
     if run.status is RunStatus.RUNNING:
         return RunOutcome("running", f"running: {kept}")
     if run.status is RunStatus.COMPLETE:

@@ -210,9 +210,10 @@ class RunChart(QStackedWidget):
             self.redraw()
 
     def redraw(self) -> None:
-        steps = [s for _, st in self.runs for s in st]
+        measured = [(label, [s for s in st if "stall" not in s.flags]) for label, st in self.runs]  # a stall measured nothing
+        steps = [s for _, st in measured for s in st]
         self.metric = headline_metric(steps)
-        runs = [(label, _run(st)) for label, st in self.runs if st]
+        runs = [(label, _run(st)) for label, st in measured if st]
         sweep = not steps or any(isinstance(s.params.get("block_size"), int) for s in steps)
         chart = self.sweep_chart if sweep else self.point_chart
         self.setCurrentWidget(chart)

@@ -540,10 +540,11 @@ class RunView(QWidget):
             lines = [f"{self._batch[i].label}: {run_outcome(r).text}" for i, r in enumerate(self.results)]
             if len(self.results) > 1:
                 self.live.set_state(self._worst([run_outcome(r).kind for r in self.results]), " · ".join(lines))
-            saved = [r.run_id for r in self.results if r.steps]
-            if self.save_box.isChecked() and self._store is not None and saved:
-                self.last_saved_runs = saved
-                if not self._cancelled:
+            saved = [r.run_id for r in self.results if any("stall" not in s.flags for s in r.steps)]
+            self.last_saved_runs = saved if self.save_box.isChecked() and self._store is not None else []
+            if saved and self.last_saved_runs:
+                # a clean batch opens in History; one that ended badly stays here, its state on show
+                if all(run_outcome(r).kind == "complete" for r in self.results):
                     self.sig_show_in_history.emit(saved)
         self._update_buttons()
         self.sig_batch_finished.emit(list(self.results))
