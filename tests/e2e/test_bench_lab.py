@@ -163,14 +163,15 @@ def test_a_host_dying_mid_run_ends_partial_with_the_host_named(lab, volume):
     assert leftovers(lab) == [] and "may be left behind" not in run.error, run.error
 
 
-def _brick_pids(lab) -> dict[str, str]:
-    xml = lab.ssh("node1", ["gluster", "--xml", "volume", "status", VOLUME]).stdout
+def _brick_pids(lab, volume: str = VOLUME) -> dict[str, str]:
+    """node → pid of the brick process serving ``volume`` there."""
+    xml = lab.ssh("node1", ["gluster", "--xml", "volume", "status", volume]).stdout
     pids = {}
     for node in re.findall(r"<node>(.*?)</node>", xml, re.S):
         host = re.search(r"<hostname>(.*?)</hostname>", node)
         pid = re.search(r"<pid>(\d+)</pid>", node)
         path = re.search(r"<path>(.*?)</path>", node)
-        if host and pid and path and path.group(1).endswith(VOLUME) and int(pid.group(1)) > 0:
+        if host and pid and path and path.group(1).endswith(volume) and int(pid.group(1)) > 0:
             pids[host.group(1)] = pid.group(1)
     return pids
 

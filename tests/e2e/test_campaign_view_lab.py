@@ -9,11 +9,8 @@ at the decision table.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
 
 from brickyard.campaign.state import C_COMPLETE, DONE
 from brickyard.core.decision import MEASURED
@@ -21,19 +18,13 @@ from brickyard.core.topology import Layout, VolumeType
 from brickyard.ui.bridge import RemoteBridge
 from brickyard.ui.mainwindow import MainWindow
 
+from .shots import shot
 from .test_provision_lab import lab_volume_topology
 
 NAME = "bycamp"
 PICKS = ("distribute", "replica 2", "disperse 4 redundancy 1")
 WAIT_MS = 900_000
 
-
-def _shot(window, name: str) -> None:
-    folder = os.environ.get("BRICKYARD_SHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        QApplication.processEvents()
-        window.grab().save(str(Path(folder) / f"{name}.png"))
 
 
 def test_a_three_layout_campaign_runs_from_the_window_and_ends_in_a_side_by_side_decision_table(
@@ -70,7 +61,7 @@ def test_a_three_layout_campaign_runs_from_the_window_and_ends_in_a_side_by_side
         def midway() -> bool:
             if (not shot_taken and view.grid.status_of(f"cell:{NAME}-dt2rp2:dd") == "running"
                     and view.chart.point_count > 0):
-                _shot(window, "campaign-mid")
+                shot(window, "campaign-mid")
                 shot_taken.append(True)
             return not view.running
 
@@ -88,7 +79,7 @@ def test_a_three_layout_campaign_runs_from_the_window_and_ends_in_a_side_by_side
         assert view.decision.redraw_chart() == 6          # three layouts side by side, single and two files
         assert all("write 1M ×2:" in view.grid.cells[f"cell:{NAME}-{code}:dd"].text() for code in ("dt4", "dt2rp2", "dp4rd1"))
         assert view.tabs.currentWidget() is view.decision
-        _shot(window, "campaign-decision")
+        shot(window, "campaign-decision")
     finally:
         window.remote.close()
     listed = lab.ssh("node1", ["gluster", "--mode=script", "volume", "list"], check=False).stdout

@@ -10,10 +10,7 @@ With ``BRICKYARD_SHOTS=DIR`` (and a real X display) the window is grabbed mid-ru
 from __future__ import annotations
 
 import json
-import os
-import re
 import time
-from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
@@ -24,6 +21,8 @@ from brickyard.core.topology import Layout, VolumeType
 from brickyard.ui.bridge import RemoteBridge
 from brickyard.ui.mainwindow import MainWindow
 
+from .shots import shot
+from .test_bench_lab import _brick_pids
 from .test_provision_lab import lab_volume_topology
 
 NAME = "byrunui"
@@ -34,31 +33,12 @@ SMALL = {"block_sizes": "64K,1M", "concurrency": "1,2", "size": "2M", "direction
          "min_step_seconds": "0"}
 
 
-def _shot(window, name: str) -> None:
-    folder = os.environ.get("BRICKYARD_SHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        QApplication.processEvents()
-        window.grab().save(str(Path(folder) / f"{name}.png"))
-
 
 def _workers(lab) -> list[str]:
     """dd workers and Brickyard agents still running on the client."""
     out = lab.ssh(lab.clients[0], ["ps", "-eo", "pid,args"], check=False).stdout
     return [line.strip() for line in out.splitlines()
             if (f"of={MOUNT}/" in line or f"if={MOUNT}/" in line or "brickyard-agent" in line) and "ps -eo" not in line]
-
-
-def _brick_pids(lab) -> dict[str, str]:
-    xml = lab.ssh("node1", ["gluster", "--xml", "volume", "status", NAME]).stdout
-    pids = {}
-    for node in re.findall(r"<node>(.*?)</node>", xml, re.S):
-        host = re.search(r"<hostname>(.*?)</hostname>", node)
-        pid = re.search(r"<pid>(\d+)</pid>", node)
-        path = re.search(r"<path>(.*?)</path>", node)
-        if host and pid and path and path.group(1).endswith(NAME) and int(pid.group(1)) > 0:
-            pids[host.group(1)] = pid.group(1)
-    return pids
 
 
 def _leftovers(lab) -> list[str]:
@@ -121,7 +101,7 @@ def test_the_window_runs_dd_live_into_history_cancels_cleanly_and_tears_down(lab
             qtbot.waitUntil(lambda: view.live.chart.point_count > 0 or not view.running, timeout=WAIT_MS)
             seen_running = view.running
             points_mid = view.live.chart.point_count
-            _shot(window, "run-mid")
+            shot(window, "run-mid")
         assert seen_running and 0 < points_mid < 8, "the chart gains points while the run goes on"
         [run] = finished.args[0]
         assert run.status.value == "complete", run.error
@@ -132,7 +112,7 @@ def test_the_window_runs_dd_live_into_history_cancels_cleanly_and_tears_down(lab
         history = window.tabs.currentWidget()
         assert window.tabs.tabText(window.tabs.currentIndex()) == "History"
         assert [r.run_id for r in history.compare.runs] == [earlier["run_id"], run.run_id]
-        _shot(window, "run-history")
+        shot(window, "run-history")
 
         # a second run, cancelled: no worker left within 2 s, no file left
         window.tabs.setCurrentWidget(view)
@@ -157,7 +137,7 @@ def test_the_window_runs_dd_live_into_history_cancels_cleanly_and_tears_down(lab
         # a third run whose mount hangs for a minute (its bricks frozen): the run ends as stalled
         # at its stall limit (30 s, under gluster's 42 s ping-timeout), naming the client, and the
         # window keeps answering the whole minute
-        pids = _brick_pids(lab)
+        pids = _brick_pids(lab, NAME)
         assert set(pids) == {"node1", "node2"}, pids
         view.form.set_texts({"block_sizes": "64K", "concurrency": "2", "size": "300M", "direction": "write",
                              "repeats": "1", "stall_seconds": "30"})
@@ -201,7 +181,7 @@ def test_the_window_runs_dd_live_into_history_cancels_cleanly_and_tears_down(lab
         assert f"stalled on {lab.clients[0]}" in view.live.state.text()
         assert 25 <= stalled_after < HANG_S and hang >= HANG_S, (stalled_after, hang)
         assert max(late) < 1.0, f"the GUI thread stood still for {max(late):.2f} s while the mount hung"
-        _shot(window, "run-stalled")
+        shot(window, "run-stalled")
         lab.ssh(lab.clients[0], ["sh", "-c", f"rm -rf {MOUNT}/brickyard-*"], check=False, timeout=120)
 
         # tear down through the Provision tab's typed confirmation
