@@ -112,7 +112,7 @@ class ColdReads:
             return "", ""
         cold = self.first.get(key)
         if cold is None:
-            return "", "re-read data this run had read before, and no first read of this point to compare with"
+            return "", "no first read of this point to compare this re-read with (a larger corpus gives one)"
         if value > FASTER_THAN_COLD * cold:
             return "faster-than-cold", (f"re-read at {value / cold:.1f}× the first read of the same point "
                                         f"({format_bytes(value)}/s vs {format_bytes(cold)}/s): probably served "
