@@ -182,3 +182,15 @@ def test_a_finished_cell_shows_its_headline_at_the_largest_block_and_concurrency
              step(3, "write", 8, 4 * MIB, 1, 4.0e8), step(4, "read", 8, 4 * MIB, 0, 9e8)]
     assert cell_headline(steps) == "write 4M ×8: 410.0 MB/s"
     assert cell_headline([]) == ""
+
+
+def test_quitting_during_a_campaign_names_it_and_says_it_resumes(qtbot, window):
+    view = campaign_from_compare(qtbot, window, picks=("distribute",))
+    view.setup.select_workload("dd")
+    view.setup.add_workload()
+    hold = SlowRunner.gate["cell:gv0-dt4:dd"] = threading.Event()
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000):
+        assert view.start()
+        qtbot.waitUntil(lambda: view.grid.status_of("cell:gv0-dt4:dd") == "running", timeout=10_000)
+        assert "the campaign gv0-layouts (Resume in the Campaign tab" in window.busy_question()
+        hold.set()

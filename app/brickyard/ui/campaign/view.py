@@ -351,7 +351,8 @@ class CampaignView(QWidget):
         self._show_grid(runner)
         self.log.clear()
         self._log(f"--- campaign {runner.spec.name} ({runner.state.campaign_id[:12]}): {len(runner.steps)} steps ---")
-        self.watcher = self.bridge.watch(future)
+        self.watcher = self.bridge.watch(future, f"the campaign {runner.spec.name} (Resume in the Campaign tab "
+                                                 "goes on from the step it stopped at)")
         self.watcher.sig_done.connect(self._done)
         self.watcher.sig_failed.connect(self._failed)
         self.watcher.sig_cancelled.connect(lambda: self._failed(RuntimeError("the campaign was abandoned")))

@@ -412,7 +412,7 @@ class RunView(QWidget):
         self._request, self._relay, self._progress = request, relay, progress
         self._started, self._event, self._last_text, self._fraction = time.monotonic(), None, "", 0.0
         self._waiting_for = ""
-        self.watcher = self.bridge.watch(future, "a benchmark run")
+        self.watcher = self.bridge.watch(future, f"the benchmark {request.describe()}")
         self.watcher.sig_done.connect(self._run_done)
         self.watcher.sig_failed.connect(self._run_failed)
         self.watcher.sig_cancelled.connect(lambda: self._run_failed(RuntimeError("abandoned: it did not stop after Cancel")))
