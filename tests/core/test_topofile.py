@@ -34,7 +34,8 @@ def test_examples_satisfy_the_published_json_schema(path):
 
 def test_schema_rejects_what_the_loader_rejects():
     schema = json.loads(topofile.SCHEMA_PATH.read_text())
-    bad = {"format_version": 1, "nodes": [{"name": "a", "bricks": [{"path": "rel", "size_bytes": -1}]}]}
+    bad = {"format_version": topofile.FORMAT_VERSION,
+           "nodes": [{"name": "a", "bricks": [{"path": "rel", "size_bytes": -1}]}]}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
     with pytest.raises(TopologyFileError):
@@ -75,7 +76,7 @@ def test_a_json_syntax_error_gives_its_line():
 
 def test_a_newer_format_is_refused_not_guessed():
     with pytest.raises(TopologyFileError, match="newer Brickyard"):
-        topofile.from_dict({"format_version": 2})
+        topofile.from_dict({"format_version": topofile.FORMAT_VERSION + 1})
 
 
 def test_a_size_is_never_coerced_from_a_float_or_bool():

@@ -120,6 +120,26 @@ def test_volume_scope_checks_only_that_volume_and_an_edit_marks_results_stale(wi
     assert "changed since: run again" in view.summary.text()
 
 
+def test_the_free_space_pre_flight_measured_becomes_the_plans_free_now_and_undoes(window, qtbot):
+    view = window.open_preflight()
+    view.run()
+    assert "free now: not measured" in window.verdict.capacity_text.text()
+    n1, n2 = _checks("n1", "server"), _checks("n2", "server")
+    n1.measured["/data/b1"] = (10**12, 4 * 10**11)     # other data already takes 60 % there
+    n2.measured["/data/b2"] = (10**12, 10**12)
+    _in_thread(lambda: window.fake.futures[-1].set_result(PreflightReport([n1, n2], finished="2026-11-23T14:00:00Z")))
+    qtbot.waitUntil(lambda: not view.running)
+    brick = window.session.topo.brick(BrickRef("n1", "/data/b1"))
+    assert (brick.free_bytes, brick.free_measured) == (4 * 10**11, "2026-11-23T14:00:00Z")
+    cap = window.session.plan.capacity
+    assert cap.free_now_bytes == (4 * 10**11 - 10**10) + (10**12 - 10**10)   # less storage.reserve's 1 %
+    assert "free now 1.38 TB" in window.verdict.capacity_text.text()
+    assert "usable 2.00 TB (1.82 TiB) when empty" in window.verdict.capacity_text.text()
+    assert "Free space measured on 2 brick(s)" in view.summary.text() and "changed since" not in view.summary.text()
+    window.session.stack.undo()
+    assert window.session.topo.brick(BrickRef("n1", "/data/b1")).free_bytes is None
+
+
 def test_cancel_stops_the_run_and_late_rows_are_ignored(window, qtbot):
     view = window.open_preflight()
     view.run()

@@ -16,7 +16,7 @@ from ..core.gluster_cli import command_lines
 from ..core.layout import TYPE_NAMES, resolve
 from ..core.plan import PlanResult, plan_volume
 from ..core.planmodel import SEVERITIES
-from ..core.topology import Layout, Topology, TopologyError, Volume, VolumeType
+from ..core.topology import BrickRef, Layout, Topology, TopologyError, Volume, VolumeType
 from ..core.units import describe_size, format_rate
 
 TYPES = [t.value for t in VolumeType]
@@ -34,6 +34,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--arbiter", type=int, metavar="N", help="what-if: arbiter count (1)")
     p.add_argument("--disperse", type=int, metavar="N", help="what-if: disperse count")
     p.add_argument("--redundancy", type=int, metavar="N", help="what-if: redundancy count")
+    p.add_argument("--disperse-data", type=int, metavar="D",
+                   help="what-if: data bricks per disperse set (gluster derives the rest)")
+    p.add_argument("--thin-arbiter", metavar="NODE:/PATH",
+                   help="what-if: replica 2 thin-arbiter 1 with this brick of the topology as its thin-arbiter")
     p.add_argument("--auto-place", action="store_true",
                    help="reorder the bricks so no set has two bricks on one node")
     p.add_argument("--fail", metavar="SPEC", default="",
@@ -72,13 +76,15 @@ def _pick_volume(topo: Topology, name: str | None) -> Volume:
 
 def what_if_layout(base: Layout, args: argparse.Namespace) -> Layout:
     """The volume's layout with the what-if flags applied; contradictory flags: UsageError."""
-    for flag in ("replica", "arbiter", "disperse", "redundancy"):
-        value = getattr(args, flag)
+    for flag in ("replica", "arbiter", "disperse", "redundancy", "disperse_data"):
+        value = getattr(args, flag, None)
         if value is not None and value < (0 if flag == "arbiter" else 1):
-            raise UsageError(f"--{flag} must be a positive number, not {value}")
+            raise UsageError(f"--{flag.replace('_', '-')} must be a positive number, not {value}")
     kind = VolumeType(args.type) if args.type else base.type
-    replica_flags = [f for f in ("replica", "arbiter") if getattr(args, f) is not None]
-    disperse_flags = [f for f in ("disperse", "redundancy") if getattr(args, f) is not None]
+    replica_flags = [f for f in ("replica", "arbiter", "thin_arbiter") if getattr(args, f, None) is not None]
+    disperse_flags = [f for f in ("disperse", "redundancy", "disperse_data") if getattr(args, f, None) is not None]
+    replica_flags = [f.replace("_", "-") for f in replica_flags]
+    disperse_flags = [f.replace("_", "-") for f in disperse_flags]
     if replica_flags and disperse_flags:
         raise UsageError(f"--{replica_flags[0]} and --{disperse_flags[0]} cannot be combined: "
                          "gluster has no replicated-dispersed volumes")
@@ -96,6 +102,9 @@ def what_if_layout(base: Layout, args: argparse.Namespace) -> Layout:
         arbiter=args.arbiter if args.arbiter is not None else base.arbiter,
         disperse=args.disperse if args.disperse is not None else base.disperse,
         redundancy=args.redundancy if args.redundancy is not None else base.redundancy,
+        thin_arbiter=1 if getattr(args, "thin_arbiter", None) else (0 if args.arbiter else base.thin_arbiter),
+        disperse_data=(args.disperse_data if getattr(args, "disperse_data", None) is not None
+                       else base.disperse_data),
     )
 
 
@@ -104,6 +113,13 @@ def run(args: argparse.Namespace) -> int:
     volume = _pick_volume(topo, args.volume)
     volume = replace(volume, layout=what_if_layout(volume.layout, args),
                      force=volume.force or args.force)
+    if args.thin_arbiter:
+        try:
+            volume = replace(volume, thin_arbiter_brick=BrickRef.parse(args.thin_arbiter))
+        except ValueError as exc:
+            raise UsageError(f"--thin-arbiter: {exc}") from None
+    elif args.type and not volume.layout.thin_arbiter:
+        volume = replace(volume, thin_arbiter_brick=None)  # another type: no thin-arbiter
     failures = [s for s in args.fail.split(",") if s.strip()]
     try:
         result = plan_volume(topo, volume, failures, auto_place=args.auto_place)
@@ -137,18 +153,18 @@ def format_plan(r: PlanResult, failures: list[str]) -> str:
     lines.append("")
     lines.append(f"{'Set':>4}  {'Usable':<26} Bricks")
     for s in r.sets:
-        bricks = " ".join(f"{b}{' (arbiter)' if b == s.arbiter else ''}" for b in s.bricks)
+        role = " (thin-arbiter)" if s.thin_arbiter else " (arbiter)"
+        bricks = " ".join(f"{b}{role if b == s.arbiter else ''}" for b in s.bricks)
         lines.append(f"{s.index + 1:>4}  {describe_size(s.usable_bytes):<26} {bricks}")
     c = r.capacity
     lines += [
         "",
         f"Raw       {describe_size(c.raw_bytes)}",
-        f"Usable    {describe_size(c.usable_bytes)}  ({c.efficiency:.0%} of raw)",
+        f"Usable    {describe_size(c.usable_bytes)}  ({c.efficiency:.0%} of raw) when empty: the client's df size",
+        f"Free now  {free_now_text(c)}",
         f"Overhead  {describe_size(c.overhead_bytes)}"
         + (f"  (arbiter bricks: {describe_size(c.arbiter_bytes)}, metadata only)" if c.arbiter_bytes else ""),
     ]
-    if c.df_bytes != c.usable_bytes:
-        lines.append(f"Client df will show {describe_size(c.df_bytes)} (shared filesystems counted per brick)")
     t = r.tolerance
     at_least = "" if t.best_exact else "at least "
     sites = ("n/a (one site)" if t.sites_worst is None
@@ -180,6 +196,14 @@ def format_plan(r: PlanResult, failures: list[str]) -> str:
     if e.missing:
         lines.append(f"  unknown: {'; '.join(e.missing)}")
     return "\n".join(lines)
+
+
+def free_now_text(c) -> str:
+    """What the client's df will show as available now, or why that is unknown."""
+    if c.free_now_bytes is None:
+        return "unknown: the bricks' free space was not measured (brickyard preflight FILE --record, or import)"
+    when = f" (measured {c.free_measured})" if c.free_measured else ""
+    return f"{describe_size(c.free_now_bytes)}{when}: what the client's df will show available"
 
 
 def _severity_rank(f) -> int:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..core import topofile
+from ..core.edits import record_free_space
 from ..core.topology import TopologyError
 from ..remote.hostkeys import UnknownHostKey
 from ..remote.hosts import TopologyHosts
@@ -24,6 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "xattrs, free space), clock; on clients the FUSE client, fio, python3, tar.")
     p.add_argument("file", help="a topology file (*.brickyard.json)")
     p.add_argument("--volume", metavar="NAME", help="check only the hosts and bricks of this volume")
+    p.add_argument("--record", action="store_true",
+                   help="write the free space measured on each brick's filesystem into FILE (the plan's "
+                        "'free now')")
     add_ssh_arguments(p)
     p.set_defaults(func=run)
 
@@ -53,8 +58,29 @@ def run(args: argparse.Namespace) -> int:
                 accepted += 1
         if accepted:
             report = run_with_pool(args, body)
+    recorded = _record(args.file, report) if args.record else None
     if args.json:
-        emit_json(report.to_json(), indent=2)
+        doc = report.to_json()
+        if recorded is not None:
+            doc["recorded"] = recorded
+        emit_json(doc, indent=2)
     else:
         print(report.text())
+        if recorded is not None:
+            print(f"recorded the free space of {recorded} brick(s) in {args.file}")
     return 0 if report.ok else 1
+
+
+def _record(path: str, report) -> int:
+    """Write each measured brick's free space into the topology file (read again now, so
+    nothing else in it changes)."""
+    topo = _load(path)
+    edit = record_free_space(topo, report.free_space(), report.finished)
+    if edit is None:
+        return 0
+    edit.apply(topo)
+    try:
+        topofile.save(topo, path)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return len(edit.parts)

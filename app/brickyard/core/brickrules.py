@@ -271,3 +271,50 @@ def _same_server_findings(nodes: dict[str, Node], resolved: "Resolved",
             f"configuration. {FORCE_TAIL} (set {index + 1}: {', '.join(map(str, clashes))})",
             tuple(clashes)))
     return out
+
+
+def thin_arbiter_findings(topo: Topology, volume: Volume, index: TopologyIndex) -> list[Finding]:
+    """The thin-arbiter brick of ``replica 2 thin-arbiter 1`` (cli_cmd_ta_brick_parse: an
+    absolute path, no loopback host; glusterd checks nothing else of it: it may even name a
+    host outside the pool, which is what it is for). What the planner adds: the brick must be
+    in the topology and not one of the data bricks, and its host must not run glusterd."""
+    ta = volume.thin_arbiter_brick
+    if not volume.layout.thin_arbiter:
+        if ta is None:
+            return []
+        return [Finding(ERROR, "thin-arbiter-brick-unused", (
+            f"The volume names thin-arbiter brick {ta} but not thin-arbiter 1: gluster would take it as one "
+            "more data brick. Set replica 2 thin-arbiter 1, or remove the thin-arbiter brick."), (ta,))]
+    if ta is None:
+        return [Finding(ERROR, "thin-arbiter-brick-missing", (
+            "replica 2 thin-arbiter 1 needs a thin-arbiter brick (gluster takes the last brick of volume "
+            "create as it): give the volume one on a host outside the pool."))]
+    if ta.path[:1] != "/":
+        return [Finding(ERROR, "brick-path", f"Wrong brick type: {ta}, use <HOSTNAME>:<export-dir-abs-path>", (ta,))]
+    if ta.node in LOCAL_HOSTS or ta.node.startswith(LOOPBACK_PREFIX):
+        return [Finding(ERROR, "brick-localhost", f"{LOCAL_HOST_REFUSED} ({ta})", (ta,))]
+    if index.brick(ta) is None:
+        return [Finding(ERROR, "unknown-brick", f"Thin-arbiter brick {ta} is not in the topology.", (ta,))]
+    if ta in volume.bricks:
+        return [Finding(ERROR, "thin-arbiter-is-data", f"The thin-arbiter brick {ta} is also a data brick of "
+                                                       f"volume {volume.name}.", (ta,))]
+    if not thin_arbiter_reachable(topo, volume):
+        return [Finding(WARNING, "thin-arbiter-on-pool-node", (
+            f"gluster creates this volume, but the thin-arbiter brick is on {ta.node}, which runs glusterd "
+            f"(it is in the trusted pool): the thin-arbiter process listens on glusterd's port 24007, so it "
+            f"cannot run there, clients never reach a thin-arbiter (\"failed to get the port number for remote "
+            f"subvolume\", seen on the lab), and each replica pair stops when one of its bricks fails. Put it "
+            f"on a host outside the pool."), (ta,))]
+    return []
+
+
+def thin_arbiter_reachable(topo: Topology, volume: Volume) -> bool:
+    """Whether the volume's thin-arbiter brick is on a host that can run the thin-arbiter
+    process: not one that runs glusterd (the pool's origin, or a node holding a brick of any
+    volume of the topology), whose port 24007 glusterd holds."""
+    ta = volume.thin_arbiter_brick
+    if ta is None:
+        return False
+    if ta.node == topo.pool_origin(volume) or any(r.node == ta.node for r in volume.bricks):
+        return False
+    return not any(r.node == ta.node for v in topo.volumes for r in v.bricks)

@@ -563,3 +563,13 @@ def describe_layout(layout: Layout) -> str:
             words.append(f"redundancy {layout.redundancy}")
         return " ".join(words)
     return "distribute"
+
+
+def record_free_space(topo: Topology, measured: list[tuple[str, str, int]], when: str) -> Compound | None:
+    """One undoable step writing what pre-flight measured (node, brick path, free bytes on its
+    filesystem) into the topology's bricks; None when it measured none of them."""
+    parts: list[Edit] = [UpdateBrick(BrickRef(node, path), {"free_bytes": free, "free_measured": when})
+                         for node, path, free in measured if topo.brick(BrickRef(node, path)) is not None]
+    if not parts:
+        return None
+    return Compound(f"record the free space pre-flight measured on {len(parts)} brick(s)", parts)

@@ -11,6 +11,9 @@ Rules (gluster 10):
   no file data: a set whose only brick up is the arbiter serves nothing.
 - disperse sets work with at most ``redundancy`` bricks lost, and not at all beyond that.
 - a plain distribute "set" is one brick.
+- ``replica 2 thin-arbiter 1`` (seen on the lab): a pair serves while both bricks are up, or one
+  brick and the thin-arbiter; one brick with the thin-arbiter down stops it, whatever
+  ``cluster.quorum-type`` says. The one thin-arbiter brick is a member of every pair.
 A set is UP (nothing failed), DEGRADED (something failed, still readable) or DOWN. The
 volume reads (writes) when every set does; any DOWN set makes the volume DOWN (the files
 hashed to it are gone).
@@ -50,6 +53,8 @@ def resolve_failures(topo: Topology, volume: Volume, specs: Iterable[str]) -> fr
     if not specs:  # the usual case: no need to hash every brick of the volume
         return frozenset()
     in_volume = set(volume.bricks)
+    if volume.thin_arbiter_brick is not None:
+        in_volume.add(volume.thin_arbiter_brick)
     nodes = {n.name: n for n in topo.nodes}
     for spec in specs:
         if spec.startswith("site:"):
@@ -95,13 +100,13 @@ def _works(s: BrickSet, lost: int, data_lost: int, first_lost: bool,
     if s.redundancy:  # disperse
         ok = lost <= s.redundancy
         return ok, ok
-    if n == 1:
+    if n == 1 or (s.thin_arbiter and s.arbiter is None):  # a pair without a reachable thin-arbiter
         ok = lost == 0
         return ok, ok
     if data_lost >= n - (s.arbiter is not None):
         return False, False  # no brick with file data left
     up = n - lost
-    kind, count = quorum
+    kind, count = ("auto", 0) if s.thin_arbiter else quorum  # two of the pair and thin-arbiter
     if not kind:
         kind = "auto" if n > 2 else "none"
     if kind == "none":
@@ -175,7 +180,9 @@ def _fewest(need: int, ranked: list[int]) -> int | None:
 def _min_units_to_break(s: BrickSet, units: Sequence[str], quorum: tuple[str, int]) -> int:
     """The fewest units whose failure stops ``s`` reading or writing (exact)."""
     n = len(units)
-    kind, count = quorum
+    if s.thin_arbiter and s.arbiter is None:
+        return 1  # a pair without a reachable thin-arbiter stops when either brick fails
+    kind, count = ("auto", 0) if s.thin_arbiter else quorum
     if not kind:
         kind = "auto" if n > 2 else "none"
     has_arbiter = s.arbiter is not None
@@ -229,7 +236,7 @@ class _Classes:
         self.weight: list[int] = []
         seen: dict[tuple, int] = {}
         for s, units, w in zip(sets, units_of, repeat(1) if weights is None else weights):
-            key = (units, s.redundancy, s.arbiter is None)
+            key = (units, s.redundancy, s.arbiter is None, s.thin_arbiter)
             i = seen.get(key)
             if i is None:
                 seen[key] = len(self.sets)

@@ -45,6 +45,8 @@ def volume_create_argv(topo: Topology, volume: Volume, force: bool | None = None
     argv = [*_gluster(mode_script), "volume", "create", volume.name, *resolved.create_words(),
             "transport", volume.transport]
     argv.extend([f"{b.node}:{b.path}" for b in volume.bricks])  # str(BrickRef), inlined
+    if resolved.thin_arbiter and volume.thin_arbiter_brick is not None:
+        argv.append(str(volume.thin_arbiter_brick))  # the thin-arbiter brick comes last
     if volume.force if force is None else force:
         argv.append("force")
     return argv
@@ -76,9 +78,7 @@ def pool_origin(topo: Topology, volume: Volume) -> str:
     """The node a volume's gluster commands run on: the topology's first node, so every
     volume of one topology lands in one trusted pool (the volume's first brick's node when
     the topology lists no nodes)."""
-    if topo.nodes:
-        return topo.nodes[0].name
-    return volume.bricks[0].node if volume.bricks else ""
+    return topo.pool_origin(volume)
 
 
 def probe_hosts(topo: Topology, volume: Volume) -> list[str]:

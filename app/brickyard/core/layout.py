@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from posixpath import normpath
 
-from .brickrules import brick_findings
+from .brickrules import brick_findings, thin_arbiter_findings
 from .names import RESERVED_VOLNAMES, name_findings, volname_problem  # noqa: F401 (re-exported)
 from .planmodel import ERROR, WARNING, Finding, TopologyIndex
 from .topology import BrickRef, Layout, Topology, Volume, VolumeType
@@ -64,6 +64,8 @@ class Resolved:
     disperse: int | None = None
     redundancy: int | None = None  # after gluster's own choice when it was omitted
     brick_count: int = 0
+    thin_arbiter: int = 0          # "replica 2 thin-arbiter 1" (the TA brick is not counted)
+    disperse_data: int | None = None  # given as "disperse-data D": the words say so
 
     @property
     def set_count(self) -> int:
@@ -79,7 +81,11 @@ class Resolved:
         """The layout words of ``gluster volume create`` (always explicit counts)."""
         if self.replica:
             words = ["replica", str(self.replica)]
+            if self.thin_arbiter:
+                return words + ["thin-arbiter", str(self.thin_arbiter)]
             return words + (["arbiter", str(self.arbiter)] if self.arbiter else [])
+        if self.disperse and self.disperse_data:
+            return ["disperse-data", str(self.disperse_data), "redundancy", str(self.redundancy)]
         if self.disperse:
             return ["disperse", str(self.disperse), "redundancy", str(self.redundancy)]
         return []
@@ -136,8 +142,14 @@ def auto_redundancy(disperse: int) -> tuple[int, str | None]:
 # gluster 10.3's words (cli-cmd-parser.c cli_cmd_volume_create_parse), seen on the lab.
 REPLICATED_DISPERSED = "replicated-dispersed volume is not supported"
 ARBITER_WITHOUT_REPLICA = "arbiter option must be preceded by replica option."
+THIN_ARBITER_WITHOUT_REPLICA = "thin-arbiter option must be preceded by replica option."
 ARBITER_COUNTS = ("For arbiter configuration, replica count must be 2 and arbiter count must be 1. "
                   "The 3rd brick of the replica will be the arbiter")
+THIN_ARBITER_COUNTS = ("For thin-arbiter configuration, replica count must be 2 and thin-arbiter count must "
+                       "be 1. The 3rd brick of the replica will be the thin-arbiter brick")
+# cli_cmd_create_disperse_check's words and question for disperse-data
+REDUNDANCY_FOR_DATA = ("Redundancy for this configuration is {r}. Do you want to create the volume with this "
+                       "value ?")
 
 
 def unused_count_findings(layout: Layout) -> list[Finding]:
@@ -146,8 +158,8 @@ def unused_count_findings(layout: Layout) -> list[Finding]:
     dropping them from the command."""
     kind = layout.type
     out: list[Finding] = []
-    disperse_words = [f"{w} {v}" for w, v in (("disperse", layout.disperse), ("redundancy", layout.redundancy))
-                      if v is not None]
+    disperse_words = [f"{w} {v}" for w, v in (("disperse", layout.disperse), ("disperse-data", layout.disperse_data),
+                                              ("redundancy", layout.redundancy)) if v is not None]
     if kind.is_replicated and disperse_words:
         out.append(Finding(ERROR, "replicated-dispersed", f"{REPLICATED_DISPERSED} (this {kind.value} "
                                                           f"volume also sets {' and '.join(disperse_words)})"))
@@ -157,6 +169,10 @@ def unused_count_findings(layout: Layout) -> list[Finding]:
     if not kind.is_replicated and layout.arbiter:
         out.append(Finding(ERROR, "arbiter-without-replica", f"{ARBITER_WITHOUT_REPLICA} (this {kind.value} "
                                                              f"volume sets arbiter {layout.arbiter})"))
+    if not kind.is_replicated and layout.thin_arbiter:
+        out.append(Finding(ERROR, "thin-arbiter-without-replica", f"{THIN_ARBITER_WITHOUT_REPLICA} (this "
+                                                                  f"{kind.value} volume sets thin-arbiter "
+                                                                  f"{layout.thin_arbiter})"))
     if kind is VolumeType.DISTRIBUTE:
         words = ([f"replica {layout.replica}"] if layout.replica is not None else []) + disperse_words
         if words:
@@ -188,9 +204,23 @@ def resolve(layout: Layout, brick_count: int) -> tuple[Resolved, list[Finding]]:
                 err("replica-missing", "distributed-replicate needs a replica count")
                 replica = 2
         arbiter = layout.arbiter
+        thin = layout.thin_arbiter
         if replica < 2:
             err("replica-too-small", "replica count should be greater than 1")
-            replica, arbiter = 2, 0
+            replica, arbiter, thin = 2, 0, 0
+        if thin:
+            # "replica 2 thin-arbiter 1" only; with arbiter too the CLI reads the second
+            # word on its own and refuses it
+            if arbiter:
+                err("thin-arbiter-with-arbiter", f"{THIN_ARBITER_WITHOUT_REPLICA} (the volume sets arbiter "
+                                                 f"{arbiter} and thin-arbiter {thin}: use one of them)")
+            elif thin != 1 or replica != 2:
+                err("thin-arbiter-count", THIN_ARBITER_COUNTS)
+            arbiter, thin = 0, (1 if thin == 1 and replica == 2 and not arbiter else 0)
+            if brick_count == 1 and thin:
+                # seen on the lab: glusterd 10.3 dies (SIGSEGV) on this create
+                err("thin-arbiter-one-brick", "a thin-arbiter volume needs two data bricks per set: with one, "
+                                              "glusterd 10.3 crashes on volume create (seen on the lab)")
         if arbiter:
             # "replica 2 arbiter 1" is accepted and means replica 3 arbiter 1.
             if arbiter != 1 or replica not in (2, 3):
@@ -198,13 +228,14 @@ def resolve(layout: Layout, brick_count: int) -> tuple[Resolved, list[Finding]]:
                 arbiter = 0
             else:
                 replica = 3
-        if brick_count % replica:
+        if brick_count % replica and not (thin and brick_count == 1):
             err("not-multiple", _not_divisible(brick_count, replica))
-        if replica == 2 and not arbiter:
+        if replica == 2 and not arbiter and not thin:
             findings.append(Finding(WARNING, "replica-2-split-brain", SPLIT_BRAIN_QUESTION))
         sets = max(brick_count // replica, 1)
         gtype = VolumeType.REPLICATE if sets == 1 else VolumeType.DISTRIBUTED_REPLICATE
-        res = Resolved(gtype, replica, replica=replica, arbiter=arbiter, brick_count=brick_count)
+        res = Resolved(gtype, replica, replica=replica, arbiter=arbiter, brick_count=brick_count,
+                       thin_arbiter=thin)
     elif kind.is_dispersed:
         res = _resolve_disperse(layout, brick_count, findings)
     else:
@@ -226,9 +257,12 @@ def _resolve_disperse(layout: Layout, count: int, findings: list[Finding]) -> Re
 
     disperse = layout.disperse
     redundancy = layout.redundancy
+    data = layout.disperse_data
     if disperse is not None and disperse < 3:
         err("disperse-too-small", "disperse count must be greater than 2")
         disperse = 3
+    if data is not None:
+        return _resolve_disperse_data(layout, count, findings)
     if disperse is None:
         if layout.type is VolumeType.DISTRIBUTED_DISPERSE:
             err("disperse-missing", "distributed-disperse needs a disperse count")
@@ -262,6 +296,55 @@ def _resolve_disperse(layout: Layout, count: int, findings: list[Finding]) -> Re
     sets = max(count // disperse, 1)
     gtype = VolumeType.DISPERSE if sets == 1 else VolumeType.DISTRIBUTED_DISPERSE
     return Resolved(gtype, disperse, disperse=disperse, redundancy=redundancy, brick_count=count)
+
+
+def _resolve_disperse_data(layout: Layout, count: int, findings: list[Finding]) -> Resolved:
+    """``disperse-data D`` (cli_validate_disperse_volume, cli_cmd_create_disperse_check): the
+    disperse or redundancy count not given is derived; with neither, every brick is one set."""
+    def err(code: str, message: str) -> None:
+        findings.append(Finding(ERROR, code, message))
+
+    data, disperse, redundancy = layout.disperse_data, layout.disperse, layout.redundancy
+    if data < 2:
+        err("disperse-data-too-small", "disperse-data must be greater than 1")
+        data = 2
+    if redundancy is not None and redundancy < 1:
+        err("redundancy-too-small", "redundancy must be greater than 0")
+        redundancy = 1
+    if any(f.severity == ERROR for f in findings):
+        disperse = disperse if disperse and disperse >= 3 else data + (redundancy or 1)
+        return Resolved(VolumeType.DISPERSE, disperse, disperse=disperse, redundancy=redundancy or 1,
+                        brick_count=count, disperse_data=data)
+    if disperse is not None and redundancy is not None:
+        if disperse != data + redundancy:
+            err("disperse-data-sum", f"Disperse count({disperse}) should be equal to sum of disperse-data "
+                                     f"count({data}) and redundancy count({redundancy})")
+    elif redundancy is not None:
+        disperse = data + redundancy
+    elif disperse is not None:
+        redundancy = disperse - data
+    elif count - data >= data:
+        err("disperse-data-redundancy-missing", "Please provide redundancy count along with disperse-data count")
+        redundancy, disperse = 1, data + 1
+    else:
+        redundancy, disperse = count - data, count
+        findings.append(Finding(WARNING, "disperse-redundancy-chosen", REDUNDANCY_FOR_DATA.format(r=redundancy)))
+    if not any(f.severity == ERROR for f in findings):
+        if redundancy < 1 or redundancy > (disperse - 1) // 2:
+            err("redundancy-too-large" if redundancy >= 1 else "redundancy-too-small", _redundancy_range(disperse))
+        elif not _power_of_two(data):
+            findings.append(Finding(WARNING, "disperse-not-optimal", NOT_OPTIMAL))
+        if data > EC_MAX_FRAGMENTS:
+            findings.append(Finding(WARNING, "disperse-too-many-data-bricks", (
+                f"gluster creates this volume, but its disperse translator allows at most "
+                f"{EC_MAX_FRAGMENTS} data bricks per set ({data} here): mounts and self-heal fail.")))
+        if count % disperse:
+            err("not-multiple", "number of bricks is not a multiple of disperse count "
+                                f"({count} bricks, disperse {disperse})")
+    sets = max(count // max(disperse, 1), 1)
+    gtype = VolumeType.DISPERSE if sets == 1 else VolumeType.DISTRIBUTED_DISPERSE
+    return Resolved(gtype, disperse, disperse=disperse, redundancy=redundancy, brick_count=count,
+                    disperse_data=data)
 
 
 def _not_divisible(count: int, set_size: int) -> str:
@@ -302,7 +385,9 @@ def check_volume(topo: Topology, volume: Volume, index: TopologyIndex | None = N
         resolved_for_bricks = replace(resolved, set_size=1, replica=None, arbiter=0, disperse=None)
     else:
         resolved_for_bricks = resolved
-    findings.extend(brick_findings(topo, volume, resolved_for_bricks, sets, index or TopologyIndex(topo)))
+    index = index or TopologyIndex(topo)
+    findings.extend(brick_findings(topo, volume, resolved_for_bricks, sets, index))
+    findings.extend(thin_arbiter_findings(topo, volume, index))
     return LayoutCheck(resolved, sets, tuple(findings))
 
 

@@ -103,7 +103,7 @@ class PlanResult:
             "placement": self.placement_note,
             "sets": [
                 {"index": s.index, "bricks": [str(b) for b in s.bricks],
-                 "arbiter": str(s.arbiter) if s.arbiter else None,
+                 "arbiter": str(s.arbiter) if s.arbiter else None, "thin_arbiter": s.thin_arbiter,
                  "data_bricks": s.data_bricks, "redundancy": s.redundancy,
                  "usable_bytes": s.usable_bytes}
                 for s in self.sets
@@ -129,7 +129,8 @@ class PlanResult:
 
 
 def _capacity_json(cap: Capacity | None) -> dict:
-    keys = ("raw_bytes", "usable_bytes", "overhead_bytes", "arbiter_bytes", "df_bytes", "raw", "usable")
+    keys = ("raw_bytes", "usable_bytes", "overhead_bytes", "arbiter_bytes", "df_bytes", "free_now_bytes",
+            "free_measured", "raw", "usable")
     if cap is None:
         return {**dict.fromkeys(keys), "shared_filesystems": []}
     return {
@@ -138,11 +139,13 @@ def _capacity_json(cap: Capacity | None) -> dict:
         "overhead_bytes": cap.overhead_bytes,
         "arbiter_bytes": cap.arbiter_bytes,
         "df_bytes": cap.df_bytes,
+        "free_now_bytes": cap.free_now_bytes,
+        "free_measured": cap.free_measured or None,
         "raw": _both(cap.raw_bytes),
         "usable": _both(cap.usable_bytes),
         "shared_filesystems": [
             {"node": s.node, "filesystem": s.filesystem, "bricks": [str(b) for b in s.bricks],
-             "size_bytes": s.size_bytes, "counted_bytes": s.counted_bytes, "message": s.message}
+             "size_bytes": s.size_bytes, "share_bytes": s.share_bytes, "message": s.message}
             for s in cap.shared_filesystems
         ],
     }

@@ -52,14 +52,18 @@ class BrickSet:
     data_bricks: int          # replica: 1; disperse: disperse - redundancy; distribute: 1
     usable_bytes: int
     redundancy: int = 0       # disperse: bricks it may lose; replica/distribute: 0
+    # replica 2 thin-arbiter 1: ``bricks`` ends with the volume's thin-arbiter brick, which is
+    # also ``arbiter`` (it holds no file data). A thin-arbiter the clients cannot reach (on a
+    # host running glusterd) is left out: then the pair needs both of its bricks.
+    thin_arbiter: bool = False
 
     def __init__(self, index: int, bricks: tuple[BrickRef, ...], arbiter: BrickRef | None,
-                 data_bricks: int, usable_bytes: int, redundancy: int = 0):
+                 data_bricks: int, usable_bytes: int, redundancy: int = 0, thin_arbiter: bool = False):
         # The frozen dataclass __init__, in one step: it sets each field through
         # object.__setattr__, and a plan of 8,000 sets spent more than a third of its
         # capacity step there. Still frozen: assigning a field afterwards raises.
         self.__dict__.update(index=index, bricks=bricks, arbiter=arbiter, data_bricks=data_bricks,
-                             usable_bytes=usable_bytes, redundancy=redundancy)
+                             usable_bytes=usable_bytes, redundancy=redundancy, thin_arbiter=thin_arbiter)
 
     @property
     def size(self) -> int:
@@ -74,7 +78,7 @@ class SharedFilesystem:
     filesystem: str
     bricks: tuple[BrickRef, ...]
     size_bytes: int           # the filesystem's size (the largest of the bricks' sizes)
-    counted_bytes: int        # what client ``df`` adds up: size × number of bricks
+    share_bytes: int          # what each brick reports: size ÷ number of bricks (shared-brick-count)
     message: str
 
 
@@ -85,7 +89,11 @@ class Capacity:
     overhead_bytes: int       # raw - usable (replicas, parity, arbiters, unequal bricks)
     arbiter_bytes: int        # part of raw that sits in arbiter bricks (metadata only)
     shared_filesystems: tuple[SharedFilesystem, ...] = ()
-    df_bytes: int = 0         # what ``df`` on a client will show as the volume's size
+    df_bytes: int = 0         # what ``df`` on a client will show as the volume's size (= usable)
+    # what ``df`` on a client shows as available now, from the bricks' measured free space
+    # (None: some data brick's was never measured), and the oldest of those measurements
+    free_now_bytes: int | None = None
+    free_measured: str = ""
 
     @property
     def efficiency(self) -> float:

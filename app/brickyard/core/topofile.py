@@ -1,24 +1,32 @@
 """Topology files: versioned JSON, read strictly, written atomically and byte-stably.
 
-Format (``format_version`` 1; the JSON Schema is ``schema/topology-v1.schema.json``)::
+Format (``format_version`` 2; the JSON Schema is ``schema/topology-v2.schema.json``)::
 
     {
-      "format_version": 1,
+      "format_version": 2,
       "name": "...", "description": "...",
       "sites": [{"name": "Nuremberg", "description": ""}],
       "nodes": [{"name": "gfs1", "site": "Nuremberg", "address": "10.0.0.1",
                  "ssh_user": "root", "ssh_port": 22, "nic_gbps": 1.0,
                  "bricks": [{"path": "/data/b1", "size_bytes": 20000000000,
                              "filesystem": "/dev/sdb1", "mount": "/data", "fs_type": "xfs",
-                             "disk_kind": "NVMe", "speed_bps": 300000000}]}],
+                             "disk_kind": "NVMe", "speed_bps": 300000000,
+                             "free_bytes": 19000000000, "free_measured": "2026-11-23T14:00:00Z"}]}],
       "clients": [{"name": "web1", "site": "Nuremberg", ...}],
       "latencies": [{"a": "site:Nuremberg", "b": "site:Helsinki", "rtt_ms": 25.4, "measured": true}],
       "volumes": [{"name": "gv0", "type": "replicate", "replica": 3, "arbiter": 0,
-                   "disperse": null, "redundancy": null, "bricks": ["gfs1:/data/b1", ...],
+                   "thin_arbiter": 0, "thin_arbiter_brick": null,
+                   "disperse": null, "disperse_data": null, "redundancy": null,
+                   "bricks": ["gfs1:/data/b1", ...],
                    "options": {"performance.write-behind": "off"}, "transport": "tcp",
                    "force": false, "mounts": [{"client": "web1", "path": "/mnt/gv0", "options": "",
                                "fstab": false}]}]
     }
+
+Version 2 added a brick's measured free space (``free_bytes``, ``free_measured``), thin-arbiter
+volumes (``thin_arbiter`` 1 with a ``thin_arbiter_brick``) and ``disperse_data``. A version 1
+file is read as it was written (those fields may not appear in it) and migrates on reading:
+nothing in it changes meaning, and saving writes version 2.
 
 Loading collects every problem with its field path (``nodes[2].bricks[0].size_bytes``) and
 the line where the JSON parser gives one; nothing is coerced or guessed. Saving writes the
@@ -50,9 +58,12 @@ from .topology import (
     VolumeType,
 )
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READS = (1, 2)   # format versions this Brickyard reads; older ones migrate on reading
 SUFFIX = ".brickyard.json"
-SCHEMA_PATH = Path(__file__).with_name("schema") / "topology-v1.schema.json"
+SCHEMA_DIR = Path(__file__).with_name("schema")
+SCHEMA_PATH = SCHEMA_DIR / f"topology-v{FORMAT_VERSION}.schema.json"
+SCHEMAS = {v: SCHEMA_DIR / f"topology-v{v}.schema.json" for v in READS}
 
 
 MAX_FILE_BYTES = 64 * 2**20   # 1,000 nodes x 24 bricks is about 6 MiB
@@ -78,10 +89,12 @@ _TOP = {"format_version", "name", "description", "sites", "nodes", "clients", "l
 _SITE = {"name", "description"}
 _NODE = {"name", "site", "address", "ssh_user", "ssh_port", "nic_gbps", "bricks"}
 _BRICK = {"path", "size_bytes", "filesystem", "mount", "fs_type", "disk_kind", "speed_bps"}
+_BRICK_V2 = _BRICK | {"free_bytes", "free_measured"}
 _CLIENT = {"name", "site", "address", "ssh_user", "ssh_port", "nic_gbps"}
 _LATENCY = {"a", "b", "rtt_ms", "measured"}
 _VOLUME = {"name", "type", "replica", "arbiter", "disperse", "redundancy", "bricks", "options",
            "transport", "force", "mounts"}
+_VOLUME_V2 = _VOLUME | {"thin_arbiter", "thin_arbiter_brick", "disperse_data"}
 _MOUNT = {"client", "path", "options", "fstab"}
 
 
@@ -94,8 +107,11 @@ def from_dict(data: Any, source: str = "<topology>", problems: list[Problem] | N
     top = r.obj(data, "", _TOP, {"format_version"})
     if top is None:
         raise TopologyFileError(source, r.problems)
-    if "format_version" in top and r.integer_version(top, "format_version", [FORMAT_VERSION]) is None:
+    version = r.integer_version(top, "format_version", READS) if "format_version" in top else None
+    if version is None:
         raise TopologyFileError(source, r.problems)   # another version: the rest means something else
+    brick_fields = _BRICK_V2 if version >= 2 else _BRICK
+    volume_fields = _VOLUME_V2 if version >= 2 else _VOLUME
 
     topo = Topology(
         name=r.field(top, "name", "", str, ""),
@@ -121,7 +137,7 @@ def from_dict(data: Any, source: str = "<topology>", problems: list[Problem] | N
         )
         for j, braw in enumerate(r.array(d, "bricks", path)):
             bpath = f"{path}.bricks[{j}]"
-            b = r.obj(braw, bpath, _BRICK, {"path", "size_bytes"})
+            b = r.obj(braw, bpath, brick_fields, {"path", "size_bytes"})
             if b is None:
                 continue
             node.bricks.append(Brick(
@@ -132,6 +148,8 @@ def from_dict(data: Any, source: str = "<topology>", problems: list[Problem] | N
                 fs_type=r.field(b, "fs_type", bpath, str, "xfs"),
                 disk_kind=r.field(b, "disk_kind", bpath, str, ""),
                 speed_bps=r.field(b, "speed_bps", bpath, float, None, nullable=True, minimum=0, maximum=MAX_RATE_BPS),
+                free_bytes=r.field(b, "free_bytes", bpath, int, None, nullable=True, minimum=0),
+                free_measured=r.field(b, "free_measured", bpath, str, ""),
             ))
         topo.nodes.append(node)
     for i, raw in enumerate(r.array(top, "clients", "")):
@@ -157,7 +175,7 @@ def from_dict(data: Any, source: str = "<topology>", problems: list[Problem] | N
             ))
     for i, raw in enumerate(r.array(top, "volumes", "")):
         path = f"volumes[{i}]"
-        d = r.obj(raw, path, _VOLUME, {"name", "type"})
+        d = r.obj(raw, path, volume_fields, {"name", "type"})
         if d is not None:
             topo.volumes.append(_read_volume(r, d, path))
     _check_references(r, topo)
@@ -179,7 +197,16 @@ def _read_volume(r: _Reader, d: dict, path: str) -> Volume:
         arbiter=r.field(d, "arbiter", path, int, 0, minimum=0),
         disperse=r.field(d, "disperse", path, int, None, nullable=True),
         redundancy=r.field(d, "redundancy", path, int, None, nullable=True),
+        thin_arbiter=r.field(d, "thin_arbiter", path, int, 0, minimum=0),
+        disperse_data=r.field(d, "disperse_data", path, int, None, nullable=True),
     )
+    thin_arbiter_brick = None
+    text = r.field(d, "thin_arbiter_brick", path, str, None, nullable=True)
+    if isinstance(text, str):
+        try:
+            thin_arbiter_brick = BrickRef.parse(text)
+        except ValueError as exc:
+            r.problem(_join(path, "thin_arbiter_brick"), str(exc))
     bricks = []
     for k, text in enumerate(r.array(d, "bricks", path)):
         here = f"{path}.bricks[{k}]"
@@ -211,6 +238,7 @@ def _read_volume(r: _Reader, d: dict, path: str) -> Volume:
         transport=r.field(d, "transport", path, str, "tcp"),
         force=r.field(d, "force", path, bool, False),
         mounts=mounts,
+        thin_arbiter_brick=thin_arbiter_brick,
     )
 
 
@@ -247,6 +275,9 @@ def _check_references(r: _Reader, topo: Topology) -> None:
         for k, ref in enumerate(volume.bricks):
             if ref not in bricks:
                 r.problem(f"volumes[{i}].bricks[{k}]", f"{ref} is not a brick of any node")
+        ta = volume.thin_arbiter_brick
+        if ta is not None and ta not in bricks:
+            r.problem(f"volumes[{i}].thin_arbiter_brick", f"{ta} is not a brick of any node")
         for k, mount in enumerate(volume.mounts):
             if mount.client not in clients:
                 r.problem(f"volumes[{i}].mounts[{k}].client", f"names client {mount.client!r}, which is not in 'clients'")
@@ -297,7 +328,7 @@ def to_dict(topo: Topology) -> dict[str, Any]:
                 "bricks": [
                     {"path": b.path, "size_bytes": b.size_bytes, "filesystem": b.filesystem,
                      "mount": b.mount, "fs_type": b.fs_type, "disk_kind": b.disk_kind,
-                     "speed_bps": b.speed_bps}
+                     "speed_bps": b.speed_bps, "free_bytes": b.free_bytes, "free_measured": b.free_measured}
                     for b in n.bricks
                 ],
             }
@@ -312,7 +343,9 @@ def to_dict(topo: Topology) -> dict[str, Any]:
         "volumes": [
             {
                 "name": v.name, "type": v.layout.type.value, "replica": v.layout.replica,
-                "arbiter": v.layout.arbiter, "disperse": v.layout.disperse,
+                "arbiter": v.layout.arbiter, "thin_arbiter": v.layout.thin_arbiter,
+                "thin_arbiter_brick": None if v.thin_arbiter_brick is None else str(v.thin_arbiter_brick),
+                "disperse": v.layout.disperse, "disperse_data": v.layout.disperse_data,
                 "redundancy": v.layout.redundancy, "bricks": [str(r) for r in v.bricks],
                 "options": dict(v.options), "transport": v.transport, "force": v.force,
                 "mounts": [{"client": m.client, "path": m.path, "options": m.options, "fstab": m.fstab}

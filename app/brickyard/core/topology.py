@@ -72,6 +72,11 @@ class Brick:
     disk_kind: str = ""
     # Sequential throughput of the brick's device in bytes/s, for the estimate only.
     speed_bps: float | None = None
+    # Free space on the brick's filesystem when it was last measured (pre-flight or import:
+    # free blocks x block size, as glusterd's "sizeFree"), and when (ISO 8601 UTC). None:
+    # never measured. Space other data already takes shrinks what the volume can hold now.
+    free_bytes: int | None = None
+    free_measured: str = ""
 
 
 @dataclass
@@ -143,6 +148,10 @@ class Layout:
     arbiter: int = 0
     disperse: int | None = None
     redundancy: int | None = None
+    # ``replica 2 thin-arbiter 1``: the volume's thin-arbiter brick is ``Volume.thin_arbiter_brick``
+    thin_arbiter: int = 0
+    # ``disperse-data D``: data bricks per disperse set (gluster derives what is not given)
+    disperse_data: int | None = None
 
 
 @dataclass
@@ -154,6 +163,10 @@ class Volume:
     transport: str = "tcp"
     force: bool = False
     mounts: list[Mount] = field(default_factory=list)
+    # ``replica 2 thin-arbiter 1``: the one brick, on a host outside the pool (usually a small
+    # machine in a third site running the thin-arbiter process), that every replica pair
+    # consults when one of its two bricks is down. Not one of ``bricks``: it holds no data.
+    thin_arbiter_brick: BrickRef | None = None
 
 
 class TopologyError(ValueError):
@@ -200,6 +213,14 @@ class Topology:
             known = ", ".join(v.name for v in self.volumes) or "none"
             raise TopologyError(f"no volume named {name!r} (volumes: {known})")
         return volume
+
+    def pool_origin(self, volume: Volume) -> str:
+        """The node a volume's gluster commands run on: the topology's first node, so every
+        volume of one topology lands in one trusted pool (the volume's first brick's node when
+        the topology lists no nodes). Every node it probes runs glusterd."""
+        if self.nodes:
+            return self.nodes[0].name
+        return volume.bricks[0].node if volume.bricks else ""
 
     def all_bricks(self) -> Iterator[tuple[BrickRef, Brick]]:
         for node in self.nodes:
@@ -278,7 +299,8 @@ class Topology:
 
     def remove_node(self, name: str) -> tuple[int, Node]:
         node = self.require_node(name)
-        used = [v.name for v in self.volumes if any(r.node == name for r in v.bricks)]
+        used = [v.name for v in self.volumes if any(r.node == name for r in v.bricks)
+                or (v.thin_arbiter_brick is not None and v.thin_arbiter_brick.node == name)]
         if used:
             raise TopologyError(f"node {name!r} has bricks in volume(s) {', '.join(used)}; remove them from the volume first")
         index = self.nodes.index(node)
@@ -295,6 +317,9 @@ class Topology:
         node.name = new
         for volume in self.volumes:
             volume.bricks = [BrickRef(new, r.path) if r.node == old else r for r in volume.bricks]
+            ta = volume.thin_arbiter_brick
+            if ta is not None and ta.node == old:
+                volume.thin_arbiter_brick = BrickRef(new, ta.path)
         for lat in self.latencies:
             lat.a = new if lat.a == old else lat.a
             lat.b = new if lat.b == old else lat.b
@@ -337,6 +362,10 @@ class Topology:
         brick = node.brick(ref.path)
         if brick is None:
             raise TopologyError(f"no brick {ref}")
+        arbitrated = [v.name for v in self.volumes if v.thin_arbiter_brick == ref]
+        if arbitrated:
+            raise TopologyError(f"brick {ref} is the thin-arbiter brick of volume(s) {', '.join(arbitrated)}; "
+                                "give the volume another thin-arbiter brick first")
         positions = {}
         for volume in self.volumes:
             if ref in volume.bricks:
@@ -365,6 +394,8 @@ class Topology:
             new_ref = BrickRef(ref.node, str(new_path))
             for volume in self.volumes:
                 volume.bricks = [new_ref if r == ref else r for r in volume.bricks]
+                if volume.thin_arbiter_brick == ref:
+                    volume.thin_arbiter_brick = new_ref
             self._emit("brick-renamed", str(new_ref), old=str(ref))
         else:
             self._emit("brick-changed", str(ref))

@@ -49,6 +49,8 @@ echo "source=$(findmnt -n -o SOURCE --target "$e" | head -n1)"
 echo "rootsource=$(findmnt -n -o SOURCE --target / | head -n1)"
 echo "avail=$(df -P -B1 -- "$e" | awk 'NR==2 {print $4}')"
 echo "size=$(df -P -B1 -- "$e" | awk 'NR==2 {print $2}')"
+# free blocks x block size, as glusterd reports sizeFree (root's reserve included)
+echo "bfree=$(stat -f -c '%f %S' -- "$e" | awk '{print $1 * $2}')"
 if [ -e "$p" ] && [ ! -d "$p" ]; then
   echo "xattr=skipped"
 elif command -v setfattr >/dev/null 2>&1 && command -v getfattr >/dev/null 2>&1; then
@@ -97,6 +99,8 @@ class HostChecks:
     role: str  # "server" or "client"
     checks: list[Check] = field(default_factory=list)
     host_key_error: HostKeyError | None = None  # an unknown or changed key stopped the checks
+    # brick path -> (its filesystem's size, free bytes there now), for the plan's "free now"
+    measured: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def add(self, name: str, status: str, message: str) -> None:
         self.checks.append(Check(name, status, message))
@@ -117,13 +121,19 @@ class HostChecks:
 @dataclass
 class PreflightReport:
     hosts: list[HostChecks]
+    finished: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
 
     @property
     def ok(self) -> bool:
         return all(h.status != FAIL for h in self.hosts)
 
+    def free_space(self) -> list[tuple[str, str, int]]:
+        """(node, brick path, free bytes on its filesystem) for every brick measured."""
+        return [(h.host, path, free) for h in self.hosts for path, (_, free) in h.measured.items()]
+
     def to_json(self) -> dict:
-        return {"ok": self.ok, "hosts": [h.to_json() for h in self.hosts]}
+        return {"ok": self.ok, "hosts": [h.to_json() for h in self.hosts], "finished": self.finished,
+                "free_space": [{"node": n, "path": path, "free_bytes": free} for n, path, free in self.free_space()]}
 
     def text(self) -> str:
         lines = []
@@ -316,6 +326,9 @@ async def _brick(ex: Executor, hc: HostChecks, brick: PlannedBrick, ctx: ServerC
     avail = int(f.get("avail", "0") or 0)
     total = int(f.get("size", "0") or 0)
     mount = f.get("mount", "")
+    if total:
+        free = f.get("bfree", "")
+        hc.measured[path] = (total, int(free) if free.isdigit() else avail)
     # a brick's capacity is its filesystem's size (what gluster and the client's df count);
     # bricks declared to share a filesystem count it once
     shares = ctx.fs_need.setdefault(mount, {})

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPro
 
 from ..remote.hostkeys import HostKeyChanged, UnknownHostKey
 from ..remote.loop import Cancelled
+from ..core.edits import record_free_space
 from ..remote.preflight import FAIL, OK, WARN, HostChecks, PreflightReport, preflight_hosts
 from . import hostkey_dialog
 from .bridge import FutureWatcher, QtProgress, RemoteBridge
@@ -253,12 +254,21 @@ class PreflightView(QWidget):
             row.setFont(0, name_font)
 
     def _finished(self, report: PreflightReport) -> None:
+        # what it measured goes into the topology (one undoable step), before the report is
+        # shown, so this edit does not mark the report out of date
+        recorded = record_free_space(self.session.topo, report.free_space(), report.finished)
+        if recorded is not None and not self.session.push(recorded):
+            recorded = None
         self.report = report
         for hc in report.hosts:
             self._show_host(hc)
         self.progress.setValue(self.progress.maximum())
         self._set_running(False)
-        self.summary.setText(self._summary_text(report))
+        text = self._summary_text(report)
+        if recorded is not None:
+            text += (f" Free space measured on {len(recorded.parts)} brick(s): the Capacity panel shows it as "
+                     "free now (Ctrl+Z forgets it).")
+        self.summary.setText(text)
         self.sig_status.emit("Pre-flight: " + self._summary_text(report))
         self.sig_finished.emit(report)
         self._handle_host_keys(report)

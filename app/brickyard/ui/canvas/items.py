@@ -242,11 +242,13 @@ class BrickItem(QGraphicsItem):
         if _lod(option, painter) >= 0.45:
             painter.setFont(_FONT)
             painter.setPen(QColor("#102027"))
-            if in_volume:
+            if in_volume and look.position is None:  # the thin-arbiter brick: every pair's, no place
+                badge = "thin-arb"
+            elif in_volume:
                 badge = f"#{look.position} S{look.set_index + 1}"
             else:  # in a volume gluster refuses (no sets), or in no volume
                 badge = f"#{look.position} no set" if look.position else "unused"
-            if look.arbiter:
+            if look.arbiter and look.position is not None:
                 badge += " ARB"
             painter.drawText(QRectF(4, 0, BADGE_W, CHIP_H), Qt.AlignmentFlag.AlignVCenter, badge)
             text_rect = QRectF(BADGE_W + 6, 0, w - BADGE_W - 10, CHIP_H)

@@ -32,7 +32,9 @@ class CapacityBar(QWidget):
             self.setToolTip(
                 f"raw {describe_size(capacity.raw_bytes)}\nusable {describe_size(capacity.usable_bytes)}\n"
                 f"overhead {describe_size(capacity.overhead_bytes)} (of which arbiter bricks "
-                f"{describe_size(capacity.arbiter_bytes)})\nclient df shows {describe_size(capacity.df_bytes)}")
+                f"{describe_size(capacity.arbiter_bytes)})\nclient df shows {describe_size(capacity.df_bytes)}"
+                + ("" if capacity.free_now_bytes is None else
+                   f", {describe_size(capacity.free_now_bytes)} available now"))
         self.update()
 
     def fractions(self) -> tuple[float, float, float]:

@@ -85,12 +85,16 @@ class VerdictPanel(QWidget):
             return
         cap = plan.capacity
         self.capacity_bar.set_capacity(cap)
-        lines = [f"raw {describe_size(cap.raw_bytes)}", f"usable {describe_size(cap.usable_bytes)}",
+        if cap.free_now_bytes is None:
+            free = "free now: not measured (Cluster ▸ Pre-flight check measures it)"
+        else:
+            free = (f"free now {describe_size(cap.free_now_bytes)}"
+                    + (f" (measured {cap.free_measured})" if cap.free_measured else ""))
+        lines = [f"raw {describe_size(cap.raw_bytes)}",
+                 f"usable {describe_size(cap.usable_bytes)} when empty (the client's df size)", free,
                  f"overhead {describe_size(cap.overhead_bytes)}"]
         if cap.arbiter_bytes:
             lines.append(f"in arbiter bricks {describe_size(cap.arbiter_bytes)}")
-        if cap.df_bytes != cap.usable_bytes:
-            lines.append(f"client df will show {describe_size(cap.df_bytes)}")
         self.capacity_text.setText("\n".join(lines))
         tol = plan.tolerance
         text = f"Nodes: any {tol.nodes_worst} may fail; up to {tol.nodes_best} if the right ones fail."
