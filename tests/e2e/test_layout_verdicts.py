@@ -19,6 +19,12 @@ from brickyard.remote.ssh import SshOptions, SshPool
 
 REFUSED, NEEDS_FORCE, ACCEPTED = "refused", "needs force", "accepted"
 
+EXISTING = "byexisting"   # a volume created (not started) for the whole module
+# the thin-arbiter host: the lab's client runs no glusterd (its port 24007 is free for the
+# thin-arbiter process); in the topology it is a node holding only the thin-arbiter brick
+TA_HOST = "client1"
+EXISTING_BRICK = f"/srv/brick2/{EXISTING}/brick"
+
 # (id, volume name, create words, planner layout, bricks "NODE:FS[/sub]"; FS m = the brick
 # filesystem's mount point itself, r = a directory on the root filesystem)
 CASES = [
@@ -102,9 +108,35 @@ CASES = [
     ("inside-existing-brick", None, [], Layout(T.DISTRIBUTE), ["1:x/inner"]),
     ("around-existing-brick", None, [], Layout(T.DISTRIBUTE), ["1:xp"]),
     ("same-as-existing-brick", None, [], Layout(T.DISTRIBUTE), ["1:x"]),
+    # item 18: thin-arbiter (its brick last, on a host outside the pool) and disperse-data
+    ("thin-arbiter", None, ["replica", "2", "thin-arbiter", "1"], Layout(T.REPLICATE, replica=2, thin_arbiter=1),
+     ["1:1", "2:1", f"ta={TA_HOST}:/srv/ta"]),
+    ("thin-arbiter-x2", None, ["replica", "2", "thin-arbiter", "1"],
+     Layout(T.DISTRIBUTED_REPLICATE, replica=2, thin_arbiter=1), ["1:1", "2:1", "3:1", "4:1", f"ta={TA_HOST}:/srv/ta"]),
+    ("thin-arbiter-same-node", None, ["replica", "2", "thin-arbiter", "1"],
+     Layout(T.REPLICATE, replica=2, thin_arbiter=1), ["1:1", "1:2", f"ta={TA_HOST}:/srv/ta"]),
+    ("thin-arbiter-replica-3", None, ["replica", "3", "thin-arbiter", "1"],
+     Layout(T.REPLICATE, replica=3, thin_arbiter=1), ["1:1", "2:1", "3:1", f"ta={TA_HOST}:/srv/ta"]),
+    ("thin-arbiter-3-data-bricks", None, ["replica", "2", "thin-arbiter", "1"],
+     Layout(T.DISTRIBUTED_REPLICATE, replica=2, thin_arbiter=1), ["1:1", "2:1", "3:1", f"ta={TA_HOST}:/srv/ta"]),
+    ("thin-arbiter-and-arbiter", None, ["replica", "2", "arbiter", "1", "thin-arbiter", "1"],
+     Layout(T.REPLICATE, replica=2, arbiter=1, thin_arbiter=1), ["1:1", "2:1", "3:1", f"ta={TA_HOST}:/srv/ta"]),
+    ("thin-arbiter-on-a-pool-node", None, ["replica", "2", "thin-arbiter", "1"],
+     Layout(T.REPLICATE, replica=2, thin_arbiter=1), ["1:1", "2:1", "ta=node3:/srv/ta"]),
+    ("disperse-data-2-r1", None, ["disperse-data", "2", "redundancy", "1"],
+     Layout(T.DISPERSE, disperse_data=2, redundancy=1), ["1:1", "2:1", "3:1"]),
+    ("disperse-data-2-r1-x2", None, ["disperse-data", "2", "redundancy", "1"],
+     Layout(T.DISTRIBUTED_DISPERSE, disperse_data=2, redundancy=1), ["1:1", "2:1", "3:1", "4:1", "1:2", "2:2"]),
+    ("disperse-data-3-alone", None, ["disperse-data", "3"], Layout(T.DISPERSE, disperse_data=3),
+     ["1:1", "2:1", "3:1", "4:1"]),
+    ("disperse-data-2-alone-4-bricks", None, ["disperse-data", "2"], Layout(T.DISPERSE, disperse_data=2),
+     ["1:1", "2:1", "3:1", "4:1"]),
+    ("disperse-data-sum-differs", None, ["disperse-data", "2", "disperse", "4", "redundancy", "1"],
+     Layout(T.DISPERSE, disperse_data=2, disperse=4, redundancy=1), ["1:1", "2:1", "3:1", "4:1"]),
+    ("disperse-data-1", None, ["disperse-data", "1", "redundancy", "1"], Layout(T.DISPERSE, disperse_data=1,
+                                                                                  redundancy=1),
+     ["1:1", "2:1", "3:1"]),
 ]
-EXISTING = "byexisting"   # a volume created (not started) for the whole module
-EXISTING_BRICK = f"/srv/brick2/{EXISTING}/brick"
 
 
 def _brick(spec: str, case: int) -> tuple[str, str, str]:
@@ -150,7 +182,16 @@ def _topology(sh: LabShell, case: int, name: str, layout: Layout, specs: list[st
     for node in topo.nodes:
         node.bricks = []
     refs = []
+    thin_arbiter = None
     for spec in specs:
+        if spec.startswith("ta="):
+            thin_arbiter = BrickRef.parse(spec[3:])
+            n = topo.node(thin_arbiter.node) or Node(thin_arbiter.node)
+            if n not in topo.nodes:
+                topo.nodes.append(n)
+            if n.brick(thin_arbiter.path) is None:
+                n.bricks.append(Brick(thin_arbiter.path, 16 * 2**20))
+            continue
         node, path, mount = _brick(spec, case)
         n = topo.node(node)
         if n is None:  # a host outside the lab (gluster refuses it before asking it anything)
@@ -170,7 +211,7 @@ def _topology(sh: LabShell, case: int, name: str, layout: Layout, specs: list[st
             if n is not None and n.brick(ref.path) is None:
                 n.bricks.append(Brick(ref.path, 0))
         topo.volumes.append(other.to_volume())
-    topo.volumes.append(Volume(name, layout, refs))
+    topo.volumes.append(Volume(name, layout, refs, thin_arbiter_brick=thin_arbiter))
     return topo
 
 
@@ -179,6 +220,8 @@ def _per_node(case: int, specs: list[str]) -> dict[str, tuple[set[str], set[str]
     The existing volume's brick and the directory around it are never made or removed here."""
     out: dict[str, tuple[set[str], set[str]]] = {}
     for spec in specs:
+        if spec.startswith("ta="):  # gluster never looks at the thin-arbiter brick at create
+            continue
         node, path, mount = _brick(spec, case)
         if "." in node or path in (EXISTING_BRICK, EXISTING_BRICK.rsplit("/", 1)[0]):
             continue
@@ -226,6 +269,9 @@ def _said(result, name: str) -> str:
 def gluster_verdict(sh: LabShell, name: str, words: list[str], case: int, specs: list[str]) -> tuple[str, str]:
     bricks = []
     for spec in specs:
+        if spec.startswith("ta="):
+            bricks.append(spec[3:])  # the thin-arbiter brick: last
+            continue
         node, path, _ = _brick(spec, case)
         bricks.append(f"{node}:{path}")
     argv = ["gluster", "--mode=script", "volume", "create", name, *words, *bricks]
@@ -274,3 +320,117 @@ def test_planner_verdict_matches_gluster(shell, index):
         severity = "error" if real == REFUSED else "needs-force"
         mine = [f.message for f in result.findings if f.severity == severity]
         assert any(m.startswith(said) for m in mine), f"{case_id}: gluster says {said!r}, the planner {mine}"
+
+
+# ---- what a client sees: df against the plan (items 15, 16, 18; 11 on the way out) -------
+#
+# Each case creates the volume with the planner's own create command, starts it, mounts it on
+# the client, and compares the client's df with the plan: the size with usable_bytes (bytes,
+# exactly), the space available with free_now_bytes of the plan of the volume as Brickyard
+# imports it (brick sizes and free space as glusterd measures them). A filler file first takes
+# space on a brick filesystem outside the brick, as other data would. The import also brings
+# back the client's mount, and Brickyard's teardown of the imported volume unmounts it.
+
+MIB = 2**20
+# (id, layout, bricks as in CASES, {node: MiB of other data on its /srv/brick1}, [failure checks])
+# failure check: (what to fail: "nodeN" brick processes or "ta", planner state, the write works)
+CAPACITY_CASES = [
+    ("df-two-bricks-one-filesystem", Layout(T.DISTRIBUTE), ["1:1/a", "1:1/b", "2:1"], {"2": 200}, []),
+    ("df-replica-2-x2-shared", Layout(T.DISTRIBUTED_REPLICATE, replica=2), ["1:1/a", "2:1/a", "1:1/b", "2:1/b"],
+     {"1": 300}, []),
+    ("df-arbiter-on-a-data-filesystem", Layout(T.DISTRIBUTED_REPLICATE, replica=3, arbiter=1),
+     ["1:1/a", "2:1/a", "3:1/a", "3:1/b", "4:1/a", "1:1/b"], {}, []),
+    ("df-disperse-data-x2", Layout(T.DISTRIBUTED_DISPERSE, disperse_data=2, redundancy=1),
+     ["1:1", "2:1", "3:1", "4:1", "1:2", "2:2"], {"3": 100}, []),
+    ("df-thin-arbiter", Layout(T.REPLICATE, replica=2, thin_arbiter=1), ["1:1", "2:1", f"ta={TA_HOST}:/srv/ta"],
+     {}, [("node2", "DEGRADED", True), ("ta", "DOWN", False)]),
+]
+TA_VOLFILE = "/tmp/brickyard-e2e-ta.vol"
+TA_START = (  # $1 the thin-arbiter directory: gluster's thin-arbiter.vol pointed at it, started in the background
+    'mkdir -p "$1/.glusterfs/indices" && sed "s?/mnt/thin-arbiter?$1?g" /etc/glusterfs/thin-arbiter.vol > '
+    f'{TA_VOLFILE} && /usr/sbin/glusterfsd -N --volfile-id ta -f {TA_VOLFILE} --brick-port 24007 '
+    '--xlator-option ta-server.transport.socket.listen-port=24007 -l /tmp/brickyard-e2e-ta.log '
+    '</dev/null >/dev/null 2>&1 & echo $!')
+
+
+def _df(sh: LabShell, mount: str) -> tuple[int, int]:
+    """(size, available) in bytes of the client's df."""
+    out = sh.run(TA_HOST, ["df", "-P", "-B1", "--", mount]).text.splitlines()[-1].split()
+    return int(out[1]), int(out[3])
+
+
+def _brick_pid(sh: LabShell, name: str, node: str) -> str:
+    status = gluster_xml.parse(sh.run("node1", ["gluster", "--xml", "volume", "status", name]).stdout)
+    return next(n.findtext("pid") for n in status.iter("node")
+                if n.findtext("hostname") == node and (n.findtext("path") or "").startswith("/"))
+
+
+def _writes(sh: LabShell, mount: str, n: int) -> bool:
+    return sh.run(TA_HOST, ["timeout", "20", "sh", "-c", f'echo data > "$1/f{n}"', "sh", mount]).ok
+
+
+@pytest.mark.parametrize("index", range(len(CAPACITY_CASES)), ids=[c[0] for c in CAPACITY_CASES])
+def test_the_client_sees_the_capacity_and_failures_the_planner_says(shell, index):
+    from brickyard.core.gluster_cli import volume_commands
+    from brickyard.remote.importer import import_cluster
+    from brickyard.remote.loop import Progress
+    from brickyard.remote.teardown import run_teardown
+
+    case_id, layout, specs, filler, failures = CAPACITY_CASES[index]
+    case = 100 + index
+    name, mount = f"bycase{case}", f"/mnt/bycase{case}"
+    sh = shell
+    topo = _topology(sh, case, name, layout, specs)
+    planned = plan_volume(topo, topo.volumes[-1])
+    assert planned.valid, [f.message for f in planned.errors + planned.forced]
+    create = next(c for c in volume_commands(topo, topo.volumes[-1], mode_script=True) if c.key == "volume-create")
+    ta_pid = None
+    try:
+        for node, mib in filler.items():
+            assert sh.run(f"node{node}", ["fallocate", "-l", f"{mib}M", "/srv/brick1/byfiller"]).ok
+        _make_dirs(sh, case, specs)
+        if layout.thin_arbiter:
+            ta_pid = sh.run(TA_HOST, ["sh", "-c", TA_START, "sh", "/srv/ta"]).text.strip()
+        made = sh.run(create.host, list(create.argv))   # the planner's own command
+        assert made.ok, made.text
+        assert sh.run("node1", ["gluster", "--mode=script", "volume", "start", name]).ok
+        assert sh.run(TA_HOST, ["sh", "-c", 'mkdir -p "$1" && mount -t glusterfs node1:/"$2" "$1"', "sh",
+                                mount, name]).ok
+        size, avail = _df(sh, mount)
+        assert size == planned.capacity.usable_bytes == planned.capacity.df_bytes   # byte for byte
+        imported = sh.thread.run(import_cluster(sh.pool.executor("node1"), name, reach=sh.pool.executor), timeout=300)
+        itopo = imported.topology
+        ivol = itopo.require_volume(name)
+        assert [(m.client, m.path) for m in ivol.mounts] == [(TA_HOST, mount)]          # item 11
+        assert (ivol.layout.thin_arbiter, ivol.thin_arbiter_brick) == (layout.thin_arbiter, topo.volumes[-1].thin_arbiter_brick)
+        # bricks sharing a filesystem, as the import sees them: one device
+        free_plan = plan_volume(itopo, ivol)
+        assert free_plan.capacity.usable_bytes == size
+        # free now: within 4 MiB per set of what df says (gluster writes its own metadata meanwhile)
+        assert abs(free_plan.capacity.free_now_bytes - avail) <= 4 * MIB * max(len(free_plan.sets), 1), \
+            (free_plan.capacity.free_now_bytes, avail)
+        for n, (what, state, writes) in enumerate(failures):
+            if what == "ta":
+                sh.run(TA_HOST, ["kill", ta_pid])
+                ta_pid = None
+                failed = [TA_HOST] + [f for f, *_ in failures[:n]]
+            else:
+                sh.run(what, ["kill", _brick_pid(sh, name, what)])
+                failed = [what]
+            expect = plan_volume(topo, topo.volumes[-1], failed).state
+            assert (expect.state, expect.writable) == (state, writes)
+            assert _writes(sh, mount, n) == writes, f"{case_id}: with {failed} down the write {'failed' if writes else 'worked'}"
+        down = sh.thread.run(run_teardown(itopo, name, sh.pool.executor, Progress()), timeout=300)
+        assert down.ok, "\n".join(down.summary())
+        assert not sh.run(TA_HOST, ["mountpoint", "-q", mount]).ok                       # item 11: unmounted
+    finally:
+        sh.run(TA_HOST, ["sh", "-c", 'umount -l "$1" 2>/dev/null; rmdir "$1" 2>/dev/null; true', "sh", mount])
+        if ta_pid:
+            sh.run(TA_HOST, ["kill", ta_pid])
+        sh.run("node1", ["sh", "-c", 'gluster --mode=script volume stop "$1" force; gluster --mode=script volume '
+                                     'delete "$1"; true', "sh", name])
+        _cleanup(sh, name, case, specs, True)
+        for node in filler:
+            sh.run(f"node{node}", ["rm", "-f", "/srv/brick1/byfiller"])
+        if layout.thin_arbiter:
+            sh.run(TA_HOST, ["rm", "-rf", "--", "/srv/ta", TA_VOLFILE])

@@ -42,6 +42,11 @@ class FakeCluster:
     # sudo (gluster is not even on a non-root PATH: it lives in /usr/sbin)
     non_root: bool = False
     sudo_answer: tuple[int, bytes] = (0, b"")  # what `sudo -n true` answers: status, stderr
+    # what `getent hosts` knows (name -> address); clients connected to a volume beyond the
+    # clients that mounted it through this fake (volume -> addresses)
+    addresses: dict[str, str] = field(default_factory=lambda: {
+        **{f"node{i}": f"10.77.0.{10 + i}" for i in range(1, 5)}, "client1": "10.77.0.101", "client2": "10.77.0.102"})
+    volume_clients: dict[str, list[str]] = field(default_factory=dict)
 
     def executor(self, host: str) -> "FakeExecutor":
         return FakeExecutor(host, self)
@@ -72,6 +77,23 @@ class FakeCluster:
             ET.SubElement(opt, "value").text = value
         return ET.tostring(root)
 
+    def _volume_clients(self, name: str) -> bytes:
+        """``volume status NAME clients --xml``: the servers' self-heal daemons, each client this
+        fake mounted the volume on, and ``volume_clients``."""
+        vol = self.volumes.get(name)
+        if vol is None or vol["status"] != "Started":
+            why = "does not exist" if vol is None else "is not started"
+            return (f"<?xml version='1.0'?><cliOutput><opRet>-1</opRet><opErrno>30800</opErrno>"
+                    f"<opErrstr>Volume {name} {why}</opErrstr></cliOutput>").encode()
+        seen = [a for n, a in self.addresses.items() if n.startswith("node")]
+        seen += [self.addresses.get(c, c) for (c, _), src in self.mounts.items() if src.partition(":/")[2] == name]
+        seen += self.volume_clients.get(name, [])
+        clients = "".join(f"<client><hostname>{a}:49152</hostname></client>" for a in seen)
+        return (f"<?xml version='1.0'?><cliOutput><opRet>0</opRet><opErrno>0</opErrno><opErrstr/><volStatus>"
+                f"<volumes><volume><volName>{name}</volName><node><hostname>node1</hostname><path>/b</path>"
+                f"<clientsStatus><clientCount>{len(seen)}</clientCount>{clients}</clientsStatus></node>"
+                f"</volume></volumes></volStatus></cliOutput>").encode()
+
     def gluster(self, host: str, args: list[str]) -> tuple[int, bytes, bytes]:
         if args == ["--version"]:  # the CLI answers this without glusterd
             return 0, b"glusterfs 10.3\nRepository revision: git://git.gluster.org/glusterfs.git\n", b""
@@ -88,6 +110,8 @@ class FakeCluster:
             if args[2] == "all" and len(self.volumes) == 1:  # one volume is all the fake can list
                 return 0, self._volume_info(next(iter(self.volumes))), b""
             return 0, self._volume_info(args[2]), b""
+        if args[:2] == ["volume", "status"] and args[3:] == ["clients"] and xml:
+            return 0, self._volume_clients(args[2]), b""
         if args[:2] == ["volume", "create"]:
             name = args[2]
             if name in self.volumes:
@@ -158,6 +182,17 @@ class FakeCluster:
         if argv[0] == "umount":
             self.mounts.pop((host, argv[1]), None)
             return 0, b"", b""
+        if argv[:2] == ["getent", "hosts"]:
+            by_address = {a: n for n, a in self.addresses.items()}
+            lines = []
+            for key in argv[2:]:
+                if key in self.addresses:
+                    lines.append(f"{self.addresses[key]} {key}")
+                elif key in by_address:
+                    lines.append(f"{key} {by_address[key]}")
+            return (0 if len(lines) == len(argv) - 2 else 2), "".join(f"{l}\n" for l in lines).encode(), b""
+        if argv == ["hostname", "-I"]:
+            return 0, f"{self.addresses.get(host, '')}\n".encode(), b""
         if argv == ["true"]:  # provisioning logs in to every host before it changes anything
             return 0, b"", b""
         if argv == ["id", "-u"]:

@@ -23,6 +23,10 @@ def _answers(vol: str, all_volumes: str = "vrep") -> dict:
         (*G, "peer", "status"): "lab-peer-status.xml",
         (*G, "pool", "list"): "lab-pool-list.xml",  # node1 itself is "localhost" there
         (*G, "volume", "info", "all"): f"lab-volume-info-{all_volumes}.xml",
+        # other volumes' clients: none of this one's
+        (*G, "volume", "status", vol, "clients"): "lab-volume-status-all-clients.xml",
+        # the plain volume info names thin-arbiters (none among these)
+        ("gluster", "--mode=script", "volume", "info", vol): "lab-volume-info-vta.txt",
     }
 
 
@@ -117,3 +121,75 @@ def test_an_asked_node_whose_gluster_name_cannot_be_learned_is_not_invented():
     assert sorted(n.name for n in result.topology.nodes) == ["node2", "node3", "node4"]
     assert result.notes == ["10.77.0.11 (where gluster was asked) holds no brick of the imported volume(s) and "
                             "its name in the pool could not be learned, so it is not in the topology"]
+
+
+class _LabNode1(ReplayExecutor):
+    """node1 of the lab with vcl (replica 3, mounted twice on client1) and vta (replica 2
+    thin-arbiter 1, the thin-arbiter on client1), answering as recorded; getent from the
+    recorded hosts table (each name and address it knew)."""
+
+    def __init__(self, host="node1"):
+        super().__init__(host, {
+            (*G, "volume", "info", "all"): "lab-volume-info-all-vcl-vta.xml",
+            (*G, "volume", "status", "all", "detail"): "lab-volume-status-all-detail-vcl-vta.xml",
+            (*G, "peer", "status"): "lab-peer-status-vcl-vta.xml",
+            (*G, "pool", "list"): "lab-pool-list-vcl-vta.xml",
+            ("gluster", "--mode=script", "volume", "info", "all"): "lab-volume-info-all-vcl-vta.txt",
+            (*G, "volume", "status", "all", "clients"): "lab-volume-status-all-clients.xml",
+            ("hostname", "-I"): "lab-node1-hostname-I.txt",
+            ("findmnt", "-rn", "-t", "fuse.glusterfs", "-o", "SOURCE,TARGET"): "lab-client1-findmnt-glusterfs.txt",
+        })
+        from .fakes import fixture
+        self.hosts = [line.split() for line in fixture("lab-node1-getent-hosts.txt").decode().splitlines()]
+
+    async def run(self, argv, **kw):
+        if argv[:2] == ["getent", "hosts"]:
+            import time as _t
+            from brickyard.remote.executor import CommandResult
+            lines = [" ".join(h) for h in self.hosts if set(h) & set(argv[2:])]
+            return CommandResult(self.host, tuple(argv), 0 if lines else 2, "\n".join(lines).encode(), b"",
+                                 _t.time(), _t.time())
+        return await super().run(argv, **kw)
+
+
+def test_import_brings_back_the_clients_that_mount_a_volume_and_where():
+    node1 = _LabNode1()
+    reached = []
+
+    def reach(host):
+        reached.append(host)
+        return _LabNode1(host)
+
+    result = asyncio.run(import_cluster(node1, None, reach=reach))
+    topo = result.topology
+    assert [(c.name, c.address) for c in topo.clients] == [("client1", "10.77.84.101")]
+    assert reached == ["client1"]   # asked once, though it mounts vcl twice
+    vcl = topo.require_volume("vcl")
+    assert [(m.client, m.path) for m in vcl.mounts] == [("client1", "/mnt/vcl"), ("client1", "/mnt/vcl2")]
+    # the servers' own self-heal daemons are connected too, and are not clients
+    assert topo.require_volume("vta").mounts == [] and not any("node" in c.name for c in topo.clients)
+
+
+def test_a_client_that_cannot_be_reached_is_drawn_and_the_note_says_teardown_cannot_unmount_it():
+    def unreachable(host):
+        raise ExecutorError(host, "connection refused")
+
+    result = asyncio.run(import_cluster(_LabNode1(), None, reach=unreachable))
+    assert [c.name for c in result.topology.clients] == ["client1"]
+    assert result.topology.require_volume("vcl").mounts == []
+    assert any("client1 is connected to vcl" in n and "teardown cannot unmount it" in n for n in result.notes)
+
+
+def test_import_finds_the_thin_arbiter_gluster_leaves_out_of_its_xml():
+    result = asyncio.run(import_cluster(_LabNode1(), None, reach=_LabNode1))
+    topo = result.topology
+    vta = topo.require_volume("vta")
+    assert (vta.layout.replica, vta.layout.thin_arbiter) == (2, 1)
+    assert str(vta.thin_arbiter_brick) == "client1:/srv/ta" and topo.brick(vta.thin_arbiter_brick) is not None
+    plan = plan_volume(topo, vta)
+    assert plan.valid and plan.sets[0].thin_arbiter
+    create = next(c for c in plan.commands if c.key == "volume-create")
+    assert create.argv[-1] == "client1:/srv/ta" and "thin-arbiter" in create.argv
+    # measured free space comes along (glusterd's sizeFree)
+    assert topo.brick(vta.bricks[0]).free_bytes == 965525504 and topo.brick(vta.bricks[0]).free_measured
+    assert not any("offline" in n for n in result.notes)

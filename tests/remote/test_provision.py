@@ -179,6 +179,24 @@ def test_teardown_removes_what_provisioning_made_and_keeps_the_rest():
     assert again.ok and {o.status for o in again.outcomes if o.step.key.split(":")[0] in undone} == {SKIPPED}
 
 
+def test_teardown_unmounts_the_clients_of_the_topology_and_refuses_one_it_cannot_unmount():
+    topo = vrep_topology()
+    cluster = FakeCluster()
+    assert _provision(topo, cluster)[0].ok
+    # a second machine mounts the volume too, and the topology does not know it
+    cluster.volume_clients["vrep"] = ["10.77.0.102"]
+    down = asyncio.run(run_teardown(topo, "vrep", executors(cluster), Progress()))
+    assert not down.ok and down.failed.step.key == "clients-check"
+    assert "mounted by client2 (10.77.0.102), which the topology has no mount for: Brickyard cannot unmount" \
+        in down.failed.message
+    assert cluster.volumes["vrep"]["status"] == "Started" and cluster.mounts   # nothing changed
+    # the client the topology mounts it on is one teardown unmounts: on its way
+    cluster.volume_clients.clear()
+    down = asyncio.run(run_teardown(topo, "vrep", executors(cluster), Progress()))
+    assert down.ok and down.outcomes[1].message.startswith("mounted by client1")
+    assert cluster.mounts == {} and cluster.volumes == {}
+
+
 def test_cli_dry_run_prints_commands_per_host_and_runs_nothing(tmp_path, capsys):
     path = tmp_path / "t.brickyard.json"
     topofile.save(vrep_topology(), path)

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
 
     async def body(pool):
-        return await import_cluster(pool.executor(args.host), args.volume)
+        return await import_cluster(pool.executor(args.host), args.volume, reach=pool.executor)
 
     try:
         result = run_with_pool(args, body)

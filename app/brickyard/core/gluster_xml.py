@@ -11,6 +11,10 @@
   brick whose node's glusterd is down is simply absent.
 - ``gluster peer status --xml``: ``peerStatus/peer`` (uuid, hostname, hostnames, connected,
   stateStr); the node it ran on is not listed.
+- ``gluster volume status VOL clients --xml``: ``node/clientsStatus/client/hostname`` is each
+  connected client's ``ADDRESS:PORT`` (the servers' self-heal daemons among them).
+- plain ``gluster volume info``: the only place gluster 10.3 names a volume's thin-arbiter
+  brick (``Thin-arbiter-path: HOST:/PATH``); its XML says replica 2 and nothing more.
 With ``--xml`` gluster exits 0 even when it refuses: ``opRet`` -1 with ``opErrstr`` says so,
 and becomes a ``GlusterCommandError``.
 """
@@ -213,6 +217,42 @@ def parse_volume_status(xml: bytes | str) -> dict[str, list[BrickStatus]]:
     return out
 
 
+def parse_volume_clients(xml: bytes | str) -> dict[str, list[str]]:
+    """``volume status VOL|all clients --xml``: volume name -> the addresses (without port) of
+    the clients connected to any of its bricks, in first-seen order. The servers' own
+    self-heal daemons connect as clients too: tell them apart by address."""
+    root = parse(xml)
+    out: dict[str, list[str]] = {}
+    for vol in root.findall("volStatus/volumes/volume"):
+        name = (vol.findtext("volName") or "").strip()
+        seen = out.setdefault(name, [])
+        for client in vol.findall("node/clientsStatus/client"):
+            host = (client.findtext("hostname") or "").strip()
+            address = host.rsplit(":", 1)[0] if host.count(":") == 1 or host.startswith("[") else host
+            address = address.strip("[]")
+            if address and address not in seen:
+                seen.append(address)
+    return out
+
+
+def parse_thin_arbiter_paths(text: bytes | str) -> dict[str, BrickRef]:
+    """Plain ``gluster volume info`` (not ``--xml``: gluster 10.3's XML leaves the thin-arbiter
+    out, seen on the lab): volume name -> its ``Thin-arbiter-path: HOST:/PATH``."""
+    data = text.decode(errors="replace") if isinstance(text, bytes) else text
+    out: dict[str, BrickRef] = {}
+    name = ""
+    for line in data.splitlines():
+        key, sep, value = line.partition(":")
+        if not sep:
+            continue
+        key, value = key.strip(), value.strip()
+        if key == "Volume Name":
+            name = value
+        elif key == "Thin-arbiter-path" and name:
+            out[name] = _brick_ref(value, f"volume {name} thin-arbiter")
+    return out
+
+
 def parse_peer_status(xml: bytes | str) -> list[Peer]:
     root = parse(xml)
     peers = []
@@ -227,11 +267,14 @@ def parse_peer_status(xml: bytes | str) -> list[Peer]:
 
 
 def topology_from_xml(volume_info: bytes | str, status_detail: bytes | str | None = None,
-                      peer_status: bytes | str | None = None, name: str = "") -> Topology:
+                      peer_status: bytes | str | None = None, name: str = "",
+                      thin_arbiters: dict[str, BrickRef] | None = None, measured: str = "") -> Topology:
     """A topology with every volume of ``volume_info``: one node per brick host (in brick
     order, then peers that hold no brick), each brick sized from ``status_detail``'s
-    sizeTotal (0 when unknown: the brick was offline or no status was given), its device as
-    the filesystem it lives on."""
+    sizeTotal (0 when unknown: the brick was offline or no status was given), its free space
+    from sizeFree (as measured at ``measured``, an ISO 8601 time), its device as the
+    filesystem it lives on. ``thin_arbiters`` (``parse_thin_arbiter_paths``) makes those
+    volumes ``replica 2 thin-arbiter 1`` with their thin-arbiter brick on a node of its own."""
     infos = parse_volume_info(volume_info)
     status: dict[BrickRef, BrickStatus] = {}
     if status_detail is not None:
@@ -250,8 +293,21 @@ def topology_from_xml(volume_info: bytes | str, status_detail: bytes | str | Non
                 st = status.get(b.ref)
                 node.bricks.append(Brick(
                     path=b.ref.path, size_bytes=(st.size_total if st and st.size_total else 0),
-                    filesystem=st.device if st else "", fs_type=(st.fs_name if st and st.fs_name else "xfs")))
-        topo.volumes.append(info.to_volume())
+                    filesystem=st.device if st else "", fs_type=(st.fs_name if st and st.fs_name else "xfs"),
+                    free_bytes=st.size_free if st and st.size_total else None,
+                    free_measured=measured if st and st.size_total else ""))
+        volume = info.to_volume()
+        ta = (thin_arbiters or {}).get(info.name)
+        if ta is not None and info.type.is_replicated and info.replica_count == 2:
+            volume.layout.thin_arbiter = 1
+            volume.thin_arbiter_brick = ta
+            node = nodes.get(ta.node)
+            if node is None:
+                node = nodes[ta.node] = Node(ta.node)
+                topo.nodes.append(node)
+            if node.brick(ta.path) is None:
+                node.bricks.append(Brick(ta.path, 0))  # outside the pool: gluster knows no size
+        topo.volumes.append(volume)
     if peer_status is not None:
         for peer in parse_peer_status(peer_status):
             if not any(n in nodes for n in peer.hostnames):

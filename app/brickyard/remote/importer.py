@@ -13,10 +13,13 @@ name cannot be learned is left out rather than invented.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..core import gluster_xml
-from ..core.topology import Node, Topology
+from ..core.topology import BrickRef, Client, Mount, Node, Topology
+from .clients import connected_clients, mounts_of
 from .executor import Executor, ExecutorError
 from .glusterstate import gluster_xml_output
 
@@ -27,8 +30,12 @@ class ImportResult:
     notes: list[str] = field(default_factory=list)
 
 
-async def import_cluster(ex: Executor, volume: str | None = None) -> ImportResult:
-    """The topology of ``volume`` (or every volume) as seen from the node behind ``ex``."""
+async def import_cluster(ex: Executor, volume: str | None = None,
+                         reach: Callable[[str], Executor] | None = None) -> ImportResult:
+    """The topology of ``volume`` (or every volume) as seen from the node behind ``ex``, with
+    the clients that mount it. ``reach(host)`` gives an executor for a client, to learn where
+    it mounts the volume (without it, or when a client cannot be reached, the client is
+    drawn without that mount and a note says teardown cannot unmount it)."""
     target = volume or "all"
     info = await gluster_xml_output(ex, "volume", "info", target)
     try:
@@ -58,13 +65,66 @@ async def import_cluster(ex: Executor, volume: str | None = None) -> ImportResul
     except gluster_xml.GlusterXMLError as exc:
         notes.append(f"peer list unknown: {exc}")
         peers = None
-    topo = gluster_xml.topology_from_xml(info, status, peers, name=volume or "")
+    thin = await _thin_arbiters(ex, infos, target, notes)
+    measured = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    topo = gluster_xml.topology_from_xml(info, status, peers, name=volume or "", thin_arbiters=thin,
+                                         measured=measured if status is not None else "")
     topo.description = f"imported from {ex.host} with gluster --xml"
     await _place_asked_node(ex, topo, infos, volume, notes)
-    missing = [str(b) for n in topo.nodes for b in n.bricks if not b.size_bytes]
+    if started:
+        await _add_clients(ex, topo, target, peers, reach, notes)
+    thin = {v.thin_arbiter_brick for v in topo.volumes if v.thin_arbiter_brick is not None}
+    missing = [f"{n.name}:{b.path}" for n in topo.nodes for b in n.bricks
+               if not b.size_bytes and BrickRef(n.name, b.path) not in thin]
     if missing and status is not None:
         notes.append(f"offline bricks (size unknown): {', '.join(missing)}")
     return ImportResult(topo, notes)
+
+
+async def _thin_arbiters(ex: Executor, infos: list[gluster_xml.VolumeInfo], target: str,
+                         notes: list[str]) -> dict:
+    """The thin-arbiter bricks, from the plain ``volume info`` (its XML leaves them out)."""
+    if not any(i.type.is_replicated and i.replica_count == 2 for i in infos):
+        return {}
+    result = await ex.run(["gluster", "--mode=script", "volume", "info", target], sudo=True, timeout=60)
+    try:
+        return gluster_xml.parse_thin_arbiter_paths(result.stdout) if result.ok else {}
+    except gluster_xml.GlusterXMLError as exc:
+        notes.append(f"thin-arbiter bricks unknown: {exc}")
+        return {}
+
+
+async def _add_clients(ex: Executor, topo: Topology, target: str, peers: bytes | None,
+                       reach: Callable[[str], Executor] | None, notes: list[str]) -> None:
+    """The client machines connected to each volume, and where they mount it."""
+    servers = [n.name for n in topo.nodes if any(b for v in topo.volumes for b in v.bricks if b.node == n.name)]
+    if peers is not None:
+        servers += [h for p in gluster_xml.parse_peer_status(peers) for h in p.hostnames]
+    try:
+        seen = await connected_clients(ex, target, servers)
+    except ExecutorError as exc:
+        notes.append(f"clients unknown: {exc}")
+        return
+    mounts: dict[str, tuple[list, str]] = {}
+    for vol_name, clients in seen.items():
+        volume = topo.volume(vol_name)
+        if volume is None:
+            continue
+        for client in clients:
+            if topo.client(client.name) is None:
+                topo.clients.append(Client(client.name, address=client.address if client.address != client.name else ""))
+            if client.address not in mounts:
+                mounts[client.address] = (await mounts_of(reach, client) if reach is not None
+                                          else ([], "no way to reach it was given"))
+            found, why = mounts[client.address]
+            here = [m for m in found if m.volume == vol_name]
+            for m in here:
+                if not any(x.client == client.name and x.path == m.path for x in volume.mounts):
+                    volume.mounts.append(Mount(client.name, m.path))
+            if not here:
+                reason = f"({why})" if why else "(it has no glusterfs mount of it now)"
+                notes.append(f"client {client.name} is connected to {vol_name} but where it mounts it is unknown "
+                             f"{reason}: teardown cannot unmount it")
 
 
 async def _place_asked_node(ex: Executor, topo: Topology, infos: list[gluster_xml.VolumeInfo],

@@ -53,7 +53,7 @@ class RemoteServices:
         return self.loop.submit(run_teardown(topo, volume, self.hosts(topo), progress, on_step))
 
     def import_cluster(self, host: str, volume: str | None = None) -> "Future[ImportResult]":
-        return self.loop.submit(import_cluster(self.pool.executor(host), volume))
+        return self.loop.submit(import_cluster(self.pool.executor(host), volume, reach=self.pool.executor))
 
     def close(self) -> None:
         if self.loop.running:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import shlex
 
 from ..core.topology import Topology, Volume
+from .clients import connected_clients, resolve_addresses
 from .executor import Executor, ExecutorError
 from .provision import check_names, fstab_line, fstab_line_check, mount_source
 from .steps import Step
@@ -92,6 +93,10 @@ def teardown_plan(topo: Topology, volume_name: str) -> list[Step]:
         "volume-check", f"check that {volume.name} on the cluster has exactly the planned bricks", first,
         [["gluster", "--mode=script", "--xml", "volume", "info", volume.name]],
         action=_same_bricks(volume),
+    ), Step(
+        "clients-check", f"check that every client mounting {volume.name} is one teardown unmounts", first,
+        [["gluster", "--mode=script", "--xml", "volume", "status", volume.name, "clients"]],
+        action=_known_clients(topo, volume),
     )]
     for mount in volume.mounts:
         steps.append(Step(
@@ -164,6 +169,35 @@ def _same_bricks(volume: Volume):
             "alone: nothing was stopped or deleted"))
 
     return action
+
+
+def _known_clients(topo: Topology, volume: Volume):
+    """Teardown's second step: every client the servers see connected to the volume must be
+    one of its mounts in the topology, which teardown unmounts; otherwise it says plainly
+    that it cannot unmount that client and changes nothing."""
+    async def action(ex: Executor) -> str:
+        servers = [n.name for n in topo.nodes] + [n.address for n in topo.nodes if n.address]
+        seen = (await connected_clients(ex, volume.name, servers)).get(volume.name, [])
+        if not seen:
+            return "no client mounts it"
+        planned = {volume_client for m in volume.mounts for volume_client in _names_of(topo, m.client)}
+        resolved = await resolve_addresses(ex, planned)
+        ours = set(planned) | {a for name in planned for a in resolved.get(name, [])}
+        unknown = [c for c in seen if c.address not in ours and c.name not in ours]
+        if not unknown:
+            return f"mounted by {', '.join(c.name for c in seen)}: each is a mount teardown unmounts"
+        who = ", ".join(c.name if c.name == c.address else f"{c.name} ({c.address})" for c in unknown)
+        raise ExecutorError(ex.host, (
+            f"volume {volume.name} is mounted by {who}, which the topology has no mount for: Brickyard cannot "
+            f"unmount it there. Unmount it on that client (umount MOUNTPOINT), or add the mount to the topology "
+            f"(brickyard import finds it), then tear down again. Nothing was stopped or deleted"))
+
+    return action
+
+
+def _names_of(topo: Topology, client_name: str) -> list[str]:
+    client = topo.client(client_name)
+    return [client_name] + ([client.address] if client is not None and client.address else [])
 
 
 async def run_teardown(topo: Topology, volume_name: str, executor_for, progress=None, on_step=None):
