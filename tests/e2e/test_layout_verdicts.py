@@ -89,11 +89,8 @@ CASES = [
      ["1:1", "2:1", "3:1"]),
     ("replica-with-disperse", None, ["replica", "3", "disperse", "3"], Layout(T.REPLICATE, replica=3, disperse=3),
      ["1:1", "2:1", "3:1"]),
-    ("disperse-with-replica", None, ["disperse", "3", "replica", "3"], Layout(T.DISPERSE, disperse=3, replica=3),
-     ["1:1", "2:1", "3:1"]),
     ("replica-0", None, ["replica", "0"], Layout(T.REPLICATE, replica=0), ["1:1", "2:1"]),
     # item 13: names and the file names glusterd derives from them (bycaseNN: volfile = name + 30)
-    ("name-200", "n" * 200, [], Layout(T.DISTRIBUTE), ["1:1"]),
     ("name-222-brick-volfile-252", "n" * 222, [], Layout(T.DISTRIBUTE), ["1:1"]),
     ("name-223", "n" * 223, [], Layout(T.DISTRIBUTE), ["1:1"]),
     ("name-225-volfile-255", "n" * 225, [], Layout(T.DISTRIBUTE), ["1:1"]),
@@ -111,8 +108,6 @@ CASES = [
     # item 18: thin-arbiter (its brick last, on a host outside the pool) and disperse-data
     ("thin-arbiter", None, ["replica", "2", "thin-arbiter", "1"], Layout(T.REPLICATE, replica=2, thin_arbiter=1),
      ["1:1", "2:1", f"ta={TA_HOST}:/srv/ta"]),
-    ("thin-arbiter-x2", None, ["replica", "2", "thin-arbiter", "1"],
-     Layout(T.DISTRIBUTED_REPLICATE, replica=2, thin_arbiter=1), ["1:1", "2:1", "3:1", "4:1", f"ta={TA_HOST}:/srv/ta"]),
     ("thin-arbiter-same-node", None, ["replica", "2", "thin-arbiter", "1"],
      Layout(T.REPLICATE, replica=2, thin_arbiter=1), ["1:1", "1:2", f"ta={TA_HOST}:/srv/ta"]),
     ("thin-arbiter-replica-3", None, ["replica", "3", "thin-arbiter", "1"],
@@ -125,8 +120,6 @@ CASES = [
      Layout(T.REPLICATE, replica=2, thin_arbiter=1), ["1:1", "2:1", "ta=node3:/srv/ta"]),
     ("disperse-data-2-r1", None, ["disperse-data", "2", "redundancy", "1"],
      Layout(T.DISPERSE, disperse_data=2, redundancy=1), ["1:1", "2:1", "3:1"]),
-    ("disperse-data-2-r1-x2", None, ["disperse-data", "2", "redundancy", "1"],
-     Layout(T.DISTRIBUTED_DISPERSE, disperse_data=2, redundancy=1), ["1:1", "2:1", "3:1", "4:1", "1:2", "2:2"]),
     ("disperse-data-3-alone", None, ["disperse-data", "3"], Layout(T.DISPERSE, disperse_data=3),
      ["1:1", "2:1", "3:1", "4:1"]),
     ("disperse-data-2-alone-4-bricks", None, ["disperse-data", "2"], Layout(T.DISPERSE, disperse_data=2),
@@ -336,8 +329,6 @@ MIB = 2**20
 # failure check: (what to fail: "nodeN" brick processes or "ta", planner state, the write works)
 CAPACITY_CASES = [
     ("df-two-bricks-one-filesystem", Layout(T.DISTRIBUTE), ["1:1/a", "1:1/b", "2:1"], {"2": 200}, []),
-    ("df-replica-2-x2-shared", Layout(T.DISTRIBUTED_REPLICATE, replica=2), ["1:1/a", "2:1/a", "1:1/b", "2:1/b"],
-     {"1": 300}, []),
     ("df-arbiter-on-a-data-filesystem", Layout(T.DISTRIBUTED_REPLICATE, replica=3, arbiter=1),
      ["1:1/a", "2:1/a", "3:1/a", "3:1/b", "4:1/a", "1:1/b"], {}, []),
     ("df-disperse-data-x2", Layout(T.DISTRIBUTED_DISPERSE, disperse_data=2, redundancy=1),
