@@ -381,17 +381,19 @@ def stop_servers(directory):
     return stopped
 
 
-def sweep(own):
-    """Remove the directories dead agents left in /tmp (see above); returns what was done."""
+TMP_DIR = re.compile(r"^brickyard-")
+RUN_DIR = re.compile(r"^brickyard-[0-9a-f]{12}-")      # brickyard-<run id>-<host>, in a target
+
+
+def sweep(parent, pattern, keep=()):
+    """Remove the directories in ``parent`` named like ``pattern`` whose marker says their
+    maker is certainly gone (see above), stopping a server left listening in one first.
+    Returns what was done, in words."""
     me = identity()
     done = []
-    try:
-        names = sorted(os.listdir(TMP))
-    except OSError:
-        return done
-    for name in names:
-        path = os.path.join(TMP, name)
-        if not name.startswith("brickyard-") or path == own:
+    for name in sorted(os.listdir(parent)):
+        path = os.path.join(parent, name)
+        if not pattern.match(name) or path in keep:
             continue
         try:
             if not stat.S_ISDIR(os.lstat(path).st_mode):
@@ -405,31 +407,6 @@ def sweep(own):
         shutil.rmtree(path, ignore_errors=True)
         what = path + (" (stopped %s)" % ", ".join(stopped) if stopped else "")
         done.append(what + (": could not remove all of it" if os.path.lexists(path) else ""))
-    return done
-
-
-RUN_DIR = re.compile(r"^brickyard-[0-9a-f]{12}-")
-
-
-def sweep_run_dirs(parent):
-    """Run directories (``brickyard-<run id>-<host>``, marked) that killed runs of this host
-    left in a target directory; removed like the /tmp ones. Returns what was done."""
-    me = identity()
-    done = []
-    for name in sorted(os.listdir(parent)):
-        path = os.path.join(parent, name)
-        if not RUN_DIR.match(name) or path in owned:
-            continue
-        try:
-            if not stat.S_ISDIR(os.lstat(path).st_mode):
-                continue
-        except OSError:
-            continue
-        marker = marker_of(path)
-        if marker is None or not maker_gone(marker, me):
-            continue
-        shutil.rmtree(path, ignore_errors=True)
-        done.append(path + (": could not remove all of it" if os.path.lexists(path) else ""))
     return done
 
 
@@ -978,7 +955,10 @@ def main():
             SCRATCH = scratch
         except OSError:
             pass
-        swept = sweep(scratch)
+        try:
+            swept = sweep(TMP, TMP_DIR, keep=(scratch,))
+        except OSError:
+            pass
     emit({"event": "hello", "version": VERSION, "pid": os.getpid(), "t": time.monotonic(),
           "euid": os.geteuid(), "python": sys.version.split()[0], "swept": swept})
     while True:
@@ -1002,7 +982,7 @@ def main():
                 write_marker(path)          # a later run on this host may remove it if we are killed
                 emit({"event": "ok", "op": op, "path": path})
             elif op == "sweep":
-                emit({"event": "ok", "op": op, "swept": sweep_run_dirs(os.path.realpath(cmd["path"]))})
+                emit({"event": "ok", "op": op, "swept": sweep(os.path.realpath(cmd["path"]), RUN_DIR, keep=owned)})
             elif op == "rmtree":
                 path = cmd["path"]
                 if not is_owned(path):
