@@ -180,7 +180,7 @@ def test_a_failed_pgbench_start_leaves_no_server_directory(tmp_path):
         shutil.rmtree(base, ignore_errors=True)
 
 
-def test_run_directories_killed_runs_left_in_the_target_are_removed_by_the_next_run_there(tmp_path):
+def test_run_directories_killed_runs_left_in_the_target_are_removed_by_the_next_run_there(tmp_path, capsys):
     target = tmp_path / "target"
     target.mkdir()
     me = {"boot": open("/proc/sys/kernel/random/boot_id").read().strip(), "pidns": os.readlink("/proc/self/ns/pid"),
@@ -207,6 +207,13 @@ def test_run_directories_killed_runs_left_in_the_target_are_removed_by_the_next_
                                     [(TargetSpec("local", str(target)), LocalExecutor("local"))]))
     assert run.status is RunStatus.COMPLETE, run.error
     assert not dead.exists() and run.provenance.extra["leftovers_removed"]["local"] == [str(dead)]
+    dead.mkdir()                                   # and the CLI says so
+    (dead / MARKER).write_text(json.dumps({**me, "pid": 2 ** 22 + 3, "start": "7"}))
+    from brickyard.cli import main
+
+    assert main(["bench", "--target", f"local:{target}", "--workload", "dd", "--param", "block_sizes=64K",
+                 "--param", "concurrency=1", "--param", "size=64K", "--param", "repeats=1"]) == 0
+    assert f"removed what killed runs had left on local: {dead}" in capsys.readouterr().out
     assert live.exists() and other_host.exists() and unmarked.exists() and not_a_run_dir.exists()
     assert sorted(p.name for p in target.iterdir()) == sorted(p.name for p in (live, other_host, unmarked, not_a_run_dir))
 

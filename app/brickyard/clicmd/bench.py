@@ -295,6 +295,8 @@ def _run(args, workload, params, targets, link) -> int:
             print("flags: " + "; ".join(f"{f} = {FLAG_MEANINGS[f]}" if f in FLAG_MEANINGS else f for f in flags))
         for line in physics_lines(result):
             print(line)
+        for host, removed in (result.provenance.extra.get("leftovers_removed") or {}).items():
+            print(f"removed what killed runs had left on {host}: {', '.join(removed)}")
         tail = f": {result.error}" if result.error else ""
         said = ""
         if saved is not None:
