@@ -122,6 +122,15 @@ def test_only_marked_directories_of_a_gone_maker_are_removed(tmp_path):
                 shutil.rmtree(p, ignore_errors=True)
 
 
+def _made_by(agent_dir: str, parent: int) -> bool:
+    """Is the agent running from ``agent_dir`` a child of process ``parent``?"""
+    try:
+        marker = json.loads((Path(agent_dir) / MARKER).read_text())
+        return int(open(f"/proc/{marker['pid']}/stat").read().rsplit(")", 1)[1].split()[1]) == parent
+    except (OSError, ValueError, KeyError, IndexError):
+        return False
+
+
 def test_a_bench_run_killed_with_sigkill_leaves_no_agent_directory_and_no_run_files(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
@@ -137,7 +146,7 @@ def test_a_bench_run_killed_with_sigkill_leaves_no_agent_directory_and_no_run_fi
             time.sleep(0.05)
         else:
             pytest.fail("the run never started writing")
-        ours = agent_dirs() - before
+        ours = {d for d in agent_dirs() - before if _made_by(d, proc.pid)}   # not another test's
         assert ours
     finally:
         proc.send_signal(signal.SIGKILL)
