@@ -261,3 +261,28 @@ def test_renaming_a_client_in_the_inspector_follows_into_mounts_and_undoes(qtbot
     qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert topo.client("web1") is not None and topo.volume("gv3").mounts[0].client == "web1"
     assert "web1" in view.board.clients
+
+
+def test_a_thin_arbiter_is_chosen_in_the_layout_panel_and_undone_in_one_step(tmp_path, qtbot):
+    from brickyard.core.topology import Brick, Node
+
+    topo = small_topology()
+    topo.volumes[0].bricks = [BrickRef("n1", "/b1"), BrickRef("n2", "/b1")]
+    topo.volumes[0].layout = Layout(VolumeType.REPLICATE, replica=2)
+    topo.sites[1].name = "B"
+    topo.nodes.append(Node("witness", site="B", bricks=[Brick("/ta", 10**9)]))
+    win = MainWindow(topo, tmp_path / "settings.ini", tmp_path / "autosave")
+    show_active(qtbot, win)
+    panel, session = win.layout_panel, win.session
+    assert "split-brain" in win.verdict.findings.text()
+    choices = [panel.thin_arbiter.itemText(i) for i in range(panel.thin_arbiter.count())]
+    assert choices[0] == "none" and "witness:/ta" in choices and "n1:/b1" not in choices  # not its own bricks
+    panel.thin_arbiter.setCurrentIndex(choices.index("witness:/ta"))    # as a click on the entry does
+    panel.thin_arbiter.activated.emit(panel.thin_arbiter.currentIndex())
+    vol = session.volume
+    assert (vol.layout.replica, vol.layout.thin_arbiter, str(vol.thin_arbiter_brick)) == (2, 1, "witness:/ta")
+    assert session.plan.valid and "split-brain" not in win.verdict.findings.text()
+    assert "replica 2 thin-arbiter 1" in win.commands.command_text() and "n2:/b1 witness:/ta" in win.commands.command_text()
+    assert [str(b) for b in session.plan.sets[0].bricks] == ["n1:/b1", "n2:/b1", "witness:/ta"]
+    qtbot.keyClick(win.canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert session.volume.thin_arbiter_brick is None and session.volume.layout.thin_arbiter == 0

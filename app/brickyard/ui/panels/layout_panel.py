@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, Q
 from ...core import editing, edits
 from ...core.layout import resolve, volname_problem
 from ...core.plan import PlanResult, plan_volume
-from ...core.topology import Layout, Volume, VolumeType
+from ...core.topology import BrickRef, Layout, Volume, VolumeType
 from ..session import Session
 from .fields import mark_field
 
@@ -56,9 +56,14 @@ class LayoutPanel(QWidget):
             self.type.addItem(kind.value, kind.value)
         self.replica = QComboBox()
         self.arbiter = QCheckBox("arbiter (3rd brick of a set: metadata only)")
+        # replica 2 thin-arbiter 1: one brick outside the volume (on a host outside the pool)
+        self.thin_arbiter = QComboBox()
+        self.thin_arbiter.setToolTip("replica 2 thin-arbiter 1: a brick on a host outside the pool (usually in "
+                                     "a third site) that each replica pair consults when one of its bricks is "
+                                     "down. The host must run gluster's thin-arbiter process.")
         self.disperse = QComboBox()
         self.redundancy = QComboBox()
-        for combo in (self.volume_box, self.type, self.replica, self.disperse, self.redundancy):
+        for combo in (self.volume_box, self.type, self.replica, self.thin_arbiter, self.disperse, self.redundancy):
             # entries carry gluster's long reasons; the panel must still fit its dock
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(12)
@@ -84,6 +89,7 @@ class LayoutPanel(QWidget):
         form.addRow("Type", self.type)
         form.addRow("Replica", self.replica)
         form.addRow("", self.arbiter)
+        form.addRow("Thin-arbiter", self.thin_arbiter)
         form.addRow("Disperse", self.disperse)
         form.addRow("Redundancy", self.redundancy)
         form.addRow("", self.force)
@@ -102,6 +108,7 @@ class LayoutPanel(QWidget):
         for combo in (self.replica, self.disperse, self.redundancy):
             combo.activated.connect(self._counts_chosen)
         self.arbiter.toggled.connect(self._counts_chosen)
+        self.thin_arbiter.activated.connect(self._thin_arbiter_chosen)
         self.force.toggled.connect(self._force_toggled)
         self.auto_place.clicked.connect(self.place_automatically)
         session.sig_plan_changed.connect(self.sync)
@@ -120,8 +127,8 @@ class LayoutPanel(QWidget):
         self.volume_box.clear()
         self.volume_box.addItems([v.name for v in topo.volumes])
         self.volume_box.setCurrentText(self.session.volume_name)
-        for w in (self.name, self.type, self.replica, self.arbiter, self.disperse, self.redundancy,
-                  self.force, self.auto_place, self.delete_volume):
+        for w in (self.name, self.type, self.replica, self.arbiter, self.thin_arbiter, self.disperse,
+                  self.redundancy, self.force, self.auto_place, self.delete_volume):
             w.setEnabled(volume is not None)
         if self._note_for != self._placement_key():
             self.placement_note.clear()  # it described bricks and a layout that are gone
@@ -135,6 +142,7 @@ class LayoutPanel(QWidget):
                 combo.clear()
                 combo.setProperty("filled_for", "")
             self.arbiter.setChecked(False)
+            self.thin_arbiter.clear()
             self.force.setChecked(False)
             self.summary.setText(self.session.plan_problem)
             return
@@ -168,8 +176,10 @@ class LayoutPanel(QWidget):
                 combo.clear()
                 combo.setProperty("filled_for", "")
         self.arbiter.setChecked(bool(layout.arbiter))
+        self._fill_thin_arbiter(volume)
         self.replica.setEnabled(layout.type.is_replicated)
         self.arbiter.setEnabled(layout.type.is_replicated)
+        self.thin_arbiter.setEnabled(layout.type.is_replicated or volume.thin_arbiter_brick is not None)
         self.disperse.setEnabled(layout.type.is_dispersed)
         self.redundancy.setEnabled(layout.type.is_dispersed)
         self.force.setChecked(volume.force)
@@ -217,6 +227,23 @@ class LayoutPanel(QWidget):
             combo.addItem(f"{current} (current)", current)
         combo.setCurrentIndex(max(combo.findData(current), 0))
 
+    def _fill_thin_arbiter(self, volume: Volume) -> None:
+        """"none", then every brick of the topology outside the volume."""
+        current = volume.thin_arbiter_brick
+        used = set(volume.bricks)
+        choices = [str(ref) for ref, _ in self.session.topo.all_bricks() if ref not in used]
+        if current is not None and str(current) not in choices:
+            choices.append(str(current))
+        key = repr((choices, str(current)))
+        if self.thin_arbiter.property("filled_for") == key:
+            return
+        self.thin_arbiter.setProperty("filled_for", key)
+        self.thin_arbiter.clear()
+        self.thin_arbiter.addItem("none", "")
+        for text in choices:
+            self.thin_arbiter.addItem(text, text)
+        self.thin_arbiter.setCurrentIndex(max(self.thin_arbiter.findData(str(current) if current else ""), 0))
+
     # ---- widgets -> edits -----------------------------------------------------------
     def _push_layout(self, layout: Layout) -> None:
         volume = self.session.volume
@@ -232,7 +259,14 @@ class LayoutPanel(QWidget):
                   if (l.replica is not None) == kind.is_replicated and (l.disperse is not None) == kind.is_dispersed
                   and not l.arbiter]
         preferred = [l for l in family if l.replica == 3] + [l for l in family if l.type is kind] + family
-        self._push_layout(replace(preferred[0], type=kind) if preferred else Layout(kind))
+        layout = replace(preferred[0], type=kind) if preferred else Layout(kind)
+        if volume.thin_arbiter_brick is not None and layout != volume.layout:
+            # another type: its thin-arbiter brick goes with the thin-arbiter, in the same step
+            self.session.push(edits.Compound(f"make {volume.name} {kind.value}", [
+                edits.UpdateVolume(volume.name, {"thin_arbiter_brick": None}),
+                edits.SetVolumeLayout(volume.name, layout)]))
+            return
+        self._push_layout(layout)
 
     def _counts_chosen(self, *_: object) -> None:
         volume = self.session.volume
@@ -240,11 +274,30 @@ class LayoutPanel(QWidget):
             return
         kind = volume.layout.type
         if kind.is_replicated:
-            self._push_layout(Layout(kind, replica=self.replica.currentData(),
-                                     arbiter=1 if self.arbiter.isChecked() else 0))
+            arbiter = 1 if self.arbiter.isChecked() else 0
+            replica = self.replica.currentData()
+            # a thin-arbiter stays while the counts allow it (replica 2, no arbiter)
+            thin = volume.layout.thin_arbiter if not arbiter and replica == 2 else 0
+            self._push_layout(Layout(kind, replica=replica, arbiter=arbiter, thin_arbiter=thin))
         elif kind.is_dispersed:
             self._push_layout(Layout(kind, disperse=self.disperse.currentData(),
                                      redundancy=self.redundancy.currentData()))
+
+    def _thin_arbiter_chosen(self, *_: object) -> None:
+        """One undoable step: replica 2 thin-arbiter 1 with the chosen brick, or neither."""
+        volume = self.session.volume
+        if self._syncing or volume is None:
+            return
+        text = self.thin_arbiter.currentData() or ""
+        ref = BrickRef.parse(text) if text else None
+        if ref == volume.thin_arbiter_brick:
+            return
+        layout = (replace(volume.layout, replica=2, arbiter=0, thin_arbiter=1) if ref is not None
+                  else replace(volume.layout, thin_arbiter=0))
+        title = f"thin-arbiter {ref} for {volume.name}" if ref else f"no thin-arbiter for {volume.name}"
+        self.session.push(edits.Compound(title, [
+            edits.UpdateVolume(volume.name, {"thin_arbiter_brick": ref}),
+            edits.SetVolumeLayout(volume.name, layout)]))
 
     def _force_toggled(self, on: bool) -> None:
         volume = self.session.volume
