@@ -24,3 +24,14 @@ if os.environ.get("BRICKYARD_BLOCK_IMPORTS"):
             return None
 
     sys.meta_path.insert(0, _Block())
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _log_to_a_temporary_folder(tmp_path_factory):
+    """Commands run in-process (cli.main, the app) log (core.applog): into this run's temporary
+    folder, never the tester's ~/.local/state."""
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    yield

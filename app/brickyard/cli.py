@@ -33,6 +33,10 @@ COMMAND_MODULES = {
 }
 
 
+#: commands that reach hosts or run work: their SSH and run events go to the log file (core.applog)
+LOGGED_COMMANDS = frozenset({"preflight", "provision", "teardown", "import", "lab", "bench", "campaign"})
+
+
 class UsageError(Exception):
     """Bad input from the user, exit code 2: one line, or for a file with several problems
     one line per problem (``problems``: the strictjson Problems, also in the JSON document)."""
@@ -141,6 +145,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     as_json = bool(getattr(args, "json", False))
+    if args.command in LOGGED_COMMANDS:
+        from .core import applog
+
+        applog.setup(f"brickyard {args.command}")
     try:
         return int(args.func(args) or 0)
     except UsageError as exc:
@@ -152,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
         return 141
     except Exception as exc:  # noqa: BLE001 - a bug: the traceback for the report, JSON for the script
         traceback.print_exc()
+        import logging
+
+        logging.getLogger("brickyard").exception("brickyard %s: internal error", args.command)
         return _failed(f"brickyard {args.command}: internal error (a bug in Brickyard, please report it): "
                        f"{type(exc).__name__}: {exc}", f"internal error: {type(exc).__name__}: {exc}", 1, as_json,
                        internal_error=True)

@@ -46,3 +46,57 @@ def test_default_database_is_created_in_the_user_data_dir(home):
     assert (home / "data" / "brickyard" / "history.sqlite3").exists()
     assert store.run_count() == 0
     store.close()
+
+
+def test_the_window_keys_share_the_one_settings_file_with_history_db(home):
+    from brickyard.store.settings import Settings, settings_path
+
+    _settings(home, {"history_db": "sqlite:////srv/team.sqlite3"})
+    settings = Settings()
+    assert settings.path == settings_path() == home / "config" / "brickyard" / "settings.json"
+    settings.setValue("recent", ["/a.brickyard.json"])
+    settings.setValue("window/geometry", "AdnQywAD")
+    data = json.loads(settings.path.read_text())
+    assert data == {"history_db": "sqlite:////srv/team.sqlite3", "recent": ["/a.brickyard.json"],
+                    "window/geometry": "AdnQywAD"}
+    assert resolve_db_url()[0] == "sqlite:////srv/team.sqlite3"
+    assert oct(settings.path.stat().st_mode & 0o777) == "0o644"  # the user's own mode is kept
+
+
+def test_a_new_settings_file_is_private(home):
+    from brickyard.store.settings import Settings
+
+    settings = Settings()
+    settings.setValue("recent", [])
+    assert oct(settings.path.stat().st_mode & 0o777) == "0o600"  # it may hold a database URL with a password
+
+
+def test_two_processes_writing_settings_never_undo_each_others_keys(home):
+    from brickyard.store.settings import Settings
+
+    first, second = Settings(), Settings()
+    first.setValue("recent", ["/a.json"])
+    second.setValue("run/workload", "fio")
+    first.setValue("last_dir", "/tmp")
+    data = json.loads(first.path.read_text())
+    assert data == {"recent": ["/a.json"], "run/workload": "fio", "last_dir": "/tmp"}
+
+
+def test_a_broken_settings_file_is_named_and_never_overwritten(home):
+    from brickyard.store.settings import Settings
+
+    _settings(home, '{"history_db": "sqlite:////x", oops}')
+    settings = Settings()
+    assert "not valid JSON" in settings.problem and "fix it, or move it away" in settings.problem
+    settings.setValue("recent", ["/a.json"])
+    assert settings.value("recent") == ["/a.json"]   # kept for this session
+    assert (home / "config" / "brickyard" / "settings.json").read_text() == '{"history_db": "sqlite:////x", oops}'
+
+
+def test_a_value_json_cannot_hold_is_refused_before_anything_changes(home):
+    from brickyard.store.settings import Settings
+
+    settings = Settings()
+    with pytest.raises(TypeError):
+        settings.setValue("x", object())
+    assert not settings.path.exists() and settings.value("x") is None

@@ -98,5 +98,5 @@ def test_brickyard_gui_on_a_real_x_server_opens_and_quits_cleanly(xvfb, tmp_path
     env.pop("QT_QPA_PLATFORM", None)
     run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-3000:]
-    settings = list((tmp_path / "config").rglob("brickyard.ini"))
-    assert settings and "three-site.brickyard.json" in settings[0].read_text()
+    settings = tmp_path / "config" / "brickyard" / "settings.json"
+    assert "three-site.brickyard.json" in settings.read_text()

@@ -27,7 +27,7 @@ from typing import Any, Protocol, Sequence
 from .. import __version__
 from ..core.results import Provenance, RunResult, RunStatus, StepResult, mostly_suspect, suspect_steps
 from ..remote.executor import Executor, ExecutorError
-from ..remote.loop import Cancelled, Progress
+from ..remote.loop import Cancelled, Progress, run_log
 from . import provenance as prov
 from .agentclient import AgentError, AgentSession, HostLost, StepStalled
 from .api import ParamError, Workload
@@ -173,8 +173,13 @@ async def run_benchmark(
         run.error = "; ".join(x for x in [error, *cleanup_notes] if x)
         run.failed_host = host
         run.ended_at = time.time()
+        run_log.info("run %s ended %s after %.1f s: %d steps%s%s", run.run_id[:12], status.value,
+                     run.ended_at - run.started_at, len(run.steps), f" ({run.error})" if run.error else "",
+                     f", failed host {host}" if host else "")
         return run
 
+    run_log.info("run %s started: %s on %s (%s)", run.run_id[:12], workload.name, run.provenance.target,
+                 " ".join(f"{k}={v}" for k, v in run.provenance.parameters.items()))
     if guard is not None:
         guard.call("run_started", run)
     loop = asyncio.get_running_loop()

@@ -9,6 +9,7 @@ hand (``ssh-keygen -R``), exactly as OpenSSH demands.
 
 from __future__ import annotations
 
+import logging
 import os
 import shlex
 import threading
@@ -84,6 +85,8 @@ class UnknownHostKey(HostKeyError):
             self.store.parent.mkdir(parents=True, exist_ok=True)
             with open(self.store, "a", encoding="utf-8") as fh:
                 fh.write(line)
+        logging.getLogger(__name__).info("host key of %s (%s) accepted by the user: %s, stored in %s",
+                                         self.host, self.lookup, self.fingerprint, self.store)
         return self.store
 
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import threading
 from typing import Any, Awaitable, Callable, Coroutine, TypeVar
 
 T = TypeVar("T")
+#: every line a run, provisioning, teardown or campaign shows in its log also goes to the log file
+run_log = logging.getLogger("brickyard.run")
 
 
 class Cancelled(Exception):
@@ -48,6 +51,7 @@ class Progress:
 
     def log(self, line: str) -> None:
         self.lines.append(line)
+        run_log.info("%s", line)
         if self._on_log is not None:
             self._on_log(line)
 
@@ -58,6 +62,7 @@ class Progress:
                 return
             self._cancel.set()
             hooks, self._cancel_hooks = self._cancel_hooks, []
+        run_log.info("cancel asked%s", f" during: {self.text}" if self.text else "")
         for hook in hooks:
             hook()
 

@@ -357,8 +357,9 @@ class SshPool:
                     resolved.connect_timeout + 5,
                 )
             except (asyncssh.Error, asyncio.TimeoutError, OSError, UnicodeError) as exc:
-                raise self._failure(exc, alias, alias, resolved, client, stored, where, _via(jump),
-                                    _last_hop(jump)) from exc
+                failure = self._failure(exc, alias, alias, resolved, client, stored, where, _via(jump), _last_hop(jump))
+                log.info("ssh %s (%s%s): not connected: %s", alias, where, _via(jump), failure)
+                raise failure from exc
         try:
             if client.presented is not None and not stored and fingerprint(client.presented) in self.options.accepted_fingerprints:
                 UnknownHostKey(alias, resolved.lookup, client.presented, resolved.known_hosts.own_file).accept()
@@ -368,6 +369,8 @@ class SshPool:
         except BaseException:
             conn.close()
             raise
+        log.info("ssh %s (%s%s): connected, host key %s", alias, where, _via(jump),
+                 fingerprint(client.presented) if client.presented is not None else "verified")
         return _Host(conn, resolved, self.options.max_channels)
 
     async def _keep_password(self, alias: str, label: str, password: str) -> None:
@@ -619,6 +622,7 @@ class SshExecutor(Executor):
             host = await self._host()
             use_sudo = sudo and host.resolved.user != "root"
             command = remote_command(argv, sudo=use_sudo)
+            log.debug("ssh %s: %s", self.host, command)
             await host.channels.acquire()
             try:
                 proc = await host.conn.create_process(command, encoding=None)

@@ -1,8 +1,8 @@
 """Files for the planner window: New, Open, Save, Save As, recent files, examples,
 a prompt before losing changes, and autosave with recovery after a crash.
 
-Settings live in the user's config folder and autosaves in the data folder
-(``QStandardPaths``), both overridable for tests. An autosave names the file it belongs to
+Settings live in the one settings file (``store.settings.Settings``: recent files, the last
+folder) and autosaves in Brickyard's data folder (``core.paths``), both overridable for tests. An autosave names the file it belongs to
 and the process that wrote it; one left behind by a process that is gone is offered back.
 """
 
@@ -14,11 +14,13 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from ..core import topofile
+from ..core.paths import user_config_dir, user_data_dir
 from ..core.topology import Site, Topology
+from ..store.settings import Settings
 from .session import Session
 
 MAX_RECENT = 8
@@ -27,20 +29,26 @@ FILE_FILTER = "Brickyard topology (*.brickyard.json *.json);;All files (*)"
 
 
 def config_dir() -> Path:
-    return Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppConfigLocation))
+    return user_config_dir()
 
 
 def data_dir() -> Path:
-    return Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation))
+    return user_data_dir()
+
+
+def shipped(*parts: str) -> Path:
+    """A file shipped with Brickyard (``shipped("resources", "examples")``, ``shipped("README.md")``):
+    the source tree's in a checkout or editable install, ``brickyard/…`` inside the bundle."""
+    here = Path(__file__).resolve()
+    for candidate in (here.parents[3].joinpath(*parts), here.parents[1].joinpath(*parts)):
+        if candidate.exists():
+            return candidate
+    return here.parents[3].joinpath(*parts)
 
 
 def examples_dir() -> Path:
     """``resources/examples`` of the source tree (editable installs and the packaged app)."""
-    here = Path(__file__).resolve()
-    for candidate in (here.parents[3] / "resources" / "examples", here.parents[1] / "resources" / "examples"):
-        if candidate.is_dir():
-            return candidate
-    return here.parents[3] / "resources" / "examples"
+    return shipped("resources", "examples")
 
 
 def example_files() -> list[Path]:
@@ -72,7 +80,7 @@ class FileController(QObject):
         self.window = window
         self.path: Path | None = None
         self.recovered = False  # content came from an autosave: dirty until saved
-        self.settings = QSettings(str(settings_path or config_dir() / "brickyard.ini"), QSettings.Format.IniFormat)
+        self.settings = Settings(settings_path or config_dir() / "settings.json")
         self.autosave_dir = autosave_dir or data_dir() / "autosave"
         self.autosave_path = self.autosave_dir / f"session-{os.getpid()}.brickyard.json"
         self._autosaved_index = -1
@@ -106,10 +114,7 @@ class FileController(QObject):
 
     def _remember(self, path: Path) -> None:
         items = [str(path)] + [p for p in self.recent() if p != str(path)]
-        self.settings.setValue("recent", items[:MAX_RECENT])
-        self.settings.setValue("last_file", str(path))
-        self.settings.setValue("last_dir", str(path.parent))
-        self.settings.sync()
+        self.settings.update({"recent": items[:MAX_RECENT], "last_file": str(path), "last_dir": str(path.parent)})
         self.sig_recent_changed.emit(items[:MAX_RECENT])
 
     def start_dir(self) -> Path:

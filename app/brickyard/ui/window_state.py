@@ -11,13 +11,13 @@ planner tab, and both remembered between sessions.
 - The planner's docks (Inspector, Layout, Commands, …) belong to the Planner tab: on any other
   tab they are hidden, and coming back shows exactly the ones that were open, at their sizes.
 - ``saveGeometry``/``saveState`` of the planner layout are written to the window's settings when
-  it closes and restored when the next one opens (``STATE_VERSION`` invalidates states saved by
-  a Brickyard with other docks).
+  it closes (base64 text in settings.json) and restored when the next one opens
+  (``STATE_VERSION`` invalidates states saved by a Brickyard with other docks).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QObject, QSettings, QSize
+from PySide6.QtCore import QByteArray, QObject, QSize
 from PySide6.QtWidgets import QLayout, QMainWindow, QSizePolicy, QWidget
 
 STATE_VERSION = 1
@@ -28,7 +28,7 @@ MINIMUM_SIZE = QSize(640, 480)
 
 
 class WindowLayout(QObject):
-    def __init__(self, window: QMainWindow, planner: QWidget, settings: QSettings):
+    def __init__(self, window: QMainWindow, planner: QWidget, settings):
         super().__init__(window)
         self.window = window
         self.planner = planner
@@ -97,17 +97,30 @@ class WindowLayout(QObject):
 
     # ---- between sessions -----------------------------------------------------------
     def save(self) -> None:
-        self.settings.setValue(GEOMETRY_KEY, self.window.saveGeometry())
-        self.settings.setValue(STATE_KEY, self.planner_state())
+        self.settings.setValue(GEOMETRY_KEY, _text(self.window.saveGeometry()))
+        self.settings.setValue(STATE_KEY, _text(self.planner_state()))
         self.settings.sync()
 
     def restore(self) -> bool:
         """Geometry and dock layout of the last session; False (default size) when none."""
-        geometry = self.settings.value(GEOMETRY_KEY)
-        state = self.settings.value(STATE_KEY)
+        geometry = _bytes(self.settings.value(GEOMETRY_KEY))
+        state = _bytes(self.settings.value(STATE_KEY))
         restored = isinstance(geometry, QByteArray) and self.window.restoreGeometry(geometry)
         if not restored:
             self.window.resize(self.initial_size())
         if isinstance(state, QByteArray):
             restored = self.window.restoreState(state, STATE_VERSION) and restored
         return bool(restored)
+
+
+def _text(data: QByteArray) -> str:
+    return bytes(data.toBase64()).decode("ascii")
+
+
+def _bytes(value: object) -> QByteArray | None:
+    """A saved geometry or state: base64 text (settings.json) or a byte array (a QSettings)."""
+    if isinstance(value, QByteArray):
+        return value
+    if isinstance(value, str) and value:
+        return QByteArray.fromBase64(value.encode("ascii", errors="replace"))
+    return None
