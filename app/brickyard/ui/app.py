@@ -19,21 +19,18 @@ def _display_problem() -> str | None:
 
 
 def _startup_file(argv: list[str], files) -> tuple[str, object] | None:
-    """What to open: the FILE argument, else the last file, else the first example."""
+    """What to open: the FILE argument, else the last file, else nothing (the welcome view)."""
     from pathlib import Path
-
-    from .files import example_files
 
     if argv:
         return "open", Path(argv[0])
     last = files.last_file()
     if last is not None:
         return "open", last
-    examples = example_files()
-    return ("example", examples[0]) if examples else None
+    return None
 
 
-USAGE = "usage: brickyard-gui [--ssh-config FILE] [FILE]"
+USAGE = "usage: brickyard-gui [--ssh-config FILE] [FILE] | --self-test"
 
 
 def _parse(argv: list[str]) -> tuple[str | None, list[str]] | str:
@@ -62,9 +59,14 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if any(a in ("-h", "--help") for a in argv):
         print(f"{USAGE}\n\nOpen the Brickyard planner with FILE (a .brickyard.json topology), "
-              "or the last file, or an example.\n\n  --ssh-config FILE  OpenSSH client config for reaching hosts "
-              "(default ~/.ssh/config; also $BRICKYARD_SSH_CONFIG)")
+              "or the last file, or the welcome view.\n\n  --ssh-config FILE  OpenSSH client config for reaching hosts "
+              "(default ~/.ssh/config; also $BRICKYARD_SSH_CONFIG)\n  --self-test        check this installation "
+              "offscreen (window, plugins, history, a tiny local benchmark, PDF) and exit 0, or 1 naming what failed")
         return 0
+    if argv and argv[0] == "--self-test":
+        from .selftest import main as self_test
+
+        return self_test(argv[1:])
     parsed = _parse(argv)
     if isinstance(parsed, str):
         print(f"{USAGE}\nbrickyard-gui: {parsed}", file=sys.stderr)
@@ -76,22 +78,43 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     from PySide6.QtWidgets import QApplication
 
+    import logging
+
+    from ..core import applog
+
+    applog.setup("brickyard-gui")
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setOrganizationName("Brickyard")
     app.setApplicationName("Brickyard")
+    app.setDesktopFileName("brickyard")
     from .bridge import RemoteBridge
+    from .crash import CrashReporter
+    from .files import config_dir, data_dir
     from .mainwindow import MainWindow
+    from .profile import migrate_old_locations
+    from .style import app_icon
 
+    app.setWindowIcon(app_icon())
+    crashes = CrashReporter(app)
+    crashes.install()
+    from ..store.settings import Settings
+
+    for line in migrate_old_locations(Settings(config_dir() / "settings.json"), data_dir() / "autosave"):
+        logging.getLogger("brickyard").info("moved into the one settings place: %s", line)
     window = MainWindow(remote=RemoteBridge(ssh_config=ssh_config))
     problems: list[str] = []
     window.files.sig_error.connect(problems.append)
-    if not window.files.offer_recovery():
+    opened = window.files.offer_recovery()
+    if not opened:
         start = _startup_file(argv, window.files)
         if start is not None:
             kind, path = start
-            ok = window.files.open(path) if kind == "open" else window.files.open_example(path)
-            if not ok:
+            opened = window.files.open(path)
+            if not opened:
                 print(f"brickyard-gui: cannot open {path}:", *problems, sep="\n", file=sys.stderr)
+    if not opened:   # a first start: a new topology behind the welcome view, as File ▸ New makes
+        window.files.new()
+        window.open_welcome()
     window.show()
     window.canvas.fit()
     # what start-up built (Qt wrappers, modules, the scene) lives as long as the app: keep it out
@@ -102,7 +125,10 @@ def main(argv: list[str] | None = None) -> int:
         from PySide6.QtWidgets import QMessageBox
 
         QMessageBox.warning(window, "Brickyard", "\n".join(problems))
-    return app.exec()
+    try:
+        return app.exec()
+    finally:
+        crashes.uninstall()
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from ..core.topology import BrickRef, Topology
 from .bridge import RemoteBridge
 from .canvas.view import CanvasView
 from .files import FileController, example_files
+from .help import add_help_menu
 from .editors import ClientsPanel, VolumeOptionsEditor
 from .panels.commands_panel import CommandsPanel
 from .panels.compare_panel import ComparePanel
@@ -52,6 +53,7 @@ class MainWindow(QMainWindow):
         self.run_view: QWidget | None = None
         self.decision_view: QWidget | None = None
         self.campaign_view: QWidget | None = None
+        self.welcome: QWidget | None = None
         self._history_store = None
         self.session = Session(topo or Topology(), self)
         self.files = FileController(self.session, self, settings_path, autosave_dir)
@@ -99,6 +101,8 @@ class MainWindow(QMainWindow):
         self._set_title(self.files.title())
         self.window_layout = WindowLayout(self, self.canvas, self.files.settings)
         self.window_layout.restore()
+        if self.files.settings.problem:
+            self.statusBar().showMessage(self.files.settings.problem, 60000)
 
     def _dock(self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> None:
         """A dock for ``widget``. Side docks scroll (long forms); bottom docks hold panels that
@@ -181,6 +185,7 @@ class MainWindow(QMainWindow):
         action.setToolTip("Per layout: capacity, failures survived and measured throughput of the runs "
                           "selected in History, side by side")
         action.triggered.connect(lambda: self.open_decision())
+        add_help_menu(self)
 
     def _show_refusal(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
@@ -232,6 +237,54 @@ class MainWindow(QMainWindow):
             status.connect(self._show_refusal)
         self.add_view(plain, widget)
         return widget
+
+    # ---- welcome --------------------------------------------------------------------
+    def open_welcome(self) -> QWidget:
+        """Show the Welcome tab (built once): benchmark this machine, an example, an import,
+        a new topology, the recent files. A first start opens on it."""
+        from .welcome import WelcomeView
+
+        if self.welcome is None:
+            self.welcome = WelcomeView()
+            self.welcome.sig_benchmark.connect(self.benchmark_this_machine)
+            self.welcome.sig_open_example.connect(lambda path: self._to_planner(self.files.open_example(path)))
+            self.welcome.sig_open_file.connect(lambda path: self._to_planner(self.files.open(path)))
+            self.welcome.sig_new.connect(lambda: self._to_planner(self.files.new()))
+            self.welcome.sig_import.connect(self.import_from_cluster)
+            self.files.sig_recent_changed.connect(self.welcome.set_recent)
+            self.welcome.set_recent(self.files.recent())
+            self.tabs.insertTab(0, self.welcome, "Welcome")
+        self.tabs.setCurrentWidget(self.welcome)
+        return self.welcome
+
+    def _to_planner(self, done: bool) -> None:
+        if done:
+            self.tabs.setCurrentWidget(self.canvas)
+
+    def benchmark_this_machine(self, directory: str, tmpfs: str = "") -> bool:
+        """The local dd sweep on ``directory`` (and ``tmpfs``, the ceiling), each a baseline run
+        of the Run tab, saved to history and opened there charted when both are done."""
+        from ..bench.engine import TargetSpec
+        from .run.targets import Baseline
+        from .welcome import LOCAL_SWEEP
+
+        baselines = [Baseline("local directory", TargetSpec("local", directory))]
+        if tmpfs:
+            baselines.append(Baseline("tmpfs", TargetSpec("local", tmpfs)))
+        run = self.open_run()
+        run.sig_batch_finished.connect(self._chart_local_baseline)
+        started = run.measure_baselines(baselines, "dd", dict(LOCAL_SWEEP))
+        if not started:
+            run.sig_batch_finished.disconnect(self._chart_local_baseline)
+        return started
+
+    def _chart_local_baseline(self, _runs: list) -> None:
+        """The local sweep is done and History shows it: open its chart, one file vs N per block size."""
+        self.run_view.sig_batch_finished.disconnect(self._chart_local_baseline)
+        history = self.tabs.currentWidget()
+        compare = getattr(history, "compare", None)
+        if compare is not None:
+            compare.tabs.setCurrentWidget(compare.throughput_chart)
 
     # ---- cluster --------------------------------------------------------------------
     def _show_tab(self, title: str, widget: QWidget) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QIcon
 
 # Distinct, print-friendly hues for replica/disperse sets (cycled past twelve).
 SET_COLOURS = [
@@ -32,3 +32,16 @@ def set_colour(index: int) -> QColor:
 
 def state_colour(state: str) -> QColor:
     return QColor(STATE_COLOURS.get(state, "#607d8b"))
+
+
+def app_icon() -> QIcon:
+    """Brickyard's icon: the PNGs of resources/icons (16–256 px) and the SVG for any other size."""
+    from .files import shipped
+
+    icon = QIcon()
+    folder = shipped("resources", "icons")
+    for png in sorted(folder.glob("hicolor/*/apps/brickyard.png")):
+        icon.addFile(str(png))
+    if (folder / "brickyard.svg").is_file():
+        icon.addFile(str(folder / "brickyard.svg"))
+    return icon

@@ -212,6 +212,22 @@ class TargetsPanel(QWidget):
             self.baselines.takeItem(self.baselines.row(item))
         self._baselines_changed()
 
+    def tick_only(self, baselines: list[Baseline]) -> None:
+        """Tick exactly ``baselines`` (added when missing) and nothing else, no mount either."""
+        for i in range(self.mounts.count()):
+            self.mounts.item(i).setCheckState(Qt.CheckState.Unchecked)
+        present = [b.spec for b in self.all_baselines()]
+        self.baselines.blockSignals(True)
+        for baseline in baselines:
+            if baseline.spec not in present:
+                self.add_baseline(baseline, ticked=True)
+        wanted = {b.spec for b in baselines}
+        for i in range(self.baselines.count()):
+            item = self.baselines.item(i)
+            item.setCheckState(Qt.CheckState.Checked if item.data(ROLE).spec in wanted else Qt.CheckState.Unchecked)
+        self.baselines.blockSignals(False)
+        self._baselines_changed()
+
     def all_baselines(self) -> list[Baseline]:
         return [self.baselines.item(i).data(ROLE) for i in range(self.baselines.count())]
 

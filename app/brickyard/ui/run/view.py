@@ -224,6 +224,22 @@ class RunView(QWidget):
         self.broken.setVisible(bool(broken))
         self._workload_chosen()
 
+    def measure_baselines(self, baselines: list, workload: str, texts: dict[str, str]) -> bool:
+        """Run ``workload`` with ``texts`` (the rest at the plugin's defaults) on ``baselines``
+        only, each a run of its own saved to history: the welcome view's "Benchmark this
+        machine". The tab shows it as if chosen by hand. False: refused (the message says why)."""
+        if self.running:
+            self._say("A run is going on: wait for it or cancel it first.", error=True)
+            return False
+        if not self.select_workload(workload):
+            self._say(f"The {workload} workload is not installed or did not load: see the Workload box.", error=True)
+            return False
+        self.form.reset()
+        self.form.set_texts(texts)
+        self.targets.tick_only(baselines)
+        self.save_box.setChecked(True)
+        return self.start()
+
     def workload_name(self) -> str:
         return self.workload_box.currentData() or ""
 

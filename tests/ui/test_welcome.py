@@ -1,0 +1,167 @@
+"""The first run (issue 15): a fresh profile opens on the welcome view, and "Benchmark this
+machine" measures a local directory and tmpfs through the Run tab into a charted history."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from brickyard.store.history import HistoryStore
+from brickyard.ui import welcome
+from brickyard.ui.mainwindow import MainWindow
+
+from ..conftest import EXAMPLES
+
+LEFT = Qt.MouseButton.LeftButton
+#: the welcome's sweep, made small: the path and what it stores are what is tested here
+TINY_SWEEP = {"block_sizes": "64K,1M", "concurrency": "1,4", "size": "2M", "direction": "write", "repeats": "2"}
+
+
+def _start_app(monkeypatch, argv=()) -> MainWindow:
+    """``brickyard-gui`` as a user starts it, up to the event loop."""
+    from brickyard.ui import app as gui
+
+    seen = {}
+
+    def exec_and_capture(self):
+        seen["window"] = next(w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+        return 0
+    monkeypatch.setattr(type(QApplication.instance()), "exec", exec_and_capture)
+    assert gui.main(list(argv)) == 0
+    return seen["window"]
+
+
+def test_first_run_on_a_fresh_profile_ends_in_a_charted_local_baseline_stored_in_history(qtbot, monkeypatch,
+                                                                                          _fresh_profile):
+    monkeypatch.delenv("BRICKYARD_DB", raising=False)
+    monkeypatch.setattr(welcome, "LOCAL_SWEEP", TINY_SWEEP)
+    window = _start_app(monkeypatch)
+    qtbot.addWidget(window)
+    view = window.welcome
+    assert window.tabs.currentWidget() is view and window.tabs.tabText(0) == "Welcome"
+    assert view.no_recent.isVisibleTo(view) and not view.recent.isVisibleTo(view)
+    directory = _fresh_profile / "cache" / "brickyard" / "baseline"
+    assert view.dir_edit.text() == str(directory)
+    tmpfs = welcome.find_tmpfs()
+
+    qtbot.mouseClick(view.bench_button, LEFT)
+    assert window.run_view is not None and window.run_view.running
+    qtbot.waitUntil(lambda: window.tabs.tabText(window.tabs.currentIndex()) == "History", timeout=180_000)
+
+    # stored in the history of the fresh profile: one complete run per place measured
+    store = HistoryStore.open()
+    runs = store.load_runs([r.run_id for r in store.list_runs()])
+    store.close()
+    targets = sorted(r.provenance.target for r in runs)
+    assert targets == sorted([f"local:{directory}"] + ([f"local:{tmpfs}"] if tmpfs else [])), targets
+    assert all(r.status.value == "complete" and len(r.steps) == 2 * 2 * 2 for r in runs)
+    assert not list(directory.iterdir())         # the run removed its files
+
+    # charted: History opened on the chart, one file vs 4 at once for each place
+    history = window.tabs.currentWidget()
+    chart = history.compare.throughput_chart
+    assert history.compare.tabs.currentWidget() is chart
+    curves = list(chart.curves)
+    assert len(curves) == 2 * len(runs), curves
+    assert sum("single" in c for c in curves) == len(runs) and sum("4 concurrent" in c for c in curves) == len(runs)
+    for curve in chart.curves.values():
+        xs, ys = curve.getData()
+        assert len(xs) == 2 and all(y > 0 for y in ys)
+
+
+def test_the_sweep_refuses_a_directory_it_cannot_use_and_says_what_to_do(qtbot, tmp_path):
+    view = welcome.WelcomeView()
+    qtbot.addWidget(view)
+    started = []
+    view.sig_benchmark.connect(lambda d, t: started.append(d))
+    for text, words in ((str(tmp_path / "nope"), "does not exist: create it first"),
+                        ("relative/dir", "give the full path"),
+                        ("", "Choose a directory")):
+        view.dir_edit.setText(text)
+        assert not view.benchmark()
+        assert words in view.problem.text() and view.problem.isVisibleTo(view)
+    if os.geteuid() != 0:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        view.dir_edit.setText(str(locked))
+        assert not view.benchmark() and "cannot write" in view.problem.text()
+    view.dir_edit.setText(str(tmp_path))
+    assert view.benchmark() and started == [str(tmp_path)] and not view.problem.isVisibleTo(view)
+
+
+def test_the_sweep_needs_room_for_its_largest_step(monkeypatch, tmp_path):
+    import shutil
+
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(10**9, 10**9 - 10**6, 10**6))
+    problem = welcome.local_sweep_problem(str(tmp_path), "")
+    assert "1.00 MB free" in problem and "Free some space" in problem
+
+
+def test_tmpfs_is_found_only_where_a_tmpfs_is_mounted(tmp_path, monkeypatch):
+    table = tmp_path / "mounts"
+    table.write_text("sysfs /sys sysfs rw 0 0\n/dev/sda1 /dev/shm ext4 rw 0 0\n")
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    assert welcome.find_tmpfs(str(table)) == ""
+    table.write_text("tmpfs /dev/shm tmpfs rw,nosuid,nodev 0 0\n")
+    assert welcome.find_tmpfs(str(table)) == ("/dev/shm" if os.access("/dev/shm", os.W_OK) else "")
+
+
+def test_examples_recent_files_new_and_import_start_from_the_welcome_view(qtbot, monkeypatch, tmp_path):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    view = window.open_welcome()
+    assert [b.text() for b in view.example_buttons] == [p.name.removesuffix(".brickyard.json")
+                                                        for p in sorted(EXAMPLES.glob("*.brickyard.json"))]
+    qtbot.mouseClick(view.example_buttons[0], LEFT)
+    assert window.tabs.currentWidget() is window.canvas and window.session.topo.nodes and window.files.path is None
+
+    saved = tmp_path / "mine.brickyard.json"
+    window.files.choose_save_path = lambda: str(saved)
+    assert window.files.save_as()
+    window.open_welcome()
+    assert view.recent.count() == 1 and view.recent.item(0).data(Qt.ItemDataRole.UserRole) == str(saved)
+    window.files.new()
+    window.open_welcome()
+    view.recent.itemActivated.emit(view.recent.item(0))
+    assert window.files.path == saved and window.tabs.currentWidget() is window.canvas
+
+    window.open_welcome()
+    qtbot.mouseClick(view.new_button, LEFT)
+    assert window.files.path is None and not window.session.topo.nodes
+
+    asked = []
+    monkeypatch.setattr(MainWindow, "import_from_cluster", lambda self: asked.append(True) or False)
+    window2 = MainWindow()
+    qtbot.addWidget(window2)
+    qtbot.mouseClick(window2.open_welcome().import_button, LEFT)
+    assert asked == [True]
+
+
+def test_a_missing_recent_file_is_shown_greyed_not_offered(qtbot, tmp_path):
+    view = welcome.WelcomeView()
+    qtbot.addWidget(view)
+    there = tmp_path / "there.brickyard.json"
+    there.write_text("{}")
+    view.set_recent([str(there), str(tmp_path / "gone.brickyard.json")])
+    assert view.recent.item(0).flags() & Qt.ItemFlag.ItemIsEnabled
+    assert not view.recent.item(1).flags() & Qt.ItemFlag.ItemIsEnabled and "(missing)" in view.recent.item(1).text()
+
+
+@pytest.mark.parametrize("argv_file", [True, False])
+def test_a_later_start_opens_the_file_not_the_welcome(qtbot, monkeypatch, tmp_path, argv_file):
+    from brickyard.core import topofile
+
+    path = tmp_path / "t.brickyard.json"
+    topofile.save(topofile.load(EXAMPLES / "three-site.brickyard.json"), path)
+    if not argv_file:
+        from brickyard.store.settings import Settings
+
+        Settings().setValue("last_file", str(path))
+    window = _start_app(monkeypatch, [str(path)] if argv_file else [])
+    qtbot.addWidget(window)
+    assert window.files.path == Path(path) and window.welcome is None
+    assert window.tabs.currentWidget() is window.canvas
