@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up Brickyard on a fresh Debian/Ubuntu machine, then start the app or run the tests.
 #   bash scripts/bootstrap.sh start [FILE]   installs what the app needs, starts brickyard-gui
-#   bash scripts/bootstrap.sh test [ARGS]    installs what the tests need, runs pytest
+#   bash scripts/bootstrap.sh test [ARGS]    installs what the tests need, runs pytest; without
+#                                            ARGS (as CI) it also builds and checks the bundle
 # As root it installs the apt packages itself; otherwise it prints the exact apt-get line and stops.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -75,4 +76,15 @@ set +e
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then echo "pytest collected no tests" >&2; fi
+# A full run (no pytest arguments, as CI) also builds the one-folder bundle and checks it:
+# its --self-test offscreen and a third-party plugin beside it. BRICKYARD_SKIP_BUNDLE=1 skips it.
+if [ $# -eq 0 ] && [ "${BRICKYARD_SKIP_BUNDLE:-}" != 1 ]; then
+  echo "== bundle: packaging/build.sh --check"
+  set +e
+  bash packaging/build.sh --check
+  bundle_rc=$?
+  set -e
+  if [ "$bundle_rc" -ne 0 ]; then echo "the bundle build or its check failed (exit $bundle_rc)" >&2; fi
+  [ "$rc" -ne 0 ] || rc=$bundle_rc
+fi
 exit "$rc"
