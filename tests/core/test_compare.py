@@ -44,6 +44,14 @@ def test_provenance_diff_lists_only_what_differs_versions_before_options():
     assert provenance_diff([a, dataclasses.replace(a, run_id="c" * 32)]) == []
 
 
+def test_runs_that_differ_only_by_target_are_labelled_by_it():
+    disk = _run("a" * 32, "10.3", {(4096, 1): [1e8]})
+    disk = dataclasses.replace(disk, provenance=dataclasses.replace(disk.provenance, target="local:/home/me/.cache/b"))
+    shm = dataclasses.replace(disk, run_id="b" * 32,
+                              provenance=dataclasses.replace(disk.provenance, target="local:/dev/shm"))
+    assert run_labels([disk, shm]) == ["target local:/home/me/.cache/b", "target local:/dev/shm"]
+
+
 def test_clear_speed_up_is_significant_and_worded_with_direction():
     a = _run("a" * 32, "3.12.15", {(1 << 20, 1): [100e6, 102e6, 98e6, 101e6, 99e6]})
     b = _run("b" * 32, "6.0", {(1 << 20, 1): [120e6, 123e6, 118e6, 121e6, 119e6]})

@@ -119,9 +119,10 @@ def provenance_diff(runs: Sequence[RunResult]) -> list[Difference]:
 
 def run_labels(runs: Sequence[RunResult]) -> list[str]:
     """Short names that tell the runs apart by what differs: 'gluster 6.0' vs 'gluster 3.12.15',
-    else the layout, else the start time and id."""
+    else the layout, else the target ('target local:/dev/shm' vs a local disk's directory, as
+    "Benchmark this machine" measures), else the start time and id."""
     diffs = provenance_diff(runs)
-    for prefer in ("gluster on", "layout", "option ", "volume", "kernel on", "parameter "):
+    for prefer in ("gluster on", "layout", "option ", "volume", "target", "kernel on", "parameter "):
         for d in diffs:
             if d.field.startswith(prefer) and len(set(d.values)) == len(runs):
                 head = "gluster" if d.field.startswith("gluster on") else \
