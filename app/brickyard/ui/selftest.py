@@ -14,8 +14,9 @@ Steps, each printed as ``ok``/``FAIL``/``skip`` with what it found:
    (the Alembic scripts are inside).
 5. **benchmark**: a tiny local dd sweep through the real engine and agent, stored in that
    history and read back.
-6. **report**: that run exported as a PDF through ``brickyard.report``. Until the report
-   module is built this says "report: not built"; when it exists and fails, the test fails.
+6. **report**: that run exported as a PDF through ``brickyard.report`` (``content_from_runs``
+   and ``export_report``, as File ▸ Export PDF… does). Until the report module is built this
+   says "report: not built"; when it exists and fails, the test fails.
 
 Exit 0 when nothing failed, else 1; the last line names what failed.
 """
@@ -230,20 +231,22 @@ class SelfTest:
             module = importlib.import_module("brickyard.report")
         except ImportError:
             return "not built (brickyard.report is not part of this installation)"
-        export = getattr(module, "export_runs_pdf", None)
-        if export is None:
+        content_from_runs = getattr(module, "content_from_runs", None)
+        export_report = getattr(module, "export_report", None)
+        if content_from_runs is None or export_report is None:
             if not list(pkgutil.iter_modules(module.__path__)):
                 return "not built (brickyard.report is still empty)"
-            raise Failed("brickyard.report is there but offers no export_runs_pdf(store, run_ids, path): "
+            raise Failed("brickyard.report is there but has no content_from_runs/export_report: "
                          "the self-test does not know how to export a PDF with it")
         if not self.run_id or self.store is None:
             raise Failed("no stored run to report on (see the benchmark step)")
         pdf = self.tmp / "self-test.pdf"
-        export(self.store, [self.run_id], pdf)
+        result = export_report(content_from_runs(self.store, [self.run_id]), pdf)
         data = pdf.read_bytes() if pdf.is_file() else b""
-        if not data.startswith(b"%PDF") or len(data) < 1000:
-            raise Failed(f"{pdf} is not a PDF ({len(data)} bytes)")
-        return f"PDF of the run exported ({len(data):,} bytes)"
+        if not data.startswith(b"%PDF") or b"%%EOF" not in data[-1024:]:
+            raise Failed(f"{pdf} is not a whole PDF ({len(data)} bytes)")
+        pages = getattr(result, "pages", None)
+        return f"PDF of the run exported ({pages} page{'s' if pages != 1 else ''}, {len(data):,} bytes)"
 
 
 def main(argv: list[str] | None = None) -> int:
