@@ -22,6 +22,7 @@ from ..bench.lines import step_line
 from ..cli import emit_json
 from ..core.results import RunResult, RunStatus, mostly_suspect, suspect_steps
 from ..core.units import format_bytes, parse_link_rate
+from .remote_common import add_ssh_arguments
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,14 +35,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="gluster server: caches dropped there before reads; volume info read from the first")
     p.add_argument("--link", metavar="RATE", help="client link speed for the physics check, e.g. 1Gbit, 10Gbit, "
                                                   "117MB/s (default: each client's, found through sysfs)")
-    p.add_argument("--ssh-config", metavar="FILE", help="OpenSSH config file to use for host aliases")
-    p.add_argument("--json", action="store_true", help="print the run result as JSON")
     p.add_argument("--save", action="store_true", help="store the run in the history database as it is measured")
     p.add_argument("--db", metavar="URL", help="history database for --save (SQLAlchemy URL; default as "
                                                "`brickyard history`)")
     p.add_argument("--list", action="store_true", help="list the workloads found (and broken plugins) and exit")
     p.add_argument("--no-wait", action="store_true",
                    help="refuse (exit 1) instead of waiting when a host is running another benchmark")
+    add_ssh_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -187,9 +187,9 @@ def _run(args, workload, params, targets, link) -> int:
 
     pool = None
     if any(not t.is_local for t in targets) or args.server:
-        from ..remote.ssh import SshOptions, SshPool
+        from .remote_common import make_pool
 
-        pool = SshPool(SshOptions(config_files=[args.ssh_config] if args.ssh_config else None))
+        pool = make_pool(args)   # the pool every command builds: passphrases, passwords, accepted keys
 
     def executor(host: str):
         return LocalExecutor("local") if host == "local" else pool.executor(host)

@@ -5,26 +5,53 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import getpass
 import os
+import re
 import sys
 from pathlib import Path
-from typing import Awaitable, Callable, TypeVar
+from typing import TYPE_CHECKING, Awaitable, Callable, TypeVar
 
 from ..cli import UsageError, emit_json
-from ..remote.commandline import dry_run_lines
-from ..remote.hostkeys import HostKeyChanged, UnknownHostKey, host_key_json
-from ..remote.loop import Progress
-from ..remote.ssh import PassphraseMemo, SshOptions, SshPool
-from ..remote.steps import RunReport
+
+if TYPE_CHECKING:   # SSH libraries load only when a command reaches a host (`bench local:` needs none)
+    from ..remote.loop import Progress
+    from ..remote.ssh import PassphraseMemo, SshPool
+    from ..remote.steps import RunReport
 
 T = TypeVar("T")
+_FINGERPRINT = re.compile(r"SHA256:([A-Za-z0-9+/]{43})=?")
+
+
+def host_key_fingerprint(text: str) -> str:
+    """``--accept-host-key``'s value as ssh-keygen -l prints it (``SHA256:`` and the 43
+    base64 characters of 32 bytes; a trailing ``=`` is dropped), or ArgumentTypeError naming
+    what is wrong: argparse makes it exit 2 before the command does anything, dry runs too."""
+    m = _FINGERPRINT.fullmatch(text)
+    if m is not None:
+        digest = m.group(1)
+        raw = base64.b64decode(digest + "=")
+        if base64.b64encode(raw).decode().rstrip("=") == digest:
+            return f"SHA256:{digest}"
+    if text[:4].upper() == "MD5:":
+        why = "an MD5 fingerprint; give the SHA256 one (ssh-keygen -l -E sha256 -f KEY)"
+    elif not text.startswith("SHA256:"):
+        why = "expected a SHA256:... fingerprint as ssh-keygen -l prints it"
+    elif m is not None:
+        why = "not a SHA256 digest (its last character cannot end 32 bytes of base64)"
+    else:
+        digest = text.removeprefix("SHA256:")
+        why = f"a SHA256 fingerprint has 43 base64 characters (A-Z a-z 0-9 + /) after SHA256:, this has {len(digest)}"
+        if not re.fullmatch(r"[A-Za-z0-9+/]*=?", digest):
+            why += ", not all of them base64"
+    raise argparse.ArgumentTypeError(f"{text!r}: {why}")
 
 
 def add_ssh_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ssh-config", metavar="FILE",
                    help="OpenSSH client config to use instead of ~/.ssh/config (hosts, users, ports, keys, ProxyJump, known_hosts)")
-    p.add_argument("--accept-host-key", metavar="SHA256:...", action="append", default=[],
+    p.add_argument("--accept-host-key", metavar="SHA256:...", action="append", default=[], type=host_key_fingerprint,
                    help="accept this unknown host key fingerprint once and remember it (repeatable)")
     p.add_argument("--ask-password", action="store_true",
                    help="ask for an SSH password when keys fail and keep it in the OS keyring only")
@@ -40,6 +67,8 @@ _passphrases: PassphraseMemo | None = None
 
 def _passphrase_prompt() -> PassphraseMemo:
     """One memo per process, so a retry after accepting a host key does not ask again."""
+    from ..remote.ssh import PassphraseMemo
+
     global _passphrases
     if _passphrases is None:
         _passphrases = PassphraseMemo(lambda name: getpass.getpass(f"passphrase for {name}: "))
@@ -47,15 +76,17 @@ def _passphrase_prompt() -> PassphraseMemo:
 
 
 def make_pool(args: argparse.Namespace) -> SshPool:
+    """The SSH pool of every command that reaches hosts (preflight, provision, teardown,
+    import, bench, campaign): the --ssh-config file, the fingerprints accepted up front, a key
+    passphrase asked on the terminal once per process, and --ask-password."""
+    from ..remote.ssh import SshOptions, SshPool
+
     config = None
     if args.ssh_config:
         path = Path(args.ssh_config)
         if not path.is_file():
             raise UsageError(f"--ssh-config {args.ssh_config}: no such file")
         config = [str(path)]
-    for fp in args.accept_host_key:
-        if not fp.startswith("SHA256:"):
-            raise UsageError(f"--accept-host-key {fp!r}: expected a SHA256:... fingerprint as ssh-keygen -l prints it")
     interactive = _interactive()
     return SshPool(SshOptions(
         config_files=config,
@@ -67,6 +98,9 @@ def make_pool(args: argparse.Namespace) -> SshPool:
 
 def run_with_pool(args: argparse.Namespace, body: Callable[[SshPool], Awaitable[T]]) -> T:
     """Run ``body(pool)``; on an unknown host key ask the user (on a terminal) and retry."""
+    from ..remote.hostkeys import UnknownHostKey
+    from ..remote.steps import RunReport
+
     accepted: set[str] = set()
     while True:
         pool = make_pool(args)
@@ -102,6 +136,8 @@ def run_with_pool(args: argparse.Namespace, body: Callable[[SshPool], Awaitable[
 
 def host_key_exit(exc: Exception, as_json: bool) -> int:
     """Report a refused host key (exit 1)."""
+    from ..remote.hostkeys import HostKeyChanged, UnknownHostKey, host_key_json
+
     doc = {"ok": False, "error": str(exc), "exit": 1, "host": getattr(exc, "host", "")}
     if isinstance(exc, (UnknownHostKey, HostKeyChanged)):
         doc["host_key"] = host_key_json(exc)
@@ -114,12 +150,16 @@ def host_key_exit(exc: Exception, as_json: bool) -> int:
 
 def cli_progress(as_json: bool) -> Progress:
     """Log lines go to stderr as they happen (stdout stays clean for --json)."""
+    from ..remote.loop import Progress
+
     quiet = os.environ.get("BRICKYARD_QUIET") == "1"
     return Progress(on_log=None if quiet else (lambda line: print(line, file=sys.stderr, flush=True)))
 
 
 def print_report(report: RunReport, as_json: bool) -> int:
     """The report on stdout; exit 0 done, 1 a step failed, 130 interrupted by Ctrl-C."""
+    from ..remote.commandline import dry_run_lines
+
     code = 130 if report.interrupted else 0 if report.ok else 1
     if as_json:
         emit_json({**report.to_json(), "exit": code}, indent=2)
