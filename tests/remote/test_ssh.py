@@ -57,6 +57,31 @@ def test_command_runs_with_status_streams_and_the_marker_removed(trusted, tmp_pa
     assert result.host == "target"
 
 
+def test_ssh_logins_and_refusals_go_to_the_log(sshd, tmp_path, caplog):
+    """The log file (core.applog) gets each login, where and as whom, and why one failed."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="brickyard.remote.ssh")
+    sshd.user_known_hosts.write_text("")
+
+    async def refused(pool):
+        with pytest.raises(UnknownHostKey):
+            await pool.executor("target").run(["true"])
+
+    _with_pool(sshd, tmp_path, refused)
+    sshd.trust()
+
+    async def fine(pool):
+        await pool.executor("target").run(["true"], check=True)
+
+    _with_pool(sshd, tmp_path, fine)
+    lines = [r.getMessage() for r in caplog.records if r.name == "brickyard.remote.ssh"]
+    where = f"{sshd.user}@127.0.0.1:{sshd.port}"
+    assert any(line.startswith(f"ssh target ({where}): not connected:") and sshd.host_fingerprint in line
+               for line in lines), lines
+    assert any(line == f"ssh target ({where}): connected, host key verified" for line in lines), lines
+
+
 def test_unknown_host_key_needs_acceptance_then_is_remembered(sshd, tmp_path):
     sshd.user_known_hosts.write_text("")
 
