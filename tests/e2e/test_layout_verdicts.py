@@ -339,7 +339,7 @@ CAPACITY_CASES = [
 TA_VOLFILE = "/tmp/brickyard-e2e-ta.vol"
 TA_START = (  # $1 the thin-arbiter directory: gluster's thin-arbiter.vol pointed at it, started in the background
     'mkdir -p "$1/.glusterfs/indices" && sed "s?/mnt/thin-arbiter?$1?g" /etc/glusterfs/thin-arbiter.vol > '
-    f'{TA_VOLFILE} && /usr/sbin/glusterfsd -N --volfile-id ta -f {TA_VOLFILE} --brick-port 24007 '
+    f'{TA_VOLFILE} || exit 1; /usr/sbin/glusterfsd -N --volfile-id ta -f {TA_VOLFILE} --brick-port 24007 '
     '--xlator-option ta-server.transport.socket.listen-port=24007 -l /tmp/brickyard-e2e-ta.log '
     '</dev/null >/dev/null 2>&1 & echo $!')
 
@@ -381,7 +381,12 @@ def test_the_client_sees_the_capacity_and_failures_the_planner_says(shell, index
             assert sh.run(f"node{node}", ["fallocate", "-l", f"{mib}M", "/srv/brick1/byfiller"]).ok
         _make_dirs(sh, case, specs)
         if layout.thin_arbiter:
+            from brickyard.remote.preflight import OK, check_thin_arbiter
+
             ta_pid = sh.run(TA_HOST, ["sh", "-c", TA_START, "sh", "/srv/ta"]).text.strip()
+            seen = sh.thread.run(check_thin_arbiter(sh.pool.executor(TA_HOST), TA_HOST, {"/srv/ta"}), timeout=120)
+            ta_check = next(c for c in seen.checks if c.name == "thin-arbiter")
+            assert ta_check.status == OK, ta_check.message   # pre-flight sees the thin-arbiter process
         made = sh.run(create.host, list(create.argv))   # the planner's own command
         assert made.ok, made.text
         assert sh.run("node1", ["gluster", "--mode=script", "volume", "start", name]).ok

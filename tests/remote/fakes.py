@@ -47,6 +47,7 @@ class FakeCluster:
     addresses: dict[str, str] = field(default_factory=lambda: {
         **{f"node{i}": f"10.77.0.{10 + i}" for i in range(1, 5)}, "client1": "10.77.0.101", "client2": "10.77.0.102"})
     volume_clients: dict[str, list[str]] = field(default_factory=dict)
+    ta_facts: dict[str, str] = field(default_factory=dict)  # host -> the thin-arbiter probe's answer
 
     def executor(self, host: str) -> "FakeExecutor":
         return FakeExecutor(host, self)
@@ -172,6 +173,8 @@ class FakeCluster:
                 return 0, b"removed\n", b""
             if script == _preflight.BRICK_PROBE_SCRIPT:
                 return 0, self.brick_facts[(host, args[0])].encode(), b""
+            if script == _preflight.THIN_ARBITER_PROBE_SCRIPT:
+                return 0, self.ta_facts.get(host, "process=0\nglusterd=0\n").encode(), b""
             if script == _preflight.TOOLS_SCRIPT:
                 return 0, b"".join(f"{t}={1 if t != 'fio' else 0}\n".encode() for t in args), b""
         if argv[:3] == ["grep", "-qxF", "--"] and argv[4] == "/etc/fstab":

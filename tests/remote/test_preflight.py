@@ -169,3 +169,35 @@ def test_a_non_root_login_without_sudo_fails_that_check_with_sudos_reason(answer
     assert check.message.startswith(f"logged in as uid 1000, not root, and {why}; gluster and mount need root")
     # nothing that needs root is tried on such a host
     assert set(by_host["node1"]) == {"reachable", "authenticated", "root or sudo"}
+
+
+def _stretch():
+    from brickyard.core.topology import Brick, BrickRef, Layout, Node, Topology, Volume, VolumeType
+
+    topo = Topology(name="t", nodes=[Node(n, bricks=[Brick("/srv/b", 10**9)]) for n in ("node1", "node2")]
+                    + [Node("witness", bricks=[Brick("/srv/ta", 10**6)])])
+    topo.volumes.append(Volume("gv0", Layout(VolumeType.REPLICATE, replica=2, thin_arbiter=1),
+                               [BrickRef("node1", "/srv/b"), BrickRef("node2", "/srv/b")],
+                               thin_arbiter_brick=BrickRef("witness", "/srv/ta")))
+    return topo
+
+
+@pytest.mark.parametrize("facts,status,words", [
+    ("process=1\ndirectory=/srv/ta\nglusterd=0\n", "ok", "serves /srv/ta"),
+    ("process=0\nglusterd=0\n", "fail", "setup-thin-arbiter.sh -s"),
+    ("process=1\ndirectory=/mnt/thin-arbiter\nglusterd=0\n", "fail", "serves /mnt/thin-arbiter, not /srv/ta"),
+    ("process=0\nglusterd=1\n", "fail", "glusterd runs here and holds port 24007"),
+])
+def test_the_thin_arbiter_host_runs_the_thin_arbiter_process_for_that_path_and_no_glusterd(facts, status, words):
+    from brickyard.remote.preflight import preflight_hosts
+
+    topo = _stretch()
+    assert preflight_hosts(topo) == [("node1", "server"), ("node2", "server"), ("witness", "thin-arbiter")]
+    assert preflight_hosts(topo, "gv0")[-1] == ("witness", "thin-arbiter")
+    cluster = FakeCluster(ta_facts={"witness": facts},
+                          brick_facts={(n, "/srv/b"): _facts() for n in ("node1", "node2")})
+    report = asyncio.run(preflight(topo, executors(cluster), "gv0"))
+    (witness,) = [h for h in report.hosts if h.host == "witness"]
+    check = next(c for c in witness.checks if c.name == "thin-arbiter")
+    assert (check.status, words in check.message) == (status, True), check.message
+    assert not any(argv[0] == "gluster" for h, argv in cluster.calls if h == "witness")   # no glusterd asked

@@ -75,6 +75,21 @@ fi
 exit 0
 '''
 
+# The thin-arbiter host of a replica 2 thin-arbiter 1 volume: gluster's thin-arbiter process
+# (glusterfsd --volfile-id ta, as setup-thin-arbiter.sh starts it) and the directory it serves,
+# and whether glusterd runs there too (both want port 24007). Read-only.
+THIN_ARBITER_PROBE_SCRIPT = r'''
+line="$(ps -eo args= | grep -E -- '--volfile-id ta( |$)' | head -n1)"
+if [ -n "$line" ]; then
+  echo "process=1"
+  f="$(printf '%s\n' "$line" | sed -n 's/.* -f \([^ ]*\).*/\1/p')"
+  [ -n "$f" ] && [ -r "$f" ] && echo "directory=$(sed -n 's/^ *option directory *//p' "$f" | head -n1)"
+else
+  echo "process=0"
+fi
+if ps -eo comm= | grep -qx glusterd; then echo "glusterd=1"; else echo "glusterd=0"; fi
+'''
+
 TOOLS_SCRIPT = r'''
 PATH="$PATH:/usr/sbin:/sbin"
 for t in "$@"; do
@@ -392,16 +407,54 @@ async def check_client(ex: Executor, name: str) -> HostChecks:
     return hc
 
 
+def _thin_arbiters(topo: Topology, volume_name: str | None) -> dict[str, set[str]]:
+    """Thin-arbiter host -> the thin-arbiter paths it must serve (one volume's, or every one's)."""
+    volumes = [topo.require_volume(volume_name)] if volume_name else topo.volumes
+    out: dict[str, set[str]] = {}
+    for v in volumes:
+        if v.thin_arbiter_brick is not None and v.layout.thin_arbiter:
+            out.setdefault(v.thin_arbiter_brick.node, set()).add(v.thin_arbiter_brick.path)
+    return out
+
+
 def preflight_hosts(topo: Topology, volume_name: str | None = None) -> list[tuple[str, str]]:
-    """(host, role) in the order pre-flight reports them: servers, then clients."""
+    """(host, role) in the order pre-flight reports them: servers, thin-arbiter hosts, clients.
+    A node that holds only thin-arbiter bricks is no server: it must not run glusterd."""
+    thin = _thin_arbiters(topo, volume_name)
     if volume_name:
         volume = topo.require_volume(volume_name)
         servers = list(dict.fromkeys(r.node for r in volume.bricks))
         clients = list(dict.fromkeys(m.client for m in volume.mounts))
     else:
-        servers = [n.name for n in topo.nodes]
+        data = {r.node for v in topo.volumes for r in v.bricks}
+        servers = [n.name for n in topo.nodes if n.name in data or n.name not in thin]
         clients = [c.name for c in topo.clients]
-    return [(s, "server") for s in servers] + [(c, "client") for c in clients]
+    return ([(s, "server") for s in servers] + [(t, "thin-arbiter") for t in thin if t not in servers]
+            + [(c, "client") for c in clients])
+
+
+async def check_thin_arbiter(ex: Executor, name: str, paths: set[str]) -> HostChecks:
+    """The thin-arbiter process runs and serves the volume's thin-arbiter path; no glusterd."""
+    hc = HostChecks(name, "thin-arbiter")
+    if not await _access(ex, hc):
+        return hc
+    f = _kv((await ex.run(["sh", "-c", THIN_ARBITER_PROBE_SCRIPT], sudo=True, timeout=30)).text)
+    setup = ("run /usr/share/glusterfs/scripts/setup-thin-arbiter.sh -s there and give it the path "
+             f"{' or '.join(sorted(paths))} (it starts gluster-ta-volume.service)")
+    if f.get("glusterd") == "1":
+        hc.add("thin-arbiter", FAIL, "glusterd runs here and holds port 24007, which the thin-arbiter process needs: "
+                                     "clients would never reach a thin-arbiter here; use a host outside the pool")
+    elif f.get("process") != "1":
+        hc.add("thin-arbiter", FAIL, f"no thin-arbiter process runs here: {setup}")
+    elif f.get("directory") and f["directory"] not in paths:
+        hc.add("thin-arbiter", FAIL, f"the thin-arbiter process serves {f['directory']}, not "
+                                     f"{' or '.join(sorted(paths))}: the volume's thin-arbiter brick must name "
+                                     "the path it serves (one per host)")
+    else:
+        served = f.get("directory") or "its directory"
+        hc.add("thin-arbiter", OK, f"the thin-arbiter process runs and serves {served}")
+    await _clock(ex, hc)
+    return hc
 
 
 async def preflight(topo: Topology, executor_for: Callable[[str], Executor], volume_name: str | None = None,
@@ -419,9 +472,11 @@ async def preflight(topo: Topology, executor_for: Callable[[str], Executor], vol
         bricks = {n: [_planned(topo, r) for r in volume.bricks if r.node == n] for n in servers}
         clients = list(dict.fromkeys(m.client for m in volume.mounts))
     else:
-        servers = [n.name for n in topo.nodes]
+        servers = [h for h, role in preflight_hosts(topo) if role == "server"]
         bricks = {n.name: [PlannedBrick(b.path, b.size_bytes, b.filesystem) for b in n.bricks] for n in topo.nodes}
         clients = [c.name for c in topo.clients]
+    thin = {h: paths for h, paths in _thin_arbiters(topo, volume_name).items() if h not in servers}
+
     def names(node: str) -> set[str]:
         found = topo.node(node)
         return {node, found.address} - {""} if found else {node}
@@ -445,6 +500,7 @@ async def preflight(topo: Topology, executor_for: Callable[[str], Executor], vol
     jobs = [safe(lambda n=n: check_server(executor_for(n), n, bricks.get(n, []), every_server,
                                           context(n), names(n)), n, "server")
             for n in servers]
+    jobs += [safe(lambda t=t: check_thin_arbiter(executor_for(t), t, thin[t]), t, "thin-arbiter") for t in thin]
     jobs += [safe(lambda c=c: check_client(executor_for(c), c), c, "client") for c in clients]
     return PreflightReport(list(await asyncio.gather(*jobs)))
 
