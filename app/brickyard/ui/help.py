@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtCore import QByteArray, Qt, QUrl
+from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QImage, QKeySequence, QTextDocument
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QLabel, QMainWindow, QMenu, QMessageBox,
                                QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
@@ -49,6 +49,24 @@ def add_help_menu(window: QMainWindow) -> QMenu:
 
 
 # ---- user guide ---------------------------------------------------------------------------
+GUIDE_IMAGE_WIDTH = 900
+
+
+class _GuideBrowser(QTextBrowser):
+    """A text browser that shows the README's screenshots at a readable width, not at the
+    1600 px they were taken at (which made the whole guide scroll sideways)."""
+
+    def loadResource(self, kind: int, url: QUrl):  # noqa: N802 - Qt's name
+        resource = super().loadResource(kind, url)
+        if kind != QTextDocument.ResourceType.ImageResource.value:
+            return resource
+        image = resource if isinstance(resource, QImage) else QImage.fromData(resource) \
+            if isinstance(resource, (QByteArray, bytes)) else QImage()
+        if not image.isNull() and image.width() > GUIDE_IMAGE_WIDTH:
+            return image.scaledToWidth(GUIDE_IMAGE_WIDTH, Qt.TransformationMode.SmoothTransformation)
+        return resource
+
+
 class UserGuide(QDialog):
     """The README, rendered, at the user guide section."""
 
@@ -56,7 +74,7 @@ class UserGuide(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Brickyard user guide")
         self.setObjectName("user-guide")
-        self.browser = QTextBrowser()
+        self.browser = _GuideBrowser()
         self.browser.setOpenExternalLinks(True)
         readme = shipped("README.md")
         if readme.is_file():
