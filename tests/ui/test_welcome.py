@@ -46,7 +46,7 @@ def test_first_run_on_a_fresh_profile_ends_in_a_charted_local_baseline_stored_in
     assert view.no_recent.isVisibleTo(view) and not view.recent.isVisibleTo(view)
     directory = _fresh_profile / "cache" / "brickyard" / "baseline"
     assert view.dir_edit.text() == str(directory)
-    tmpfs = welcome.find_tmpfs()
+    tmpfs, _why = welcome.find_tmpfs()
 
     qtbot.mouseClick(view.bench_button, LEFT)
     assert window.run_view is not None and window.run_view.running
@@ -97,17 +97,32 @@ def test_the_sweep_needs_room_for_its_largest_step(monkeypatch, tmp_path):
     import shutil
 
     monkeypatch.setattr(shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(10**9, 10**9 - 10**6, 10**6))
-    problem = welcome.local_sweep_problem(str(tmp_path), "")
+    problem = welcome.local_sweep_problem(str(tmp_path))
     assert "1.00 MB free" in problem and "Free some space" in problem
 
 
-def test_tmpfs_is_found_only_where_a_tmpfs_is_mounted(tmp_path, monkeypatch):
+def test_a_tmpfs_is_the_ceiling_only_where_one_is_mounted_with_room(tmp_path, monkeypatch):
+    import shutil
+
     table = tmp_path / "mounts"
     table.write_text("sysfs /sys sysfs rw 0 0\n/dev/sda1 /dev/shm ext4 rw 0 0\n")
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
-    assert welcome.find_tmpfs(str(table)) == ""
-    table.write_text("tmpfs /dev/shm tmpfs rw,nosuid,nodev 0 0\n")
-    assert welcome.find_tmpfs(str(table)) == ("/dev/shm" if os.access("/dev/shm", os.W_OK) else "")
+    assert welcome.find_tmpfs(str(table)) == ("", "no tmpfs mounted at /dev/shm or $XDG_RUNTIME_DIR")
+    shm = tmp_path / "shm"
+    shm.mkdir()
+    table.write_text(f"tmpfs {shm} tmpfs rw 0 0\ntmpfs /dev/shm tmpfs rw,nosuid,nodev 0 0\n")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(shm))
+    real = shutil.disk_usage
+    # a container's 64 MB /dev/shm has no room: the runtime dir's tmpfs is taken instead
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(64 * 10**6, 0, 64 * 10**6)
+                        if str(p) == "/dev/shm" else real(p))
+    assert welcome.find_tmpfs(str(table)) == (str(shm), "")
+    monkeypatch.delenv("XDG_RUNTIME_DIR")
+    path, why = welcome.find_tmpfs(str(table))
+    assert path == "" and why.startswith("/dev/shm has 64.00 MB free")
+    view = welcome.WelcomeView()
+    assert view.tmpfs == "" and "no ceiling: /dev/shm has 64.00 MB free" in view.bench_button.description()
+    view.deleteLater()
 
 
 def test_examples_recent_files_new_and_import_start_from_the_welcome_view(qtbot, monkeypatch, tmp_path):

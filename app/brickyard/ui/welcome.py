@@ -42,27 +42,44 @@ def default_bench_dir() -> Path:
     return user_cache_dir() / "baseline"
 
 
-def find_tmpfs(mounts: str = "/proc/mounts") -> str:
-    """A tmpfs this user can write to (/dev/shm, else $XDG_RUNTIME_DIR), or '' when none."""
-    try:
-        table = Path(mounts).read_text()
-    except OSError:
-        return ""
-    tmpfs = {line.split()[1].replace("\\040", " ") for line in table.splitlines()
-             if len(line.split()) > 2 and line.split()[2] == "tmpfs"}
-    for candidate in ("/dev/shm", os.environ.get("XDG_RUNTIME_DIR", "")):
-        if candidate and candidate in tmpfs and os.access(candidate, os.W_OK | os.X_OK):
-            return candidate
-    return ""
-
-
 def sweep_bytes() -> int:
     """Disk space the sweep needs at once: its largest step, 4 files of 128 MiB."""
     return 4 * 128 * 1024 * 1024
 
 
-def local_sweep_problem(directory: str, tmpfs: str) -> str:
-    """Why the local sweep cannot run on these directories ('' when it can). The default
+def _room_problem(where: Path, label: str) -> str:
+    if not where.is_dir():
+        return f"{where} does not exist: create it first, or choose another {label}."
+    if not os.access(where, os.W_OK | os.X_OK):
+        return f"You cannot write to {where}: choose a {label} of your own (e.g. in your home folder)."
+    free = shutil.disk_usage(where).free
+    if free < 2 * sweep_bytes():
+        return (f"{where} has {format_bytes(free)} free; the sweep writes up to {format_bytes(sweep_bytes())} at once. "
+                f"Free some space or choose another {label}.")
+    return ""
+
+
+def find_tmpfs(mounts: str = "/proc/mounts") -> tuple[str, str]:
+    """(a tmpfs this user can write to with room for the sweep, '') — /dev/shm, else
+    $XDG_RUNTIME_DIR — or ('', why there is none): the sweep then runs without its ceiling."""
+    try:
+        table = Path(mounts).read_text()
+    except OSError as exc:
+        return "", f"cannot read {mounts} ({exc.strerror or exc})"
+    tmpfs = {line.split()[1].replace("\\040", " ") for line in table.splitlines()
+             if len(line.split()) > 2 and line.split()[2] == "tmpfs"}
+    why = "no tmpfs mounted at /dev/shm or $XDG_RUNTIME_DIR"
+    for candidate in ("/dev/shm", os.environ.get("XDG_RUNTIME_DIR", "")):
+        if candidate and candidate in tmpfs:
+            problem = _room_problem(Path(candidate), "tmpfs")
+            if not problem:
+                return candidate, ""
+            why = problem.split(". ")[0].split(": ")[0]
+    return "", why
+
+
+def local_sweep_problem(directory: str) -> str:
+    """Why the local sweep cannot run in ``directory`` ('' when it can). The default
     directory is created; any other must exist already."""
     if not directory.strip():
         return "Choose a directory to measure (it should be on the disk you want to know about)."
@@ -74,18 +91,7 @@ def local_sweep_problem(directory: str, tmpfs: str) -> str:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             return f"{path}: cannot create it ({exc.strerror or exc}). Choose another directory."
-    for where, label in ((path, "directory"), (Path(tmpfs), "tmpfs") if tmpfs else (None, "")):
-        if where is None:
-            continue
-        if not where.is_dir():
-            return f"{where} does not exist: create it first, or choose another {label}."
-        if not os.access(where, os.W_OK | os.X_OK):
-            return f"You cannot write to {where}: choose a {label} of your own (e.g. in your home folder)."
-        free = shutil.disk_usage(where).free
-        if free < 2 * sweep_bytes():
-            return (f"{where} has {format_bytes(free)} free; the sweep writes up to {format_bytes(sweep_bytes())} at once. "
-                    f"Free some space or choose another {label}.")
-    return ""
+    return _room_problem(path, "directory")
 
 
 def _example_line(path: Path) -> tuple[str, str]:
@@ -119,10 +125,10 @@ class WelcomeView(QWidget):
 
         self.bench_button = QCommandLinkButton("Benchmark this machine")
         self.bench_button.setObjectName("welcome-benchmark")
-        self.tmpfs = find_tmpfs()
+        self.tmpfs, why_no_tmpfs = find_tmpfs()
         self.bench_button.setDescription(
             f"{SWEEP_WORDS}: in the directory below, then in tmpfs ({self.tmpfs}: RAM, the ceiling)"
-            if self.tmpfs else f"{SWEEP_WORDS}, in the directory below (no tmpfs found for the ceiling)")
+            if self.tmpfs else f"{SWEEP_WORDS}, in the directory below (no ceiling: {why_no_tmpfs})")
         self.dir_edit = QLineEdit(str(default_bench_dir()))
         self.dir_edit.setObjectName("welcome-directory")
         self.dir_edit.setToolTip("A directory on the disk you want to measure. The run writes its files in a "
@@ -229,7 +235,7 @@ class WelcomeView(QWidget):
     def benchmark(self) -> bool:
         """Ask for the local sweep on the directory and tmpfs (False: a problem is shown instead)."""
         directory = str(Path(self.dir_edit.text().strip()).expanduser()) if self.dir_edit.text().strip() else ""
-        problem = local_sweep_problem(directory, self.tmpfs)
+        problem = local_sweep_problem(directory)
         self.say_problem(problem)
         if problem:
             return False
