@@ -4,6 +4,14 @@ Decimal units (kB, MB, GB, TB, PB) are powers of 1000, binary units (KiB … PiB
 1024. A bare suffix letter ("500G", "4k") follows dd/fio and means binary, which is how
 those tools read it; the parsed value is exact bytes either way, so nothing is guessed
 silently: ``describe_size`` shows both units side by side.
+
+This module is the one place that writes a rate or a measured quantity for people
+(STYLE habit 11): the CLI, the planner, the charts, the history and the report all call
+``format_rate`` / ``rate_scale`` / ``format_quantity``, so an estimate reads against a
+measurement at a glance. Rates are decimal MB/s and GB/s by default, as dd and fio print
+them; ``set_binary_rates(True)`` (the ``"units": "binary"`` setting) switches every one of
+them to MiB/s and GiB/s at once. Block sizes stay binary ("4K", "1 MiB"): they are powers
+of two in every tool.
 """
 
 from __future__ import annotations
@@ -90,11 +98,97 @@ def describe_size(n: float) -> str:
     return f"{format_bytes(n)} ({format_bytes(n, binary=True)})"
 
 
-def format_rate(bytes_per_second: float) -> str:
-    """A throughput in decimal MB/s or GB/s, as dd and fio print it."""
-    if bytes_per_second >= 1e9:
-        return f"{bytes_per_second / 1e9:.2f} GB/s"
-    return f"{bytes_per_second / 1e6:.1f} MB/s"
+_RATE_UNITS = {
+    False: (("kB/s", 1e3), ("MB/s", 1e6), ("GB/s", 1e9), ("TB/s", 1e12)),
+    True: (("KiB/s", 2.0**10), ("MiB/s", 2.0**20), ("GiB/s", 2.0**30), ("TiB/s", 2.0**40)),
+}
+UNIT_CHOICES = ("decimal", "binary")
+_preference = {"binary": False}
+
+
+def set_binary_rates(binary: bool) -> None:
+    """Write every rate in MiB/s and GiB/s (True) or MB/s and GB/s (False, the default)."""
+    _preference["binary"] = bool(binary)
+
+
+def binary_rates() -> bool:
+    """Whether rates are written in binary units (the user's preference)."""
+    return _preference["binary"]
+
+
+def apply_unit_setting(value: object) -> None:
+    """Apply the settings file's ``"units"`` value: "decimal" or "binary"."""
+    if value not in UNIT_CHOICES:
+        raise UnitError(f'"units" must be "decimal" (MB/s, GB/s) or "binary" (MiB/s, GiB/s), not {value!r}')
+    set_binary_rates(value == "binary")
+
+
+def _binary(binary: bool | None) -> bool:
+    return _preference["binary"] if binary is None else binary
+
+
+def rate_scale(largest_bps: float, binary: bool | None = None) -> tuple[float, str]:
+    """(divisor, unit) to write rates whose largest is ``largest_bps`` (a chart axis, a
+    column): MB/s below 1 GB/s, GB/s above, kB/s below 1 MB/s; MiB/s, GiB/s and KiB/s with
+    the binary preference."""
+    units = _RATE_UNITS[_binary(binary)]
+    name, factor = units[0]
+    for unit_name, unit_factor in units[1:]:
+        if abs(largest_bps) >= unit_factor:
+            name, factor = unit_name, unit_factor
+    if abs(largest_bps) == 0:
+        name, factor = units[1]
+    return factor, name
+
+
+def format_rate(bytes_per_second: float, binary: bool | None = None) -> str:
+    """A throughput in decimal MB/s or GB/s, as dd and fio print it (MiB/s or GiB/s with
+    the binary preference): '117.0 MB/s', '1.25 GB/s', '52.3 kB/s'."""
+    factor, name = rate_scale(bytes_per_second, binary)
+    digits = 1 if name[0] in "kKM" else 2
+    return f"{bytes_per_second / factor:.{digits}f} {name}"
+
+
+_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+
+
+def quantity_scale(unit: str, largest: float, binary: bool | None = None) -> tuple[float, str]:
+    """(divisor, unit label) for an axis or a column of values in ``unit`` whose largest is
+    ``largest``: rates as ``rate_scale``, byte counts in kB/MB/GB (KiB/MiB/GiB), anything
+    else as measured ("us" is written µs)."""
+    if unit == "B/s":
+        return rate_scale(largest, binary)
+    if unit == "B":
+        names = ["B", "KiB", "MiB", "GiB", "TiB"] if _binary(binary) else ["B", "kB", "MB", "GB", "TB"]
+        step = 1024.0 if _binary(binary) else 1000.0
+        divisor, name = 1.0, "B"
+        for i, candidate in enumerate(names):
+            if abs(largest) >= step ** i:
+                divisor, name = step ** i, candidate
+        return divisor, name
+    return 1.0, "µs" if unit == "us" else unit
+
+
+def format_quantity(value: float, unit: str, binary: bool | None = None) -> str:
+    """Any measured value with its unit, written the one way everywhere: rates through
+    ``format_rate``, byte counts through ``format_bytes``, times in s/ms/µs, the rest as
+    '1,234 tps', '0.93' for a ratio."""
+    if value is None or (isinstance(value, float) and value != value):
+        return "n/a"
+    if unit == "B/s":
+        return format_rate(value, binary)
+    if unit == "B":
+        return format_bytes(value, binary=_binary(binary), digits=1)
+    if unit in _TIME_UNITS:
+        seconds = value * _TIME_UNITS[unit]
+        for name, factor in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+            if abs(seconds) >= factor or name == "µs":
+                return f"{seconds / factor:,.3g} {name}" if abs(seconds / factor) < 1000 else \
+                    f"{seconds / factor:,.0f} {name}"
+    if unit == "ratio":
+        return f"{value:.3g}"
+    text = f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+    return f"{text} {unit}".strip()
 
 
 MAX_LINK_BPS = 1e15 / 8   # a petabit per second
