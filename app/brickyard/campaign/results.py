@@ -42,18 +42,24 @@ def campaign_entries(spec: CampaignSpec, state: CampaignState,
     counted = counted_runs(spec, state)
     entries = []
     for vol in spec.layouts:
-        plan = plan_volume(spec.topology_for(vol.name), vol)
+        topology = spec.topology_for(vol.name)
+        plan = plan_volume(topology, vol)
         mine = [by_id[r] for r in counted.get(vol.name, []) if r in by_id]
-        entries.append(LayoutEntry(vol.name, plan, tuple(mine)))
+        entries.append(LayoutEntry(vol.name, plan, tuple(mine), topology=topology))
     for b in spec.baselines:
         mine = [by_id[r] for r in counted.get(b.id, []) if r in by_id]
         entries.append(LayoutEntry(b.target, None, tuple(mine), label=b.label, kind=BASELINE))
     return entries
 
 
+def counted_stored_runs(spec: CampaignSpec, state: CampaignState, store: Any) -> list[RunResult]:
+    """The runs that completed the campaign's cells, as stored in ``store`` (a ``HistoryStore``),
+    in step order; a run deleted from history since is left out."""
+    ids = [rid for rids in counted_runs(spec, state).values() for rid in rids]
+    present = store.has_runs(ids) if ids else set()
+    return store.load_runs([i for i in ids if i in present])
+
+
 def campaign_table(spec: CampaignSpec, state: CampaignState, store: Any, **options: Any) -> DecisionTable:
     """The decision table of a campaign from the runs in ``store`` (a ``HistoryStore``)."""
-    ids = [rid for rids in counted_runs(spec, state).values() for rid in rids]
-    present = store.has_runs(ids) if ids else set()     # a run deleted from history since
-    runs = store.load_runs([i for i in ids if i in present])
-    return build_table(campaign_entries(spec, state, runs), **options)
+    return build_table(campaign_entries(spec, state, counted_stored_runs(spec, state, store)), **options)

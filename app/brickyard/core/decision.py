@@ -152,6 +152,7 @@ class LayoutEntry:
     label: str = ""
     kind: str = LAYOUT
     notes: tuple[str, ...] = ()
+    topology: Any = None               # core.topology.Topology the plan was made on (a report draws it)
 
 
 @dataclass(frozen=True)

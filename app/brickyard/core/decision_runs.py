@@ -132,7 +132,7 @@ def entries_from_runs(runs: Sequence[RunResult],
         while row_key in used:   # same name and layout, other bricks
             row_key += "'"
         used.add(row_key)
-        layouts.append(LayoutEntry(key=row_key, plan=plan, runs=tuple(members), notes=tuple(notes)))
+        layouts.append(LayoutEntry(key=row_key, plan=plan, runs=tuple(members), notes=tuple(notes), topology=topo))
     return layouts + baselines
 
 
