@@ -30,6 +30,7 @@ COMMAND_MODULES = {
     "history": "brickyard.clicmd.history",
     "campaign": "brickyard.clicmd.campaign",
     "decision": "brickyard.clicmd.decision",
+    "report": "brickyard.clicmd.report",
 }
 
 

@@ -1,0 +1,292 @@
+"""The report as a list of blocks, in the issue's order: the title block, the decision (page
+1), the topology and each layout, the charts, the history comparison, run hygiene, the
+environment, and an appendix with every step's raw numbers.
+
+``build_document(content, ts, width)`` reads only the ``ReportContent``; both the PDF and the
+HTML writer call it, so the two carry the same words and numbers.
+"""
+
+from __future__ import annotations
+
+from ..core.decision import BASELINE, ESTIMATED, MEASURED, PLANNED, PREDICTED, Column, DecisionTable
+from ..core.topology import VolumeType
+from ..core.gluster_cli import command_lines
+from ..core.layout import TYPE_NAMES, resolve
+from ..core.units import describe_size, format_rate, format_utc
+from .blocks import Block, Cell, Code, Col, Figure, Heading, Paragraph, Table
+from .content import LayoutPlan, ReportContent
+from .sentences import layout_sentence, reading
+from .topodraw import TopologyDrawing
+from .typeset import ACCENT, ESTIMATE, FAILED, MUTED, PREDICT, Typeset
+
+SEVERITY_WORDS = {"error": "gluster refuses", "needs-force": "needs force", "warning": "gluster asks"}
+
+
+def build_document(content: ReportContent, ts: Typeset, width: float) -> list[Block]:
+    from . import runsections
+
+    blocks: list[Block] = []
+    blocks += title_block(content)
+    number = iter(range(1, 20))
+    blocks += decision_section(content, ts, width, next(number))
+    blocks += layout_sections(content, next(number))
+    if content.runs:
+        blocks += runsections.charts_section(content, next(number))
+        blocks += runsections.comparison_section(content, next(number))
+        blocks += runsections.hygiene_section(content, next(number))
+        blocks += runsections.environment_section(content, next(number))
+        blocks += runsections.appendix(content)
+    return blocks
+
+
+# ---------------------------------------------------------------------------- title block
+
+
+def title_block(content: ReportContent) -> list[Block]:
+    made = f"{format_utc(content.created_at)} UTC by {content.author} with Brickyard {content.version}"
+    rows = [[Cell(k, "small-bold"), Cell(v, "small")] for k, v in content.facts]
+    rows.append([Cell("made", "small-bold"), Cell(made, "small")])
+    return [
+        Paragraph.of(content.title, "title", space=0.0),
+        Paragraph.of(content.subject, "subtitle", colour=MUTED, space=3.0),
+        Table([Col("", wrap=False), Col("", wrap=True)], rows, header=False, zebra=False, space_before=6.0),
+    ]
+
+
+# ---------------------------------------------------------------------------- the decision
+
+GROUP_TITLES = {
+    "capacity": "capacity — planned from the topology (TB and TiB)",
+    "failures": "failures survived — planned from the topology",
+    "throughput": "throughput — measured: median of the repeats, ± half their range",
+    "scaling": "scaling — N files ÷ (N × one file)",
+}
+
+
+def decision_columns(table: DecisionTable) -> list[Column]:
+    """The table's columns a report prints: all of them, except site failures when no layout
+    has two sites (said in a note instead)."""
+    cols = []
+    for c in table.columns:
+        if c.key in ("sites_worst", "sites_best") and not any(r.figure(c.key).known for r in table.rows):
+            continue
+        cols.append(c)
+    return cols
+
+
+def cell_style(source: str) -> tuple[str, str]:
+    """(text style, colour) of a figure: estimates grey italics, planned dark blue, predicted
+    purple italics; the text itself also says it ('≈ … (est.)', '(pred.)'), for greyscale."""
+    if source == ESTIMATED:
+        return "table-italic", ESTIMATE
+    if source == PREDICTED:
+        return "table-italic", PREDICT
+    if source == PLANNED:
+        return "table", ACCENT
+    return "table", ""
+
+
+def decision_tables(table: DecisionTable, ts: Typeset, width: float) -> list[Table]:
+    """The decision table with layouts side by side (one column each) and one line per
+    figure, as the write-up laid out its own; as many tables as it takes to fit the width.
+    No cell is broken over two lines."""
+    columns = decision_columns(table)
+    if not table.rows:
+        return []
+    label_w = max(ts.advance(c.title, "table-bold") for c in columns) + 2 * Table.PAD_X + 2
+    widths = []
+    for row in table.rows:
+        cells = [ts.advance(table.text(row, c.key), cell_style(row.figure(c.key).source)[0]) for c in columns]
+        head = [ts.advance(w, "table-bold") for w in _head(row).split()]
+        widths.append(max(cells + head) + 2 * Table.PAD_X + 2)
+    chunks: list[list[int]] = [[]]
+    used = label_w
+    for i, w in enumerate(widths):
+        if chunks[-1] and used + w > width:
+            chunks.append([])
+            used = label_w
+        chunks[-1].append(i)
+        used += w
+    measured = any(r.figure(c.key).source == MEASURED for r in table.rows for c in columns if c.group == "throughput")
+    out = []
+    for n, chunk in enumerate(chunks):
+        rows_of = [table.rows[i] for i in chunk]
+        cols = [Col("figure", wrap=False)] + [Col(_head(r), align="r", wrap=False) for r in rows_of]
+        body: list[list[Cell]] = []
+        if any(r.volume and r.volume != r.key for r in rows_of):
+            body.append([Cell("volume", "table-bold")] + [Cell(r.volume or "", "table") for r in rows_of])
+        group = ""
+        for c in columns:
+            if c.group != group:
+                group = c.group
+                title = GROUP_TITLES.get(group, group)
+                if group == "throughput" and not measured:
+                    title = "throughput — the planner's estimate: nothing is measured yet"
+                body.append([Cell(title, "table-italic", colour=MUTED, fill="#eef1f4", span=len(cols))])
+            line = [Cell(c.title, "table-bold")]
+            for r in rows_of:
+                style, colour = cell_style(r.figure(c.key).source)
+                line.append(Cell(table.text(r, c.key), style, colour))
+            body.append(line)
+        caption = "" if len(chunks) == 1 else f"layouts {chunk[0] + 1}–{chunk[-1] + 1} of {len(table.rows)}"
+        out.append(Table(cols, body, zebra=True, caption=caption, space_before=6.0 if n == 0 else 10.0))
+    return out
+
+
+def _head(row) -> str:
+    if row.kind == BASELINE:
+        return row.label
+    return row.key if row.label in ("", row.key) else f"{row.key} {row.label}"
+
+
+def decision_section(content: ReportContent, ts: Typeset, width: float, number: int) -> list[Block]:
+    table = content.table
+    blocks: list[Block] = [Heading(f"{number}  The decision", 1, "decision")]
+    blocks += decision_tables(table, ts, width)
+    legend = [("measured: ", "small-bold"), ("median over the repeats, ± half the min–max range (a ratio: its range); ",
+                                             "small"),
+              ("≈ … (est.): ", "small-bold"), ("the planner's estimate, not measured; ", "small"),
+              ("capacity and failures: ", "small-bold"), ("planned, exact from the topology; ", "small"),
+              ("failures: ", "small-bold"), ("any this many servers may fail and every file stays readable and "
+                                             "writable (best case: when the right ones fail).", "small")]
+    if any(f.source == PREDICTED for r in table.rows for f in r.figures.values()):
+        legend.append((" (pred.): a calibrated model's prediction.", "small"))
+    blocks.append(Paragraph(legend, colour=MUTED, space=4.0))
+    notes = list(table.notes)
+    if len(decision_columns(table)) < len(table.columns):
+        notes.append("site failures: n/a — the bricks are not in two or more named sites")
+    notes += list(content.notes)
+    for note in notes:
+        blocks.append(Paragraph.of(note, "small", colour=MUTED, space=1.5))
+    lines = reading(table)
+    if lines:
+        blocks.append(Heading("Reading the table", 3))
+        for line in lines:
+            blocks.append(Paragraph.of(line, "body", bullet="•", indent=10.0, space=2.0))
+    if table.rows:
+        blocks.append(Heading("Each layout in one sentence", 3))
+        for row in table.rows:
+            text = layout_sentence(table, row)
+            head, _, rest = text.partition(": ")
+            blocks.append(Paragraph([(head + ": ", "bold"), (rest, "body")], bullet="•", indent=10.0, space=2.0))
+    return blocks
+
+
+# ---------------------------------------------------------------------------- the layouts
+
+
+def layout_sections(content: ReportContent, number: int) -> list[Block]:
+    if not content.layouts:
+        return []
+    title = "The topology and the layout" if len(content.layouts) == 1 else "The topology and each layout"
+    blocks: list[Block] = [Heading(f"{number}  {title}", 1, "layouts")]
+    for i, layout in enumerate(content.layouts):
+        blocks += layout_section(layout, f"{number}.{i + 1}")
+    return blocks
+
+
+def layout_headline(layout: LayoutPlan) -> str:
+    plan = layout.plan
+    res, _ = resolve(plan.volume.layout, len(plan.volume.bricks))
+    verdict = "valid" if plan.valid else ("needs force" if plan.needs_force and not plan.errors else "refused")
+    return f"{plan.volume.name}: {TYPE_NAMES[plan.gluster_type]} {res.describe()} ({verdict})"
+
+
+def layout_section(layout: LayoutPlan, number: str) -> list[Block]:
+    plan = layout.plan
+    drawing = TopologyDrawing(layout)
+    caption = (f"Volume {plan.volume.name} on {layout.topology.name or 'its servers'}: each brick coloured and "
+               f"numbered by its set, #n its place in the brick order")
+    if layout.failures:
+        caption += f"; failure scenario: {', '.join(layout.failures)} (crossed out)"
+    blocks: list[Block] = [
+        Heading(f"{number}  {layout_headline(layout)}", 2, f"layout-{plan.volume.name}"),
+        Figure(lambda p, ts, r, d=drawing: d.paint(p, ts, r), lambda ts, w, d=drawing: d.natural_height(ts, w),
+               caption=caption, title=f"topology {plan.volume.name}"),
+    ]
+    c, t = plan.capacity, plan.tolerance
+    sized = c.raw_bytes > 0
+    facts = [("type", _type_words(plan))]
+    if sized:
+        facts += [("raw", describe_size(c.raw_bytes)),
+                  ("usable", f"{describe_size(c.usable_bytes)} — {c.efficiency:.0%} of raw"),
+                  ("overhead", describe_size(c.overhead_bytes) + (f" (arbiter bricks {describe_size(c.arbiter_bytes)}, "
+                                                                   "metadata only)" if c.arbiter_bytes else ""))]
+        df = describe_size(c.df_bytes) + ("" if c.df_bytes == c.usable_bytes else
+                                          " — not the usable size: bricks sharing a filesystem are counted once each")
+        facts.append(("client df shows", df))
+    else:
+        facts.append(("capacity", "unknown: brick sizes are not known (give the topology the runs were made on)"))
+    at_least = "" if t.best_exact else "at least "
+    facts.append(("node failures survived", f"any {t.nodes_worst}; best case {at_least}{t.nodes_best}"))
+    facts.append(("site failures survived", "n/a (the bricks are in fewer than two sites)" if t.sites_worst is None
+                  else f"any {t.sites_worst}; best case {at_least}{t.sites_best}"))
+    if layout.failures:
+        st = plan.state
+        facts.append(("with " + ", ".join(layout.failures) + " failed",
+                      f"{st.state}: {'reads' if st.readable else 'does NOT read'}, "
+                      f"{'writes' if st.writable else 'does NOT write'}"))
+    if plan.volume.options:
+        facts.append(("options", "; ".join(f"{k} = {v}" for k, v in plan.volume.options.items())))
+    e = plan.estimate
+    rate = lambda x: "unknown" if x is None else format_rate(x)  # noqa: E731
+    facts.append((f"throughput {e.label}", f"one file: write {rate(e.single_write_bps)}, read {rate(e.single_read_bps)}; "
+                                           f"many files: write {rate(e.concurrent_write_bps)}, read "
+                                           f"{rate(e.concurrent_read_bps)} ({e.formula})"))
+    blocks.append(Table([Col("", wrap=False), Col("", wrap=True)],
+                        [[Cell(k, "table-bold"), Cell(v)] for k, v in facts], header=False, space_before=6.0))
+    if plan.gluster_type is not VolumeType.DISTRIBUTE:      # plain distribute: every brick is its own "set"
+        blocks.append(set_table(layout))
+    if plan.placement_note:
+        blocks.append(Paragraph.of(f"Placement: {plan.placement_note}", "small", space=3.0))
+    for note in layout.notes:
+        blocks.append(Paragraph.of(note, "small", colour=MUTED, space=2.0))
+    if plan.findings:
+        blocks.append(Heading("What gluster would say", 3))
+        for f in plan.findings:
+            colour = FAILED if f.severity == "error" else ""
+            blocks.append(Paragraph([(SEVERITY_WORDS.get(f.severity, f.severity) + ": ", "small-bold"),
+                                     (f.message, "small")], colour=colour, bullet="•", indent=10.0, space=1.5))
+    blocks.append(Heading("The commands (each on the node named)", 3))
+    if plan.commands:
+        blocks.append(Code(command_lines(plan.commands)))
+    else:
+        blocks.append(Paragraph.of("None: gluster would refuse this volume (see above).", "small"))
+    return blocks
+
+
+def _type_words(plan) -> str:
+    n = len(plan.volume.bricks)
+    if plan.gluster_type is VolumeType.DISTRIBUTE:
+        return f"Distribute: each file whole on one of {n} bricks, no second copy"
+    if not plan.sets:
+        return TYPE_NAMES[plan.gluster_type]
+    s = plan.sets[0]
+    if plan.gluster_type.is_dispersed:
+        what = f"each file cut into {s.data_bricks} data + {s.redundancy} redundancy fragments"
+    else:
+        copies = s.size - (1 if s.arbiter else 0)
+        what = f"each file as {copies} copies" + (" and an arbiter (metadata only)" if s.arbiter else "")
+    sets = f"{len(plan.sets)} sets of {s.size} bricks" if len(plan.sets) > 1 else f"one set of {s.size} bricks"
+    return f"{TYPE_NAMES[plan.gluster_type]}: {sets}, {what}"
+
+
+def set_table(layout: LayoutPlan) -> Table:
+    plan = layout.plan
+    states = {s.index: s for s in plan.state.sets}
+    show_state = bool(layout.failures)
+    cols = [Col("set", align="r", wrap=False), Col("usable", align="r", wrap=False), Col("bricks (in volume order)")]
+    if show_state:
+        cols.append(Col("state", wrap=False))
+    rows = []
+    for s in plan.sets:
+        bricks = ", ".join(f"{b}{' (arbiter)' if b == s.arbiter else ''}" for b in s.bricks)
+        usable = describe_size(s.usable_bytes) if plan.capacity.raw_bytes else "—"
+        row = [Cell(str(s.index + 1), "table-bold"), Cell(usable), Cell(bricks)]
+        if show_state:
+            st = states.get(s.index)
+            word = st.state if st else ""
+            row.append(Cell(word, "table-bold" if word != "UP" else "table", FAILED if word == "DOWN" else ""))
+        rows.append(row)
+    return Table(cols, rows, space_before=5.0)
+

@@ -1,0 +1,94 @@
+"""The same report as one self-contained HTML file, for people who paste into a wiki: the same
+blocks as the PDF (``document.build_document``), tables as HTML tables, every chart and
+drawing as inline SVG painted by the very code that paints the PDF. No script, no external
+file, nothing fetched."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable, Sequence
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize
+from PySide6.QtGui import QPainter
+from PySide6.QtSvg import QSvgGenerator
+
+from .blocks import Block, Figure, esc
+from .pdf import PageMeta
+from .typeset import Typeset
+
+FIGURE_WIDTH = 700.0
+TABLE_WIDTH = 940.0
+
+CSS = """
+body { font-family: 'DejaVu Sans', 'Segoe UI', Helvetica, Arial, sans-serif; color: #1a1a1a; max-width: 980px;
+       margin: 2em auto; padding: 0 1em; font-size: 14px; line-height: 1.4; }
+h1 { font-size: 1.8em; margin-bottom: .1em; } h2 { border-bottom: 1px solid #9aa0a6; margin-top: 1.6em; }
+h3 { margin-top: 1.2em; } h4 { margin: 1em 0 .3em; }
+table { border-collapse: collapse; margin: .5em 0 1em; font-size: 12px; }
+th, td { border-bottom: 1px solid #dadce0; padding: 2px 6px; vertical-align: top; white-space: pre-line; }
+th { background: #e3e6ea; text-align: left; } td.r, th.r { text-align: right; } td.c, th.c { text-align: center; }
+td.g { font-style: italic; color: #5f6368; background: #eef1f4; }
+tbody tr:nth-child(even) { background: #f6f7f8; }
+caption { caption-side: bottom; color: #5f6368; font-size: 11px; text-align: left; }
+pre { background: #f1f3f4; padding: .6em; overflow-x: auto; font-size: 12px; }
+figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
+figcaption { color: #5f6368; font-style: italic; font-size: 12px; }
+.small { font-size: 12px; } .meta { color: #5f6368; } ul { margin: .2em 0; padding-left: 1.4em; }
+"""
+
+
+def _svg_device(width: float, height: float, buffer: QBuffer | None = None) -> QSvgGenerator:
+    gen = QSvgGenerator()
+    gen.setResolution(72)
+    gen.setSize(QSize(max(1, round(width)), max(1, round(height))))
+    gen.setViewBox(QRectF(0, 0, width, height))
+    if buffer is not None:
+        gen.setOutputDevice(buffer)
+    return gen
+
+
+def figure_svg(fig: Figure, width: float = FIGURE_WIDTH) -> str:
+    """The figure as inline SVG (vector), painted at ``width`` points."""
+    probe = Typeset(_svg_device(width, 100))
+    height = fig.natural(probe, width)
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    gen = _svg_device(width, height, buffer)
+    gen.setTitle(fig.title)
+    ts = Typeset(gen)
+    painter = QPainter(gen)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    fig.draw(painter, ts, QRectF(0, 0, width, height))
+    painter.end()
+    buffer.close()
+    text = bytes(data.data()).decode("utf-8")
+    start = text.find("<svg")
+    return text[start:] if start >= 0 else text
+
+
+def write_html(build: Callable[[Typeset, float], Sequence[Block]], path: str | os.PathLike, meta: PageMeta) -> int:
+    """Write the HTML file (through a temporary file, renamed when complete); returns its size."""
+    path = Path(path)
+    ts = Typeset(_svg_device(TABLE_WIDTH, 100))
+    blocks = build(ts, TABLE_WIDTH)
+    body = "".join(b.html() for b in blocks)
+    doc = (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+           f"<meta name=\"generator\" content=\"{esc(meta.creator)}\">\n<title>{esc(meta.title)}</title>\n"
+           f"<style>{CSS}</style>\n</head>\n<body>\n{body}"
+           f"<p class=\"meta small\">{esc(meta.footer_left)}</p>\n</body>\n</html>\n")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(doc)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+    return path.stat().st_size

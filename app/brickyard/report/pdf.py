@@ -1,0 +1,186 @@
+"""Pages: the blocks flowed onto A4 or Letter and painted into a PDF with ``QPdfWriter``.
+
+The writer runs at 72 dpi, so one unit is one point and a font's point size is its size on
+paper (a 300 dpi writer made text drawn in device units ~3× too large). Everything is
+painted as vector: text with the DejaVu fonts Qt embeds, lines, paths — no bitmap anywhere.
+Every page but the first has a running header (the title, and what the report is about);
+every page a footer with the Brickyard version, when and by whom, and "page N of M".
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from PySide6.QtCore import QMarginsF, QPointF
+from PySide6.QtGui import QColor, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen
+
+from .blocks import Block, PageBreak
+from .typeset import MUTED, RULE, Typeset
+
+PAPERS = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
+MARGIN_X = 44.0
+MARGIN_TOP = 50.0
+MARGIN_BOTTOM = 46.0
+DPI = 72
+
+
+@dataclass(frozen=True)
+class PageMeta:
+    title: str
+    header_right: str
+    footer_left: str
+    author: str = ""
+    creator: str = "Brickyard"
+
+
+def page_size(paper: str) -> tuple[float, float]:
+    size = QPageSize(PAPERS[paper]).size(QPageSize.Unit.Point)
+    return size.width(), size.height()
+
+
+def content_box(paper: str) -> tuple[float, float]:
+    """(width, height) in points that blocks may fill on one page."""
+    w, h = page_size(paper)
+    return w - 2 * MARGIN_X, h - MARGIN_TOP - MARGIN_BOTTOM
+
+
+Placed = tuple[Block, float]
+
+
+def paginate(blocks: Sequence[Block], ts: Typeset, width: float, height: float) -> list[list[Placed]]:
+    """Each page's blocks and their top (from the content box's top). A block that does not
+    fit is split between lines or rows where it can be, else moved to the next page; a
+    heading always moves with the start of what follows it."""
+    pages: list[list[Placed]] = [[]]
+    y = 0.0
+    queue: deque[Block] = deque(blocks)
+
+    def new_page() -> None:
+        nonlocal y
+        pages.append([])
+        y = 0.0
+
+    while queue:
+        b = queue.popleft()
+        if isinstance(b, PageBreak):
+            if pages[-1]:
+                new_page()
+            continue
+        gap = b.space_before if pages[-1] else 0.0
+        h = b.height(ts, width)
+        need = h
+        if b.keep_with_next:
+            need += _lead(queue, ts, width, height)
+        if y + gap + need <= height + 0.01 or (not pages[-1] and need > height and h <= height):
+            pages[-1].append((b, y + gap))
+            y += gap + h
+            continue
+        if not b.keep_with_next and b.splittable:
+            head, rest = b.split(ts, width, height - y - gap)
+            if head is not None and rest is not None:
+                pages[-1].append((head, y + gap))
+                new_page()
+                queue.appendleft(rest)
+                continue
+        if pages[-1]:
+            new_page()
+            queue.appendleft(b)
+            continue
+        # alone on a fresh page and still too tall: split anywhere, or let it run over
+        head, rest = b.split(ts, width, height) if b.splittable else (None, None)
+        if head is not None and rest is not None:
+            pages[-1].append((head, 0.0))
+            new_page()
+            queue.appendleft(rest)
+        else:
+            pages[-1].append((b, 0.0))
+            new_page()
+    if not pages[-1] and len(pages) > 1:
+        pages.pop()
+    return pages
+
+
+def _lead(queue: deque[Block], ts: Typeset, width: float, height: float) -> float:
+    """What must share the page with a heading: the headings right after it and the start of
+    the first thing that is not a heading (all of it when it cannot be split: a figure)."""
+    need = 0.0
+    for nxt in queue:
+        if isinstance(nxt, PageBreak):
+            break
+        nh = nxt.height(ts, width)
+        if nxt.keep_with_next:
+            need += nxt.space_before + nh
+            continue
+        need += nxt.space_before + (min(nh, 48.0) if nxt.splittable else min(nh, height))
+        break
+    return need
+
+
+def write_pdf(build: Callable[[Typeset, float], Sequence[Block]], path: str | os.PathLike, paper: str,
+              meta: PageMeta) -> int:
+    """Write the PDF (through a temporary file beside ``path``, renamed when complete, so a
+    failed export leaves no half file); returns the number of pages. Raises ``OSError``."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    writer = QPdfWriter(str(tmp))
+    try:
+        writer.setResolution(DPI)
+        writer.setPageLayout(QPageLayout(QPageSize(PAPERS[paper]), QPageLayout.Orientation.Portrait,
+                                         QMarginsF(0, 0, 0, 0), QPageLayout.Unit.Point))
+        writer.setTitle(meta.title)
+        writer.setCreator(meta.creator)
+        if meta.author:
+            writer.setAuthor(meta.author)
+        ts = Typeset(writer)
+        pw, ph = page_size(paper)
+        width, height = content_box(paper)
+        pages = paginate(build(ts, width), ts, width, height)
+        painter = QPainter()
+        if not painter.begin(writer):
+            raise OSError(f"cannot write {path}: the PDF writer could not open a temporary file in {path.parent}")
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        for n, page in enumerate(pages, start=1):
+            if n > 1:
+                writer.newPage()
+            _frame(painter, ts, meta, n, len(pages), pw, ph)
+            for block, top in page:
+                painter.save()
+                block.paint(ts, painter, MARGIN_X, MARGIN_TOP + top, width)
+                painter.restore()
+        if not painter.end():
+            raise OSError(f"cannot write {path}: the PDF could not be completed (disk full?)")
+        del painter
+        del writer
+        if not tmp.exists() or tmp.stat().st_size == 0:
+            raise OSError(f"cannot write {path}: nothing was written (disk full, or the folder is not writable?)")
+        os.replace(tmp, path)
+        return len(pages)
+    finally:
+        if tmp.exists():
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+
+
+def _frame(painter: QPainter, ts: Typeset, meta: PageMeta, n: int, total: int, pw: float, ph: float) -> None:
+    left, right = MARGIN_X, pw - MARGIN_X
+    if n > 1:
+        base = MARGIN_TOP - 18.0
+        half = (right - left) / 2 - 6
+        ts.draw_text(painter, ts.elide(meta.title, "header", half), "header", left, base, MUTED)
+        ts.draw_text(painter, ts.elide(meta.header_right, "header", half), "header", right, base, MUTED, "r")
+        painter.setPen(QPen(QColor(RULE), 0.5))
+        painter.drawLine(QPointF(left, base + 4), QPointF(right, base + 4))
+    base = ph - MARGIN_BOTTOM + 24.0
+    painter.setPen(QPen(QColor(RULE), 0.5))
+    painter.drawLine(QPointF(left, base - 10), QPointF(right, base - 10))
+    page = f"page {n} of {total}"
+    room = right - left - ts.advance(page, "header") - 12
+    ts.draw_text(painter, ts.elide(meta.footer_left, "header", room), "header", left, base, MUTED)
+    ts.draw_text(painter, page, "header", right, base, MUTED, "r")
