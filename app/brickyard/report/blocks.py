@@ -226,7 +226,7 @@ class Code(Block):
         painter.drawRect(QRectF(x, y, width, h))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         lh = ts.line_height(self.style)
-        asc = ts.metrics(self.style).ascent()
+        asc = ts.ascent(self.style)
         for i, row in enumerate(rows):
             colour = MUTED if row.startswith("#") else INK
             ts.draw_text(painter, row, self.style, x + self.PAD, y + self.PAD + i * lh + asc, colour)
@@ -303,6 +303,7 @@ class Col:
     align: str = "l"               # l, r, c
     wrap: bool = True              # may this column's cells break into lines
     max_width: float = 0.0         # a wrapping column never wider than this (0: no limit)
+    gap: float = 0.0               # extra room on its left, so neighbours never read as one
 
 
 @dataclass
@@ -366,8 +367,8 @@ class Table(Block):
                         longest = max((ts.advance(w, cell.style) for part in lines for w in part.split()), default=0.0)
                         small[i] = max(small[i], min(longest, self.WORD_MAX))
                 i += cell.span
-        pad = 2 * self.PAD_X
-        return [w + pad for w in nat], [min(w, m) + pad for w, m in zip(small, nat)]
+        pad = [2 * self.PAD_X + c.gap for c in self.columns]
+        return [w + p for w, p in zip(nat, pad)], [min(w, m) + p for w, m, p in zip(small, nat, pad)]
 
     def _compute(self, ts: Typeset, width: float) -> _TableLayout:
         nat, small = self._natural(ts)

@@ -237,14 +237,14 @@ class _Frame:
 
     def draw(self, painter: QPainter) -> None:
         ts, p = self.ts, self.plot
-        ts.draw_text(painter, self.title, "small-bold", self.rect.left(), self.rect.top() + ts.metrics("small-bold").ascent())
+        ts.draw_text(painter, self.title, "small-bold", self.rect.left(), self.rect.top() + ts.ascent("small-bold"))
         for t, text in zip(self.ticks, self.labels):
             y = self.y(t * self.divisor)
             painter.setPen(QPen(QColor(GRID), 0.5))
             painter.drawLine(QPointF(p.left(), y), QPointF(p.right(), y))
             ts.draw_text(painter, text, "tiny", p.left() - 3, y + 2.2, MUTED, "r")
         painter.save()
-        painter.translate(self.rect.left() + ts.metrics("tiny").ascent(), p.center().y())
+        painter.translate(self.rect.left() + ts.ascent("tiny"), p.center().y())
         painter.rotate(-90)
         ts.draw_text(painter, self.axis_title, "tiny", 0, 0, MUTED, "c")
         painter.restore()

@@ -19,6 +19,7 @@ from .sentences import layout_sentence, reading
 from .topodraw import TopologyDrawing
 from .typeset import ACCENT, ESTIMATE, FAILED, MUTED, PREDICT, Typeset
 
+COLUMN_GAP = 10.0      # between layouts in the decision table: no two figures run together
 SEVERITY_WORDS = {"error": "gluster refuses", "needs-force": "needs force", "warning": "gluster asks"}
 
 
@@ -74,47 +75,58 @@ def decision_columns(table: DecisionTable) -> list[Column]:
     return cols
 
 
-def cell_style(source: str) -> tuple[str, str]:
+def cell_style(source: str, base: str = "table") -> tuple[str, str]:
     """(text style, colour) of a figure: estimates grey italics, planned dark blue, predicted
     purple italics; the text itself also says it ('≈ … (est.)', '(pred.)'), for greyscale."""
     if source == ESTIMATED:
-        return "table-italic", ESTIMATE
+        return f"{base}-italic", ESTIMATE
     if source == PREDICTED:
-        return "table-italic", PREDICT
+        return f"{base}-italic", PREDICT
     if source == PLANNED:
-        return "table", ACCENT
-    return "table", ""
+        return base, ACCENT
+    return base, ""
 
 
-def decision_tables(table: DecisionTable, ts: Typeset, width: float) -> list[Table]:
-    """The decision table with layouts side by side (one column each) and one line per
-    figure, as the write-up laid out its own; as many tables as it takes to fit the width.
-    No cell is broken over two lines."""
-    columns = decision_columns(table)
-    if not table.rows:
-        return []
-    label_w = max(ts.advance(c.title, "table-bold") for c in columns) + 2 * Table.PAD_X + 2
-    widths = []
-    for row in table.rows:
-        cells = [ts.advance(table.text(row, c.key), cell_style(row.figure(c.key).source)[0]) for c in columns]
-        head = [ts.advance(w, "table-bold") for w in _head(row).split()]
-        widths.append(max(cells + head) + 2 * Table.PAD_X + 2)
+def _gap(base: str) -> float:
+    return COLUMN_GAP if base == "table" else COLUMN_GAP - 2
+
+
+def _chunks(table: DecisionTable, columns: list[Column], ts: Typeset, width: float, base: str) -> list[list[int]]:
+    label_w = max(ts.advance(c.title, f"{base}-bold") for c in columns) + 2 * Table.PAD_X + 2
     chunks: list[list[int]] = [[]]
     used = label_w
-    for i, w in enumerate(widths):
+    for i, row in enumerate(table.rows):
+        cells = [ts.advance(table.text(row, c.key), cell_style(row.figure(c.key).source, base)[0]) for c in columns]
+        head = [ts.advance(w, "table-bold") for w in _head(row).split()]
+        w = max(cells + head) + 2 * Table.PAD_X + _gap(base) + 1
         if chunks[-1] and used + w > width:
             chunks.append([])
             used = label_w
         chunks[-1].append(i)
         used += w
+    return chunks
+
+
+def decision_tables(table: DecisionTable, ts: Typeset, width: float) -> list[Table]:
+    """The decision table with layouts side by side (one column each) and one line per
+    figure, as the write-up laid out its own: in a slightly smaller type when that fits it
+    on one width, else in as many tables as it takes. No cell is broken over two lines."""
+    columns = decision_columns(table)
+    if not table.rows:
+        return []
+    base, chunks = "table", _chunks(table, columns, ts, width, "table")
+    if len(chunks) > 1:
+        small = _chunks(table, columns, ts, width, "table-s")
+        if len(small) < len(chunks):
+            base, chunks = "table-s", small
     measured = any(r.figure(c.key).source == MEASURED for r in table.rows for c in columns if c.group == "throughput")
     out = []
     for n, chunk in enumerate(chunks):
         rows_of = [table.rows[i] for i in chunk]
-        cols = [Col("figure", wrap=False)] + [Col(_head(r), align="r", wrap=False) for r in rows_of]
+        cols = [Col("figure", wrap=False)] + [Col(_head(r), align="r", wrap=False, gap=_gap(base)) for r in rows_of]
         body: list[list[Cell]] = []
         if any(r.volume and r.volume != r.key for r in rows_of):
-            body.append([Cell("volume", "table-bold")] + [Cell(r.volume or "", "table") for r in rows_of])
+            body.append([Cell("volume", f"{base}-bold")] + [Cell(r.volume or "", base) for r in rows_of])
         group = ""
         for c in columns:
             if c.group != group:
@@ -122,10 +134,10 @@ def decision_tables(table: DecisionTable, ts: Typeset, width: float) -> list[Tab
                 title = GROUP_TITLES.get(group, group)
                 if group == "throughput" and not measured:
                     title = "throughput — the planner's estimate: nothing is measured yet"
-                body.append([Cell(title, "table-italic", colour=MUTED, fill="#eef1f4", span=len(cols))])
-            line = [Cell(c.title, "table-bold")]
+                body.append([Cell(title, f"{base}-italic", colour=MUTED, fill="#eef1f4", span=len(cols))])
+            line = [Cell(c.title, f"{base}-bold")]
             for r in rows_of:
-                style, colour = cell_style(r.figure(c.key).source)
+                style, colour = cell_style(r.figure(c.key).source, base)
                 line.append(Cell(table.text(r, c.key), style, colour))
             body.append(line)
         caption = "" if len(chunks) == 1 else f"layouts {chunk[0] + 1}–{chunk[-1] + 1} of {len(table.rows)}"

@@ -15,7 +15,7 @@ from PySide6.QtSvg import QSvgGenerator
 
 from .blocks import Block, Figure, esc
 from .pdf import PageMeta
-from .typeset import Typeset
+from .typeset import DPI, SCALE, Typeset
 
 FIGURE_WIDTH = 700.0
 TABLE_WIDTH = 940.0
@@ -39,10 +39,12 @@ figcaption { color: #5f6368; font-style: italic; font-size: 12px; }
 
 
 def _svg_device(width: float, height: float, buffer: QBuffer | None = None) -> QSvgGenerator:
+    """An SVG of ``width`` × ``height`` points, at the PDF's resolution (see ``typeset``)."""
     gen = QSvgGenerator()
-    gen.setResolution(72)
-    gen.setSize(QSize(max(1, round(width)), max(1, round(height))))
-    gen.setViewBox(QRectF(0, 0, width, height))
+    gen.setResolution(DPI)
+    w, h = max(1, round(width * SCALE)), max(1, round(height * SCALE))
+    gen.setSize(QSize(w, h))
+    gen.setViewBox(QRectF(0, 0, w, h))
     if buffer is not None:
         gen.setOutputDevice(buffer)
     return gen
@@ -60,6 +62,7 @@ def figure_svg(fig: Figure, width: float = FIGURE_WIDTH) -> str:
     ts = Typeset(gen)
     painter = QPainter(gen)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    painter.scale(SCALE, SCALE)
     fig.draw(painter, ts, QRectF(0, 0, width, height))
     painter.end()
     buffer.close()

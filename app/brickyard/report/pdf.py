@@ -1,7 +1,6 @@
 """Pages: the blocks flowed onto A4 or Letter and painted into a PDF with ``QPdfWriter``.
 
-The writer runs at 72 dpi, so one unit is one point and a font's point size is its size on
-paper (a 300 dpi writer made text drawn in device units ~3× too large). Everything is
+The writer runs at 720 dpi with the painter scaled to points (see ``typeset``). Everything is
 painted as vector: text with the DejaVu fonts Qt embeds, lines, paths — no bitmap anywhere.
 Every page but the first has a running header (the title, and what the report is about);
 every page a footer with the Brickyard version, when and by whom, and "page N of M".
@@ -19,13 +18,12 @@ from PySide6.QtCore import QMarginsF, QPointF
 from PySide6.QtGui import QColor, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen
 
 from .blocks import Block, PageBreak
-from .typeset import MUTED, RULE, Typeset
+from .typeset import DPI, MUTED, RULE, SCALE, Typeset
 
 PAPERS = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
-MARGIN_X = 44.0
+MARGIN_X = 40.0
 MARGIN_TOP = 50.0
 MARGIN_BOTTOM = 46.0
-DPI = 72
 
 
 @dataclass(frozen=True)
@@ -144,6 +142,7 @@ def write_pdf(build: Callable[[Typeset, float], Sequence[Block]], path: str | os
             raise OSError(f"cannot write {path}: the PDF writer could not open a temporary file in {path.parent}")
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        painter.scale(SCALE, SCALE)                       # from here on, one unit is one point
         for n, page in enumerate(pages, start=1):
             if n > 1:
                 writer.newPage()

@@ -1,9 +1,12 @@
 """Fonts, colours and line breaking for the report's pages (Qt painting).
 
-Every length is in PostScript points: the PDF and the SVG (HTML) devices both run at 72 dpi,
-so a font's point size is its size on paper and a drawing made for one device is the same
-on the other. Fonts are DejaVu Sans and DejaVu Sans Mono (Debian's fonts-dejavu-core):
-every glyph the report prints (≈ ± × ₂ – …) is in them, and Qt embeds them in the PDF.
+Every length is in PostScript points. The PDF and SVG devices run at ``DPI`` (720) and the
+painter is scaled by ``SCALE`` so that one unit is one point; text alone is drawn unscaled in
+device pixels, with fonts sized in points for that device. (At 72 dpi Qt rounds a font to
+whole pixels — 6.6 pt and 7.2 pt came out the same — and a font drawn through a scaled painter
+is scaled twice: the "text 3× too large" of a 300 dpi writer.) Fonts are DejaVu Sans and
+DejaVu Sans Mono (Debian's fonts-dejavu-core): every glyph the report prints (≈ ± × ₂ – …) is
+in them, and Qt embeds them in the PDF.
 """
 
 from __future__ import annotations
@@ -13,6 +16,9 @@ from typing import Iterable, Sequence
 
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintDevice
+
+DPI = 720
+SCALE = DPI / 72.0          # device pixels per point
 
 SANS = "DejaVu Sans"
 MONO = "DejaVu Sans Mono"
@@ -33,6 +39,9 @@ STYLES: dict[str, tuple[str, float, bool, bool]] = {
     "table": (SANS, 7.2, False, False),
     "table-bold": (SANS, 7.2, True, False),
     "table-italic": (SANS, 7.2, False, True),
+    "table-s": (SANS, 6.6, False, False),         # a decision table that fits one width this way
+    "table-s-bold": (SANS, 6.6, True, False),
+    "table-s-italic": (SANS, 6.6, False, True),
     "tiny": (SANS, 6.3, False, False),
     "tiny-bold": (SANS, 6.3, True, False),
     "tiny-italic": (SANS, 6.3, False, True),
@@ -95,6 +104,7 @@ class Typeset:
 
     def __init__(self, device: QPaintDevice):
         self.device = device
+        self.k = device.logicalDpiX() / 72.0     # device pixels per point
         self._fonts: dict[str, QFont] = {}
         self._metrics: dict[str, QFontMetricsF] = {}
         self._advance: dict[tuple[str, str], float] = {}
@@ -109,6 +119,9 @@ class Typeset:
             font.setItalic(italic)
             font.setKerning(True)
             font.setHintingPreference(QFont.HintingPreference.PreferNoHinting)
+            # no "fi"/"fl" ligatures: text copied out of the PDF (or searched) reads "file", not "ﬁle"
+            for tag in ("liga", "clig", "dlig"):
+                font.setFeature(QFont.Tag(tag), 0)
             self._fonts[style] = font
         return font
 
@@ -122,14 +135,17 @@ class Typeset:
         key = (text, style)
         value = self._advance.get(key)
         if value is None:
-            value = self.metrics(style).horizontalAdvance(text)
+            value = self.metrics(style).horizontalAdvance(text) / self.k
             if len(self._advance) < 200_000:
                 self._advance[key] = value
         return value
 
+    def ascent(self, style: str) -> float:
+        return self.metrics(style).ascent() / self.k
+
     def line_height(self, style: str) -> float:
         m = self.metrics(style)
-        return m.ascent() + m.descent() + max(m.leading(), STYLES[style][1] * 0.18)
+        return (m.ascent() + m.descent()) / self.k + max(m.leading() / self.k, STYLES[style][1] * 0.18)
 
     # ---- line breaking ----------------------------------------------------------------
     def wrap(self, spans: Sequence[Span], width: float, colour: str = "") -> list[Line]:
@@ -144,7 +160,7 @@ class Typeset:
             nonlocal current, x, height, ascent
             if not height:
                 style = spans[0][1] if spans else "body"
-                height, ascent = self.line_height(style), self.metrics(style).ascent()
+                height, ascent = self.line_height(style), self.ascent(style)
             lines.append(Line(tuple(current), x, height, ascent))
             current, x, height, ascent = [], 0.0, 0.0, 0.0
 
@@ -189,7 +205,7 @@ class Typeset:
         return last.x + self.advance(stripped, last.style)
 
     def _grow(self, style: str, height: float, ascent: float) -> tuple[float, float]:
-        return max(height, self.line_height(style)), max(ascent, self.metrics(style).ascent())
+        return max(height, self.line_height(style)), max(ascent, self.ascent(style))
 
     @staticmethod
     def _add(current: list[Piece], x: float, text: str, style: str, colour: str) -> None:
@@ -224,21 +240,27 @@ class Typeset:
             elif align == "c" and width:
                 dx = (width - ln.width) / 2
             for piece in ln.pieces:
-                painter.setFont(self.font(piece.style))
-                painter.setPen(QColor(piece.colour or colour))
-                painter.drawText(QPointF(x + dx + piece.x, y + ln.ascent), piece.text)
+                self._text(painter, piece.text, piece.style, x + dx + piece.x, y + ln.ascent, piece.colour or colour)
             y += ln.height
         return y - top
 
     def draw_text(self, painter: QPainter, text: str, style: str, x: float, y: float, colour: str = INK,
                   align: str = "l") -> None:
         """One line of text with its baseline at ``y``; ``align`` relative to ``x``."""
-        painter.setFont(self.font(style))
-        painter.setPen(QColor(colour))
         if align != "l":
             w = self.advance(text, style)
             x -= w if align == "r" else w / 2
-        painter.drawText(QPointF(x, y), text)
+        self._text(painter, text, style, x, y, colour)
+
+    def _text(self, painter: QPainter, text: str, style: str, x: float, y: float, colour: str) -> None:
+        """Text at its true size: drawn in device pixels (the painter is in points)."""
+        painter.save()
+        painter.translate(x, y)
+        painter.scale(1 / self.k, 1 / self.k)
+        painter.setFont(self.font(style))
+        painter.setPen(QColor(colour))
+        painter.drawText(QPointF(0, 0), text)
+        painter.restore()
 
     def elide(self, text: str, style: str, width: float) -> str:
         if self.advance(text, style) <= width:
