@@ -13,9 +13,14 @@ def run(*argv: str) -> str:
     return subprocess.run(list(argv), capture_output=True, text=True, check=True, timeout=120).stdout
 
 
-def text(pdf: Path, first: int | None = None, last: int | None = None, layout: bool = True) -> str:
+def text(pdf: Path, first: int | None = None, last: int | None = None, layout: bool = True,
+         raw: bool = False) -> str:
+    """The PDF's words: ``layout`` keeps columns where they are on the page; ``raw`` in the
+    order they were drawn (a table cell's lines together)."""
     argv = ["pdftotext"]
-    if layout:
+    if raw:
+        argv.append("-raw")
+    elif layout:
         argv.append("-layout")
     if first:
         argv += ["-f", str(first)]

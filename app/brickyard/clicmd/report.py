@@ -86,15 +86,15 @@ def run(args: argparse.Namespace) -> int:
 
     kind = check_sources(args)
     title, author = _text(args.title, "--title"), _text(args.author, "--author")
-    try:
-        report_format(args.out)
-    except ReportInputError as exc:
-        raise UsageError(str(exc)) from None
     from pathlib import Path
 
     out = Path(args.out)
     if out.is_dir():
         raise UsageError(f"--out {args.out} is a folder; give a file name ending in .pdf or .html")
+    try:
+        report_format(args.out)
+    except ReportInputError as exc:
+        raise UsageError(str(exc)) from None
     if not out.resolve().parent.is_dir():
         raise UsageError(f"--out {args.out}: the folder {out.resolve().parent} does not exist")
     content = _content(kind, args, title, author)

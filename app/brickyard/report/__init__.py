@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.units import format_utc
+from .app import ensure_app
 from .content import (Comparison, LayoutPlan, ReportContent, ReportInputError, RunEntry, Trend, TrendSeries,
                       content_from_campaign, content_from_plan, content_from_runs, os_user)
 
 FORMATS = {".pdf": "pdf", ".html": "html", ".htm": "html"}
 PAPERS = ("a4", "letter")
-_APP: list = []
 
 
 @dataclass(frozen=True)
@@ -43,18 +43,9 @@ def report_format(path: str | os.PathLike) -> str:
     """'pdf' or 'html' from the file name; ``ReportInputError`` for anything else."""
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
-        raise ReportInputError(f"{path}: the report is written as .pdf or .html (not {suffix or 'no extension'})")
+        raise ReportInputError(f"{path}: the report is written as .pdf or .html "
+                               f"({f'not {suffix}' if suffix else 'this name has no extension'})")
     return FORMATS[suffix]
-
-
-def ensure_app() -> None:
-    """Qt needs an application object for fonts and painting: make an offscreen one when the
-    process (the CLI, a test) has none. The app's own QApplication is used as it is."""
-    from PySide6.QtGui import QGuiApplication
-
-    if QGuiApplication.instance() is None:
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        _APP.append(QGuiApplication(["brickyard-report"]))
 
 
 def export_report(content: ReportContent, path: str | os.PathLike, paper: str = "a4") -> ExportResult:
@@ -68,7 +59,6 @@ def export_report(content: ReportContent, path: str | os.PathLike, paper: str = 
     folder = Path(path).resolve().parent
     if not folder.is_dir():
         raise ReportInputError(f"{path}: the folder {folder} does not exist")
-    ensure_app()
     from .document import build_document
     from .html import write_html
     from .pdf import PageMeta, write_pdf

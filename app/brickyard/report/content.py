@@ -157,22 +157,24 @@ def content_from_runs(store: Any, run_ids: Sequence[str], topology: Topology | N
                       title: str = "", author: str = "", created_at: float | None = None) -> ReportContent:
     """A report of stored runs (``store`` a ``HistoryStore``; full ids), grouped by the layout
     they measured, each layout planned on ``topology`` when it holds its bricks, else on the
-    topology saved with its runs, else on the bricks alone (capacity then unknown, said so)."""
+    topology saved with its runs, else on the bricks alone (capacity then unknown, said so).
+    Raises ``store.StoreError`` for a run that is not stored."""
     from ..core import topofile
-    from ..core.decision_runs import entries_from_runs
+    from ..core.decision_runs import entries_from_runs, volume_of_run
 
     if not run_ids:
         raise ReportInputError("no runs to report on")
     runs = store.load_runs(list(dict.fromkeys(run_ids)))
-    if topology is not None:
-        topo_of: Any = topology
-    else:
-        def topo_of(run: RunResult) -> Topology | None:
-            text = store.topology_snapshot(run.run_id)
-            try:
-                return topofile.loads(text) if text else None
-            except topofile.TopologyFileError:
-                return None
+
+    def topo_of(run: RunResult) -> Topology | None:
+        vol = volume_of_run(run)
+        if topology is not None and vol is not None and all(topology.brick(b) is not None for b in vol.bricks):
+            return topology
+        text = store.topology_snapshot(run.run_id)
+        try:
+            return topofile.loads(text) if text else topology
+        except topofile.TopologyFileError:
+            return topology
     entries = entries_from_runs(runs, topo_of)
     table = build_table(entries)
     volumes = [e.plan.volume.name for e in entries if e.plan is not None]

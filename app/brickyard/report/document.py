@@ -200,7 +200,8 @@ def layout_sections(content: ReportContent, number: int) -> list[Block]:
 def layout_headline(layout: LayoutPlan) -> str:
     plan = layout.plan
     res, _ = resolve(plan.volume.layout, len(plan.volume.bricks))
-    verdict = "valid" if plan.valid else ("needs force" if plan.needs_force and not plan.errors else "refused")
+    verdict = "valid" if plan.valid else ("needs force" if plan.needs_force and not plan.errors else
+                                          "refused" if plan.refused else "has errors")
     return f"{plan.volume.name}: {TYPE_NAMES[plan.gluster_type]} {res.describe()} ({verdict})"
 
 
@@ -216,6 +217,14 @@ def layout_section(layout: LayoutPlan, number: str) -> list[Block]:
         Figure(lambda p, ts, r, d=drawing: d.paint(p, ts, r), lambda ts, w, d=drawing: d.natural_height(ts, w),
                caption=caption, title=f"topology {plan.volume.name}"),
     ]
+    if plan.refused:
+        blocks.append(Table([Col("", wrap=False), Col("", wrap=True)],
+                            [[Cell("type", "table-bold"), Cell(f"{TYPE_NAMES[plan.gluster_type]}: gluster would refuse "
+                                                                f"to create it, so it has no sets, capacity or "
+                                                                f"failures to show", colour=FAILED)]],
+                            header=False, space_before=6.0))
+        blocks += _findings_and_commands(layout)
+        return blocks
     c, t = plan.capacity, plan.tolerance
     sized = c.raw_bytes > 0
     facts = [("type", _type_words(plan))]
@@ -249,6 +258,12 @@ def layout_section(layout: LayoutPlan, number: str) -> list[Block]:
                         [[Cell(k, "table-bold"), Cell(v)] for k, v in facts], header=False, space_before=6.0))
     if plan.gluster_type is not VolumeType.DISTRIBUTE:      # plain distribute: every brick is its own "set"
         blocks.append(set_table(layout))
+    return blocks + _findings_and_commands(layout)
+
+
+def _findings_and_commands(layout: LayoutPlan) -> list[Block]:
+    plan = layout.plan
+    blocks: list[Block] = []
     if plan.placement_note:
         blocks.append(Paragraph.of(f"Placement: {plan.placement_note}", "small", space=3.0))
     for note in layout.notes:
@@ -263,7 +278,8 @@ def layout_section(layout: LayoutPlan, number: str) -> list[Block]:
     if plan.commands:
         blocks.append(Code(command_lines(plan.commands)))
     else:
-        blocks.append(Paragraph.of("None: gluster would refuse this volume (see above).", "small"))
+        blocks.append(Paragraph.of("None: Brickyard offers no commands while the plan has an error (see above).",
+                                   "small"))
     return blocks
 
 

@@ -13,6 +13,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 
+from .app import ensure_app
 from .blocks import Block, Figure, esc
 from .pdf import PageMeta
 from .typeset import DPI, SCALE, Typeset
@@ -52,6 +53,7 @@ def _svg_device(width: float, height: float, buffer: QBuffer | None = None) -> Q
 
 def figure_svg(fig: Figure, width: float = FIGURE_WIDTH) -> str:
     """The figure as inline SVG (vector), painted at ``width`` points."""
+    ensure_app()
     probe = Typeset(_svg_device(width, 100))
     height = fig.natural(probe, width)
     data = QByteArray()
@@ -73,6 +75,7 @@ def figure_svg(fig: Figure, width: float = FIGURE_WIDTH) -> str:
 
 def write_html(build: Callable[[Typeset, float], Sequence[Block]], path: str | os.PathLike, meta: PageMeta) -> int:
     """Write the HTML file (through a temporary file, renamed when complete); returns its size."""
+    ensure_app()
     path = Path(path)
     ts = Typeset(_svg_device(TABLE_WIDTH, 100))
     blocks = build(ts, TABLE_WIDTH)

@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 from PySide6.QtCore import QMarginsF, QPointF
 from PySide6.QtGui import QColor, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen
 
+from .app import ensure_app
 from .blocks import Block, PageBreak
 from .typeset import DPI, MUTED, RULE, SCALE, Typeset
 
@@ -122,6 +123,7 @@ def write_pdf(build: Callable[[Typeset, float], Sequence[Block]], path: str | os
               meta: PageMeta) -> int:
     """Write the PDF (through a temporary file beside ``path``, renamed when complete, so a
     failed export leaves no half file); returns the number of pages. Raises ``OSError``."""
+    ensure_app()
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     writer = QPdfWriter(str(tmp))

@@ -249,7 +249,8 @@ def hygiene_section(content: ReportContent, number: int) -> list[Block]:
         "left out of every figure; cache-suspect steps are shown but never the headline.", "small", colour=MUTED))
     rows = [hygiene_row(e) for e in content.runs]
     blocks.append(Table([Col("run", max_width=130.0), Col("end state", max_width=110.0), Col("steps", max_width=80.0),
-                         Col("start skew", max_width=90.0), Col("caches", max_width=110.0), Col("flags")], rows))
+                         Col("start skew", max_width=90.0), Col("caches", max_width=110.0), Col("flags")], rows,
+                        stretch=True))
     seen = {f for e in content.runs for s in e.run.steps for f in s.flags}
     meanings = {**FLAG_MEANINGS, **WORKLOAD_FLAGS}
     for flag in sorted(seen):
@@ -297,7 +298,7 @@ def environment_section(content: ReportContent, number: int) -> list[Block]:
                      Cell(f"{format_utc(e.run.started_at)}\n{format_utc(e.run.ended_at) or '—'}")])
     blocks.append(Table([Col("run", max_width=110.0), Col("target and layout", max_width=120.0),
                          Col("volume options"), Col("mount options"), Col("workload and parameters"),
-                         Col("started / ended (UTC)", wrap=False)], rows, space_before=3.0))
+                         Col("started / ended (UTC)", wrap=False)], rows, space_before=3.0, stretch=True))
     return blocks
 
 

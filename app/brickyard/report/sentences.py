@@ -91,6 +91,9 @@ def layout_sentence(table: DecisionTable, row: Row) -> str:
     if row.kind == BASELINE:
         return f"{row.label} (a baseline, not gluster): {_speed(table, row)}."
     name = row.key if row.label in ("", row.key) else f"{row.key} ({row.label})"
+    usable = row.figure("usable")
+    if not usable.known and usable.note.startswith("gluster would refuse"):
+        return f"{name}: {usable.note.rstrip('.')}."
     return f"{name}: {_capacity(table, row)}; {_failures(table, row)}; {_speed(table, row)}."
 
 

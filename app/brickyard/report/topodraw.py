@@ -75,7 +75,7 @@ def failed_parts(failures: tuple[str, ...]) -> tuple[set[str], set[str], set[str
 def brick_looks(layout: LayoutPlan) -> dict[BrickRef, BrickLook]:
     plan = layout.plan
     positions = {ref: i + 1 for i, ref in enumerate(plan.volume.bricks)}
-    states = {s.index: s for s in plan.state.sets}
+    states = {s.index: s for s in plan.state.sets} if plan.state is not None else {}
     out: dict[BrickRef, BrickLook] = {}
     for bset in plan.sets:
         state = states.get(bset.index)

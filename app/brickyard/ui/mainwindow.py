@@ -138,6 +138,13 @@ class MainWindow(QMainWindow):
             action = examples.addAction(path.name.removesuffix(".brickyard.json"))
             action.triggered.connect(lambda _=False, p=path: self.files.open_example(p))
         file_menu.addSeparator()
+        action = file_menu.addAction("&Export PDF…")
+        action.setObjectName("export-report")
+        action.setShortcut(QKeySequence("Ctrl+Shift+E"))
+        action.setToolTip("The report of the tab in front: the planner's volume, the runs selected in History, "
+                          "a campaign, or the decision table (PDF, or HTML for a wiki)")
+        action.triggered.connect(lambda: self.export_report())
+        file_menu.addSeparator()
         quit_action = file_menu.addAction("&Quit")
         # the platform's Quit key is empty on plain X11 and offscreen: Ctrl+Q everywhere
         quit_action.setShortcut(QKeySequence.StandardKey.Quit if QKeySequence(QKeySequence.StandardKey.Quit).toString()
@@ -365,6 +372,12 @@ class MainWindow(QMainWindow):
         self.decision_view.set_table(table)
         self._show_tab("Decision", self.decision_view)
         return self.decision_view
+
+    def export_report(self, exec_dialog: bool = True):
+        """File ▸ Export PDF…: the report of what the tab in front shows (``ui.report_export``)."""
+        from .report_export import export_report_dialog
+
+        return export_report_dialog(self, exec_dialog=exec_dialog)
 
     def history_store(self):
         """The history database the Run tab writes to (opened on first use)."""

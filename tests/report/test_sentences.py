@@ -1,0 +1,92 @@
+"""The decision in words: with the write-up's own measurements on its eight RAID 5 servers,
+the report reads the table as the write-up did (distribute 8 fastest but unprotected; of the
+rest, distributed 2 × disperse 4 redundancy 1), every number in a sentence is the table's
+cell; a calibrated model's predicted column, when a table has one, is printed and marked."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from brickyard.core import topofile
+from brickyard.core.decision import PREDICTED, Column, Figure, LayoutEntry, build_table
+from brickyard.core.plan import plan_volume
+from brickyard.core.results import Metric, Provenance, RunResult, RunStatus, StepResult, WorkerTiming
+from brickyard.core.topology import Layout, Volume, VolumeType
+from brickyard.report import content_from_plan, export_report
+from brickyard.report.sentences import headline_columns, layout_sentence, reading
+
+from . import pdfcheck
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
+MIB = 2**20
+# the write-up's "2 MB and more" figures (MB/s): one file, 8 files at once
+WRITEUP = {"dt8": (315e6, 2.2e9), "dp8rd2": (290e6, 1.4e9), "dt2dp4rd1": (300e6, 1.65e9), "dt4rp2": (290e6, 1.4e9)}
+LAYOUTS = {"dt8": Layout(VolumeType.DISTRIBUTE),
+           "dp8rd2": Layout(VolumeType.DISPERSE, disperse=8, redundancy=2),
+           "dt2dp4rd1": Layout(VolumeType.DISTRIBUTED_DISPERSE, disperse=4, redundancy=1),
+           "dt4rp2": Layout(VolumeType.DISTRIBUTED_REPLICATE, replica=2)}
+
+
+def writeup_table():
+    topo = topofile.load(EXAMPLES / "eight-node-raid5.brickyard.json")
+    bricks = topo.volumes[0].bricks
+    topo.volumes.clear()            # the same bricks in four layouts, one at a time (as a campaign does)
+    entries = []
+    for name, layout in LAYOUTS.items():
+        plan = plan_volume(topo, Volume(name, layout, list(bricks), force=True))
+        steps, i = [], 0
+        for n, bps in zip((1, 8), WRITEUP[name]):
+            for rep, wobble in enumerate((0.98, 1.0, 1.03)):
+                v = bps * wobble
+                steps.append(StepResult(i, {"direction": "write", "concurrency": n, "block_size": 16 * MIB},
+                                        rep, (WorkerTiming(0, "client", 0.0, 1.0, int(v)),),
+                                        (Metric("throughput", v, "B/s"),)))
+                i += 1
+        run = RunResult(f"run-{name}", "dd", RunStatus.COMPLETE, 0.0, 1.0,
+                        Provenance("0.1", {}, f"client:/mnt/{name}", "gluster", volume_name=name), steps)
+        entries.append(LayoutEntry(name, plan, (run,), topology=topo))
+    return build_table(entries)
+
+
+def test_the_writeup_measurements_read_as_the_writeup_decided():
+    table = writeup_table()
+    single, many = headline_columns(table)
+    assert single.key == f"tput:write:1:{16 * MIB}" and many.key == f"tput:write:8:{16 * MIB}"
+    lines = reading(table)
+    assert lines[0] == "Fastest at write 16M × 8 files: dt8, 2.20 GB/s ±2 %, but it survives no server failure."
+    assert lines[1].startswith("Fastest of the layouts that survive a server failure: dt2dp4rd1, 1.65 GB/s ±2 %, "
+                               "any 1 server failing")
+    assert "168.00 TB (152.80 TiB) usable (75% of raw)" in lines[1]
+
+
+def test_each_sentence_quotes_the_table_cells():
+    table = writeup_table()
+    for row in table.rows:
+        sentence = layout_sentence(table, row)
+        assert sentence.startswith(f"{row.key} (")
+        for key in ("usable", f"tput:write:8:{16 * MIB}", f"tput:write:1:{16 * MIB}"):
+            assert table.text(row, key) in sentence
+    dp = layout_sentence(table, table.row("dp8rd2"))
+    assert "survives any 2 servers failing" in dp       # one brick per server: its redundancy
+
+
+def test_a_plan_only_table_says_its_figures_are_estimates(tmp_path):
+    topo = topofile.load(EXAMPLES / "eight-node-raid5.brickyard.json")
+    content = content_from_plan(topo, topo.volumes[0])
+    sentence = layout_sentence(content.table, content.table.rows[0])
+    assert "≈" in sentence and "(est.)" in sentence
+
+
+def test_a_predicted_column_is_printed_and_marked(tmp_path):
+    table = writeup_table()
+    col = Column(f"model:write:8:{16 * MIB}", "predicted write 16M × 8 files", "B/s", "prediction")
+    table = table.with_column(col, {"dt8": Figure(2.1e9, PREDICTED), "dt2dp4rd1": Figure(1.7e9, PREDICTED)})
+    topo = topofile.load(EXAMPLES / "eight-node-raid5.brickyard.json")
+    content = replace(content_from_plan(topo, topo.volumes[0]), table=table, layouts=())
+    out = tmp_path / "predicted.pdf"
+    export_report(content, out)
+    page1 = pdfcheck.text(out, 1, 1)
+    cells = pdfcheck.table_rows(page1, ["predicted write 16M × 8 files"])["predicted write 16M × 8 files"]
+    assert [c for line in cells for c in line] == ["2.10 GB/s (pred.)", "—", "1.70 GB/s (pred.)", "—"]
+    assert "(pred.): a calibrated model's prediction" in " ".join(page1.split())
