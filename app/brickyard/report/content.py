@@ -20,6 +20,7 @@ Edit the title block with ``dataclasses.replace(content, title=…, author=…)`
 
 from __future__ import annotations
 
+import dataclasses
 import getpass
 import os
 import time
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .. import __version__
-from ..core.compare import Difference, MetricComparison, compare_runs, provenance_diff, run_labels
+from ..core.compare import Difference, MetricComparison, compare_runs, provenance_diff, repeats_by_point, run_labels
 from ..core.decision import BASELINE, LAYOUT, DecisionTable, LayoutEntry, build_table
 from ..core.plan import PlanResult, plan_volume
 from ..core.results import RunResult
@@ -284,20 +285,21 @@ def comparisons(entries: Sequence[RunEntry], table: DecisionTable) -> tuple[Comp
         ref = firsts.setdefault(e.run.workload, e)
         if ref is e:
             continue
-        metrics = compare_runs(ref.run, e.run, ("throughput",))
-        kept = [m for m in metrics if not keep or e.run.workload != table.workload or _block_size(m) in keep
-                or _block_size(m) is None]
-        out.append(Comparison(ref, e, tuple(provenance_diff([ref.run, e.run])), tuple(kept),
-                              len(metrics) - len(kept)))
+        a, b = ref.run, e.run
+        left_out = 0
+        if keep and b.workload == table.workload:      # the bootstrap is the cost: only the points shown
+            both = set(repeats_by_point(a, "throughput")) & set(repeats_by_point(b, "throughput"))
+            a, b = _at_sizes(a, keep), _at_sizes(b, keep)
+            left_out = len(both) - len(set(repeats_by_point(a, "throughput")) & set(repeats_by_point(b, "throughput")))
+        metrics = compare_runs(a, b, ("throughput",))
+        out.append(Comparison(ref, e, tuple(provenance_diff([ref.run, e.run])), tuple(metrics), left_out))
     return tuple(out)
 
 
-def _block_size(m: MetricComparison) -> int | None:
-    import json
-
-    raw = dict(m.point).get("block_size")
-    value = json.loads(raw) if raw is not None else None
-    return value if isinstance(value, int) else None
+def _at_sizes(run: RunResult, sizes: set[int]) -> RunResult:
+    """The run with only the steps at these block sizes (and those without one)."""
+    steps = [s for s in run.steps if not isinstance(s.params.get("block_size"), int) or s.params["block_size"] in sizes]
+    return dataclasses.replace(run, steps=steps)
 
 
 def trend(store: Any, table: DecisionTable, entries: Sequence[LayoutEntry]) -> Trend | None:

@@ -11,6 +11,7 @@ in them, and Qt embeds them in the PDF.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -19,6 +20,8 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintDevice
 
 DPI = 720
 SCALE = DPI / 72.0          # device pixels per point
+
+_WORDS = re.compile(r" +|[^ ]+")      # words, and the runs of spaces between them
 
 SANS = "DejaVu Sans"
 MONO = "DejaVu Sans Mono"
@@ -108,6 +111,8 @@ class Typeset:
         self._fonts: dict[str, QFont] = {}
         self._metrics: dict[str, QFontMetricsF] = {}
         self._advance: dict[tuple[str, str], float] = {}
+        self._ascent: dict[str, float] = {}
+        self._height: dict[str, float] = {}
 
     def font(self, style: str) -> QFont:
         font = self._fonts.get(style)
@@ -141,58 +146,88 @@ class Typeset:
         return value
 
     def ascent(self, style: str) -> float:
-        return self.metrics(style).ascent() / self.k
+        value = self._ascent.get(style)
+        if value is None:
+            value = self._ascent[style] = self.metrics(style).ascent() / self.k
+        return value
 
     def line_height(self, style: str) -> float:
-        m = self.metrics(style)
-        return (m.ascent() + m.descent()) / self.k + max(m.leading() / self.k, STYLES[style][1] * 0.18)
+        value = self._height.get(style)
+        if value is None:
+            m = self.metrics(style)
+            value = self._height[style] = ((m.ascent() + m.descent()) / self.k
+                                           + max(m.leading() / self.k, STYLES[style][1] * 0.18))
+        return value
 
     # ---- line breaking ----------------------------------------------------------------
     def wrap(self, spans: Sequence[Span], width: float, colour: str = "") -> list[Line]:
         """Break ``spans`` into lines no wider than ``width`` (at spaces; a word wider than a
         line is cut between characters). Explicit newlines start a new line."""
+        if len(spans) == 1 and "\n" not in spans[0][0]:      # the usual case: it fits on one line
+            text, style = spans[0]
+            w = self.advance(text, style) if len(text) < 400 else width + 1
+            if w <= width + 0.01:
+                stripped = text.rstrip()
+                piece = (Piece(0.0, text, style, colour),) if text else ()
+                return [Line(piece, w if stripped == text else self.advance(stripped, style),
+                             self.line_height(style), self.ascent(style))]
         lines: list[Line] = []
-        current: list[Piece] = []
-        x = 0.0
-        height = ascent = 0.0
+        pieces: list[Piece] = []
+        run: list[str] = []                 # words of the piece being built (one style)
+        state = {"style": "", "x0": 0.0, "x": 0.0, "h": 0.0, "a": 0.0}
+        first = spans[0][1] if spans else "body"
+
+        def close_run() -> None:
+            if run:
+                pieces.append(Piece(state["x0"], "".join(run), state["style"], colour))
+                run.clear()
 
         def flush() -> None:
-            nonlocal current, x, height, ascent
-            if not height:
-                style = spans[0][1] if spans else "body"
-                height, ascent = self.line_height(style), self.ascent(style)
-            lines.append(Line(tuple(current), x, height, ascent))
-            current, x, height, ascent = [], 0.0, 0.0, 0.0
+            close_run()
+            lines.append(Line(tuple(pieces), state["x"], state["h"] or self.line_height(first),
+                              state["a"] or self.ascent(first)))
+            pieces.clear()
+            state.update(style="", x0=0.0, x=0.0, h=0.0, a=0.0)
 
+        def add(word: str, w: float, style: str, lh: float, asc: float) -> None:
+            if style != state["style"]:
+                close_run()
+                state["style"], state["x0"] = style, state["x"]
+            run.append(word)
+            state["x"] += w
+            if lh > state["h"]:
+                state["h"] = lh
+            if asc > state["a"]:
+                state["a"] = asc
+
+        advance = self.advance
+        limit = width + 0.01
         for text, style in spans:
-            paragraphs = text.split("\n")
-            for n, para in enumerate(paragraphs):
+            lh, asc = self.line_height(style), self.ascent(style)
+            for n, para in enumerate(text.split("\n")):
                 if n:
                     flush()
-                for word in _words(para):
-                    w = self.advance(word, style)
-                    if x + w > width + 0.01 and x > 0:
-                        if word.isspace():
+                for word in _WORDS.findall(para):
+                    w = advance(word, style)
+                    x = state["x"]
+                    if x + w > limit and x > 0:
+                        if word[0] == " ":
                             continue
                         flush()
-                    if not current and word.isspace():
+                    elif x == 0 and word[0] == " ":
                         continue
-                    while w > width + 0.01 and len(word) > 1:      # one word wider than the line
-                        cut = self._fit(word, style, width - x)
-                        if cut == 0 and x > 0:
+                    while w > limit and len(word) > 1:      # one word wider than the line
+                        cut = self._fit(word, style, width - state["x"])
+                        if cut == 0 and state["x"] > 0:
                             flush()
                             continue
                         cut = max(cut, 1)
-                        self._add(current, x, word[:cut], style, colour)
-                        x += self.advance(word[:cut], style)
-                        height, ascent = self._grow(style, height, ascent)
+                        add(word[:cut], advance(word[:cut], style), style, lh, asc)
                         flush()
                         word = word[cut:]
-                        w = self.advance(word, style)
-                    self._add(current, x, word, style, colour)
-                    x += w
-                    height, ascent = self._grow(style, height, ascent)
-        if current or not lines:
+                        w = advance(word, style)
+                    add(word, w, style, lh, asc)
+        if run or pieces or not lines:
             flush()
         # trailing spaces do not count towards a line's width
         return [Line(ln.pieces, self._trimmed(ln), ln.height, ln.ascent) for ln in lines]
@@ -203,17 +238,6 @@ class Typeset:
         last = line.pieces[-1]
         stripped = last.text.rstrip()
         return last.x + self.advance(stripped, last.style)
-
-    def _grow(self, style: str, height: float, ascent: float) -> tuple[float, float]:
-        return max(height, self.line_height(style)), max(ascent, self.ascent(style))
-
-    @staticmethod
-    def _add(current: list[Piece], x: float, text: str, style: str, colour: str) -> None:
-        if current and current[-1].style == style and current[-1].colour == colour:
-            last = current[-1]
-            current[-1] = Piece(last.x, last.text + text, style, colour)
-        else:
-            current.append(Piece(x, text, style, colour))
 
     def _fit(self, word: str, style: str, width: float) -> int:
         lo, hi = 0, len(word)
@@ -267,20 +291,6 @@ class Typeset:
             return text
         cut = self._fit(text, style, max(0.0, width - self.advance("…", style)))
         return text[:cut] + "…"
-
-
-def _words(text: str) -> list[str]:
-    """Words with the spaces between them as their own items ('a  b' → ['a', '  ', 'b'])."""
-    out: list[str] = []
-    word = ""
-    for ch in text:
-        if (ch == " ") != (word[:1] == " ") and word:
-            out.append(word)
-            word = ""
-        word += ch
-    if word:
-        out.append(word)
-    return out
 
 
 def rect(x: float, y: float, w: float, h: float) -> QRectF:
