@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from brickyard.core.units import format_rate
 from brickyard.store import HistoryStore
 
 LAYOUTS = [
@@ -153,3 +154,24 @@ def test_campaign_killed_mid_cell_resumes_without_rerunning_cells_or_leaving_vol
     csv_out = subprocess.run(brickyard("decision", "--campaign", cid[:10], "--db", db, "--format", "csv"),
                              env=env, capture_output=True, text=True, timeout=120)
     assert csv_out.returncode == 0 and csv_out.stdout.count("\n") == 5, csv_out.stdout
+
+    # the report a manager gets of this campaign: its decision-table cells are the table's figures
+    # (tests/report checks every cell against the stored steps the same way), fonts embedded, no bitmap
+    from ..report import pdfcheck
+
+    pdf = tmp_path / "campaign-report.pdf"
+    made = subprocess.run(brickyard("report", "--campaign", cid[:10], "--db", db, "--out", str(pdf), "--json"),
+                          env=env, capture_output=True, text=True, timeout=180)
+    assert made.returncode == 0, made.stderr[-3000:]
+    info = json.loads(made.stdout)
+    assert info["kind"] == "campaign" and info["pages"] == pdfcheck.pages(pdf) >= 5
+    assert pdfcheck.images(pdf) == [] and all(f["emb"] == "yes" for f in pdfcheck.fonts(pdf))
+    titles = {f"write 4M × {'1 file' if n == 1 else f'{n} files'}": f"tput:write:{n}:{bs}" for n in (1, 8)}
+    found = pdfcheck.table_rows(pdfcheck.text(pdf, 1, 1), list(titles))
+    for title, key in titles.items():
+        cells = [c for line in found[title] for c in line]
+        want = []
+        for row in table["rows"]:
+            f = row["figures"][key]
+            want.append(format_rate(f["value"]) + (f" ±{f['spread'] * 50:.0f} %" if f["spread"] is not None else ""))
+        assert cells == want, (title, cells, want)

@@ -76,7 +76,7 @@ def test_hygiene_names_a_partial_run_its_host_and_flagged_steps(store, tmp_path)
     assert "short-step: shorter than the workload's minimum step time" in hygiene
     assert "stall: I/O stalled" in hygiene
     appendix = text[text.index("Appendix"):]
-    assert "INVALID: stall; no progress for 45 s" in appendix
+    assert "INVALID: stall" in appendix and "no progress for 45 s" in appendix
 
 
 def test_runs_without_a_topology_say_capacity_is_unknown_and_still_count_failures(store, tmp_path):

@@ -35,6 +35,12 @@ class Block:
         """(part that fits in ``avail``, the rest); (None, self) when nothing sensible fits."""
         return None, self
 
+    def lead_height(self, ts: Typeset, width: float) -> float:
+        """The least of it that must follow a heading on the same page: all of a block that
+        cannot split; the first lines or rows of one that can."""
+        h = self.height(ts, width)
+        return min(h, 48.0) if self.splittable else h
+
     def paint(self, ts: Typeset, painter: QPainter, x: float, y: float, width: float) -> None:
         raise NotImplementedError
 
@@ -321,7 +327,7 @@ class Table(Block):
 
     PAD_X = 3.0
     PAD_Y = 1.8
-    WORD_MAX = 70.0
+    WORD_MAX = 100.0
     splittable = True
 
     def __init__(self, columns: Sequence[Col], rows: Sequence[Sequence[Cell | str]], *, header: bool = True,
@@ -414,6 +420,10 @@ class Table(Block):
     def height(self, ts: Typeset, width: float) -> float:
         lay = self._layout(ts, width)
         return lay.header + sum(lay.heights[self._start:self._end])
+
+    def lead_height(self, ts: Typeset, width: float) -> float:
+        lay = self._layout(ts, width)
+        return lay.header + sum(lay.heights[self._start:self._start + 2])
 
     def split(self, ts: Typeset, width: float, avail: float):
         lay = self._layout(ts, width)

@@ -170,13 +170,13 @@ class _LegendItem:
 
 
 def _legend_layout(ts: Typeset, items: Sequence[_LegendItem], width: float) -> tuple[int, float, float]:
-    """(columns, column width, height)."""
+    """(columns, column width, height): entries side by side, as many as fit."""
     if not items:
         return 1, width, 0.0
-    entry = max(ts.advance(i.label, "small") for i in items) + 30.0
+    entry = max(ts.advance(i.label, "small") for i in items) + 34.0
     cols = max(1, min(len(items), int(width // entry)))
     rows = math.ceil(len(items) / cols)
-    return cols, width / cols, rows * 11.5 + 2.0
+    return cols, min(entry + 12.0, width / cols), rows * 11.5 + 2.0
 
 
 def _draw_legend(painter: QPainter, ts: Typeset, items: Sequence[_LegendItem], x: float, y: float,
@@ -352,6 +352,8 @@ def draw_bars(painter: QPainter, ts: Typeset, rect: QRectF, chart: BarChart) -> 
     group_w = p.width() / n
     per = max(1, len(chart.series))
     bar_w = min(34.0, group_w * 0.75 / per)
+    # values written above the bars; upwards for all of them when one does not fit its bar
+    upright = all(ts.advance(b.text, "tiny") <= bar_w - 1 for b in bars if b.text)
     for gi, group in enumerate(chart.groups):
         gx = p.left() + gi * group_w + (group_w - bar_w * per) / 2
         for bi, bar in enumerate(group.bars):
@@ -377,7 +379,7 @@ def draw_bars(painter: QPainter, ts: Typeset, rect: QRectF, chart: BarChart) -> 
                 painter.drawLine(QPointF(cx, y1), QPointF(cx, y2))
                 painter.drawLine(QPointF(cx - 2.5, y1), QPointF(cx + 2.5, y1))
                 painter.drawLine(QPointF(cx - 2.5, y2), QPointF(cx + 2.5, y2))
-            if bar.text and ts.advance(bar.text, "tiny") <= bar_w + 8:
+            if bar.text and upright:
                 ts.draw_text(painter, bar.text, "tiny", x + bar_w / 2, min(top, frame.y(bar.high)) - 2.5, INK, "c")
             elif bar.text:                                 # narrow bars: the value written upwards
                 painter.save()

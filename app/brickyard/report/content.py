@@ -275,14 +275,16 @@ def _assemble(entries: Sequence[LayoutEntry], table: DecisionTable, runs: Sequen
 
 
 def comparisons(entries: Sequence[RunEntry], table: DecisionTable) -> tuple[Comparison, ...]:
-    """Each run against the first run of its workload (for a campaign: the first layout's),
-    as ``brickyard history compare FIRST OTHER`` shows it; for the table's workload only at
-    the table's block sizes (the full sweep is in the appendix)."""
-    firsts: dict[str, RunEntry] = {}
+    """Each run against the first run of its workload and kind (for a campaign: each layout
+    against the first layout; a baseline only against a baseline), as ``brickyard history
+    compare FIRST OTHER`` shows it; for the table's workload only at the table's block sizes
+    (the full sweep is in the appendix)."""
+    firsts: dict[tuple[str, str], RunEntry] = {}
     out = []
     keep = set(table.block_sizes)
-    for e in entries:
-        ref = firsts.setdefault(e.run.workload, e)
+    kind_of = {r.key: r.kind for r in table.rows}
+    for e in entries:          # a baseline against a baseline, a layout against a layout
+        ref = firsts.setdefault((e.run.workload, kind_of.get(e.row_key, LAYOUT)), e)
         if ref is e:
             continue
         a, b = ref.run, e.run

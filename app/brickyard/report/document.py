@@ -88,7 +88,7 @@ def cell_style(source: str, base: str = "table") -> tuple[str, str]:
 
 
 def _gap(base: str) -> float:
-    return COLUMN_GAP if base == "table" else COLUMN_GAP - 2
+    return COLUMN_GAP if base == "table" else COLUMN_GAP - 4
 
 
 def _chunks(table: DecisionTable, columns: list[Column], ts: Typeset, width: float, base: str) -> list[list[int]]:
@@ -115,10 +115,12 @@ def decision_tables(table: DecisionTable, ts: Typeset, width: float) -> list[Tab
     if not table.rows:
         return []
     base, chunks = "table", _chunks(table, columns, ts, width, "table")
-    if len(chunks) > 1:
-        small = _chunks(table, columns, ts, width, "table-s")
-        if len(small) < len(chunks):
-            base, chunks = "table-s", small
+    for smaller in ("table-s", "table-xs"):
+        if len(chunks) == 1:
+            break
+        fewer = _chunks(table, columns, ts, width, smaller)
+        if len(fewer) < len(chunks):
+            base, chunks = smaller, fewer
     measured = any(r.figure(c.key).source == MEASURED for r in table.rows for c in columns if c.group == "throughput")
     out = []
     for n, chunk in enumerate(chunks):

@@ -114,7 +114,7 @@ def _lead(queue: deque[Block], ts: Typeset, width: float, height: float) -> floa
         if nxt.keep_with_next:
             need += nxt.space_before + nh
             continue
-        need += nxt.space_before + (min(nh, 48.0) if nxt.splittable else min(nh, height))
+        need += nxt.space_before + min(nxt.lead_height(ts, width), height)
         break
     return need
 

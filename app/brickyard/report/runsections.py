@@ -9,12 +9,12 @@ from dataclasses import replace
 from typing import Sequence
 
 from ..bench.context import FLAG_MEANINGS
-from ..core.compare import describe_layout, describe_point, point_of
+from ..core.compare import POINT_KEYS_FIRST, describe_layout, describe_point, point_of
 from ..core.decision import BASELINE, ESTIMATED, MANY
 from ..core.results import CACHE_SUSPECT_FLAGS, RunResult, RunStatus, StepResult
 from ..core.series import sweep_by_block_size
 from ..core.units import format_block_size, format_quantity, format_rate, format_utc
-from .blocks import Block, Cell, Col, Figure, Heading, Paragraph, Table
+from .blocks import Block, Cell, Col, Figure, Heading, PageBreak, Paragraph, Table
 from .charts import (Bar, BarChart, BarGroup, Curve, SweepChart, TrendChart, TrendLine, bar_height, draw_bars,
                      draw_sweep, draw_trend, sweep_height, trend_height)
 from .content import ReportContent, RunEntry
@@ -47,35 +47,47 @@ def _merged(runs: Sequence[RunResult]) -> RunResult:
 
 
 def sweep_charts(content: ReportContent) -> list[Block]:
+    """Per workload and direction: the layouts on one chart, baselines (a local disk is often
+    ten times faster and would flatten every gluster curve) on their own."""
+    baselines = {r.key for r in content.table.rows if r.kind == BASELINE}
     blocks: list[Block] = []
     workloads = list(dict.fromkeys(e.run.workload for e in content.runs))
     for workload in workloads:
         entries = [e for e in content.runs if e.run.workload == workload]
-        directions = _sweep_directions([e.run for e in entries])
-        if not directions:
+        layouts = [e for e in entries if e.row_key not in baselines]
+        bases = [e for e in entries if e.row_key in baselines]
+        for part, what in ((layouts, "the layouts" if bases else ""), (bases, "baselines")):
+            if part:
+                blocks += _sweep_charts(workload, part, what)
+    return blocks
+
+
+def _sweep_charts(workload: str, entries: list[RunEntry], what: str) -> list[Block]:
+    blocks: list[Block] = []
+    directions = _sweep_directions([e.run for e in entries])
+    per_row: dict[str, list[RunEntry]] = {}
+    for e in entries:
+        per_row.setdefault(e.row_key or e.label, []).append(e)
+    if len(entries) <= CURVES_PER_RUN_UP_TO:
+        groups = [(e.label, [e.run]) for e in entries]
+        how = "one curve per run and file count"
+    else:
+        groups = [(es[0].label.split(" · ")[0], [e.run for e in es]) for es in per_row.values()]
+        how = f"{len(entries)} runs: one curve per layout and file count, over all its runs' repeats"
+    for d in directions:
+        curves = []
+        for si, (label, runs) in enumerate(groups):
+            for conc, pts in sweep_by_block_size(_merged(runs), "throughput", d).items():
+                words = "1 file" if conc == 1 else f"{conc} files"
+                curves.append(Curve(f"{label} · {words}", si, conc > 1, tuple(pts)))
+        if not curves:
             continue
-        per_row: dict[str, list[RunEntry]] = {}
-        for e in entries:
-            per_row.setdefault(e.row_key or e.label, []).append(e)
-        if len(entries) <= CURVES_PER_RUN_UP_TO:
-            groups = [(e.label, [e.run]) for e in entries]
-            how = "one curve per run and file count"
-        else:
-            groups = [(es[0].label.split(" · ")[0], [e.run for e in es]) for es in per_row.values()]
-            how = f"{len(entries)} runs: one curve per layout and file count, over all its runs' repeats"
-        for d in directions:
-            curves = []
-            for si, (label, runs) in enumerate(groups):
-                for conc, pts in sweep_by_block_size(_merged(runs), "throughput", d).items():
-                    words = "1 file" if conc == 1 else f"{conc} files"
-                    curves.append(Curve(f"{label} · {words}", si, conc > 1, tuple(pts)))
-            if not curves:
-                continue
-            chart = SweepChart(f"{workload} {d}: throughput vs block size", tuple(curves))
-            blocks.append(Figure(lambda p, ts, r, c=chart: draw_sweep(p, ts, r, c),
-                                 lambda ts, w, c=chart: sweep_height(ts, w, c),
-                                 caption=f"{how}; one file solid, N files at once dashed; bars: min–max over the "
-                                         "repeats (median marked)", title=chart.title))
+        chart = SweepChart(f"{workload} {d}: throughput vs block size" + (f" — {what}" if what else ""),
+                           tuple(curves))
+        blocks.append(Figure(lambda p, ts, r, c=chart: draw_sweep(p, ts, r, c),
+                             lambda ts, w, c=chart: sweep_height(ts, w, c),
+                             caption=f"{how}; one file solid, N files at once dashed; bars: min–max over the "
+                                     "repeats (median marked)", title=chart.title))
     return blocks
 
 
@@ -151,14 +163,14 @@ def comparison_section(content: ReportContent, number: int) -> list[Block]:
         blocks.append(Heading(f"{_name(b)} against {_name(a)}", 3))
         if c.differences:
             rows = [[Cell(d.field, "table-bold"), Cell(d.values[0]), Cell(d.values[1])] for d in c.differences]
-            blocks.append(Table([Col("what differs", wrap=True, max_width=120.0), Col(_name(a)), Col(_name(b))],
+            blocks.append(Table([Col("what differs", wrap=True, max_width=150.0), Col(_name(a)), Col(_name(b))],
                                 rows, space_before=3.0))
         else:
             blocks.append(Paragraph.of("Nothing recorded differs between the two runs.", "small"))
         if c.metrics:
             rows = []
             for m in c.metrics:
-                rows.append([Cell(describe_point(m.point)), Cell(m.metric),
+                rows.append([Cell(_point_words(m.point)), Cell(m.metric),
                              Cell(f"{format_quantity(m.baseline.median, m.unit)} (n={m.baseline.n})"),
                              Cell(f"{format_quantity(m.other.median, m.unit)} (n={m.other.n})"),
                              Cell(f"{m.change:+.1%}" if not math.isnan(m.ratio) else "—", "table-bold"),
@@ -173,6 +185,12 @@ def comparison_section(content: ReportContent, number: int) -> list[Block]:
                                        f"brickyard history compare {a.run.run_id[:12]} {b.run.run_id[:12]}",
                                        "small", colour=MUTED, space=1.5))
     return blocks
+
+
+def _point_words(point) -> str:
+    """'write bs 4M ×8': the sweep point without the workload's own per-step numbers."""
+    sweep = tuple((k, v) for k, v in point if k in POINT_KEYS_FIRST)
+    return describe_point(sweep or point)
 
 
 def _name(e: RunEntry) -> str:
@@ -284,21 +302,32 @@ def environment_section(content: ReportContent, number: int) -> list[Block]:
         rows = [[Cell(h, "table-bold")] + [Cell(" / ".join(hosts[h].get(k, [])) or "—") for k in order]
                 for h in sorted(hosts)]
         blocks.append(Table([Col("host", wrap=False)] + [Col(k) for k in order], rows, space_before=3.0))
-    blocks.append(Heading("What each run measured", 3))
+    blocks.append(Heading("Volumes and targets", 3))
+    rows = []
+    for row in content.table.rows:
+        runs = [e.run for e in content.runs if e.row_key == row.key]
+        if not runs:
+            continue
+        targets = list(dict.fromkeys(r.provenance.target for r in runs))
+        options = list(dict.fromkeys("\n".join(f"{k} = {v}" for k, v in sorted(r.provenance.volume_options.items()))
+                                     for r in runs))
+        mounts = list(dict.fromkeys(r.provenance.mount_options for r in runs if r.provenance.mount_options))
+        what = row.label if row.kind == BASELINE else f"{row.key}: {row.label}"
+        rows.append([Cell(what, "table-bold"), Cell("\n".join(targets)),
+                     Cell("\n—\n".join(o for o in options if o) or "—"), Cell("\n".join(mounts) or "—")])
+    blocks.append(Table([Col("layout", max_width=120.0), Col("target", max_width=110.0), Col("volume options"),
+                         Col("mount options")], rows, space_before=3.0, stretch=True))
+    blocks.append(Heading("Runs", 3))
     rows = []
     for e in content.runs:
         p = e.run.provenance
-        layout = describe_layout(p.layout) if p.layout else p.target_kind
-        options = "; ".join(f"{k}={v}" for k, v in sorted(p.volume_options.items())) or "—"
         params = ", ".join(f"{k}={v}" for k, v in p.parameters.items()) or "—"
-        rows.append([Cell(f"{e.label}\n{e.run.run_id[:12]}"),
-                     Cell(f"{p.target}\n{p.volume_name or p.target_kind}: {layout}"),
-                     Cell(options), Cell(p.mount_options or "—"),
-                     Cell(f"{e.run.workload}: {params}"),
-                     Cell(f"{format_utc(e.run.started_at)}\n{format_utc(e.run.ended_at) or '—'}")])
-    blocks.append(Table([Col("run", max_width=110.0), Col("target and layout", max_width=120.0),
-                         Col("volume options"), Col("mount options"), Col("workload and parameters"),
-                         Col("started / ended (UTC)", wrap=False)], rows, space_before=3.0, stretch=True))
+        rows.append([Cell(f"{e.label}\n{e.run.run_id[:12]}"), Cell(e.run.workload), Cell(params),
+                     Cell(f"{format_utc(e.run.started_at)}\n{format_utc(e.run.ended_at) or '—'}"),
+                     Cell(p.brickyard_version)])
+    blocks.append(Table([Col("run", max_width=120.0), Col("workload", wrap=False), Col("parameters"),
+                         Col("started / ended (UTC)", wrap=False), Col("Brickyard", wrap=False)], rows,
+                        space_before=3.0, stretch=True))
     return blocks
 
 
@@ -312,29 +341,34 @@ def _metric_names(run: RunResult) -> list[str]:
     return [n for n in FIRST_METRICS if n in names] + [n for n in names if n not in FIRST_METRICS]
 
 
-def step_row(step: StepResult, columns: Sequence[str], rest: bool) -> list[Cell]:
+def step_rows(step: StepResult, columns: Sequence[str], width: int) -> list[list[Cell]]:
+    """A step's main figures on one row (flags in the last cell) and, across the table under
+    it, every other figure it reported and its note."""
     values = {m.name: m for m in step.metrics}
-    cells = [Cell(str(step.index)), Cell(describe_point(point_of(step)) or "—"), Cell(str(step.repeat))]
+    cells = [Cell(str(step.index)), Cell(_point_words(point_of(step)) or "—"), Cell(str(step.repeat))]
     for name in columns:
         m = values.get(name)
         cells.append(Cell(format_quantity(m.value, m.unit) if m is not None else ""))
-    if rest:
-        cells.append(Cell("; ".join(f"{m.name} {format_quantity(m.value, m.unit)}" for m in step.metrics
-                                    if m.name not in columns), "tiny"))
-    note = ", ".join(step.flags)
+    flags = ", ".join(step.flags)
     if not step.valid:
-        note = "INVALID" + (f": {note}" if note else "")
+        flags = "INVALID" + (f": {flags}" if flags else "")
+    cells.append(Cell(flags, "tiny-bold" if not step.valid else "tiny", FAILED if not step.valid else ""))
+    rows = [[Cell(c.text, c.style if c.style.startswith("tiny") else "tiny", c.colour) for c in cells]]
+    detail = "; ".join(f"{m.name.replace('_', ' ')} {format_quantity(m.value, m.unit)}" for m in step.metrics
+                       if m.name not in columns)
     if step.note:
-        note = f"{note}; {step.note}" if note else step.note
-    cells.append(Cell(note, "tiny", FAILED if not step.valid else ""))
-    return cells
+        detail = f"{detail}  —  {step.note}" if detail else step.note
+    if detail:
+        rows.append([Cell(detail, "tiny", MUTED, fill="#f8f9fa", span=width)])
+    return rows
 
 
 def appendix(content: ReportContent) -> list[Block]:
-    blocks: list[Block] = [Heading("Appendix: every step's raw numbers", 1, "appendix")]
-    blocks.append(Paragraph.of("Each run's steps as measured: the sweep point, the repeat, and every figure the step "
-                               "reported (units as everywhere else in Brickyard). The exact stored values: "
-                               "brickyard history export RUN.", "small", colour=MUTED))
+    blocks: list[Block] = [PageBreak(), Heading("Appendix: every step's raw numbers", 1, "appendix")]
+    blocks.append(Paragraph.of("Each run's steps as measured: the sweep point, the repeat and its main figures, then "
+                               "(grey, under it) every other figure the step reported and its note; units as "
+                               "everywhere else in Brickyard. The exact stored values: brickyard history export RUN.",
+                               "small", colour=MUTED))
     for e in content.runs:
         run = e.run
         blocks.append(Heading(f"{e.label} — run {run.run_id[:12]}, {run.workload}, {run.status.value}, "
@@ -342,13 +376,10 @@ def appendix(content: ReportContent) -> list[Block]:
         if not run.steps:
             blocks.append(Paragraph.of("No step was measured." + (f" {run.error}" if run.error else ""), "small"))
             continue
-        names = _metric_names(run)
-        shown, rest = names[:6], len(names) > 6
+        shown = _metric_names(run)[:7]
         cols = [Col("#", align="r", wrap=False), Col("point", wrap=False), Col("rep", align="r", wrap=False)]
         cols += [Col(n.replace("_", " "), align="r", wrap=False) for n in shown]
-        if rest:
-            cols.append(Col("other figures"))
-        cols.append(Col("flags and notes"))
-        rows = [[Cell(c.text, "tiny", c.colour) for c in step_row(s, shown, rest)] for s in run.steps]
-        blocks.append(Table(cols, rows, space_before=3.0, header_style="tiny-bold"))
+        cols.append(Col("flags"))
+        rows = [row for s in run.steps for row in step_rows(s, shown, len(cols))]
+        blocks.append(Table(cols, rows, space_before=3.0, header_style="tiny-bold", zebra=False, stretch=True))
     return blocks

@@ -74,15 +74,17 @@ def _speed(table: DecisionTable, row: Row) -> str:
         n = many.params["concurrency"]
         who = "many files at once" if n == 0 else f"{n} files at once"
         bs = "" if not many.params["block_size"] else f" in {format_block_size(many.params['block_size'])} blocks"
-        text = f"{verb} {table.text(row, many.key)} with {who}{bs}"
+        parts.append(f"{verb} {table.text(row, many.key)} with {who}{bs}")
         scaling = f"scaling:{many.params['direction']}:{n}:{many.params['block_size']}"
-        if any(c.key == scaling for c in table.columns) and row.figure(scaling).known:
-            text += f" ({table.text(row, scaling)} of {n} × one file)"
-        parts.append(text)
     if single is not None and row.figure(single.key).known:
         parts.append(f"{table.text(row, single.key)} with one file" if parts
                      else f"{verb} {table.text(row, single.key)} with one file")
-    return ", ".join(parts) if parts else "throughput not measured"
+    if not parts:
+        return "throughput not measured"
+    text = " and ".join(parts)
+    if many is not None and any(c.key == scaling for c in table.columns) and row.figure(scaling).known:
+        text += f" ({n} files reach {table.text(row, scaling)} of {n} × one file)"
+    return text
 
 
 def layout_sentence(table: DecisionTable, row: Row) -> str:

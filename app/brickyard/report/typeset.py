@@ -45,6 +45,9 @@ STYLES: dict[str, tuple[str, float, bool, bool]] = {
     "table-s": (SANS, 6.6, False, False),         # a decision table that fits one width this way
     "table-s-bold": (SANS, 6.6, True, False),
     "table-s-italic": (SANS, 6.6, False, True),
+    "table-xs": (SANS, 6.1, False, False),
+    "table-xs-bold": (SANS, 6.1, True, False),
+    "table-xs-italic": (SANS, 6.1, False, True),
     "tiny": (SANS, 6.3, False, False),
     "tiny-bold": (SANS, 6.3, True, False),
     "tiny-italic": (SANS, 6.3, False, True),
