@@ -23,7 +23,7 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen
 
 from ..core.series import SeriesPoint
 from ..core.units import format_block_size, format_quantity, format_utc, quantity_scale
-from .typeset import INK, MUTED, Typeset, series_colour
+from .typeset import INK, MUTED, Typeset, hatch, series_colour
 
 AXIS = "#5f6368"
 GRID = "#e0e3e7"
@@ -197,20 +197,9 @@ def _draw_legend(painter: QPainter, ts: Typeset, items: Sequence[_LegendItem], x
             painter.setBrush(QBrush(QColor(item.fill or "#ffffff")))
             painter.drawRect(box)
             if item.kind == "hatched":
-                _hatch(painter, box, QColor(AXIS))
+                hatch(painter, box, QColor(AXIS))
         ts.draw_text(painter, item.label, "small", cx + 26, cy + 2.6, INK)
 
-
-def _hatch(painter: QPainter, box: QRectF, colour: QColor, step: float = 3.2) -> None:
-    """Diagonal lines across ``box`` (drawn as lines: a pattern brush would not survive SVG)."""
-    painter.save()
-    painter.setClipRect(box, Qt.ClipOperation.IntersectClip)
-    painter.setPen(QPen(colour, 0.5))
-    x = box.left() - box.height()
-    while x < box.right():
-        painter.drawLine(QPointF(x, box.bottom()), QPointF(x + box.height(), box.top()))
-        x += step
-    painter.restore()
 
 
 class _Frame:
@@ -367,7 +356,7 @@ def draw_bars(painter: QPainter, ts: Typeset, rect: QRectF, chart: BarChart) -> 
                 painter.setPen(QPen(QColor(AXIS), 0.7, Qt.PenStyle.DashLine))
                 painter.setBrush(QBrush(QColor("#ffffff")))
                 painter.drawRect(box)
-                _hatch(painter, box, fill.darker(120))
+                hatch(painter, box, fill.darker(120))
             else:
                 painter.setPen(QPen(fill.darker(140), 0.6))
                 painter.setBrush(QBrush(fill))

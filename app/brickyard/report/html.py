@@ -13,7 +13,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 
-from .app import ensure_app
+from .app import discard, ensure_app
 from .blocks import Block, Figure, esc
 from .pdf import PageMeta
 from .typeset import DPI, SCALE, Typeset
@@ -92,9 +92,5 @@ def write_html(build: Callable[[Typeset, float], Sequence[Block]], path: str | o
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     finally:
-        if tmp.exists():
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
+        discard(tmp)
     return path.stat().st_size

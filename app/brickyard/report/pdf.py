@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 from PySide6.QtCore import QMarginsF, QPointF
 from PySide6.QtGui import QColor, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen
 
-from .app import ensure_app
+from .app import discard, ensure_app
 from .blocks import Block, PageBreak
 from .typeset import DPI, MUTED, RULE, SCALE, Typeset
 
@@ -162,11 +162,7 @@ def write_pdf(build: Callable[[Typeset, float], Sequence[Block]], path: str | os
         os.replace(tmp, path)
         return len(pages)
     finally:
-        if tmp.exists():
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
+        discard(tmp)
 
 
 def _frame(painter: QPainter, ts: Typeset, meta: PageMeta, n: int, total: int, pw: float, ph: float) -> None:

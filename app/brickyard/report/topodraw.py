@@ -19,7 +19,7 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from ..core.topology import BrickRef
 from ..core.units import format_bytes
 from .content import LayoutPlan
-from .typeset import FAILED, INK, MUTED, Typeset, set_colour
+from .typeset import FAILED, INK, MUTED, Typeset, hatch, set_colour
 
 SITE_PAD = 6.0
 SITE_TITLE = 14.0
@@ -279,7 +279,7 @@ class TopologyDrawing:
             ts.draw_text(painter, str(look.set_index + 1), "tiny-bold", badge.center().x(), badge.top() + 8.3,
                          text_colour, "c")
         if look.arbiter:
-            _hatch_rect(painter, box.adjusted(badge_w, 0, 0, 0) if path else box, base.darker(150))
+            hatch(painter, box.adjusted(badge_w, 0, 0, 0) if path else box, base.darker(150), 3.0, 0.6)
         if path:
             right = box.right() - 3
             if look.position is not None:
@@ -319,7 +319,7 @@ class TopologyDrawing:
                 painter.setPen(QPen(QColor("#6b7785"), 0.6))
                 painter.setBrush(QBrush(QColor("#ffffff")))
                 painter.drawRect(box)
-                _hatch_rect(painter, box, QColor("#37474f"))
+                hatch(painter, box, QColor("#37474f"), 3.0, 0.6)
             elif kind == "failed":
                 painter.setPen(QPen(QColor(FAILED), 1.2))
                 painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -350,13 +350,3 @@ def _mix(a: QColor, b: QColor, t: float) -> QColor:
 def _luma(c: QColor) -> float:
     return 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue()
 
-
-def _hatch_rect(painter: QPainter, box: QRectF, colour: QColor, step: float = 3.0) -> None:
-    painter.save()
-    painter.setClipRect(box, Qt.ClipOperation.IntersectClip)
-    painter.setPen(QPen(colour, 0.6))
-    x = box.left() - box.height()
-    while x < box.right():
-        painter.drawLine(QPointF(x, box.bottom()), QPointF(x + box.height(), box.top()))
-        x += step
-    painter.restore()

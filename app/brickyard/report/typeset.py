@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintDevice
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintDevice, QPen
 
 DPI = 720
 SCALE = DPI / 72.0          # device pixels per point
@@ -298,3 +298,17 @@ class Typeset:
 
 def rect(x: float, y: float, w: float, h: float) -> QRectF:
     return QRectF(x, y, w, h)
+
+
+def hatch(painter: QPainter, box: QRectF, colour: QColor, step: float = 3.2, width: float = 0.5) -> None:
+    """Diagonal lines across ``box``, drawn as lines (a pattern brush would not survive the
+    SVG of the HTML report): how arbiters and estimates are hatched."""
+    painter.save()
+    painter.setClipRect(box, Qt.ClipOperation.IntersectClip)
+    painter.setPen(QPen(colour, width))
+    x = box.left() - box.height()
+    while x < box.right():
+        painter.drawLine(QPointF(x, box.bottom()), QPointF(x + box.height(), box.top()))
+        x += step
+    painter.restore()
+
