@@ -191,12 +191,15 @@ def parse_volume_info(xml: bytes | str) -> list[VolumeInfo]:
     return out
 
 
+def _status_volumes(root: Any) -> list[tuple[str, Any]]:
+    """(name, element) of each volume of a ``volume status`` answer."""
+    return [((vol.findtext("volName") or "").strip(), vol) for vol in root.findall("volStatus/volumes/volume")]
+
+
 def parse_volume_status(xml: bytes | str) -> dict[str, list[BrickStatus]]:
     """Volume name -> its bricks' status (daemons left out)."""
-    root = parse(xml)
     out: dict[str, list[BrickStatus]] = {}
-    for vol in root.findall("volStatus/volumes/volume"):
-        name = (vol.findtext("volName") or "").strip()
+    for name, vol in _status_volumes(parse(xml)):
         bricks = out.setdefault(name, [])
         for node in vol.findall("node"):
             path = (node.findtext("path") or "").strip()
@@ -221,10 +224,8 @@ def parse_volume_clients(xml: bytes | str) -> dict[str, list[str]]:
     """``volume status VOL|all clients --xml``: volume name -> the addresses (without port) of
     the clients connected to any of its bricks, in first-seen order. The servers' own
     self-heal daemons connect as clients too: tell them apart by address."""
-    root = parse(xml)
     out: dict[str, list[str]] = {}
-    for vol in root.findall("volStatus/volumes/volume"):
-        name = (vol.findtext("volName") or "").strip()
+    for name, vol in _status_volumes(parse(xml)):
         seen = out.setdefault(name, [])
         for client in vol.findall("node/clientsStatus/client"):
             host = (client.findtext("hostname") or "").strip()

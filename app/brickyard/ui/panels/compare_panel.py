@@ -132,7 +132,9 @@ class ComparePanel(QWidget):
         start = time.perf_counter()
         while self._pending and time.perf_counter() - start < budget:
             layout = self._pending.pop(0)
-            self._add_row(layout, plan_volume(self.session.topo, replace(volume, layout=layout)))
+            # a layout without thin-arbiter leaves the volume's thin-arbiter brick out
+            ta = volume.thin_arbiter_brick if layout.thin_arbiter else None
+            self._add_row(layout, plan_volume(self.session.topo, replace(volume, layout=layout, thin_arbiter_brick=ta)))
         if not self._pending:
             self._timer.stop()
             self.table.setSortingEnabled(True)
