@@ -147,6 +147,7 @@ class RemoveNode(Edit):
     _index: int = 0
     _node: Node | None = None
     _positions: dict[str, list[tuple[int, BrickRef]]] = field(default_factory=dict)
+    _thin_arbiters: dict[str, BrickRef] = field(default_factory=dict)  # volume -> its thin-arbiter brick here
 
     @property
     def text(self) -> str:
@@ -155,18 +156,25 @@ class RemoveNode(Edit):
     def apply(self, topo: Topology) -> None:
         node = topo.require_node(self.name)
         self._positions = {}
+        self._thin_arbiters = {}
         with topo.events.batch():
             for volume in topo.volumes:
                 kept = [(i, r) for i, r in enumerate(volume.bricks) if r.node == node.name]
                 if kept:
                     self._positions[volume.name] = kept
                     topo.set_volume_bricks(volume.name, [r for r in volume.bricks if r.node != node.name])
+                ta = volume.thin_arbiter_brick
+                if ta is not None and ta.node == node.name:
+                    self._thin_arbiters[volume.name] = ta
+                    topo.update_volume(volume.name, thin_arbiter_brick=None)
             self._index, self._node = topo.remove_node(self.name)
 
     def revert(self, topo: Topology) -> None:
         assert self._node is not None
         with topo.events.batch():
             topo.add_node(self._node, self._index)
+            for name, ta in self._thin_arbiters.items():
+                topo.update_volume(name, thin_arbiter_brick=ta)
             for name, kept in self._positions.items():
                 bricks = list(topo.require_volume(name).bricks)
                 for i, ref in kept:
