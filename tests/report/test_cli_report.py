@@ -98,3 +98,26 @@ def test_bad_output_names_are_refused(out, words, tmp_path, capsys, monkeypatch)
     assert main(["report", "--topology", str(EXAMPLES / "three-site.brickyard.json"), "--out", out]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and words in err[0], err
+
+
+def test_a_canary_in_any_text_flag_never_runs_and_a_title_is_printed_as_written(tmp_path, capsys):
+    canary = tmp_path / "planted"
+    topo = str(EXAMPLES / "three-site.brickyard.json")
+    db = f"sqlite:///{tmp_path / 'h.sqlite3'}"
+    for c in (f"$(touch {canary})", f"`touch {canary}`", f"x; touch {canary}", f"x | touch {canary}",
+              f"x\ntouch {canary}", f"x${{IFS}}touch${{IFS}}{canary}"):
+        for argv in (["--runs", c], ["--campaign", c], ["--topology", c], ["--topology", topo, "--volume", c],
+                     ["--topology", topo, "--fail", c], ["--topology", topo, "--out", f"{tmp_path}/{c}/r.pdf"]):
+            full = ["report", *argv, "--db", db, "--json"] + ([] if "--out" in argv else ["--out", str(tmp_path / "r.pdf")])
+            assert main(full) == 2, full
+            doc = json.loads(capsys.readouterr().out)
+            assert doc["ok"] is False and not canary.exists(), full
+        out = tmp_path / "titled.pdf"
+        code = main(["report", "--topology", topo, "--title", c, "--author", c, "--out", str(out), "--json"])
+        captured = capsys.readouterr()
+        if "\n" in c:
+            assert code == 2 and "control characters" in json.loads(captured.out)["error"]
+            continue
+        assert code == 0 and json.loads(captured.out)["title"] == c
+        assert c in " ".join(pdfcheck.text(out, 1, 1, layout=False).split())
+        assert not canary.exists()

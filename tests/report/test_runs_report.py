@@ -43,6 +43,7 @@ def test_two_gluster_versions_on_one_volume_compared_with_a_verdict(store, tmp_p
     content = content_from_runs(store, [old.run_id, new.run_id])
     assert [r.key for r in content.table.rows] == ["gv0"]           # one layout: both runs in its row
     assert content.layouts[0].topology.name == "lab"                 # planned on the stored snapshot
+    assert [len(s.points) for s in content.trend.series] == [2]      # the volume's history: a trend chart
     (cmp,) = content.comparisons
     assert any(d.field.startswith("gluster on") for d in cmp.differences)
     assert all(m.significant and m.change > 0.3 for m in cmp.metrics)
@@ -51,6 +52,7 @@ def test_two_gluster_versions_on_one_volume_compared_with_a_verdict(store, tmp_p
     text = " ".join(pdfcheck.text(out, layout=False).split())
     assert "very likely real (95 % interval" in text
     assert "glusterfs 6.0" in text and "glusterfs 10.3" in text
+    assert "write 16M × 8 files: every stored run of each volume" in text
     # the row's figure is the median over both runs' repeats, as stored
     values = [s.metric("throughput").value for r in store.load_runs([old.run_id, new.run_id]) for s in r.steps
               if s.valid and s.params["concurrency"] == 8 and s.params["block_size"] == 16 * MIB]

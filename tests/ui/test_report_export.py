@@ -97,3 +97,18 @@ def test_a_bad_file_name_is_said_in_the_dialog_and_nothing_is_written(window, tm
     dialog.accept()
     assert dialog.result_info is None and "does not exist" in dialog.problem.text()
     assert list(tmp_path.glob("**/report.*")) == []
+
+
+def test_export_from_the_decision_tab_reports_its_runs(window, tmp_path):
+    rng = random.Random(6)
+    runs = [synthetic_run(rng, layout=kind, started_at=1_760_000_000.0 + i) for i, kind in
+            enumerate(("replica", "arbiter"))]
+    with HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}") as store:
+        for run in runs:
+            store.add_run(run)
+    view = window.open_decision([r.run_id for r in runs])
+    assert window.tabs.currentWidget() is view
+    out = tmp_path / "decision.pdf"
+    dialog = export(window, out)
+    assert dialog.content.kind == "runs" and set(dialog.content.run_ids) == {r.run_id for r in runs}
+    assert pdfcheck.images(out) == []
