@@ -86,6 +86,7 @@ def test_every_decision_cell_in_the_campaign_pdf_is_the_stored_number(campaign, 
         assert name in plain
     assert "GlusterFS layout decision: seed004-sandbox" in page1 and "Ana Admin" in page1
     assert "Fastest of the layouts that survive a server failure: dt2dp4rd1" in plain
+    assert "client1's local disk (a baseline, not gluster): writes" in plain      # the last sentence too
     assert "dt8 (distribute 8): 8.59 GB (8.00 GiB) usable (100% of raw); survives no server failure" in plain
     # no site rows (the lab has no sites): said instead of a row of n/a
     assert "site failures survived" not in page1 and "site failures: n/a" in page1

@@ -45,12 +45,22 @@ def build_document(content: ReportContent, ts: Typeset, width: float) -> list[Bl
 
 def title_block(content: ReportContent) -> list[Block]:
     made = f"{format_utc(content.created_at)} UTC by {content.author} with Brickyard {content.version}"
-    rows = [[Cell(k, "small-bold"), Cell(v, "small")] for k, v in content.facts]
-    rows.append([Cell("made", "small-bold"), Cell(made, "small")])
+    facts = [*content.facts, ("made", made)]
+    rows: list[list[Cell]] = []
+    short: list[tuple[str, str]] = []
+    for k, v in facts:               # short facts two to a line, so the decision keeps page 1
+        if len(v) > 44:
+            rows.append([Cell(k, "small-bold"), Cell(v, "small", span=3)])
+        else:
+            short.append((k, v))
+    pairs = [short[i:i + 2] for i in range(0, len(short), 2)]
+    rows = [[c for k, v in pair for c in (Cell(k, "small-bold"), Cell(v, "small"))] +
+            ([Cell(""), Cell("")] if len(pair) == 1 else []) for pair in pairs] + rows
     return [
         Paragraph.of(content.title, "title", space=0.0),
         Paragraph.of(content.subject, "subtitle", colour=MUTED, space=3.0),
-        Table([Col("", wrap=False), Col("", wrap=True)], rows, header=False, zebra=False, space_before=6.0),
+        Table([Col("", wrap=False), Col("", wrap=True, max_width=230.0), Col("", wrap=False, gap=12.0),
+               Col("", wrap=True)], rows, header=False, zebra=False, space_before=6.0),
     ]
 
 
