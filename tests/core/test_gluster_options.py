@@ -120,3 +120,58 @@ def test_every_catalog_default_passes_its_own_check():
         if problem:
             refused.append((spec.name, spec.default, problem))
     assert refused == []
+
+
+# gluster 10.3's user.* namespace (GD_HOOKS_SPECIFIC_KEY): each answer recorded on the lab
+USER_ACCEPTED = [
+    ("user.foo", "bar"), ("user.sp", "a b  c"), ("user.ws", " "), ("user.", "x"), ("user.a.b.c", "x"),
+    ("user.x y", "v"), ("user.$(id)", "v"), ("user.smb", "enable"), ("user.foo", "-x"), ("user.eq", "a=b"),
+    ("user.k", "v" * 4084),      # name and value 4090 bytes: the most glusterd's store buffer holds
+]
+USER_REFUSED_BY_GLUSTER = [
+    ("USER.up", "x", "option : USER.up does not exist"),   # the namespace is case-sensitive
+    ("user", "x", "option : user does not exist"),
+    ("user.empty", "", "needs a value"),                    # the CLI: Usage: volume set …
+    ("user.d1", "--x", "option of its own"),                # the CLI: unrecognized option --x
+    ("user.f2", "--", "option of its own"),
+]
+# gluster said "volume set: success" to these, then could not keep them (seen on the lab)
+USER_STRICTER = [
+    ("user.a=b", "v", "after glusterd restarts this is 'user.a' = 'b=v'"),
+    ("user.nl", "line1\nline2", "cannot restore the volume at glusterd's next start"),
+    ("user.k2", "v" * 4084, "hold 4091 bytes; glusterd 10.3 keeps at most 4090"),
+    ("user.long", "x" * 5000, "crashed glusterd on the lab"),
+]
+
+
+@pytest.mark.parametrize("name, value", USER_ACCEPTED)
+def test_any_user_namespace_option_is_taken_verbatim_as_gluster_takes_it(name, value):
+    check = go.check_option(name, value, REPLICA2, replica_count=2)
+    assert check.ok, check.problem
+    assert check.notes == []                       # no whitespace dropped from a user.* value
+    assert check.spec is not None and check.spec.name == name and check.spec.type == "user"
+    assert go.resolve_name(name) == name and go.lookup(name).name == name
+
+
+@pytest.mark.parametrize("name, value, words", USER_REFUSED_BY_GLUSTER + USER_STRICTER)
+def test_what_gluster_refuses_or_cannot_keep_in_the_user_namespace_is_refused_with_the_reason(name, value, words):
+    check = go.check_option(name, value, REPLICA2, replica_count=2)
+    assert not check.ok and words in check.problem, check.problem
+
+
+def test_the_cli_drops_whitespace_from_other_options_values_as_gluster_does():
+    check = go.check_option("performance.write-behind", " o f f ", REPLICA2)
+    assert check.ok and check.notes == ["gluster's CLI drops the whitespace: it sets 'off'"]
+    assert go.check_option("performance.cache-size", "64 MB", REPLICA2).ok
+    assert "needs a value" in go.check_option("performance.write-behind", "\t", REPLICA2).problem
+    # gluster quotes the value it judged: the one without whitespace
+    assert go.check_option("performance.write-behind", "maybe ", REPLICA2).problem == \
+        "option perf maybe: 'maybe' is not a valid boolean value"
+
+
+def test_no_option_may_hold_more_than_glusterds_store_buffer():
+    hosts = ",".join(f"10.0.{i // 250}.{i % 250 + 1}" for i in range(400))
+    assert len("auth.allow") + len(hosts) > go.STORE_PAIR_MAX
+    check = go.check_option("auth.allow", hosts, REPLICA2)
+    assert not check.ok and "glusterd 10.3 keeps at most 4090" in check.problem
+    assert go.check_option("auth.allow", hosts[:4000], REPLICA2).ok

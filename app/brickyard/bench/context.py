@@ -16,7 +16,7 @@ from ..core.results import CACHE_SUSPECT_FLAGS, Metric, RunResult, StepResult, W
 from ..core.units import format_bytes, format_link_speed
 from ..remote.executor import CommandResult, Executor
 from ..remote.loop import Cancelled
-from . import figures
+from . import figures, finite
 from .agentclient import AgentSession, AgentStep
 from .api import Measurement, Workload
 from .physics import Physics
@@ -38,6 +38,7 @@ FLAG_MEANINGS = {
     "timeout": "the step ran past its time limit and was stopped",
     "worker-error": "at least one worker failed",
     "io-pause": "I/O stood still for a third of the stall limit or more, then resumed",
+    finite.FLAG: finite.MEANING,
 }
 
 
@@ -342,13 +343,21 @@ class RunContext:
         host (the data is still in that host's page cache). What makes it suspect (kept,
         flagged, never the headline): faster than the link allows for its layout, a re-read
         faster than the first read of its point, a read whose bricks' caches were not dropped.
-        Workers that started further apart than 1 % of the step are flagged "start-skew"."""
-        workers = tuple(m.workers)
-        direction = direction or str(m.params.get("direction", ""))
+        Workers that started further apart than 1 % of the step are flagged "start-skew".
+
+        Every figure is checked here, the one place steps are recorded: one that is not a
+        finite number (a workload's NaN) is left out and the step is invalid, naming it
+        (``finite``), so the result sink and the history never see one."""
+        plugin = finite.Checked(f"workload {self.workload.name}", f"the {self.workload.name} workload")
+        workers = tuple(plugin.workers(m.workers))
+        params = plugin.values("params", dict(m.params))
+        own_metrics = plugin.metrics(m.metrics)
+        repeat = plugin.repeat(params)
+        direction = direction or str(params.get("direction") or "")
         flags = list(dict.fromkeys(self._pending_flags + m.flags))
         notes = self._pending_notes + ([m.note] if m.note else [])
         self._pending_flags, self._pending_notes = [], []
-        problems = list(m.problems)
+        problems = list(m.problems) + plugin.problems
         moved = m.throughput_metrics and any(w.bytes for w in workers)
         metrics: list[Metric] = []
         if moved:
@@ -370,11 +379,16 @@ class RunContext:
         if ops and m.throughput_metrics and not any(x.name == "ops_per_s" for x in m.metrics):
             metrics.append(Metric("ops_per_s", stats.headline_ops(workers), "ops/s", "total ops ÷ (last end − first start)"))
         names = {x.name for x in m.metrics}
-        metrics = [x for x in metrics if x.name not in names] + list(m.metrics)
+        mine = finite.Checked("Brickyard", "Brickyard (please report it)")
+        metrics = mine.metrics(x for x in metrics if x.name not in names) + own_metrics
         if any(w.error for w in workers):
             flags.append("worker-error")
             problems += [f"worker {w.worker} on {w.host}: {w.error}" for w in workers if w.error][:4]
-        skew = stats.start_skew(workers) if len(workers) > 1 else {"p50": 0.0, "p99": 0.0, "max": 0.0}
+        skew = mine.numbers("start_skew", stats.start_skew(workers)) if len(workers) > 1 else \
+            {"p50": 0.0, "p99": 0.0, "max": 0.0}
+        problems += mine.problems
+        if plugin.problems or mine.problems:
+            flags.append(finite.FLAG)
         skew_text = figures.skew_note(skew, stats.window_seconds(workers), len(workers))
         if skew_text:
             flags.append("start-skew")
@@ -400,8 +414,8 @@ class RunContext:
                 notes.append(text)
         step = StepResult(
             index=self._index,
-            params=dict(m.params),
-            repeat=int(m.params.get("repeat", 0)),
+            params=params,
+            repeat=repeat,
             workers=workers,
             metrics=tuple(metrics),
             start_skew=skew,

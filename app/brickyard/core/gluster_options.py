@@ -8,6 +8,16 @@ below follow ``xlator_option_validate`` (``libglusterfs/src/options.c``) and the
 parsers it calls (``libglusterfs/src/common-utils.c``) type by type, and their messages are
 gluster's own (checked against the lab in ``tests/e2e/test_volume_options_lab.py``).
 
+Besides the catalog, gluster takes any option in the ``user.`` namespace (``fnmatch("user.*")``,
+case-sensitive: ``GD_HOOKS_SPECIFIC_KEY`` in glusterd-hooks.h). glusterd skips every check for
+them (``glusterd_op_stage_set_volume``), keeps them with the volume for hook scripts, and its
+CLI passes their value verbatim (``cli_cmd_volume_set_parse`` drops the whitespace of every
+other option's value). No other namespace is generic in 10.3. What gluster takes but cannot
+keep is refused here, each seen on the lab: a ``key=value`` pair longer than glusterd's
+4093-byte store buffer (``_storeopts`` in glusterd-store.c: 5,000 characters crashed glusterd),
+a new line in a value (the next glusterd start cannot restore the volume, so glusterd exits),
+``=`` in a ``user.`` name (read back after a restart as a different option).
+
 Two limits of a check made before the volume exists: glusterd validates a value only against
 the translators in the volume's graph (``performance.io-cache-size`` is not checked while
 io-cache is off), and some options also run a custom ``validate_fn`` that needs the live
@@ -36,6 +46,13 @@ _BOOL_WORDS = {"1", "on", "yes", "true", "enable", "0", "off", "no", "false", "d
 _TIME_UNITS = {"": 1, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400,
                "days": 86400, "w": 604800, "wk": 604800}
 _LONG_MAX = 2**63 - 1
+# the only namespace gluster 10.3 takes without a catalog entry (GD_HOOKS_SPECIFIC_KEY "user.*")
+USER_PREFIX = "user."
+# glusterd-store.c _storeopts: "key=value\n" and its NUL go into a VOLINFO_BUFFER_SIZE (4093)
+# byte buffer, so key and value together may hold 4090 bytes
+STORE_PAIR_MAX = 4093 - 3
+# isspace() in the C locale: what the CLI drops from a value (gf_strip_whitespace)
+_C_SPACE = " \t\n\v\f\r"
 # options glusterd refuses on a volume whose layout does not use them (validate_replica,
 # validate_disperse in glusterd-volume-set.c)
 _REPLICA_ONLY = "validate_replica"
@@ -63,6 +80,8 @@ class OptionSpec:
     @property
     def kind_text(self) -> str:
         """What kind of value it takes, for a tooltip: 'on/off', 'one of none, auto, fixed', …"""
+        if self.type == "user":
+            return "any text, kept exactly as typed"
         if self.values:
             return "one of " + ", ".join(self.values)
         text = {"bool": "on/off", "int": "a whole number", "size": "a size (e.g. 64MB)",
@@ -114,7 +133,25 @@ def option_names() -> list[str]:
     return [name for name, spec in catalog().items() if not spec.global_only]
 
 
+def is_user_option(name: str) -> bool:
+    """A name in gluster's ``user.`` namespace (exactly as typed: gluster neither strips nor
+    folds the case of a name)."""
+    return name.startswith(USER_PREFIX)
+
+
+def user_option_spec(name: str) -> OptionSpec:
+    return OptionSpec(
+        name=name, type="user", key=name, source="glusterd-hooks.h (GD_HOOKS_SPECIFIC_KEY user.*)",
+        description="A custom option in gluster's user.* namespace: glusterd stores it with the volume "
+                    "(volume info lists it, volume get VOL NAME reads it) and hands it to hook scripts "
+                    "(gluster's Samba hooks read user.smb and user.cifs); no translator reads it. glusterd "
+                    "checks nothing about it. gluster 10.3 cannot reset one alone: volume reset VOL (every "
+                    "option) removes it.")
+
+
 def lookup(name: str) -> OptionSpec | None:
+    if is_user_option(name):
+        return user_option_spec(name)
     return catalog().get(name.strip())
 
 
@@ -134,6 +171,8 @@ def complete(text: str, limit: int = 50) -> list[str]:
 def resolve_name(name: str) -> str | None:
     """The full option name for ``name``: itself, or the one option whose last part it is
     (gluster takes ``cache-size`` for ``performance.cache-size`` when that is unambiguous)."""
+    if is_user_option(name):
+        return name
     name = name.strip()
     if name in catalog():
         return name
@@ -331,9 +370,24 @@ _CHECKED_HERE = {_REPLICA_ONLY, _DISPERSE_ONLY, "validate_quorum_count", "valida
 def check_option(name: str, value: str, layout: Layout | None = None, replica_count: int | None = None,
                  volume_name: str = "VOL") -> OptionCheck:
     """What gluster 10.3 would answer to ``volume set VOL name value`` for a volume with this
-    ``layout`` (``replica_count``: bricks per replica set, when known)."""
-    full = resolve_name(name)
+    ``layout`` (``replica_count``: bricks per replica set, when known).
+
+    In gluster's order: its CLI (the value's whitespace, words it takes for its own options),
+    glusterd's stage (the name, the layout, the value's type and range), then what glusterd's
+    store can keep."""
     check = OptionCheck(name, value)
+    check.problem = _cli_problem(name, value)
+    if check.problem is not None:
+        return check
+    if is_user_option(name):
+        check.spec = user_option_spec(name)
+        check.problem = _user_option_problem(name, value) or _store_problem(name, value)
+        return check
+    typed = value
+    value = "".join(c for c in value if c not in _C_SPACE)
+    if value != typed and value:
+        check.notes.append(f"gluster's CLI drops the whitespace: it sets {value!r}")
+    full = resolve_name(name)
     if full is None:
         close = difflib.get_close_matches(name.strip(), option_names(), n=2, cutoff=0.6)
         hint = f" (did you mean {' or '.join(close)}?)" if close else ""
@@ -373,7 +427,7 @@ def check_option(name: str, value: str, layout: Layout | None = None, replica_co
             if top and not 1 <= count <= top:
                 check.problem = f"{count} in {full} {count} is out of range [1 - {top}]"
                 return check
-    check.problem = value_problem(spec, value)
+    check.problem = value_problem(spec, value) or _store_problem(full, value)
     if check.problem is None and spec.validate_fn and spec.validate_fn not in _CHECKED_HERE:
         check.notes.append(f"glusterd also checks this against the live volume ({spec.validate_fn})")
     if check.problem is None and spec.description.lower().startswith("deprecated"):
@@ -384,3 +438,40 @@ def check_option(name: str, value: str, layout: Layout | None = None, replica_co
 def check_volume_options(options: dict[str, str], layout: Layout | None = None,
                          replica_count: int | None = None, volume_name: str = "VOL") -> list[OptionCheck]:
     return [check_option(k, v, layout, replica_count, volume_name) for k, v in options.items()]
+
+
+def _cli_problem(name: str, value: str) -> str | None:
+    """What gluster's CLI refuses before glusterd sees the option (cli.c, cli-cmd-parser.c)."""
+    for word in (name, value):
+        if "\0" in word:
+            return "a NUL character cannot be passed on a command line"
+        if word.startswith("--"):   # parse_cmdline: every word starting with -- is a CLI option
+            return (f"gluster's CLI takes {word!r} for an option of its own (a word starting with --), "
+                    "so volume set never gets it")
+    return None
+
+
+def _user_option_problem(name: str, value: str) -> str | None:
+    """What gluster 10.3 accepts in a ``user.`` option but cannot keep (each seen on the lab)."""
+    if value == "":
+        return f"{name} needs a value (gluster refuses an empty one; volume reset VOL, of every option, removes it)"
+    if "=" in name:
+        return (f"{name!r}: gluster stores options as name=value lines and reads the name back up to "
+                f"the first '=': after glusterd restarts this is {name.split('=', 1)[0]!r} = "
+                f"{name.split('=', 1)[1] + '=' + value!r}")
+    for what, word in (("name", name), ("value", value)):
+        if "\n" in word:
+            return (f"a new line in a user.* option's {what}: gluster accepts it, but then cannot restore "
+                    "the volume at glusterd's next start (its store holds one name=value per line) and "
+                    "glusterd exits")
+    return None
+
+
+def _store_problem(name: str, value: str) -> str | None:
+    """glusterd's store keeps ``name=value`` in a 4093-byte buffer (``_storeopts``)."""
+    size = len(name.encode("utf-8", "surrogatepass")) + len(value.encode("utf-8", "surrogatepass"))
+    if size > STORE_PAIR_MAX:
+        return (f"{name} and its value hold {size} bytes; glusterd 10.3 keeps at most {STORE_PAIR_MAX} "
+                "(name=value goes into a 4093-byte buffer in glusterd-store.c, and a longer one overruns "
+                "it: 5,000 characters crashed glusterd on the lab)")
+    return None

@@ -148,10 +148,11 @@ class LstatLatency(Workload):
                 per_call.append(seconds / calls * 1e6)
             workers.append(WorkerTiming(r.timing.worker, r.timing.host, r.timing.start, r.timing.end,
                                         ops=calls, error=r.timing.error))
+        # no loop made a call: there is no µs/call (the step is invalid), not a NaN figure
         us = max(per_call) if per_call else float("nan")
-        metrics = [Metric("lstat_us", us, "us", "loop seconds ÷ lstat calls (slowest host)"),
-                   Metric("calls_per_s", sum(w.ops for w in workers) / secs if secs else 0.0, "ops/s",
-                          "lstat calls ÷ loop seconds, all hosts")]
+        metrics = [Metric("lstat_us", us, "us", "loop seconds ÷ lstat calls (slowest host)")] if per_call else []
+        metrics.append(Metric("calls_per_s", sum(w.ops for w in workers) / secs if secs else 0.0, "ops/s",
+                              "lstat calls ÷ loop seconds, all hosts"))
         flags = []
         notes = [note] if note else []
         fuse = any(t.kind == "gluster" for t in targets)
@@ -159,9 +160,8 @@ class LstatLatency(Workload):
             flags.append("attribute-cache")
             notes.append(f"{us:.2f} µs is within 3× the local floor ({floor_us:.2f} µs): answered by the kernel's "
                          "FUSE attribute cache, not a gluster round trip")
-        if floor_us is not None:
-            metrics.append(Metric("floor_ratio", us / floor_us if floor_us else float("nan"), "ratio",
-                                  "this µs/call ÷ the local-file loop floor"))
+        if floor_us is not None and per_call and floor_us > 0:   # (NaN > 0 is False: no floor measured)
+            metrics.append(Metric("floor_ratio", us / floor_us, "ratio", "this µs/call ÷ the local-file loop floor"))
         engine = ",".join(sorted({engines[t.host] for t in targets}))
         ctx.record(Measurement(params={"mount": label, "repeat": repeat, "engine": engine, "seconds": secs},
                                workers=workers, metrics=metrics, flags=flags, problems=problems,
