@@ -190,3 +190,24 @@ def test_an_option_from_a_file_that_gluster_would_refuse_is_shown_red_and_can_be
     qtbot.mouseClick(editor.reset_button, LEFT)
     assert window.session.volume.options == {}
     assert not any(f.code == "volume-option" for f in window.session.plan.findings)
+
+
+def test_a_user_namespace_option_is_set_verbatim_and_a_new_line_in_it_is_refused(qtbot, window):
+    editor = window.options_editor
+    window.docks["options"].raise_()
+    qtbot.waitUntil(editor.name.isVisible)
+    editor.name.setFocus()
+    qtbot.keyClicks(editor.name, "user.backup-policy")
+    editor.name.completer().popup().hide()
+    assert "user.* namespace" in editor.about.text()
+    qtbot.keyClick(editor.name, Qt.Key.Key_Return)
+    assert editor.value.hasFocus()
+    editor.value.setText("line1\nline2")             # pasted: a QLineEdit keeps the new line
+    assert "cannot restore the volume" in editor.value_error.text()
+    type_into(qtbot, editor.value, "nightly at  02:00")
+    assert editor.value_error.isHidden()
+    qtbot.keyClick(editor.value, Qt.Key.Key_Return)
+    volume = window.session.volume
+    assert volume.options == {"user.backup-policy": "nightly at  02:00"}   # spaces kept, as gluster keeps them
+    assert "gluster volume set gv0 user.backup-policy 'nightly at  02:00'" in window.commands.command_text()
+    assert editor.table.item(0, 3).text() == "accepted"
