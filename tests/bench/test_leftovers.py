@@ -2,7 +2,13 @@
 server directory (/tmp/brickyard-pg.*) are removed by the next agent on that host — only
 Brickyard's own, recognised by their marker, and only once their maker is gone; a run killed
 with SIGKILL cleans up after itself; a failed pgbench start leaves nothing; a run directory
-that may be left behind is named in the result. All real, on this machine."""
+that may be left behind is named in the result. All real, on this machine.
+
+Every agent on a machine sweeps the directory its own is in. Brickyard's is /tmp, where the
+agents of other test runs on this shared machine would sweep (and so take away) the
+leftovers a test plants. These tests give their agents a directory of their own
+(``$BRICKYARD_AGENT_TMP``, the ``agent_tmp`` fixture): the same sweep, over a directory only
+this test's agents see."""
 
 from __future__ import annotations
 
@@ -19,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from brickyard.bench import registry
-from brickyard.bench.agentclient import AgentSession
+from brickyard.bench.agentclient import AGENT_TMP_ENV, AgentSession
 from brickyard.bench.engine import TargetSpec, _left_behind, run_benchmark
 from brickyard.core.results import RunStatus
 from brickyard.remote.local import LocalExecutor
@@ -27,8 +33,17 @@ from brickyard.remote.local import LocalExecutor
 MARKER = ".brickyard-owner"
 
 
-def agent_dirs() -> set[str]:
-    return {str(p) for p in Path("/tmp").glob("brickyard-agent.*")}
+def agent_dirs(root: Path = Path("/tmp")) -> set[str]:
+    return {str(p) for p in root.glob("brickyard-agent.*")}
+
+
+@pytest.fixture
+def agent_tmp(tmp_path, monkeypatch) -> Path:
+    """Where this test's agents make their directories and sweep: nobody else's agent looks here."""
+    root = tmp_path / "agent-tmp"
+    root.mkdir()
+    monkeypatch.setenv(AGENT_TMP_ENV, str(root))
+    return root
 
 
 async def opened() -> AgentSession:
@@ -46,7 +61,24 @@ def wait_gone(pid: int) -> None:
         time.sleep(0.05)
 
 
-def test_a_killed_agents_directory_is_removed_by_the_next_agent_and_named():
+def test_agents_keep_their_directories_in_tmp(monkeypatch):
+    monkeypatch.delenv(AGENT_TMP_ENV, raising=False)
+
+    async def main():
+        agent = await opened()
+        try:
+            assert agent.tmp_root == "/tmp" and agent.tmpdir.startswith("/tmp/brickyard-agent.")
+            assert os.path.isfile(f"{agent.tmpdir}/{MARKER}") and os.path.isfile(f"{agent.tmpdir}/agent.py")
+            made = await agent.tempdir("pg")
+            assert made.startswith("/tmp/brickyard-pg.") and os.path.isfile(f"{made}/{MARKER}")
+        finally:
+            await agent.close()
+        return agent.tmpdir, made
+    for gone in asyncio.run(main()):
+        assert not os.path.exists(gone)
+
+
+def test_a_killed_agents_directory_is_removed_by_the_next_agent_and_named(agent_tmp):
     async def main():
         dead = await opened()
         os.killpg(dead._proc.pid, signal.SIGKILL)         # SIGKILL: no chance to clean up
@@ -59,10 +91,11 @@ def test_a_killed_agents_directory_is_removed_by_the_next_agent_and_named():
             await nxt.close()
             await dead.close()
     left, swept = asyncio.run(main())
+    assert left.startswith(f"{agent_tmp}/brickyard-agent.")
     assert left in swept and not os.path.exists(left)
 
 
-def test_a_live_agents_directory_is_never_swept():
+def test_a_live_agents_directory_is_never_swept(agent_tmp):
     async def main():
         live = await opened()
         nxt = await opened()
@@ -78,8 +111,8 @@ def test_a_live_agents_directory_is_never_swept():
 MACHINE = open("/etc/machine-id").read().strip() if os.path.exists("/etc/machine-id") else os.uname()[1]
 
 
-def _fake(tmp_name: str, marker: dict | None, uid: int | None = None) -> Path:
-    path = Path("/tmp") / tmp_name
+def _fake(root: Path, tmp_name: str, marker: dict | None, uid: int | None = None) -> Path:
+    path = root / tmp_name
     path.mkdir()
     (path / "data").write_text("x")
     if marker is not None:
@@ -89,37 +122,36 @@ def _fake(tmp_name: str, marker: dict | None, uid: int | None = None) -> Path:
     return path
 
 
-def test_only_marked_directories_of_a_gone_maker_are_removed(tmp_path):
+def test_only_marked_directories_of_a_gone_maker_are_removed(agent_tmp):
     me = open("/proc/sys/kernel/random/boot_id").read().strip()
     pidns = os.readlink("/proc/self/ns/pid")
-    stamp = f"{os.getpid()}{int(time.time() * 1000) % 100000}"
-    other_boot = _fake(f"brickyard-agent.bootx{stamp}", {"pid": 1, "start": "1", "boot": "another-boot", "pidns": pidns})
-    dead_pid = _fake(f"brickyard-pg.deadx{stamp}", {"pid": 2 ** 22 + 1, "start": "5", "boot": me, "pidns": pidns})
-    unmarked = _fake(f"brickyard-agent.nomark{stamp}", None)
-    other_ns = _fake(f"brickyard-agent.nsx{stamp}", {"pid": 2 ** 22 + 1, "start": "5", "boot": me, "pidns": "pid:[1]"})
-    reused = _fake(f"brickyard-agent.live{stamp}", {"pid": os.getpid(), "start": "0", "boot": me, "pidns": pidns})
-    alive = _fake(f"brickyard-agent.alive{stamp}",
+    root = agent_tmp
+    other_boot = _fake(root, "brickyard-agent.bootx", {"pid": 1, "start": "1", "boot": "another-boot", "pidns": pidns})
+    dead_pid = _fake(root, "brickyard-pg.deadx", {"pid": 2 ** 22 + 1, "start": "5", "boot": me, "pidns": pidns})
+    unmarked = _fake(root, "brickyard-agent.nomark", None)
+    other_ns = _fake(root, "brickyard-agent.nsx", {"pid": 2 ** 22 + 1, "start": "5", "boot": me, "pidns": "pid:[1]"})
+    reused = _fake(root, "brickyard-agent.live", {"pid": os.getpid(), "start": "0", "boot": me, "pidns": pidns})
+    alive = _fake(root, "brickyard-agent.alive",
                   {"pid": os.getpid(), "start": open(f"/proc/{os.getpid()}/stat").read().rsplit(")", 1)[1].split()[19],
                    "boot": me, "pidns": pidns})
-    elsewhere = _fake(f"brickyard-agent.host{stamp}", {"pid": 1, "start": "1", "boot": "x", "pidns": pidns,
-                                                      "machine": "another-host"})
-    not_mine = (_fake(f"brickyard-agent.uid{stamp}", {"pid": 1, "start": "1", "boot": "b", "pidns": pidns}, uid=65534)
+    elsewhere = _fake(root, "brickyard-agent.host", {"pid": 1, "start": "1", "boot": "x", "pidns": pidns,
+                                                     "machine": "another-host"})
+    not_mine = (_fake(root, "brickyard-agent.uid", {"pid": 1, "start": "1", "boot": "b", "pidns": pidns}, uid=65534)
                 if os.geteuid() == 0 else None)
-    try:
-        async def main():
-            agent = await opened()
-            await agent.close()
-            return agent.swept
-        swept = asyncio.run(main())
-        for gone in (other_boot, dead_pid, reused):       # maker rebooted away, dead, or its pid reused
-            assert str(gone) in swept and not gone.exists()
-        for kept in (unmarked, other_ns, alive, not_mine, elsewhere):
-            if kept is not None:
-                assert kept.exists() and not any(s.startswith(str(kept)) for s in swept)
-    finally:
-        for p in (other_boot, dead_pid, unmarked, other_ns, reused, alive, not_mine, elsewhere):
-            if p is not None:
-                shutil.rmtree(p, ignore_errors=True)
+    not_ours = _fake(root, "notes.brickyard-agent", {"pid": 1, "start": "1", "boot": "another-boot", "pidns": pidns})
+
+    async def main():
+        agent = await opened()
+        await agent.close()
+        return agent.swept
+    swept = asyncio.run(main())
+    # exactly these, and nothing else: only this test's agent sweeps this directory
+    assert sorted(swept) == sorted(str(p) for p in (other_boot, dead_pid, reused))
+    for gone in (other_boot, dead_pid, reused):       # maker rebooted away, dead, or its pid reused
+        assert not gone.exists()
+    for kept in (unmarked, other_ns, alive, not_mine, elsewhere, not_ours):
+        if kept is not None:
+            assert kept.exists() and (kept / "data").read_text() == "x"
 
 
 def _made_by(agent_dir: str, parent: int) -> bool:
@@ -131,10 +163,11 @@ def _made_by(agent_dir: str, parent: int) -> bool:
         return False
 
 
-def test_a_bench_run_killed_with_sigkill_leaves_no_agent_directory_and_no_run_files(tmp_path):
+def test_a_bench_run_killed_with_sigkill_leaves_no_agent_directory_and_no_run_files(tmp_path, agent_tmp):
     work = tmp_path / "work"
     work.mkdir()
-    before = agent_dirs()
+    before = agent_dirs(agent_tmp)
+    assert before == set()
     proc = subprocess.Popen([sys.executable, "-m", "brickyard.cli", "bench", "--target", f"local:{work}",
                              "--workload", "dd", "--param", "block_sizes=4K", "--param", "concurrency=2",
                              "--param", "size=2G", "--param", "direction=write", "--param", "repeats=1"],
@@ -146,16 +179,16 @@ def test_a_bench_run_killed_with_sigkill_leaves_no_agent_directory_and_no_run_fi
             time.sleep(0.05)
         else:
             pytest.fail("the run never started writing")
-        ours = {d for d in agent_dirs() - before if _made_by(d, proc.pid)}   # not another test's
-        assert ours
+        ours = agent_dirs(agent_tmp)
+        assert ours and all(_made_by(d, proc.pid) for d in ours)   # the bench's own agent
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
     for _ in range(200):                          # the agent sees its stdin close and cleans up
-        if not (agent_dirs() & ours) and not list(work.iterdir()):
+        if not agent_dirs(agent_tmp) and not list(work.iterdir()):
             break
         time.sleep(0.05)
-    assert not (agent_dirs() & ours), "the agent's own directory is left"
+    assert not agent_dirs(agent_tmp), "the agent's own directory is left"
     assert list(work.iterdir()) == [], "the run's files are left"
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert str(work) not in ps, "a worker is still running"
@@ -163,7 +196,7 @@ def test_a_bench_run_killed_with_sigkill_leaves_no_agent_directory_and_no_run_fi
 
 @pytest.mark.skipif(os.geteuid() != 0 or not Path("/usr/lib/postgresql").is_dir(),
                     reason="pgbench as root with PostgreSQL installed (it runs the server as postgres)")
-def test_a_failed_pgbench_start_leaves_no_server_directory(tmp_path):
+def test_a_failed_pgbench_start_leaves_no_server_directory(tmp_path, monkeypatch):
     real = max(Path("/usr/lib/postgresql").glob("*/bin"))
     base = Path("/var/tmp") / f"brickyard-test-pg-{os.getpid()}"     # the postgres user can reach it
     fake_bin = base / "bin"
@@ -177,19 +210,23 @@ def test_a_failed_pgbench_start_leaves_no_server_directory(tmp_path):
         work.mkdir()
         os.chmod(base, 0o755)
         os.chmod(work, 0o777)
-        before = set(Path("/tmp").glob("brickyard-pg.*"))
+        agent_tmp = base / "agent-tmp"      # as /tmp: the postgres user reaches the server directory
+        agent_tmp.mkdir(mode=0o1777)
+        os.chmod(agent_tmp, 0o1777)
+        monkeypatch.setenv(AGENT_TMP_ENV, str(agent_tmp))
         run = asyncio.run(run_benchmark(registry.find("pgbench", tmp_path / "none"),
                                         {"pg_bin": str(fake_bin), "scale": "1", "clients": "1", "transactions": "5",
                                          "repeats": "1"},
                                         [(TargetSpec("local", str(work)), LocalExecutor("local"))]))
         assert run.status is RunStatus.FAILED and "could not start server" in run.error
-        assert set(Path("/tmp").glob("brickyard-pg.*")) - before == set()
+        assert list(agent_tmp.iterdir()) == []          # no brickyard-pg.*, no agent directory
         assert list(work.iterdir()) == []
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def test_run_directories_killed_runs_left_in_the_target_are_removed_by_the_next_run_there(tmp_path, capsys):
+def test_run_directories_killed_runs_left_in_the_target_are_removed_by_the_next_run_there(tmp_path, capsys,
+                                                                                          agent_tmp):
     target = tmp_path / "target"
     target.mkdir()
     me = {"boot": open("/proc/sys/kernel/random/boot_id").read().strip(), "pidns": os.readlink("/proc/self/ns/pid"),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
 import shlex
 import time
 from dataclasses import dataclass, field
@@ -16,6 +18,21 @@ from importlib import resources
 from typing import Any, Callable
 
 from ..remote.executor import Executor, ExecutorError, RemoteProcess
+
+
+#: where agents make their directories (and sweep what dead agents left); tests point it at a
+#: directory of their own, so no other process's agent ever sweeps their planted leftovers
+AGENT_TMP_ENV = "BRICKYARD_AGENT_TMP"
+_PLAIN_DIR = re.compile(r"^(/[A-Za-z0-9_.-]+)+$|^/$")
+
+
+def agent_tmp_root() -> str:
+    """``$BRICKYARD_AGENT_TMP`` (an absolute path of plain characters) or ``/tmp``."""
+    root = os.environ.get(AGENT_TMP_ENV, "") or "/tmp"
+    root = root.rstrip("/") or "/"
+    if not _PLAIN_DIR.match(root) or "/../" in root + "/" or "/./" in root + "/":
+        raise ValueError(f"{AGENT_TMP_ENV}={root!r}: an absolute path of letters, digits, '.', '_' and '-'")
+    return root
 
 
 def agent_source() -> bytes:
@@ -79,6 +96,8 @@ class AgentSession:
     python: str = "python3"
     heartbeat_timeout: float = 20.0
     tmpdir: str = ""
+    #: the directory the agent's own directory is made in; the agent sweeps that directory
+    tmp_root: str = field(default_factory=agent_tmp_root)
     euid: int = -1
     remote_pid: int = 0     # the agent's pid on its host (tests kill it to play a dying host)
     clock: ClockSync | None = None
@@ -88,7 +107,7 @@ class AgentSession:
     _step_seq: int = 0
     _closed: bool = False
     cancelled: bool = False
-    #: what the agent removed at start that dead agents had left in /tmp (in words)
+    #: what the agent removed at start that dead agents had left in /tmp (``tmp_root``; in words)
     swept: list[str] = field(default_factory=list)
     #: after a cancel: the agent's own report (``left``: what it could not remove); None
     #: when it never made one (killed before it had removed its run directories)
@@ -103,8 +122,9 @@ class AgentSession:
         return self.euid == 0
 
     async def open(self) -> None:
-        res = await self.executor.run(["mktemp", "-d", "/tmp/brickyard-agent.XXXXXXXX"], timeout=30)
-        if not res.ok or not res.text.strip().startswith("/tmp/brickyard-agent."):
+        prefix = f"{self.tmp_root.rstrip('/')}/brickyard-agent."
+        res = await self.executor.run(["mktemp", "-d", f"{prefix}XXXXXXXX"], timeout=30)
+        if not res.ok or not res.text.strip().startswith(prefix):
             raise ExecutorError(self.host, f"cannot create a temporary directory: {res.stderr.decode(errors='replace').strip()}")
         self.tmpdir = res.text.strip()
         path = f"{self.tmpdir}/agent.py"
@@ -195,7 +215,7 @@ class AgentSession:
         return found
 
     async def tempdir(self, kind: str) -> str:
-        """A private directory /tmp/brickyard-KIND.XXXXXXXX the agent makes, marks and owns."""
+        """A private directory /tmp/brickyard-KIND.XXXXXXXX (in ``tmp_root``) the agent makes, marks and owns."""
         return (await self.request({"op": "tempdir", "kind": kind}))["path"]
 
     def left_behind(self, path: str) -> bool | None:
@@ -287,7 +307,7 @@ class AgentSession:
                 except (asyncio.TimeoutError, Exception):  # noqa: BLE001
                     pass
             self._reader.cancel()
-        if self.tmpdir.startswith("/tmp/brickyard-agent."):
+        if self.tmpdir.startswith(f"{self.tmp_root.rstrip('/')}/brickyard-agent."):
             try:
                 await self.executor.run(["rm", "-rf", "--one-file-system", "--", self.tmpdir], timeout=30)
             except Exception as exc:  # noqa: BLE001

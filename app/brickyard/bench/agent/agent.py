@@ -276,7 +276,7 @@ def cancel_and_exit(reason):
 # its maker is certainly gone (a killed run, a crashed host); a directory without a marker
 # of this user's, or whose maker lives or cannot be seen (another PID namespace), is left.
 
-TMP = "/tmp"
+TMP = "/tmp"         # where this agent's own directory is (Brickyard makes it in /tmp; tests elsewhere)
 MARKER = ".brickyard-owner"
 SCRATCH = ""
 AGENT_PID = os.getpid()
@@ -944,12 +944,15 @@ def run_step(cmd, scratch):
 
 
 def main():
-    global SCRATCH
+    global SCRATCH, TMP
     scratch = os.path.dirname(os.path.abspath(__file__))
     signal.signal(signal.SIGTERM, lambda *_: cancel_and_exit("SIGTERM"))
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     swept = []
-    if os.path.dirname(scratch) == TMP and os.path.basename(scratch).startswith("brickyard-agent."):
+    if os.path.basename(scratch).startswith("brickyard-agent."):
+        # the directory Brickyard made this agent's in (mktemp -d /tmp/brickyard-agent.X) is
+        # where agents keep their directories: the one this agent sweeps and makes "tempdir"s in
+        TMP = os.path.dirname(scratch)
         try:
             write_marker(scratch)
             SCRATCH = scratch
