@@ -51,6 +51,12 @@ def page_size(pdf: Path) -> tuple[float, float]:
     return float(m.group(1)), float(m.group(2))
 
 
+def title(pdf: Path) -> str:
+    """The PDF's own Title (its metadata)."""
+    m = re.search(r"^Title:\s+(.*)$", run("pdfinfo", str(pdf)), re.M)
+    return m.group(1) if m else ""
+
+
 def pages(pdf: Path) -> int:
     return int(re.search(r"Pages:\s+(\d+)", run("pdfinfo", str(pdf))).group(1))
 

@@ -48,8 +48,8 @@ def test_export_from_the_planner_reports_the_volume_with_the_failure_scenario(wi
     assert menu_action.text() == "&Export PDF…"
     out = tmp_path / "plan.pdf"
     dialog = export(window, out, title="gv0 for the render farm", author="Ana Admin")
-    text = " ".join(pdfcheck.text(out, layout=False).split())
-    assert text.startswith("gv0 for the render farm") and "Ana Admin" in text
+    text = " ".join(pdfcheck.text(out, raw=True).split())
+    assert "gv0 for the render farm small · volume gv0" in text and "Ana Admin" in text
     assert "failure scenario n1" in text and "n1 FAILED" in text
     assert pdfcheck.page_size(out) == (612.0, 792.0)
     assert "Report written" in window.statusBar().currentMessage()
