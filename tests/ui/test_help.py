@@ -16,7 +16,7 @@ from brickyard import __version__
 from brickyard.core import applog
 from brickyard.ui import help as helpmenu
 from brickyard.ui.crash import CrashReporter
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.mainwindow import OPTIONAL_VIEWS, MainWindow
 
 from .helpers import show_active, small_topology
 
@@ -144,3 +144,18 @@ def test_the_normal_app_self_test_passes_offscreen(tmp_path):
     assert any(line.startswith(("ok   report:", "skip report: not built")) for line in lines), run.stdout
     assert lines[-1] == "self-test passed"
     assert not list(tmp_path.iterdir())
+
+
+def test_a_view_that_cannot_open_says_what_to_do_and_logs_why(qtbot, monkeypatch, _fresh_profile, caplog):
+    settings = _fresh_profile / "config" / "brickyard" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"history_db": 5}')
+    monkeypatch.delenv("BRICKYARD_DB", raising=False)
+    window = MainWindow(small_topology())
+    qtbot.addWidget(window)
+    with caplog.at_level(logging.ERROR, logger="brickyard"):
+        assert window.open_optional_view(*OPTIONAL_VIEWS[0]) is None
+    text = window.statusBar().currentMessage()
+    assert "History cannot open:" in text and "'history_db' must be a database URL" in text
+    assert "Fix what it names" in text and str(applog.log_path()) in text
+    assert "History cannot open" in caplog.text and "Traceback" in caplog.text

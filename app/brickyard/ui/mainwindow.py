@@ -8,6 +8,7 @@ module is installed.
 from __future__ import annotations
 
 import importlib
+import logging
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -237,7 +238,11 @@ class MainWindow(QMainWindow):
         try:
             widget = make(module)
         except Exception as exc:  # a broken optional view must not take the planner down
-            self.statusBar().showMessage(f"{plain} cannot open: {exc}", 15000)
+            from ..core import applog
+
+            logging.getLogger("brickyard").exception("%s cannot open", plain)
+            self.statusBar().showMessage(f"{plain} cannot open: {exc}. Fix what it names (a settings or database "
+                                         f"file?) and open it again; details in {applog.log_path()}", 30000)
             return None
         status = getattr(widget, "sig_status", None)
         if status is not None:
