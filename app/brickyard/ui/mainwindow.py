@@ -46,6 +46,7 @@ class MainWindow(QMainWindow):
     def __init__(self, topo: Topology | None = None, settings_path: Path | None = None,
                  autosave_dir: Path | None = None, remote: RemoteBridge | None = None):
         super().__init__()
+        self.statusBar()     # made now: made by the first message, it would shrink every view by its height then
         self.remote = remote or RemoteBridge()
         self.remote.adopt(self)
         self.remote.sig_note.connect(lambda note: self.statusBar().showMessage(note, 30000))

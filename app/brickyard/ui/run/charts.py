@@ -71,9 +71,10 @@ class SweepChart(ThroughputChart):
             colours.setdefault((label, direction), len(colours))
             names.append(" · ".join(x for x in (label if len(runs) > 1 else "", direction,
                                                 "single" if conc == 1 else f"{conc} concurrent") if x))
-        if label_text != self._shown_unit or not set(self._items) <= set(names):
+        if not set(self._items) <= set(names):            # a curve vanished (a new batch): start over
             self.clear_chart()
             self.curves.clear()
+        if label_text != self._shown_unit:                  # MB/s → GB/s: the same curves, rescaled in place
             self.plot_item.setLabel("left", label_text)
             self._shown_unit = label_text
         self._hoverables.clear()
@@ -108,12 +109,12 @@ class SweepChart(ThroughputChart):
             self.plot_item.addItem(bars)
             self._items[name] = (curve, bars)
             self.curves[name] = curve
-        elif self._drawn.get(name) != tuple(pts):        # only a curve that gained a point is redrawn
-            curve, bars = self._items[name]
+        elif self._drawn.get(name) != (self.divisor, tuple(pts)):   # only a curve that gained a point (or
+            curve, bars = self._items[name]                            # a new unit) is redrawn
             curve.setData(xs, ys)
             bars.setData(x=xs, y=ys, top=highs, bottom=lows)
         self._items[name][1].setVisible(any(p.n > 1 for p in pts))   # one repeat: no spread to show
-        self._drawn[name] = tuple(pts)
+        self._drawn[name] = (self.divisor, tuple(pts))
         unit, raw_unit, divisor = self.unit_label, self.raw_unit, self.divisor
 
         def describe(i: int, pts=pts) -> str:
@@ -218,13 +219,18 @@ class RunChart(QStackedWidget):
         chart = self.sweep_chart if sweep else self.point_chart
         self.setCurrentWidget(chart)
         self.point_count = chart.draw(runs, self.metric)
-        chart.plot_item.setTitle(" " if steps else "points appear here as steps are measured", color="#666")
+        set_title(chart, " " if steps else "points appear here as steps are measured", "#666")
 
 
 class LiveRateChart(BaseChart):
-    """Live throughput inside the running step, from the workers' I/O counters."""
+    """Live throughput inside the running step, from the workers' I/O counters.
+
+    Fed four times a second while a run goes, so nothing here changes the chart's layout: the
+    title stays, the figure of the moment is a text item inside the plot, and the axes move in
+    steps (time in whole minutes, the rate when it leaves a band) rather than with every sample."""
 
     WINDOW_S = 300.0
+    X_STEP_S = 60.0
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent, title="live throughput inside the running step")
@@ -232,12 +238,21 @@ class LiveRateChart(BaseChart):
         self.plot_item.setLabel("bottom", "elapsed (s)")
         self.samples: deque[tuple[float, float]] = deque(maxlen=2000)
         self.curve = self.plot_item.plot([], [], pen=pg.mkPen(PALETTE[0], width=2))
+        self.now_text = pg.TextItem("", color="#222", anchor=(1, 0))
+        self.now_text.setParentItem(self.plot_item.vb)    # in the view box's own pixels: never moves with the data
+        self.plot_item.vb.sigResized.connect(self._place_now)
         self.latest = math.nan
+        self._unit = ""
+        self._range: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+
+    def _place_now(self, *_args) -> None:
+        self.now_text.setPos(self.plot_item.vb.width() - 6, 2)
 
     def reset(self) -> None:
         self.samples.clear()
         self.latest = math.nan
         self.curve.setData([], [])
+        self.now_text.setText("")
 
     def add(self, seconds: float, bps: float) -> None:
         self.samples.append((seconds, bps))
@@ -247,7 +262,26 @@ class LiveRateChart(BaseChart):
         xs = np.array([t for t, _ in self.samples], float)
         raw = np.array([v for _, v in self.samples], float)
         divisor, label = value_scale("B/s", float(raw.max()) if len(raw) else 0.0)
-        self.plot_item.setLabel("left", label)
+        if label != self._unit:
+            self.plot_item.setLabel("left", label)
+            self._unit = label
         self.curve.setData(xs, raw / divisor)
-        self.plot_item.setYRange(0, float(raw.max()) / divisor * 1.12 or 1.0, padding=0)
-        self.plot_item.setTitle(f"inside the running step: {format_value(bps, 'B/s')} now", color="#222")
+        top = float(raw.max()) / divisor if len(raw) else 0.0
+        _, _, y_top, shown = self._range
+        if not (shown == divisor and 0.5 * y_top <= top <= y_top):   # left its band: rescale, with room
+            y_top = top * 1.25 or 1.0
+        x0 = math.floor(float(xs[0]) / self.X_STEP_S) * self.X_STEP_S if len(xs) else 0.0
+        x1 = (math.floor(float(xs[-1]) / self.X_STEP_S) + 1) * self.X_STEP_S if len(xs) else self.X_STEP_S
+        if (x0, x1, y_top, divisor) != self._range:
+            self.plot_item.setXRange(x0, x1, padding=0)
+            self.plot_item.setYRange(0, y_top, padding=0)
+            self._range = (x0, x1, y_top, divisor)
+        self._place_now()
+        self.now_text.setText(f"{format_value(bps, 'B/s')} now")
+
+
+def set_title(chart: BaseChart, text: str, colour: str) -> None:
+    """Set a chart's title only when it changes: pyqtgraph re-lays the whole plot out on every call."""
+    if getattr(chart, "_title", None) != (text, colour):
+        chart.plot_item.setTitle(text, color=colour)
+        chart._title = (text, colour)

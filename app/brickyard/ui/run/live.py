@@ -10,8 +10,8 @@ import time
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFontDatabase
-from PySide6.QtWidgets import (QHeaderView, QLabel, QPlainTextEdit, QProgressBar, QSplitter, QTableWidget,
-                               QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QHeaderView, QLabel, QPlainTextEdit, QProgressBar, QSizePolicy, QSplitter,
+                               QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from ...bench.context import FLAG_MEANINGS
 from ...bench.request import RunOutcome
@@ -48,6 +48,37 @@ def show_skew(step: StepResult) -> str:
     return f"{step.start_skew['p99'] * 1000:.2f} ms"
 
 
+class ElidedLabel(QLabel):
+    """One line that never changes the layout: its height is fixed, a text too long for it
+    ends in "…" (the whole text in the tooltip), and ``text()`` gives the whole text."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None):
+        super().__init__(parent)
+        self._full = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setFixedHeight(self.fontMetrics().height() + 2)
+        self.setText(text)
+
+    def text(self) -> str:  # noqa: D102 - the whole text, not the elided one shown
+        return self._full
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        if text == self._full:
+            return
+        self._full = text
+        self.setToolTip(text if text else "")
+        self._elide()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, max(0, self.width() - 2))
+        if shown != super().text():
+            super().setText(shown)
+
+
 class LivePanel(QWidget):
     """The right side of the Run view."""
 
@@ -57,12 +88,14 @@ class LivePanel(QWidget):
         self.state.setObjectName("run-state")
         self.state.setWordWrap(True)
         self.state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.where = QLabel("")
+        self.where = ElidedLabel()
         self.where.setObjectName("run-where")
-        self.where.setWordWrap(True)
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
         self.bar.setTextVisible(False)
+        keep = self.bar.sizePolicy()
+        keep.setRetainSizeWhenHidden(True)      # showing it at Start must not shrink the charts (a relayout)
+        self.bar.setSizePolicy(keep)
         self.bar.hide()
         self.chart = RunChart()
         self.rate = LiveRateChart()
