@@ -32,7 +32,7 @@ def test_korean_capacity_table_in_tb_and_tib(capsys, flags, sets, tb, tib):
     for key in ("errors", "warnings", "needs_force", "tolerated_node_failures", "tolerated_site_failures",
                 "state", "commands", "estimate"):
         assert key in doc
-    assert doc["estimate"]["label"] == "estimate"
+    assert doc["estimate"]["label"] == "estimate (uncalibrated)" and doc["estimate"]["calibrated"] is False
 
 
 def test_json_reports_failures_and_tolerance(capsys):

@@ -43,6 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fail", metavar="SPEC", default="",
                    help="comma-separated failures: node2, site:Helsinki, brick:node2:/data/b1")
     p.add_argument("--force", action="store_true", help="plan as with 'force' at the end of volume create")
+    p.add_argument("--calibrate", action="append", default=[], metavar="RUN_ID|FILE.json",
+                   help="predict throughput with the model calibrated on stored runs (a dd/fio run on a layout, "
+                        "a probe run) or a calibration file; repeatable")
+    p.add_argument("--db", metavar="URL", help="history database for --calibrate RUN_ID (default as `brickyard history`)")
     p.add_argument("--json", action="store_true", help="print the plan as JSON")
     p.set_defaults(func=run)
 
@@ -121,8 +125,9 @@ def run(args: argparse.Namespace) -> int:
     elif args.type and not volume.layout.thin_arbiter:
         volume = replace(volume, thin_arbiter_brick=None)  # another type: no thin-arbiter
     failures = [s for s in args.fail.split(",") if s.strip()]
+    model = calibrated_model(topo, volume, args.calibrate, args) if args.calibrate else None
     try:
-        result = plan_volume(topo, volume, failures, auto_place=args.auto_place)
+        result = plan_volume(topo, volume, failures, auto_place=args.auto_place, model=model)
     except FailureSpecError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
@@ -130,6 +135,43 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_plan(result, failures))
     return 0 if result.valid else 1
+
+
+def calibrated_model(topo: Topology, volume: Volume, specs: list[str], args: argparse.Namespace):
+    """The model calibrated on ``--calibrate`` sources (files on this volume's bricks, runs)."""
+    from ..core import calibration
+    from ..store.calibrate import CalibrationSourceError, load_inputs
+    from .history import _open
+
+    try:
+        inputs = load_inputs(specs, topo, volume.bricks, lambda: _open(args))
+    except CalibrationSourceError as exc:
+        raise UsageError(str(exc), exc.problems) from None
+    return calibration.fit(topo, inputs)
+
+
+def format_estimate(e) -> list[str]:
+    """The throughput lines of a plan: each figure with its bound and interval, then what the
+    model rests on (the same words in the window's layout panel)."""
+    fmt = lambda x: "unknown" if x is None else format_rate(x)  # noqa: E731
+    lines = [f"Throughput {e.label.upper()}:"]
+    for p in e.predictions:
+        who = "one file" if p.concurrency == 1 else f"{p.concurrency} files"
+        lines.append(f"  {p.direction:<5} {who:<8} {fmt(p.bps):>11}  ({fmt(p.low)} … {fmt(p.high)})  "
+                     f"bound: {p.bound} — {p.why}")
+    if e.model is not None:
+        from ..core.calibration import describe_sources
+
+        lines.append(f"  parameters: {describe_sources(e.model)}")
+        for n in e.model.notes:
+            lines.append(f"  note: {n}")
+        for r in e.model.residuals:
+            o = r.observation
+            lines.append(f"  fit: {o.layout} {o.direction} {o.concurrency} file(s): measured {fmt(o.bps)}, "
+                         f"model {fmt(r.predicted)} ({r.error:+.0%})")
+    if e.missing:
+        lines.append(f"  unknown: {'; '.join(e.missing)}")
+    return lines
 
 
 def format_plan(r: PlanResult, failures: list[str]) -> str:
@@ -188,13 +230,7 @@ def format_plan(r: PlanResult, failures: list[str]) -> str:
         lines += ["", "Commands:"] + [f"  {line}" for line in command_lines(r.commands)]
     elif r.errors:
         lines += ["", "Commands: none while gluster refuses a step (see ERROR above)."]
-    e = r.estimate
-    lines += ["", f"Throughput {e.label.upper()} ({e.formula}):"]
-    fmt = lambda x: "unknown" if x is None else format_rate(x)  # noqa: E731
-    lines.append(f"  single file: write {fmt(e.single_write_bps)}, read {fmt(e.single_read_bps)}; "
-                 f"concurrent: write {fmt(e.concurrent_write_bps)}, read {fmt(e.concurrent_read_bps)}")
-    if e.missing:
-        lines.append(f"  unknown: {'; '.join(e.missing)}")
+    lines += ["", *format_estimate(r.estimate)]
     return "\n".join(lines)
 
 

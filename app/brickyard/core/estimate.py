@@ -1,39 +1,35 @@
-"""Throughput ESTIMATE per layout, after the NFS-to-GlusterFS write-up (seeds/004).
+"""The planner's throughput figure for a volume: the model (``throughput.py``) at its assumed
+defaults — an ESTIMATE — or calibrated on measurements (``calibration.py``) — a PREDICTION.
 
-Always an estimate, never a measurement: it assumes sequential streams, no caching, and
-the slowest brick (``Brick.speed_bps``) and link (``Node.nic_gbps``, ``Client.nic_gbps``;
-bytes/s = Gbit/s × 1e9 / 8) of each set. Names: B brick speed, Ls the slowest server link
-of a set, Lc the client link (slowest client; the slowest server link when no client is
-known), S the number of sets, k data copies of a replica set (replica − arbiter),
-d disperse, r redundancy.
-
-- distribute: single file = min(B, Ls, Lc); concurrent = min(S × min(B, Ls), Lc)
-  (the write-up: "single-file I/O = brick I/O; concurrent = brick I/O × #bricks").
-- replicate: the client writes each byte to all k data bricks, so writes are bounded by
-  link ÷ replica: single write = min(B, Ls, Lc ÷ k); reads come from one brick:
-  single read = min(B, Ls, Lc). Concurrent = S × single, bounded by Lc ÷ k (writes) or Lc.
-- disperse: a file is cut into d − r fragments plus r parity: client traffic is
-  × d ÷ (d − r) the file size. Single file = min(B × d ÷ (r + 1 + alpha),
-  Lc × (d − r) ÷ d, Ls × (d − r)) (the write-up's "brick speed × #bricks ÷
-  (redundancy + 1 + alpha)", alpha the split/encode overhead, 0 unless given);
-  concurrent = min(S × single, Lc × (d − r) ÷ d).
-A figure is None when a speed it needs is unknown; ``missing`` says which.
+One path for every caller: ``plan_volume`` puts an ``Estimate`` in each ``PlanResult``; the
+layout panel, Compare layouts, ``brickyard plan`` and the decision table all read it. Its four
+headline figures are large blocks, one file vs ``concurrency`` files (default 8, the write-up's
+count) for write and read; ``at(direction, files, block)`` gives any other point, each with the
+bound that binds and an interval that widens with what was assumed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import attrgetter
+from typing import Iterable
 
+from . import throughput as tm
+from .calibration import Model, describe_sources, prior_params
 from .planmodel import BrickSet, TopologyIndex
+from .throughput import DEFAULT_FILES, READ, WRITE, LayoutShape, Prediction
 from .topology import Topology, Volume
+from .units import format_block_size
 
-LABEL = "estimate"
-_NODE = attrgetter("node")
+ESTIMATE_LABEL = "estimate (uncalibrated)"
+#: the block sizes where the size of a call matters (below them streaming dominates)
+SMALL_BLOCKS = (4096, 65536, 1 << 20)
 
 
 @dataclass(frozen=True)
 class Estimate:
+    """What the model says for one planned volume. ``label`` says whether it is an estimate
+    (nothing calibrated it) or a prediction (calibrated on the named runs or files)."""
+
     single_write_bps: float | None
     single_read_bps: float | None
     concurrent_write_bps: float | None
@@ -41,12 +37,33 @@ class Estimate:
     client_traffic_factor: float          # bytes on the client's wire per byte written
     formula: str
     missing: tuple[str, ...] = ()
-    label: str = LABEL
-    alpha: float = 0.0
+    label: str = ESTIMATE_LABEL
+    concurrency: int = DEFAULT_FILES
+    predictions: tuple[Prediction, ...] = ()
+    shape: LayoutShape | None = None
+    model: Model | None = None
+
+    @property
+    def calibrated(self) -> bool:
+        return self.model is not None and self.model.calibrated
+
+    def prediction(self, direction: str, concurrency: int) -> Prediction | None:
+        """One of the four headline predictions (concurrency 1 or ``self.concurrency``)."""
+        n = 1 if concurrency == 1 else self.concurrency
+        return next((p for p in self.predictions if p.direction == direction and p.concurrency == n), None)
+
+    def at(self, direction: str, concurrency: int, block_size: int | None = None) -> Prediction | None:
+        """The model at any point (e.g. a decision-table column: 8 files, 16 MiB blocks)."""
+        if self.shape is None or self.model is None or not self.shape.sets:
+            return None
+        return tm.predict(self.shape, self.model.params, direction, concurrency, block_size)
 
     def to_json(self) -> dict:
-        return {
+        doc = {
             "label": self.label,
+            "calibrated": self.calibrated,
+            "calibrated_on": list(self.model.calibrated_on) if self.model else [],
+            "concurrency": self.concurrency,
             "single_write_bps": self.single_write_bps,
             "single_read_bps": self.single_read_bps,
             "concurrent_write_bps": self.concurrent_write_bps,
@@ -54,77 +71,69 @@ class Estimate:
             "client_traffic_factor": self.client_traffic_factor,
             "formula": self.formula,
             "missing": list(self.missing),
-            "alpha": self.alpha,
         }
+        for p in self.predictions:
+            key = f"{'single' if p.concurrency == 1 else 'concurrent'}_{p.direction}"
+            doc.setdefault("bound", {})[key] = p.bound
+            doc.setdefault("why", {})[key] = p.why
+            doc.setdefault("interval", {})[key] = [p.low, p.high]
+            doc.setdefault("bounds", {})[key] = dict(p.bounds)
+        if self.shape is not None and self.model is not None and self.shape.sets:
+            doc["per_block_size"] = [
+                {"block_size": b, "block": format_block_size(b),
+                 **{f"single_{d}_bps": tm.predict(self.shape, self.model.params, d, 1, b).bps for d in (WRITE, READ)},
+                 **{f"concurrent_{d}_bps": tm.predict(self.shape, self.model.params, d, self.concurrency, b).bps
+                    for d in (WRITE, READ)}}
+                for b in SMALL_BLOCKS]
+        if self.model is not None:
+            doc["sources"] = self.model.counts()
+            doc["sources_text"] = describe_sources(self.model)
+            doc["parameters"] = self.model.params.to_json()
+            doc["notes"] = list(self.model.notes)
+            doc["fit"] = self.model.to_json()["fit"]
+        return doc
 
 
-def _gbps(value: float | None) -> float | None:
-    return value * 1e9 / 8 if value else None
+def _arbiter_free(sets: Iterable[BrickSet]) -> list[BrickSet]:
+    return [s for s in sets if s.data_bricks > 0]
 
 
-def _min(*values: float | None) -> float | None:
-    known = [v for v in values if v is not None]
-    return min(known) if known and len(known) == len(values) else None
+def estimate(topo: Topology, volume: Volume, sets: list[BrickSet], model: Model | None = None,
+             index: TopologyIndex | None = None, concurrency: int = DEFAULT_FILES) -> Estimate:
+    """The model's figures for ``volume`` (planned into ``sets``): calibrated with ``model``,
+    or at the topology's declared speeds and labelled assumptions."""
+    if model is None:
+        model = Model(prior_params(topo, volume.bricks))
+    shape = tm.shape_of(_arbiter_free(sets), volume.name)
+    missing = _missing(topo, shape, index or TopologyIndex(topo), model)
+    if not shape.sets:
+        return Estimate(None, None, None, None, 1.0, "no set holds data", tuple(missing),
+                        _label(model), concurrency, (), shape, model)
+    preds = tuple(tm.predict(shape, model.params, d, n) for d in (WRITE, READ) for n in (1, concurrency))
+    by = {(p.direction, p.concurrency): p for p in preds}
+    s0 = shape.first()
+    formula = (f"one file: {by[(WRITE, 1)].why} (write), {by[(READ, 1)].why} (read); "
+               f"{concurrency} files: {by[(WRITE, concurrency)].why} (write), "
+               f"{by[(READ, concurrency)].why} (read)")
+    return Estimate(by[(WRITE, 1)].bps, by[(READ, 1)].bps, by[(WRITE, concurrency)].bps,
+                    by[(READ, concurrency)].bps, s0.wire(WRITE), formula, tuple(missing), _label(model),
+                    concurrency, preds, shape, model)
 
 
-def _mul(a: float | None, b: float) -> float | None:
-    return None if a is None else a * b
+def _label(model: Model) -> str:
+    return model.label if model.calibrated else ESTIMATE_LABEL
 
 
-def estimate(topo: Topology, volume: Volume, sets: list[BrickSet], alpha: float = 0.0,
-             index: TopologyIndex | None = None) -> Estimate:
-    index = index or TopologyIndex(topo)
-    missing: list[str] = []
-    # The slowest data brick and the slowest link of a server holding one bound every set.
-    data, bricks = volume.bricks, index.lookup(volume.bricks)  # looked up once per plan
-    arbiters = [s.arbiter for s in sets if s.arbiter is not None]
-    if arbiters:  # arbiters hold no file data: leave them out
-        ids = {id(a) for a in arbiters}
-        keep = [id(r) not in ids for r in data]
-        if keep.count(False) != len(arbiters):  # sets not cut from this very list
-            keep = [r not in arbiters for r in data]
-        bricks = [b for b, k in zip(bricks, keep) if k]
-        data = [r for r, k in zip(data, keep) if k]
-    speeds = [b.speed_bps if b is not None else None for b in bricks]
-    nodes = set(map(_NODE, data))
-    links = [_gbps(index.nodes[n].nic_gbps) if n in index.nodes else None for n in nodes]
-    brick = min(speeds) if speeds and None not in speeds else None
-    server_link = min(links) if links and None not in links else None
-    if brick is None:
-        missing.append("brick speed (speed_bps) of some bricks")
-    if server_link is None:
-        missing.append("NIC speed (nic_gbps) of some nodes")
-    clients = [_gbps(c.nic_gbps) for c in topo.clients]
-    if clients and None not in clients:
-        client = min(clients)
-    else:
-        client = server_link
-        if clients:
-            missing.append("NIC speed of some clients (using the server link)")
-    n_sets = max(len(sets), 1)
-    first = next((s for s in sets if s.data_bricks > 0), None)  # not a short, broken tail
-    if first is not None and first.redundancy:
-        r = first.redundancy
-        d = first.data_bricks + r
-        factor = d / (d - r)
-        single = _min(_mul(brick, d / (r + 1 + alpha)), _mul(client, (d - r) / d),
-                      _mul(server_link, d - r))
-        conc = _min(_mul(single, n_sets), _mul(client, (d - r) / d))
-        return Estimate(single, single, conc, conc, factor,
-                        f"disperse {d} redundancy {r}: single = min(B×{d}/({r}+1+alpha), "
-                        f"Lc×{d - r}/{d}, Ls×{d - r}); concurrent = min({n_sets}×single, Lc×{d - r}/{d})",
-                        tuple(missing), alpha=alpha)
-    if first is not None and len(first.bricks) > 1:
-        k = len(first.bricks) - (1 if first.arbiter else 0)
-        write = _min(brick, server_link, _mul(client, 1 / k))
-        read = _min(brick, server_link, client)
-        return Estimate(write, read, _min(_mul(write, n_sets), _mul(client, 1 / k)),
-                        _min(_mul(read, n_sets), client), float(k),
-                        f"replica ({k} data copies): write = min(B, Ls, Lc/{k}); read = min(B, Ls, Lc); "
-                        f"concurrent = {n_sets} sets × single, bounded by Lc/{k} (write) or Lc (read)",
-                        tuple(missing), alpha=alpha)
-    single = _min(brick, server_link, client)
-    conc = _min(_mul(_min(brick, server_link), n_sets), client)
-    return Estimate(single, single, conc, conc, 1.0,
-                    f"distribute: single = min(B, Ls, Lc); concurrent = min({n_sets}×min(B, Ls), Lc)",
-                    tuple(missing), alpha=alpha)
+def _missing(topo: Topology, shape: LayoutShape, index: TopologyIndex, model: Model) -> list[str]:
+    """What the figures could not be bounded by, because nothing says how fast it is."""
+    out = []
+    for d in (WRITE, READ):
+        if any(model.params.get(tm.BRICK, d, str(b)) is None for b in shape.bricks):
+            out.append(f"brick speed of some bricks ({d}): not bounded by the bricks (give speed_bps or run the probe)")
+            break
+    nodes = shape.nodes()
+    if any(model.params.get(tm.NODE_LINK, "", n) is None for n in nodes):
+        out.append("NIC speed (nic_gbps) of some nodes: not bounded by their links")
+    if model.params.get(tm.CLIENT_LINK) is None:
+        out.append("the client's NIC speed: not bounded by its link")
+    return out

@@ -3,7 +3,8 @@
 ``plan_volume(topo, volume, failures, auto_place)`` runs, in order: gluster's layout rules
 (``layout``), optional auto-placement (``placement``), capacity (``capacity``), failure
 states and tolerance (``failures``), the exact gluster commands (``gluster_cli``) and the
-throughput estimate (``estimate``), and returns one frozen ``PlanResult``.
+throughput estimate (``estimate``: the model of ``throughput``, calibrated when a ``model`` is
+given), and returns one frozen ``PlanResult``.
 ``candidate_layouts`` lists every layout gluster would accept for a set of bricks, for the
 comparison table of the layout panel.
 """
@@ -17,6 +18,7 @@ from . import capacity as _capacity
 from . import estimate as _estimate
 from . import failures as _failures
 from . import gluster_cli, gluster_options, layout as _layout, placement as _placement
+from .calibration import Model
 from .estimate import Estimate
 from .planmodel import (
     ERROR,
@@ -157,10 +159,11 @@ def _both(n: int) -> dict:
 
 
 def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
-                auto_place: bool = False) -> PlanResult:
+                auto_place: bool = False, model: Model | None = None) -> PlanResult:
     """Check, place, size, fail and spell out one volume. Never raises for a bad layout:
     every problem is a ``Finding``. Raises ``ValueError`` only for a failure spec that names
-    nothing in the topology (``failures.FailureSpecError``)."""
+    nothing in the topology (``failures.FailureSpecError``). ``model``: a calibrated
+    throughput model (``calibration.fit``); without one the estimate is uncalibrated."""
     failed_bricks = _failures.resolve_failures(topo, volume, failures)
     note = ""
     if auto_place:
@@ -176,7 +179,7 @@ def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
         findings.extend(_capacity.shared_filesystem_findings(cap))
         tolerance = _failures.tolerance(topo, sets, volume.options)
         state = _failures.volume_state(topo, sets, failed_bricks, volume.options)
-        est = _estimate.estimate(topo, volume, sets, index=index)
+        est = _estimate.estimate(topo, volume, sets, model, index=index)
     else:  # gluster refuses it: no sets, capacity, failures or state to show
         sets, cap, tolerance, state, est = [], None, None, None, None
     findings.extend(option_findings(volume, check.resolved.replica))

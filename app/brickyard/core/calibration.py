@@ -1,0 +1,585 @@
+"""Calibrating the throughput model (``throughput.py``) on what was measured.
+
+Inputs (all pure data; the stores and files are read by callers):
+- ``Observation``: a layout's measured throughput at one point (direction, files at once, block
+  size), from a stored run (``observations_from_run``) or a calibration file
+  (``load_file``/``parse_file``);
+- measured parameters from the probe workload (``params_from_probe``): each brick filesystem's
+  own rate, the bricks all at once (shared storage), client→server TCP.
+
+The fit (``fit``) follows what each kind of parameter can be known from:
+1. Probe measurements are taken as they are (MEASURED); the topology's brick speeds and NIC
+   speeds are DECLARED; the rest start as labelled assumptions.
+2. What only a layout measurement can tell is fitted from it: the client's one-stream ceiling
+   S from single-file figures, its aggregate C from many-file figures (both on the plainest
+   layout measured: distribute first), then what a layout adds per request — the fan-out
+   cost of extra brick RPCs — from layouts with more RPCs per request, and the cost of a
+   read()/write() call from small blocks.
+3. A measurement no bound with a prior can carry proves the prior wrong: a declared or measured
+   rate whose bound falls below a measured figure is raised to the least value that carries
+   it, and the fit says so ("the topology's 300 MB/s per brick cannot carry …").
+4. When a bound with a prior already explains a many-file figure (within 10 %), C is only
+   known to be at least that figure: it keeps its assumed value if that is higher.
+Every parameter keeps its source (measured, fitted, declared, assumed) and a note saying how
+it was found, so the estimate can say which figures rest on assumptions.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from . import strictjson, throughput as tm
+from .throughput import (ASSUMED, BRICK, CALL, CLIENT, CLIENT_LINK, DECLARED, DIRECTIONS, FANOUT, FANOUT_CPU,
+                         FITTED, MEASURED, NODE_LINK, READ, REQUEST_BYTES, STORAGE, STREAM, WRITE, LayoutShape,
+                         Params, Value, predict, spread)
+from .topology import Topology
+from .units import UnitError, format_rate, parse_block_size, parse_link_rate
+
+FORMAT_VERSION = 1
+FILE_LIMIT = 1 << 20         # a calibration file is a small table: 1 MiB is plenty
+LARGE_BLOCK = 1 << 20        # blocks of 1 MiB and more measure the streaming ceiling
+EXPLAINED = 0.10             # a bound within 10 % of a figure explains it
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One measured figure of one layout: ``bps`` at ``concurrency`` files, ``block_size``
+    bytes per call (None: large blocks, unknown size); ``source`` names the run or file."""
+
+    shape: LayoutShape
+    direction: str
+    concurrency: int
+    block_size: int | None
+    bps: float
+    source: str
+    layout: str = ""
+    repeats: int = 1
+
+    @property
+    def large(self) -> bool:
+        return self.block_size is None or self.block_size >= LARGE_BLOCK
+
+    def to_json(self) -> dict:
+        return {"layout": self.layout, "direction": self.direction, "concurrency": self.concurrency,
+                "block_size": self.block_size, "bps": self.bps, "source": self.source, "repeats": self.repeats}
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a model is calibrated on: observations, probe-measured parameters, and the names
+    of their sources (run ids, file names) for the label."""
+
+    observations: tuple[Observation, ...] = ()
+    measured: Mapping[str, Value] = field(default_factory=dict)
+    sources: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def __add__(self, other: "Inputs") -> "Inputs":
+        return Inputs(self.observations + other.observations, {**self.measured, **other.measured},
+                      tuple(dict.fromkeys(self.sources + other.sources)), self.notes + other.notes)
+
+    @property
+    def empty(self) -> bool:
+        return not self.observations and not self.measured
+
+
+@dataclass(frozen=True)
+class Residual:
+    observation: Observation
+    predicted: float
+    bound: str
+
+    @property
+    def error(self) -> float:
+        """(predicted − measured) ÷ measured."""
+        return self.predicted / self.observation.bps - 1.0
+
+
+@dataclass(frozen=True)
+class Model:
+    """A throughput model ready to predict: its parameters and where they came from.
+    ``label``: "estimate (uncalibrated)" or "predicted (calibrated on …)"."""
+
+    params: Params
+    calibrated_on: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    residuals: tuple[Residual, ...] = ()
+
+    @property
+    def calibrated(self) -> bool:
+        return bool(self.calibrated_on)
+
+    @property
+    def label(self) -> str:
+        if not self.calibrated:
+            return "estimate (uncalibrated)"
+        names = list(self.calibrated_on)
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        return f"predicted (calibrated on {shown})"
+
+    def counts(self) -> dict[str, int]:
+        out = dict.fromkeys(tm.SOURCES, 0)
+        for v in self.params.values.values():
+            out[v.source] = out.get(v.source, 0) + 1
+        return out
+
+    def to_json(self) -> dict:
+        return {"label": self.label, "calibrated_on": list(self.calibrated_on), "notes": list(self.notes),
+                "parameters": self.params.to_json(),
+                "fit": [{**r.observation.to_json(), "predicted_bps": r.predicted, "error": r.error, "bound": r.bound}
+                        for r in self.residuals]}
+
+
+# ------------------------------------------------------------------ priors
+
+
+def prior_params(topo: Topology, bricks: Iterable[Any] | None = None) -> Params:
+    """Assumed defaults, then what the topology declares: each brick's ``speed_bps`` (both
+    directions), each node's and the clients' ``nic_gbps`` (bits → bytes). ``bricks``: only
+    these bricks and their nodes (a plan needs no more)."""
+    values = tm.default_values()
+    wanted = None if bricks is None else {str(b) for b in bricks}
+    nodes = set() if wanted is None else {w.partition(":")[0] for w in wanted}
+    for node in topo.nodes:
+        if wanted is not None and node.name not in nodes:
+            continue
+        if node.nic_gbps:
+            values[f"{NODE_LINK}@{node.name}"] = spread(node.nic_gbps * 1e9 / 8, DECLARED,
+                                                        f"{node.name}'s NIC, {node.nic_gbps:g} Gbit/s (topology)")
+        for b in node.bricks:
+            if b.speed_bps and (wanted is None or f"{node.name}:{b.path}" in wanted):
+                for d in DIRECTIONS:
+                    values[f"{BRICK}.{d}@{node.name}:{b.path}"] = spread(
+                        float(b.speed_bps), DECLARED, f"{node.name}:{b.path} speed_bps (topology)")
+    links = [c.nic_gbps for c in topo.clients]
+    if links and all(links):
+        slow = min(links)   # type: ignore[type-var]
+        values[CLIENT_LINK] = spread(slow * 1e9 / 8, DECLARED, f"the slowest client's NIC, {slow:g} Gbit/s (topology)")
+    elif not links:
+        speeds = [n.nic_gbps for n in topo.nodes if n.nic_gbps]
+        if speeds:   # no client drawn: one like the servers
+            values[CLIENT_LINK] = spread(min(speeds) * 1e9 / 8, ASSUMED,
+                                         "assumed: no client in the topology, one with the slowest server's NIC",
+                                         factor=1.5)
+    return Params(values)
+
+
+def uncalibrated(topo: Topology) -> Model:
+    return Model(prior_params(topo))
+
+
+# ------------------------------------------------------------------ fitting
+
+
+def fit(topo: Topology, inputs: Inputs) -> Model:
+    """The model for ``topo`` calibrated on ``inputs`` (see the module doc for the rules)."""
+    params = prior_params(topo)
+    notes: list[str] = list(inputs.notes)
+    if inputs.measured:
+        params = params.with_values(dict(inputs.measured))
+    obs = list(inputs.observations)
+    for direction in DIRECTIONS:
+        mine = [o for o in obs if o.direction == direction]
+        if mine:
+            params = _fit_direction(params, mine, direction, notes)
+    residuals = tuple(_residual(o, params) for o in obs)
+    return Model(params, tuple(inputs.sources), tuple(dict.fromkeys(notes)), residuals)
+
+
+def _residual(o: Observation, params: Params) -> Residual:
+    p = predict(o.shape, params, o.direction, o.concurrency, o.block_size)
+    return Residual(o, p.bps, p.bound)
+
+
+def _plainness(o: Observation) -> tuple:
+    """Order for fitting the client's own ceilings: the layout adding least per request first
+    (distribute: one RPC, no extra wire bytes, no erasure coding)."""
+    s = o.shape.first()
+    return (s.rpcs(o.direction), s.wire(o.direction), s.ec_passes(o.direction))
+
+
+def _fit_direction(params: Params, obs: list[Observation], d: str, notes: list[str]) -> Params:
+    large = [o for o in obs if o.large]
+    singles = [o for o in large if o.concurrency == 1]
+    many = [o for o in large if o.concurrency > 1]
+    for _ in range(3):   # the ceilings and the per-layout costs inform each other: settle them
+        params = _fit_ceiling(params, singles, d, STREAM, notes, single=True)
+        params = _fit_ceiling(params, many, d, CLIENT, notes, single=False)
+        params = _fit_fanout(params, singles, d, FANOUT, notes)
+        params = _fit_fanout(params, many, d, FANOUT_CPU, notes)
+        for o in large:
+            params = _raise_priors(params, o, notes)
+    return _fit_call(params, [o for o in obs if o.concurrency == 1 and not o.large], d, notes)
+
+
+def _solve(f, target: float, lo: float = 1.0, hi: float = 1e14) -> float:
+    """The least x in [lo, hi] with f(x) ≥ target, f non-decreasing (geometric bisection)."""
+    if f(hi) < target:
+        return hi
+    for _ in range(80):
+        mid = (lo * hi) ** 0.5
+        if f(mid) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _bound_value(params: Params, o: Observation, bound: str) -> float | None:
+    p = predict(o.shape, params, o.direction, o.concurrency, o.block_size)
+    return p.bounds.get(bound)
+
+
+def _fit_ceiling(params: Params, obs: list[Observation], d: str, name: str, notes: list[str],
+                 single: bool) -> Params:
+    """S (``single``) or C from the plainest layout measured: the value at which its bound
+    equals the measured figure (median over the figures of that layout)."""
+    if not obs:
+        return params
+    key = f"{name}.{d}"
+    if params.values.get(key) is not None and params.values[key].source == MEASURED:
+        return params
+    plain = min(_plainness(o) for o in obs)
+    mine = [o for o in obs if _plainness(o) == plain]
+    implied: list[float] = []
+    explained_by: list[str] = []
+    for o in mine:
+        if single:
+            f = lambda v, o=o: _bound_value(params.with_values({key: Value(v, FITTED)}), o, tm.B_STREAM) or 0.0  # noqa: E731
+            implied.append(_solve(f, o.bps))
+            continue
+        # C: unless a bound with a prior already carries the figure, C is what holds it down
+        others = predict(o.shape, params.with_values({key: Value(None, FITTED)}), d, o.concurrency, o.block_size)
+        prior_bounds = {b: v for b, v in others.bounds.items() if b not in (tm.B_STREAM,)}
+        carrier = min(prior_bounds, key=lambda b: prior_bounds[b]) if prior_bounds else ""
+        if carrier and abs(prior_bounds[carrier] / o.bps - 1) <= EXPLAINED:
+            explained_by.append(f"{carrier} ({format_rate(prior_bounds[carrier])})")
+            implied.append(o.bps)
+            continue
+
+        def f(v, o=o):
+            bounds = predict(o.shape, params.with_values({key: Value(v, FITTED)}), d, o.concurrency,
+                             o.block_size).bounds
+            return bounds.get(tm.B_CLIENT, bounds.get(tm.B_EC, 0.0))
+        implied.append(_solve(f, o.bps))
+    value = statistics.median(implied)
+    what = "one file" if single else f"{'/'.join(sorted({str(o.concurrency) for o in mine}))} files at once"
+    srcs = ", ".join(sorted({o.source for o in mine}))
+    layout = mine[0].layout or mine[0].shape.description
+    if explained_by and len(explained_by) == len(mine):
+        old = params.values.get(key)
+        keep = old is not None and old.value is not None and old.value > value
+        final = old.value if keep else value   # type: ignore[union-attr]
+        note = (f"at least {format_rate(value)} ({layout} {what}, {srcs}, is carried by "
+                f"{explained_by[0]}); " + ("kept at the assumed value" if keep else "taken at that"))
+        return params.with_values({key: Value(final, FITTED, note, value, max(final * 1.5, value))})
+    note = f"{layout} {what} {d}: {format_rate(statistics.median([o.bps for o in mine]))} ({srcs})"
+    return params.with_values({key: spread(value, FITTED, note)})
+
+
+def _fit_fanout(params: Params, obs: list[Observation], d: str, name: str, notes: list[str]) -> Params:
+    """What an extra brick RPC of one request costs, from layouts with more RPCs per request
+    than the plainest one measured (only when both kinds were measured)."""
+    key = f"{name}.{d}"
+    if not obs or (params.values.get(key) is not None and params.values[key].source == MEASURED):
+        return params
+    plain = min(o.shape.first().rpcs(d) for o in obs)
+    fanned = [o for o in obs if o.shape.first().rpcs(d) > plain]
+    if not fanned or plain == max(o.shape.first().rpcs(d) for o in obs) or not any(
+            o.shape.first().rpcs(d) == plain for o in obs):
+        return params
+    bound = tm.B_STREAM if name == FANOUT else tm.B_CLIENT
+    implied = []
+    for o in fanned:
+        def at(cost: float, o: Observation = o) -> float:
+            b = predict(o.shape, params.with_values({key: Value(cost, FITTED)}), d, o.concurrency,
+                        o.block_size).bounds
+            return b.get(bound) or b.get(tm.B_EC) or 0.0
+        if at(0.0) <= o.bps:      # even free RPCs are not faster than measured: cost 0
+            implied.append(0.0)
+            continue
+        lo, hi = 0.0, 0.05        # the bound falls as the cost grows: bisect for the figure
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if at(mid) > o.bps else (lo, mid)
+        implied.append((lo + hi) / 2)
+    if not implied:
+        return params
+    value = statistics.median(implied)
+    srcs = ", ".join(sorted({o.layout or o.shape.description for o in fanned}))
+    note = (f"{value * 1e6:.0f} µs per extra brick RPC of a {REQUEST_BYTES // 1024} KiB request, from {srcs} "
+            f"beside the plainest layout measured")
+    return params.with_values({key: Value(value, FITTED, note, value * 1.5, value * 0.6)})
+
+
+def _raise_priors(params: Params, o: Observation, notes: list[str]) -> Params:
+    """A measured figure above a bound with a prior (declared or measured brick, storage or
+    link rate) proves that prior too low: raise it to the least value that carries the figure."""
+    p = predict(o.shape, params, o.direction, o.concurrency, o.block_size)
+    tolerance = 1.05
+    for bound in (tm.B_BRICK, tm.B_STORAGE, tm.B_CLIENT_LINK, tm.B_NODE_LINK):
+        value = p.bounds.get(bound)
+        if value is None or value * tolerance >= o.bps:
+            continue
+        params = _raise(params, o, bound, notes)
+        p = predict(o.shape, params, o.direction, o.concurrency, o.block_size)
+    return params
+
+
+def _raise(params: Params, o: Observation, bound: str, notes: list[str]) -> Params:
+    d = o.direction
+    if bound == tm.B_BRICK:
+        keys = [k for k in params.values if tm.base(k) == BRICK and (f".{d}@" in k or k == f"{BRICK}.{d}")
+                and (k.split("@", 1)[1] if "@" in k else "") in {str(b) for b in o.shape.bricks} | {""}]
+    elif bound == tm.B_STORAGE:
+        keys = [f"{STORAGE}.{d}"]
+    elif bound == tm.B_CLIENT_LINK:
+        keys = [CLIENT_LINK]
+    else:
+        keys = [k for k in params.values if tm.base(k) == NODE_LINK]
+    keys = [k for k in keys if k in params.values]
+    if not keys:
+        return params
+    before = {k: params.values[k] for k in keys}
+
+    def scaled(factor: float) -> Params:
+        return params.with_values({k: Value(v.value * factor, v.source, v.note, v.pessimistic, v.optimistic)
+                                   for k, v in before.items() if v.value})
+
+    factor = _solve(lambda f: _bound_value(scaled(f), o, bound) or 0.0, o.bps, 1.0, 1e6)
+    changes = {}
+    for k, v in before.items():
+        if not v.value:
+            continue
+        new = v.value * factor
+        was = f"{v.source} {format_rate(v.value)}"
+        note = (f"raised from {was}: {o.layout or o.shape.description} measured {format_rate(o.bps)} "
+                f"with {o.concurrency} file(s) ({o.source}), which it cannot carry")
+        changes[k] = Value(new, FITTED, note, new, new * 1.5)
+    if changes:
+        notes.append(f"{bound}: {next(iter(changes.values())).note}")
+    return params.with_values(changes)
+
+
+def _fit_call(params: Params, small: list[Observation], d: str, notes: list[str]) -> Params:
+    """The cost of one call, from single-file figures at small blocks."""
+    key = f"{CALL}.{d}"
+    if not small or (params.values.get(key) is not None and params.values[key].source == MEASURED):
+        return params
+    implied = []
+    for o in small:
+        base = params.with_values({key: Value(0.0, FITTED)})
+        fast = _bound_value(base, o, tm.B_STREAM)
+        if not fast or fast <= o.bps or not o.block_size:
+            implied.append(0.0)
+            continue
+        implied.append(max(0.0, (1.0 / o.bps - 1.0 / fast) * o.block_size))
+    value = statistics.median(implied)
+    sizes = ", ".join(sorted({str(o.block_size) for o in small}, key=int))
+    return params.with_values({key: Value(value, FITTED, f"{value * 1e6:.0f} µs per call, from one-file figures at "
+                                                        f"{sizes}-byte blocks", value * 1.5, value * 0.6)})
+
+
+# ------------------------------------------------------------------ calibration files
+
+
+class CalibrationFileError(strictjson.JsonFileError):
+    """A calibration file with problems (every one of them, by field path)."""
+
+
+_LAYOUT_KEYS = {"type", "replica", "arbiter", "disperse", "redundancy", "bricks", "name"}
+_MEASUREMENT_KEYS = {"direction", "concurrency", "block_size", "throughput", "note"}
+
+
+@dataclass(frozen=True)
+class CalibrationFile:
+    """A parsed calibration file: a layout (``layout`` dict in topology-file words: type and
+    counts, optional brick list or brick count) and its measurements."""
+
+    source: str
+    name: str
+    layout: Mapping[str, Any]
+    measurements: tuple[tuple[str, int, int | None, float], ...]   # direction, files, block, bps
+
+
+def parse_file(text: str, source: str = "calibration file") -> CalibrationFile:
+    data, problems = strictjson.parse(text)
+    r = strictjson.Reader(problems)
+    doc = r.obj(data, "", {"format_version", "name", "description", "layout", "measurements"},
+                {"format_version", "layout", "measurements"})
+    measurements: list[tuple[str, int, int | None, float]] = []
+    layout: dict[str, Any] = {}
+    name = ""
+    if doc is not None:
+        r.integer_version(doc, "format_version", (FORMAT_VERSION,))
+        name = r.field(doc, "name", "name", str, "") or ""
+        r.field(doc, "description", "description", str, "")
+        lay = r.obj(doc.get("layout"), "layout", _LAYOUT_KEYS, {"type"})
+        if lay is not None:
+            layout = _read_layout(r, lay)
+        items = r.array(doc, "measurements", "measurements")
+        if doc.get("measurements") is not None and isinstance(items, list) and not items:
+            r.problem("measurements", "give at least one measurement")
+        for i, item in enumerate(items):
+            m = _read_measurement(r, item, f"measurements[{i}]")
+            if m is not None:
+                measurements.append(m)
+    if r.problems:
+        raise CalibrationFileError(source, r.problems)
+    return CalibrationFile(source, name, layout, tuple(measurements))
+
+
+def load_file(path: str) -> CalibrationFile:
+    """Read a calibration file as strictly as every user file (``core.strictjson``)."""
+    try:
+        text = strictjson.read_text(path, limit=FILE_LIMIT, what="calibration file")
+    except strictjson.JsonFileError as exc:
+        raise CalibrationFileError(exc.source, exc.problems) from None
+    return parse_file(text, strictjson.source_name(path))
+
+
+_TYPES = ("distribute", "replicate", "disperse", "distributed-replicate", "distributed-disperse")
+
+
+def _read_layout(r: strictjson.Reader, lay: dict) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    kind = r.field(lay, "type", "layout.type", str)
+    if kind is not None and kind not in _TYPES:
+        r.problem("layout.type", f"{strictjson.printable(kind)!s} is not one of {', '.join(_TYPES)}")
+    out["type"] = kind
+    for key in ("replica", "arbiter", "disperse", "redundancy"):
+        v = r.field(lay, key, f"layout.{key}", int)
+        if v is not None:
+            if not 0 <= v <= 1024:
+                r.problem(f"layout.{key}", f"{v} is out of range (0 … 1024)")
+            out[key] = v
+    bricks = lay.get("bricks")
+    if bricks is not None:
+        if isinstance(bricks, bool) or not isinstance(bricks, (int, list)):
+            r.problem("layout.bricks", "a brick count or a list of \"node:/path\" bricks")
+        elif isinstance(bricks, int):
+            if not 1 <= bricks <= 100000:
+                r.problem("layout.bricks", f"{bricks} is out of range (1 … 100000)")
+            out["bricks"] = bricks
+        else:
+            refs = []
+            for i, b in enumerate(bricks):
+                if not isinstance(b, str) or ":" not in b or not b.partition(":")[2].startswith("/"):
+                    r.problem(f"layout.bricks[{i}]", "a brick is \"node:/path\"")
+                else:
+                    refs.append(b)
+            out["bricks"] = refs
+    name = r.field(lay, "name", "layout.name", str)
+    if name:
+        out["name"] = name
+    return out
+
+
+def _read_measurement(r: strictjson.Reader, item: Any, path: str) -> tuple[str, int, int | None, float] | None:
+    m = r.obj(item, path, _MEASUREMENT_KEYS, {"direction", "concurrency", "throughput"})
+    if m is None:
+        return None
+    ok = True
+    direction = r.field(m, "direction", f"{path}.direction", str)
+    if direction is not None and direction not in DIRECTIONS:
+        r.problem(f"{path}.direction", f"{strictjson.printable(direction)} is not write or read")
+        ok = False
+    conc = r.field(m, "concurrency", f"{path}.concurrency", int)
+    if conc is not None and not 1 <= conc <= 4096:
+        r.problem(f"{path}.concurrency", f"{conc} is out of range (1 … 4096 files at once)")
+        ok = False
+    block: int | None = None
+    raw_block = m.get("block_size")
+    if raw_block is not None:
+        if isinstance(raw_block, str):
+            try:
+                block = parse_block_size(raw_block)
+            except UnitError as exc:
+                r.problem(f"{path}.block_size", str(exc))
+                ok = False
+        elif isinstance(raw_block, int) and not isinstance(raw_block, bool):
+            block = raw_block
+        else:
+            r.problem(f"{path}.block_size", "a block size such as \"64M\" or a number of bytes")
+            ok = False
+        if block is not None and not 512 <= block <= 1 << 40:
+            r.problem(f"{path}.block_size", f"{block} bytes is out of range (512 bytes … 1 TiB)")
+            ok = False
+    raw = m.get("throughput")
+    bps: float | None = None
+    if isinstance(raw, str):
+        try:
+            bps = parse_link_rate(raw)
+        except UnitError as exc:
+            r.problem(f"{path}.throughput", f"{exc} (write e.g. \"315MB/s\" or \"2.2GB/s\")")
+    elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        if raw <= 0 or raw > 1e15:
+            r.problem(f"{path}.throughput", f"{raw} bytes/s is out of range")
+        else:
+            bps = float(raw)
+    elif "throughput" in m:
+        r.problem(f"{path}.throughput", "a rate such as \"315MB/s\" or bytes per second")
+    r.field(m, "note", f"{path}.note", str, "")
+    if not ok or bps is None or direction is None or conc is None:
+        return None
+    return direction, conc, block, bps
+
+
+def observations_from_file(cf: CalibrationFile, shape: LayoutShape) -> Inputs:
+    label = cf.name or cf.source
+    obs = tuple(Observation(shape, d, n, b, bps, cf.source, label) for d, n, b, bps in cf.measurements)
+    return Inputs(obs, {}, (label,))
+
+
+# ------------------------------------------------------------------ from stored runs
+
+
+def observations_from_steps(shape: LayoutShape, steps: Iterable[Any], source: str, layout: str) -> list[Observation]:
+    """Median throughput per (direction, files, block size) over headline steps (valid, not
+    a suspected cache figure) of one run or several runs of one layout."""
+    points: dict[tuple[str, int, int], list[float]] = {}
+    for s in steps:
+        if not getattr(s, "headline", s.valid):
+            continue
+        p = s.params
+        d, n, b = p.get("direction"), p.get("concurrency", 1), p.get("block_size")
+        m = s.metric("throughput")
+        if d not in DIRECTIONS or not isinstance(n, int) or not isinstance(b, int) or m is None or not m.value > 0:
+            continue
+        points.setdefault((d, n, b), []).append(float(m.value))
+    return [Observation(shape, d, n, b, statistics.median(v), source, layout, len(v))
+            for (d, n, b), v in sorted(points.items())]
+
+
+def merge(inputs: Sequence[Inputs]) -> Inputs:
+    out = Inputs()
+    for i in inputs:
+        out = out + i
+    return out
+
+
+def describe_sources(model: Model) -> str:
+    """'fitted: stream_bps.write, brick_bps.write ×8; declared: node_link_bps ×8; assumed: …'
+    (a per-brick or per-node value counted once per parameter)."""
+    groups: dict[str, dict[str, int]] = {}
+    for key, v in model.params.values.items():
+        name = key.split("@", 1)[0]
+        groups.setdefault(v.source, {})
+        groups[v.source][name] = groups[v.source].get(name, 0) + 1
+    parts = []
+    for source in tm.SOURCES:
+        names = groups.get(source)
+        if names:
+            parts.append(f"{source}: " + ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in sorted(names.items())))
+    return "; ".join(parts)
+
+
+def assumed_names(params: Params) -> list[str]:
+    return sorted(k for k, v in params.values.items() if v.source == ASSUMED)
+
+
+__all__ = ["CalibrationFile", "CalibrationFileError", "Inputs", "Model", "Observation", "Residual",
+           "assumed_names", "describe_sources", "fit", "load_file", "merge", "observations_from_file",
+           "observations_from_steps", "parse_file", "prior_params", "uncalibrated", "READ", "WRITE"]

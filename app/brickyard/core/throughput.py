@@ -1,0 +1,498 @@
+"""The throughput MODEL: what a layout will do on given hardware, from named physical parameters.
+
+Pure arithmetic, no I/O. ``calibration.py`` fits the parameters from measurements; the
+planner's ``estimate`` is this model at its assumed defaults (uncalibrated) or calibrated.
+
+One client, N files written (or read) at once, each one stream of large sequential calls of
+``block`` bytes through the FUSE mount; the kernel hands gluster requests of ``q`` = 128 KiB.
+For a layout, per data byte (``f``: brick RPCs per request, ``w``: bytes on the client's wire,
+``t_ec``: erasure-coding seconds on the client, see ``SetShape``):
+
+- one stream: τ₁ = 1/S + t_call/block + (f − 1)·t_fan/q + (w − 1)/W + t_ec
+- the client's CPU over all streams: τ_C = 1/C + (f − 1)·t_fan_cpu/q + (w − 1)/W + t_ec
+  (S and C are what one stream and the whole client move on plain distribute: f = w = 1,
+  no EC; the other terms are what a layout adds to the same threads, so they add in time)
+- erasure coding (gluster's non-systematic Vandermonde code): encoding writes d fragments,
+  each a k-term product, so t_ec = d/G per data byte; decoding a read t_ec = k/G (G: the
+  core's GF(2⁸) multiply-add rate)
+- the bricks: files land on sets by DHT hash, each set with probability 1/sets, so the files
+  on one set are Binomial(N, 1/sets): bricks(N) = sets · E[min(m/τ₁, cap(m))], cap the set's
+  own rate for m files (distribute: B; replica write: the slowest copy B, read: min(m, copies)·B;
+  disperse write: k·B, read: min(m·k, d)·B) — "the expected number of distinct sets N files
+  hit" is what this becomes when a set is slower than one stream
+- links: client link ÷ w; each server link ÷ the share of the data its bricks carry
+- shared storage (bricks on one disk or controller, found by the probe): ÷ stored bytes per
+  data byte (replica: copies, disperse: d/k)
+
+single = min(1/τ₁, 1/τ_C, bricks(1), links, storage); N files = min(N/τ₁, 1/τ_C, bricks(N),
+links, storage). Every prediction names the bound that binds and carries all of them.
+
+What it ignores: metadata and small-file costs, caches (it predicts cold, flushed I/O),
+partial-stripe read-modify-write (gluster's stripe cache hides it for sequential writes),
+self-heal and rebalance traffic, several clients, TCP's own window limits, and hashing
+luck beyond its expectation (a given set of file names may land better or worse).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from .topology import BrickRef
+
+WRITE, READ = "write", "read"
+DIRECTIONS = (WRITE, READ)
+
+# where a parameter's value comes from (most trusted first)
+MEASURED = "measured"    # a probe measured it on this hardware
+FITTED = "fitted"        # a calibration measurement of a layout implies it
+DECLARED = "declared"    # the topology says so (brick speed_bps, nic_gbps)
+ASSUMED = "assumed"      # a labelled default
+SOURCES = (MEASURED, FITTED, DECLARED, ASSUMED)
+
+REQUEST_BYTES = 128 * 1024   # the FUSE request gluster receives (kernel max_write)
+DEFAULT_FILES = 8            # "many files" when nobody says how many: the write-up's eight
+
+# parameter names (keys of ``Params.values``); a per-brick or per-node value is NAME@WHERE
+STREAM = "stream_bps"            # .write/.read: one file through one client, distribute, large blocks
+CLIENT = "client_bps"            # .write/.read: one client's aggregate on distribute
+BRICK = "brick_bps"              # .write/.read[@node:/path]: a brick filesystem's own rate
+STORAGE = "storage_bps"          # .write/.read: bricks sharing one disk/controller, together
+NODE_LINK = "node_link_bps"      # [@node]: a server's link
+CLIENT_LINK = "client_link_bps"  # the client's link
+EC_GF = "ec_gf_bps"              # GF(2^8) multiply-add bytes/s of one client core
+WIRE = "client_wire_bps"         # bytes/s a client core pushes into sockets (extra copies cost 1/W)
+FANOUT = "fanout_seconds"        # .write/.read: serial seconds a request waits per extra brick RPC
+FANOUT_CPU = "fanout_cpu_seconds"  # .write/.read: client CPU seconds per extra brick RPC
+CALL = "call_seconds"            # .write/.read: what one read()/write() call costs a stream
+
+#: what each parameter means, for people (the README and the UI's tooltips use these)
+MEANING = {
+    STREAM: "one file through one client mount (plain distribute, large blocks)",
+    CLIENT: "everything one client mount moves at once (plain distribute)",
+    BRICK: "a brick filesystem's own sequential rate on its node",
+    STORAGE: "all bricks together, where they share a disk or controller",
+    NODE_LINK: "a server's network link",
+    CLIENT_LINK: "the client's network link",
+    EC_GF: "GF(2⁸) multiply-add rate of one client core (erasure coding)",
+    WIRE: "rate a client core copies extra bytes into sockets (replica copies, parity)",
+    FANOUT: "what each extra brick RPC of one request adds to its wait",
+    FANOUT_CPU: "client CPU each extra brick RPC of one request costs",
+    CALL: "what one read()/write() call costs a stream (small blocks)",
+}
+#: parameters that are costs (seconds): larger is slower
+COSTS = (FANOUT, FANOUT_CPU, CALL)
+
+
+def base(name: str) -> str:
+    """'brick_bps.write@node1:/b' → 'brick_bps'."""
+    return name.split("@", 1)[0].split(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class Value:
+    """One parameter value. ``value`` None: no such bound (nothing limits there).
+    ``pessimistic``/``optimistic``: the range the interval spans (for a rate the low and high
+    end; for a cost in seconds the high and low end)."""
+
+    value: float | None
+    source: str
+    note: str = ""
+    pessimistic: float | None = None
+    optimistic: float | None = None
+
+    def at(self, end: str) -> float | None:
+        if end == "pessimistic" and self.pessimistic is not None:
+            return self.pessimistic
+        if end == "optimistic" and self.optimistic is not None:
+            return self.optimistic
+        return self.value
+
+    def to_json(self) -> dict:
+        return {"value": self.value, "source": self.source, "note": self.note,
+                "pessimistic": self.pessimistic, "optimistic": self.optimistic}
+
+
+def spread(value: float, source: str, note: str = "", *, cost: bool = False,
+           factor: float | None = None) -> Value:
+    """A Value with the interval its source deserves: a measurement ±15 %, a fit −15 %/+50 %
+    (another bound may be the one that bound), a declared figure −30 %/±0 (a nominal speed is
+    a ceiling), an assumption ÷/× ``factor`` (default 2)."""
+    if source == MEASURED:
+        lo, hi = 0.85, 1.15
+    elif source == FITTED:
+        lo, hi = 0.85, 1.5
+    elif source == DECLARED:
+        lo, hi = 0.7, 1.0
+    else:
+        f = factor or 2.0
+        lo, hi = 1 / f, f
+    if cost:   # seconds: the pessimistic end is the larger
+        return Value(value, source, note, value / lo, value * lo)
+    return Value(value, source, note, value * lo, value * hi)
+
+
+def assumed_cost(value: float, worst: float, note: str) -> Value:
+    """An assumed cost in seconds with an explicit pessimistic value (a default of 0 has no
+    factor to scale)."""
+    return Value(value, ASSUMED, note, worst, 0.0)
+
+
+# ------------------------------------------------------------------ defaults
+
+
+EC_GF_DEFAULT = 25.0e9
+EC_GF_NOTE = ("assumed: Hernandez (gluster-devel, 17 Jun 2016) measured gluster's Vandermonde code on "
+              "one 2.0 GHz Xeon core with SSE2 at rate × disperse ≈ 12,000 MiB/s for every "
+              "configuration (8+2: 1,237 MiB/s); gluster 10 generates 256-bit AVX code where the "
+              "CPU has it, twice the width: ≈ 25 GB/s")
+STREAM_DEFAULT = 300e6
+CLIENT_DEFAULT = 2.2e9
+CLIENT_NOTE = ("assumed: what the NFS-to-GlusterFS write-up's client moved (about 300 MB/s one file, "
+               "2.2 GB/s eight files, 40 Gbit/s, write-behind off); calibrate to know yours")
+WIRE_DEFAULT = 5e9
+WIRE_NOTE = "assumed: one copy of each extra byte into a socket, ≈ 5 GB/s per core"
+CALL_DEFAULT = 50e-6
+CALL_NOTE = "assumed: a FUSE round trip per call, ≈ 50 µs"
+FANOUT_NOTE = ("assumed 0: servers on their own machines answer a request's RPCs in parallel; "
+               "where servers share CPUs with each other or the client (a sandbox, "
+               "hyperconverged nodes) calibrate on two layouts of different fan-out")
+
+
+def default_values() -> dict[str, Value]:
+    """Parameters nothing measured: labelled assumptions with wide intervals."""
+    out: dict[str, Value] = {EC_GF: spread(EC_GF_DEFAULT, ASSUMED, EC_GF_NOTE),
+                             WIRE: spread(WIRE_DEFAULT, ASSUMED, WIRE_NOTE)}
+    for d in DIRECTIONS:
+        out[f"{STREAM}.{d}"] = spread(STREAM_DEFAULT, ASSUMED, CLIENT_NOTE, factor=3.0)
+        out[f"{CLIENT}.{d}"] = spread(CLIENT_DEFAULT, ASSUMED, CLIENT_NOTE, factor=3.0)
+        out[f"{CALL}.{d}"] = spread(CALL_DEFAULT, ASSUMED, CALL_NOTE, cost=True, factor=3.0)
+        out[f"{FANOUT}.{d}"] = assumed_cost(0.0, 200e-6, FANOUT_NOTE)
+        out[f"{FANOUT_CPU}.{d}"] = assumed_cost(0.0, 50e-6, FANOUT_NOTE)
+    return out
+
+
+@dataclass(frozen=True)
+class Params:
+    """Every parameter by name (``STREAM + ".write"``, ``BRICK + ".read@node1:/srv/b1"``,
+    ``NODE_LINK + "@node2"``); a missing name means no bound there."""
+
+    values: Mapping[str, Value] = field(default_factory=dict)
+
+    def get(self, name: str, direction: str = "", where: str = "") -> Value | None:
+        key = name + (f".{direction}" if direction else "")
+        if where and f"{key}@{where}" in self.values:
+            return self.values[f"{key}@{where}"]
+        return self.values.get(key)
+
+    def value(self, name: str, direction: str = "", where: str = "", end: str = "") -> float | None:
+        v = self.get(name, direction, where)
+        return None if v is None else v.at(end)
+
+    def with_values(self, changes: Mapping[str, Value]) -> "Params":
+        return Params({**self.values, **changes})
+
+    def sources(self) -> dict[str, str]:
+        return {k: v.source for k, v in self.values.items()}
+
+    def to_json(self) -> dict:
+        return {k: v.to_json() for k, v in sorted(self.values.items())}
+
+
+# ------------------------------------------------------------------ layout shapes
+
+
+@dataclass(frozen=True)
+class SetShape:
+    """One set as the model sees it. ``kind``: "distribute" (one brick), "replica"
+    (``copies`` data bricks, ``arbiter`` one more), "disperse" (``d`` bricks, ``k`` data)."""
+
+    kind: str
+    bricks: tuple[BrickRef, ...]       # bricks holding file data (arbiter excluded)
+    k: int = 1
+    d: int = 1
+    arbiter: BrickRef | None = None
+
+    @property
+    def copies(self) -> int:
+        return len(self.bricks) if self.kind == "replica" else 1
+
+    def rpcs(self, direction: str) -> int:
+        """Brick RPCs one request fans out to."""
+        if self.kind == "replica":
+            return self.copies + (1 if self.arbiter is not None else 0) if direction == WRITE else 1
+        if self.kind == "disperse":
+            return self.d if direction == WRITE else self.k
+        return 1
+
+    def wire(self, direction: str) -> float:
+        """Bytes on the client's wire per data byte."""
+        if direction == READ:
+            return 1.0
+        if self.kind == "replica":
+            return float(self.copies)
+        if self.kind == "disperse":
+            return self.d / self.k
+        return 1.0
+
+    def stored(self, direction: str) -> float:
+        """Bytes the bricks write (or read) per data byte."""
+        return self.wire(direction)
+
+    def ec_passes(self, direction: str) -> int:
+        """GF(2⁸) passes over each data byte (encode d, decode k; 0 without EC)."""
+        if self.kind != "disperse":
+            return 0
+        return self.d if direction == WRITE else self.k
+
+    def brick_share(self, direction: str) -> float:
+        """Bytes each brick of the set carries per data byte of the set (on average)."""
+        if self.kind == "replica":
+            return 1.0 if direction == WRITE else 1.0 / self.copies
+        if self.kind == "disperse":
+            return 1.0 / self.k if direction == WRITE else 1.0 / self.d
+        return 1.0
+
+
+@dataclass(frozen=True)
+class LayoutShape:
+    sets: tuple[SetShape, ...]
+    description: str = ""
+
+    @property
+    def bricks(self) -> tuple[BrickRef, ...]:
+        return tuple(b for s in self.sets for b in s.bricks)
+
+    def nodes(self) -> list[str]:
+        return list(dict.fromkeys(b.node for s in self.sets for b in (*s.bricks, *((s.arbiter,) if s.arbiter else ()))))
+
+    def first(self) -> SetShape:
+        return self.sets[0]
+
+
+def shape_of(sets: Iterable, description: str = "") -> LayoutShape:
+    """A LayoutShape from the planner's ``BrickSet``s (duck-typed: bricks, arbiter,
+    data_bricks, redundancy); a short, broken tail set (no data bricks) is left out."""
+    out = []
+    for s in sets:
+        if s.data_bricks <= 0:
+            continue
+        data = tuple(b for b in s.bricks if b != s.arbiter)
+        if s.redundancy:
+            out.append(SetShape("disperse", tuple(s.bricks), k=s.data_bricks, d=len(s.bricks)))
+        elif len(data) > 1 or s.arbiter is not None:
+            out.append(SetShape("replica", data, arbiter=s.arbiter))
+        else:
+            out.append(SetShape("distribute", data))
+    return LayoutShape(tuple(out), description)
+
+
+# ------------------------------------------------------------------ predictions
+
+# bound names (the UI says *why* with these)
+B_STREAM = "client stream"
+B_CLIENT = "client CPU"
+B_EC = "EC CPU"
+B_BRICK = "brick disk"
+B_STORAGE = "shared storage"
+B_CLIENT_LINK = "client link"
+B_NODE_LINK = "node link"
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One figure: ``bps`` with its binding ``bound`` and every bound's own figure; ``low``..
+    ``high`` the interval (every parameter at its pessimistic, then optimistic end)."""
+
+    direction: str
+    concurrency: int
+    block_size: int | None
+    bps: float
+    bound: str
+    bounds: Mapping[str, float]
+    low: float
+    high: float
+    why: str = ""          # the binding bound in words ("client link ÷ 2 copies")
+
+    def to_json(self) -> dict:
+        return {"direction": self.direction, "concurrency": self.concurrency,
+                "block_size": self.block_size, "bps": self.bps, "bound": self.bound, "why": self.why,
+                "low_bps": self.low, "high_bps": self.high, "bounds": dict(self.bounds)}
+
+
+def expected_sets_hit(files: int, sets: int) -> float:
+    """Expected number of distinct sets ``files`` files land on when DHT puts each on one of
+    ``sets`` sets with equal chance: sets · (1 − (1 − 1/sets)^files)."""
+    if files <= 0 or sets <= 0:
+        return 0.0
+    return sets * (1.0 - (1.0 - 1.0 / sets) ** files)
+
+
+def _binomial(n: int, p: float) -> list[float]:
+    return [math.comb(n, m) * p ** m * (1 - p) ** (n - m) for m in range(n + 1)]
+
+
+def _min_known(values: Iterable[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return min(known) if known else None
+
+
+class _Eval:
+    """The model at one end of every parameter's range ('' = the value itself)."""
+
+    def __init__(self, shape: LayoutShape, params: Params, direction: str, end: str = ""):
+        self.shape, self.p, self.d, self.end = shape, params, direction, end
+
+    def v(self, name: str, where: str = "", directional: bool = True) -> float | None:
+        return self.p.value(name, self.d if directional else "", where, self.end)
+
+    def brick(self, ref: BrickRef) -> float | None:
+        return self.v(BRICK, str(ref))
+
+    # per data byte, seconds
+    def tau_stream(self, s: SetShape, block: int | None) -> float:
+        stream = self.v(STREAM)
+        t = 1.0 / stream if stream else 0.0
+        call = self.v(CALL) or 0.0
+        if block:
+            t += call / block
+        t += self._layout_cost(s, FANOUT)
+        return t
+
+    def tau_client(self, s: SetShape) -> float:
+        client = self.v(CLIENT)
+        return (1.0 / client if client else 0.0) + self._layout_cost(s, FANOUT_CPU)
+
+    def ec_seconds(self, s: SetShape) -> float:
+        passes = s.ec_passes(self.d)
+        gf = self.v(EC_GF, directional=False)
+        return passes / gf if passes and gf else 0.0
+
+    def _layout_cost(self, s: SetShape, fan: str) -> float:
+        t = (s.rpcs(self.d) - 1) * (self.v(fan) or 0.0) / REQUEST_BYTES
+        wire = self.v(WIRE, directional=False)
+        if wire and s.wire(self.d) > 1:
+            t += (s.wire(self.d) - 1) / wire
+        return t + self.ec_seconds(s)
+
+    def set_cap(self, s: SetShape, files: int) -> float | None:
+        rates = [self.brick(b) for b in s.bricks]
+        if not rates or any(r is None for r in rates):
+            return None
+        slow = min(rates)   # type: ignore[type-var]
+        if s.kind == "replica":
+            return slow if self.d == WRITE else min(files, s.copies) * slow
+        if s.kind == "disperse":
+            return s.k * slow if self.d == WRITE else min(files * s.k, s.d) * slow
+        return slow
+
+    def bounds(self, n: int, block: int | None) -> tuple[dict[str, float], dict[str, str]]:
+        shape, sets = self.shape, self.shape.sets
+        s0 = sets[0]
+        # a stream's ceiling on a typical set (sets of one layout have the same shape)
+        per_stream = 1.0 / self.tau_stream(s0, block) if self.tau_stream(s0, block) > 0 else None
+        out: dict[str, float] = {}
+        why: dict[str, str] = {}
+        if per_stream is not None:
+            out[B_STREAM] = n * per_stream
+            why[B_STREAM] = (f"{n} streams × one stream's ceiling" if n > 1 else "one stream through the client mount")
+        tc = self.tau_client(s0)
+        if tc > 0:
+            ec = self.ec_seconds(s0)
+            key = B_EC if ec > tc / 2 else B_CLIENT
+            out[key] = 1.0 / tc
+            why[key] = (f"client CPU, {ec / tc:.0%} of it erasure coding (d={s0.d}, k={s0.k})" if ec else
+                        "the client's aggregate (FUSE and transport threads)")
+        # bricks: files per set ~ Binomial(n, 1/sets); each file at most one stream. A set
+        # whose bricks' rates are unknown is not bounded by them.
+        p = 1.0 / len(sets)
+        probs = _binomial(n, p)
+        total, known = 0.0, False
+        for s in sets:
+            for m, pm in enumerate(probs):
+                if m == 0 or pm == 0.0:
+                    continue
+                cap = self.set_cap(s, m)
+                known = known or cap is not None
+                stream_cap = m * per_stream if per_stream else math.inf
+                total += pm * min(stream_cap, cap if cap is not None else math.inf)
+        if known and math.isfinite(total):
+            out[B_BRICK] = total
+            hit = expected_sets_hit(n, len(sets))
+            why[B_BRICK] = (f"brick disks: {n} file(s) land on ≈{hit:.2f} of {len(sets)} set(s)"
+                            if len(sets) > 1 else f"brick disks of the one set ({s0.kind})")
+        storage = self.v(STORAGE)
+        if storage:
+            out[B_STORAGE] = storage / s0.stored(self.d)
+            why[B_STORAGE] = f"bricks' shared storage ÷ {s0.stored(self.d):g} bytes stored per byte"
+        cl = self.v(CLIENT_LINK, directional=False)
+        if cl:
+            w = s0.wire(self.d)
+            out[B_CLIENT_LINK] = cl / w
+            why[B_CLIENT_LINK] = ("client link" if w == 1 else
+                                  f"client link ÷ {w:g} ({'replica copies' if s0.kind == 'replica' else 'fragments of d/k'})")
+        node_bound, node_name = self._node_links(n)
+        if node_bound is not None:
+            out[B_NODE_LINK] = node_bound
+            why[B_NODE_LINK] = f"link of {node_name}"
+        return out, why
+
+    def _node_links(self, n: int) -> tuple[float | None, str]:
+        """The data rate at which the busiest server link fills: each server carries its
+        bricks' share of the data of their sets (sets equally loaded)."""
+        sets = self.shape.sets
+        load: dict[str, float] = {}
+        one = n == 1
+        for s in (sets[:1] if one else sets):
+            weight = 1.0 if one else 1.0 / len(sets)
+            for b in s.bricks:
+                load[b.node] = load.get(b.node, 0.0) + weight * s.brick_share(self.d)
+        best: float | None = None
+        name = ""
+        for node, share in load.items():
+            link = self.v(NODE_LINK, node, directional=False)
+            if link and share > 0:
+                bound = link / share
+                if best is None or bound < best:
+                    best, name = bound, node
+        return best, name
+
+
+def predict(shape: LayoutShape, params: Params, direction: str, concurrency: int = 1,
+            block_size: int | None = None) -> Prediction:
+    """The model's figure for ``concurrency`` files at once (1: a single file), large blocks
+    unless ``block_size`` says otherwise."""
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction {direction!r}: write or read")
+    if not shape.sets:
+        raise ValueError("a layout without sets has no throughput")
+    n = max(1, int(concurrency))
+    bounds, why = _Eval(shape, params, direction).bounds(n, block_size)
+    if not bounds:
+        raise ValueError("no parameter bounds this layout: nothing to predict from")
+    bound = min(bounds, key=lambda k: bounds[k])
+    value = bounds[bound]
+    low = min(_Eval(shape, params, direction, "pessimistic").bounds(n, block_size)[0].values())
+    high = min(_Eval(shape, params, direction, "optimistic").bounds(n, block_size)[0].values())
+    return Prediction(direction, n, block_size, value, bound, bounds, min(low, value), max(high, value),
+                      why.get(bound, bound))
+
+
+def parameters_of(shape: LayoutShape, bound: str, direction: str) -> list[str]:
+    """The parameter names a bound depends on (for calibration: what a measurement that this
+    bound explains can tell)."""
+    s0 = shape.first()
+    if bound == B_STREAM:
+        return [f"{STREAM}.{direction}"]
+    if bound in (B_CLIENT, B_EC):
+        return [f"{CLIENT}.{direction}"]
+    if bound == B_BRICK:
+        return [f"{BRICK}.{direction}"]
+    if bound == B_STORAGE:
+        return [f"{STORAGE}.{direction}"]
+    if bound == B_CLIENT_LINK:
+        return [CLIENT_LINK]
+    if bound == B_NODE_LINK:
+        return [NODE_LINK]
+    return [s0.kind]

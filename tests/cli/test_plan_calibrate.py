@@ -1,0 +1,81 @@
+"""`brickyard plan --calibrate`: a calibration file or stored runs turn the estimate into a
+prediction, in the JSON ``estimate`` and the text; bad sources are refused by name."""
+
+import json
+import random
+
+import pytest
+
+from brickyard.cli import main
+from brickyard.store import HistoryStore
+from brickyard.store.synthetic import synthetic_run
+from tests.conftest import EXAMPLES
+
+RAID5 = str(EXAMPLES / "eight-node-raid5.brickyard.json")
+DT8 = {"format_version": 1, "name": "write-up dt8", "layout": {"type": "distribute"},
+       "measurements": [{"direction": "write", "concurrency": 1, "block_size": "64M", "throughput": "315MB/s"},
+                        {"direction": "write", "concurrency": 8, "block_size": "64M", "throughput": "2.2GB/s"}]}
+
+
+def run(capsys, *argv):
+    code = main(["plan", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_calibration_file_makes_the_json_estimate_a_prediction_with_bounds_and_intervals(capsys, tmp_path):
+    path = tmp_path / "dt8.json"
+    path.write_text(json.dumps(DT8))
+    code, out, _ = run(capsys, RAID5, "--type", "disperse", "--disperse", "8", "--redundancy", "2", "--force",
+                       "--calibrate", str(path), "--json")
+    est = json.loads(out)["estimate"]
+    assert code == 0 and est["calibrated"] and est["label"] == "predicted (calibrated on write-up dt8)"
+    assert est["bound"]["single_write"] == "client stream"
+    low, high = est["interval"]["concurrent_write"]
+    assert low < est["concurrent_write_bps"] < high
+    assert est["parameters"]["stream_bps.write"]["source"] == "fitted"
+    assert est["parameters"]["ec_gf_bps"]["source"] == "assumed"
+    assert [f["bps"] for f in est["fit"]] == [315e6, 2.2e9]
+    assert {b["block"] for b in est["per_block_size"]} == {"4K", "64K", "1M"}
+
+
+def test_the_text_plan_names_the_calibration_and_each_bound(capsys, tmp_path):
+    path = tmp_path / "dt8.json"
+    path.write_text(json.dumps(DT8))
+    code, out, _ = run(capsys, RAID5, "--type", "distributed-replicate", "--replica", "2", "--calibrate", str(path))
+    assert "Throughput PREDICTED (CALIBRATED ON WRITE-UP DT8)" in out
+    assert "bound: client stream" in out and "fitted: " in out and "raised from declared 300.0 MB/s" in out
+
+
+def test_stored_runs_calibrate_by_id_prefix(capsys, tmp_path):
+    db = f"sqlite:///{tmp_path / 'h.sqlite3'}"
+    runs = [synthetic_run(random.Random(1), layout="distribute"), synthetic_run(random.Random(2), layout="replica")]
+    with HistoryStore(db) as store:
+        for r in runs:
+            store.add_run(r)
+    code, out, _ = run(capsys, RAID5, "--calibrate", runs[0].run_id[:10], "--calibrate", runs[1].run_id[:10],
+                       "--db", db, "--json")
+    est = json.loads(out)["estimate"]
+    assert est["calibrated"] and len(est["calibrated_on"]) == 2
+    assert all(c.startswith("gv0 run ") for c in est["calibrated_on"])
+
+
+@pytest.mark.parametrize("content,fragment", [
+    ('{"format_version": 1}', "layout"),
+    ('{"format_version": 1, "layout": {"type": "distribute"}, "measurements": [{"direction": "write", '
+     '"concurrency": 1, "throughput": "fast"}]}', "measurements[0].throughput"),
+    ("not json", "dt8.json"),
+])
+def test_a_bad_calibration_file_exits_2_naming_the_problem(capsys, tmp_path, content, fragment):
+    path = tmp_path / "dt8.json"
+    path.write_text(content)
+    code, out, err = run(capsys, RAID5, "--calibrate", str(path))
+    assert code == 2 and fragment in err
+
+
+def test_an_unknown_run_or_missing_file_exits_2(capsys, tmp_path):
+    db = f"sqlite:///{tmp_path / 'h.sqlite3'}"
+    code, _, err = run(capsys, RAID5, "--calibrate", "feedbeef", "--db", db)
+    assert code == 2 and "no stored run id starts with it" in err
+    code, _, err = run(capsys, RAID5, "--calibrate", str(tmp_path / "nope.json"))
+    assert code == 2 and "nope.json" in err
