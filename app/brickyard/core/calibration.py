@@ -175,7 +175,12 @@ def uncalibrated(topo: Topology) -> Model:
 
 def fit(topo: Topology, inputs: Inputs) -> Model:
     """The model for ``topo`` calibrated on ``inputs`` (see the module doc for the rules)."""
-    params = prior_params(topo)
+    return fit_params(prior_params(topo), inputs)
+
+
+def fit_params(prior: Params, inputs: Inputs) -> Model:
+    """``fit`` from given priors (e.g. an uncalibrated estimate's own parameters)."""
+    params = prior
     notes: list[str] = list(inputs.notes)
     if inputs.measured:
         params = params.with_values(dict(inputs.measured))
@@ -218,7 +223,7 @@ def _solve(f, target: float, lo: float = 1.0, hi: float = 1e14) -> float:
     """The least x in [lo, hi] with f(x) ≥ target, f non-decreasing (geometric bisection)."""
     if f(hi) < target:
         return hi
-    for _ in range(80):
+    for _ in range(48):
         mid = (lo * hi) ** 0.5
         if f(mid) >= target:
             hi = mid
@@ -227,15 +232,22 @@ def _solve(f, target: float, lo: float = 1.0, hi: float = 1e14) -> float:
     return hi
 
 
+NO_LIMIT = 1e13     # a ceiling the other costs already explain: as good as none
+
+
 def _bound_value(params: Params, o: Observation, bound: str) -> float | None:
-    p = predict(o.shape, params, o.direction, o.concurrency, o.block_size)
-    return p.bounds.get(bound)
+    return tm.bounds_of(o.shape, params, o.direction, o.concurrency, o.block_size).get(bound)
+
+
+def _without(params: Params, key: str) -> Params:
+    return params.with_values({key: Value(None, FITTED)})
 
 
 def _fit_ceiling(params: Params, obs: list[Observation], d: str, name: str, notes: list[str],
                  single: bool) -> Params:
     """S (``single``) or C from the plainest layout measured: the value at which its bound
-    equals the measured figure (median over the figures of that layout)."""
+    equals the measured figure (median over the figures of that layout). Both add in time to
+    the layout's other costs, so each is 1 ÷ (measured seconds per byte − the others')."""
     if not obs:
         return params
     key = f"{name}.{d}"
@@ -246,24 +258,21 @@ def _fit_ceiling(params: Params, obs: list[Observation], d: str, name: str, note
     implied: list[float] = []
     explained_by: list[str] = []
     for o in mine:
+        stream_rest, client_rest = tm.seconds_per_byte(o.shape, _without(params, key), d, o.block_size)
         if single:
-            f = lambda v, o=o: _bound_value(params.with_values({key: Value(v, FITTED)}), o, tm.B_STREAM) or 0.0  # noqa: E731
-            implied.append(_solve(f, o.bps))
+            left = o.concurrency / o.bps - stream_rest
+            implied.append(1.0 / left if left > 0 else NO_LIMIT)
             continue
         # C: unless a bound with a prior already carries the figure, C is what holds it down
-        others = predict(o.shape, params.with_values({key: Value(None, FITTED)}), d, o.concurrency, o.block_size)
-        prior_bounds = {b: v for b, v in others.bounds.items() if b not in (tm.B_STREAM,)}
+        others = tm.bounds_of(o.shape, _without(params, key), d, o.concurrency, o.block_size)
+        prior_bounds = {b: v for b, v in others.items() if b not in (tm.B_STREAM, tm.B_CLIENT, tm.B_EC)}
         carrier = min(prior_bounds, key=lambda b: prior_bounds[b]) if prior_bounds else ""
         if carrier and abs(prior_bounds[carrier] / o.bps - 1) <= EXPLAINED:
             explained_by.append(f"{carrier} ({format_rate(prior_bounds[carrier])})")
             implied.append(o.bps)
             continue
-
-        def f(v, o=o):
-            bounds = predict(o.shape, params.with_values({key: Value(v, FITTED)}), d, o.concurrency,
-                             o.block_size).bounds
-            return bounds.get(tm.B_CLIENT, bounds.get(tm.B_EC, 0.0))
-        implied.append(_solve(f, o.bps))
+        left = 1.0 / o.bps - client_rest
+        implied.append(1.0 / left if left > 0 else NO_LIMIT)
     value = statistics.median(implied)
     what = "one file" if single else f"{'/'.join(sorted({str(o.concurrency) for o in mine}))} files at once"
     srcs = ", ".join(sorted({o.source for o in mine}))
@@ -281,32 +290,23 @@ def _fit_ceiling(params: Params, obs: list[Observation], d: str, name: str, note
 
 def _fit_fanout(params: Params, obs: list[Observation], d: str, name: str, notes: list[str]) -> Params:
     """What an extra brick RPC of one request costs, from layouts with more RPCs per request
-    than the plainest one measured (only when both kinds were measured)."""
+    than the plainest one measured (only when both kinds were measured): the seconds per byte
+    they take beyond the plain layout's, per extra RPC of a request."""
     key = f"{name}.{d}"
     if not obs or (params.values.get(key) is not None and params.values[key].source == MEASURED):
         return params
-    plain = min(o.shape.first().rpcs(d) for o in obs)
-    fanned = [o for o in obs if o.shape.first().rpcs(d) > plain]
-    if not fanned or plain == max(o.shape.first().rpcs(d) for o in obs) or not any(
-            o.shape.first().rpcs(d) == plain for o in obs):
+    rpcs = {o.shape.first().rpcs(d) for o in obs}
+    if len(rpcs) < 2:
         return params
-    bound = tm.B_STREAM if name == FANOUT else tm.B_CLIENT
+    plain = min(rpcs)
+    fanned = [o for o in obs if o.shape.first().rpcs(d) > plain]
     implied = []
     for o in fanned:
-        def at(cost: float, o: Observation = o) -> float:
-            b = predict(o.shape, params.with_values({key: Value(cost, FITTED)}), d, o.concurrency,
-                        o.block_size).bounds
-            return b.get(bound) or b.get(tm.B_EC) or 0.0
-        if at(0.0) <= o.bps:      # even free RPCs are not faster than measured: cost 0
-            implied.append(0.0)
-            continue
-        lo, hi = 0.0, 0.05        # the bound falls as the cost grows: bisect for the figure
-        for _ in range(60):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if at(mid) > o.bps else (lo, mid)
-        implied.append((lo + hi) / 2)
-    if not implied:
-        return params
+        stream0, client0 = tm.seconds_per_byte(o.shape, params.with_values({key: Value(0.0, FITTED)}), d,
+                                               o.block_size)
+        target, base = (o.concurrency / o.bps, stream0) if name == FANOUT else (1.0 / o.bps, client0)
+        extra = o.shape.first().rpcs(d) - 1
+        implied.append(max(0.0, (target - base) * REQUEST_BYTES / extra))
     value = statistics.median(implied)
     srcs = ", ".join(sorted({o.layout or o.shape.description for o in fanned}))
     note = (f"{value * 1e6:.0f} µs per extra brick RPC of a {REQUEST_BYTES // 1024} KiB request, from {srcs} "
@@ -317,14 +317,14 @@ def _fit_fanout(params: Params, obs: list[Observation], d: str, name: str, notes
 def _raise_priors(params: Params, o: Observation, notes: list[str]) -> Params:
     """A measured figure above a bound with a prior (declared or measured brick, storage or
     link rate) proves that prior too low: raise it to the least value that carries the figure."""
-    p = predict(o.shape, params, o.direction, o.concurrency, o.block_size)
     tolerance = 1.05
+    bounds = tm.bounds_of(o.shape, params, o.direction, o.concurrency, o.block_size)
     for bound in (tm.B_BRICK, tm.B_STORAGE, tm.B_CLIENT_LINK, tm.B_NODE_LINK):
-        value = p.bounds.get(bound)
+        value = bounds.get(bound)
         if value is None or value * tolerance >= o.bps:
             continue
         params = _raise(params, o, bound, notes)
-        p = predict(o.shape, params, o.direction, o.concurrency, o.block_size)
+        bounds = tm.bounds_of(o.shape, params, o.direction, o.concurrency, o.block_size)
     return params
 
 
@@ -370,12 +370,12 @@ def _fit_call(params: Params, small: list[Observation], d: str, notes: list[str]
         return params
     implied = []
     for o in small:
-        base = params.with_values({key: Value(0.0, FITTED)})
-        fast = _bound_value(base, o, tm.B_STREAM)
-        if not fast or fast <= o.bps or not o.block_size:
-            implied.append(0.0)
+        stream0, _ = tm.seconds_per_byte(o.shape, params.with_values({key: Value(0.0, FITTED)}), d, o.block_size)
+        if not o.block_size:
             continue
-        implied.append(max(0.0, (1.0 / o.bps - 1.0 / fast) * o.block_size))
+        implied.append(max(0.0, (1.0 / o.bps - stream0) * o.block_size))
+    if not implied:
+        return params
     value = statistics.median(implied)
     sizes = ", ".join(sorted({str(o.block_size) for o in small}, key=int))
     return params.with_values({key: Value(value, FITTED, f"{value * 1e6:.0f} µs per call, from one-file figures at "
@@ -581,5 +581,5 @@ def assumed_names(params: Params) -> list[str]:
 
 
 __all__ = ["CalibrationFile", "CalibrationFileError", "Inputs", "Model", "Observation", "Residual",
-           "assumed_names", "describe_sources", "fit", "load_file", "merge", "observations_from_file",
+           "assumed_names", "describe_sources", "fit", "fit_params", "load_file", "merge", "observations_from_file",
            "observations_from_steps", "parse_file", "prior_params", "uncalibrated", "READ", "WRITE"]

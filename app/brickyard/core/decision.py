@@ -262,6 +262,8 @@ def format_figure(column: Column, f: Figure) -> str:
     v = float(f.value)  # type: ignore[arg-type]
     if column.unit == "bytes":
         text = describe_size(v)
+    elif column.unit == "error":
+        return f"{v * 100:+.0f} %"
     elif column.unit == "B/s":
         text = format_rate(v)
     elif column.unit == "ratio":
@@ -339,10 +341,15 @@ def _measured(values: list[tuple[str, float]], what: str) -> Figure:
                   f"median of {len(nums)} repeat{'s' if len(nums) != 1 else ''}{what}", run_ids)
 
 
-def _estimate_figure(plan: Any, direction: str, concurrency: int) -> Figure:
+def _estimate_figure(plan: Any, direction: str, concurrency: int, block_size: int = 0) -> Figure:
     est = getattr(plan, "estimate", None)
     if est is None:
         return UNKNOWN
+    at = est.at(direction, concurrency, block_size or None) if concurrency != MANY and hasattr(est, "at") else None
+    if at is not None:   # the model at exactly this point: the column's file count and block size
+        source = PREDICTED if getattr(est, "calibrated", False) else ESTIMATED
+        return Figure(at.bps, source, at.low, at.high, 0,
+                      f"not measured; planner {est.label}: bound {at.bound} ({at.why})")
     single = concurrency == 1
     value = {("write", True): est.single_write_bps, ("read", True): est.single_read_bps,
              ("write", False): est.concurrent_write_bps,
@@ -408,11 +415,15 @@ def _size_words(bs: int) -> str:
 
 def build_table(entries: Sequence[LayoutEntry], *, workload: str | None = None,
                 block_sizes: Sequence[int] | None = None, metric: str = "throughput",
-                estimates: bool = True) -> DecisionTable:
+                estimates: bool = True, model_check: bool = True, model: Any = None,
+                model_inputs: Any = None) -> DecisionTable:
     """The table for these layouts. ``workload`` defaults to ``choose_workload``; the
     throughput columns are every (direction, concurrency) measured × ``block_sizes``
     (default ``key_block_sizes`` of what was measured). With ``estimates`` a layout that was
-    planned but not measured at a point shows the planner's estimate, marked ESTIMATED."""
+    planned but not measured at a point shows the model's figure for exactly that point,
+    ESTIMATED (uncalibrated) or PREDICTED (calibrated). With ``model_check`` every measured
+    throughput column gets the model's prediction and its error beside it (``modelcheck``:
+    each layout from the others' runs and ``model_inputs``, or all from ``model``)."""
     all_runs = [r for e in entries for r in e.runs]
     workload = workload if workload is not None else choose_workload(all_runs)
     steps_of = {e.key: _sweep_steps(e.runs, workload) for e in entries}
@@ -450,7 +461,13 @@ def build_table(entries: Sequence[LayoutEntry], *, workload: str | None = None,
         if small and any(b >= KEY_BLOCK_MIN for b in measured_sizes):
             notes.append("block sizes under 2M left out: short dd steps measure process start-up "
                          "more than storage (the full sweep is in each run)")
-    return DecisionTable(tuple(columns), tuple(rows), workload, metric, sizes, tuple(notes))
+    table = DecisionTable(tuple(columns), tuple(rows), workload, metric, sizes, tuple(notes))
+    if model_check and metric == "throughput":
+        from .calibration import Inputs
+        from .modelcheck import with_model_check
+
+        table = with_model_check(table, entries, model, model_inputs or Inputs())
+    return table
 
 
 def _row(e: LayoutEntry, steps: list[tuple[str, StepResult]], columns: Sequence[Column],
@@ -468,7 +485,7 @@ def _row(e: LayoutEntry, steps: list[tuple[str, StepResult]], columns: Sequence[
                       if s.metric(metric) is not None]
             fig = _measured(values, "")
             if not fig.known and estimates and e.plan is not None:
-                fig = _estimate_figure(e.plan, d, n)
+                fig = _estimate_figure(e.plan, d, n, bs)
             figures[c.key] = fig
         else:
             figures[c.key] = _scaling(by_point, d, n, bs, metric)

@@ -343,6 +343,7 @@ class _Eval:
 
     def __init__(self, shape: LayoutShape, params: Params, direction: str, end: str = ""):
         self.shape, self.p, self.d, self.end = shape, params, direction, end
+        self._slowest: dict[int, float | None] = {}
 
     def v(self, name: str, where: str = "", directional: bool = True) -> float | None:
         return self.p.value(name, self.d if directional else "", where, self.end)
@@ -376,11 +377,18 @@ class _Eval:
             t += (s.wire(self.d) - 1) / wire
         return t + self.ec_seconds(s)
 
+    def slowest(self, s: SetShape) -> float | None:
+        """The slowest brick of a set (None: some brick's rate is unknown)."""
+        key = id(s)
+        if key not in self._slowest:
+            rates = [self.brick(b) for b in s.bricks]
+            self._slowest[key] = None if not rates or any(r is None for r in rates) else min(rates)  # type: ignore[type-var]
+        return self._slowest[key]
+
     def set_cap(self, s: SetShape, files: int) -> float | None:
-        rates = [self.brick(b) for b in s.bricks]
-        if not rates or any(r is None for r in rates):
+        slow = self.slowest(s)
+        if slow is None:
             return None
-        slow = min(rates)   # type: ignore[type-var]
         if s.kind == "replica":
             return slow if self.d == WRITE else min(files, s.copies) * slow
         if s.kind == "disperse":
@@ -477,6 +485,20 @@ def predict(shape: LayoutShape, params: Params, direction: str, concurrency: int
     high = min(_Eval(shape, params, direction, "optimistic").bounds(n, block_size)[0].values())
     return Prediction(direction, n, block_size, value, bound, bounds, min(low, value), max(high, value),
                       why.get(bound, bound))
+
+
+def bounds_of(shape: LayoutShape, params: Params, direction: str, concurrency: int = 1,
+              block_size: int | None = None) -> dict[str, float]:
+    """Every bound's figure at the parameters' own values (no interval: what a fit needs)."""
+    return _Eval(shape, params, direction).bounds(max(1, int(concurrency)), block_size)[0]
+
+
+def seconds_per_byte(shape: LayoutShape, params: Params, direction: str,
+                     block_size: int | None = None) -> tuple[float, float]:
+    """(τ₁, τ_C): what one stream and the client's CPU spend per data byte on this layout."""
+    e = _Eval(shape, params, direction)
+    s0 = shape.first()
+    return e.tau_stream(s0, block_size), e.tau_client(s0)
 
 
 def parameters_of(shape: LayoutShape, bound: str, direction: str) -> list[str]:

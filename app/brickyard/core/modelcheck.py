@@ -1,0 +1,172 @@
+"""The model checks itself: wherever a layout was measured, the decision table shows what the
+throughput model predicted for it beside the measurement, and the error.
+
+Which model predicts a row:
+- ``leave_one_out`` (the default): each layout is predicted by the model calibrated on every
+  *other* layout of the table (their runs' steps), plus any probe inputs given — so a row is
+  never predicted from its own measurements. With a single measured layout there is nothing
+  to calibrate on and its prediction is the uncalibrated estimate.
+- ``fixed``: one calibrated model for every row (``brickyard decision --calibrate …``); a row
+  whose own runs are among the model's sources says so (its "error" is then the fit's, not a
+  test of the model).
+
+Columns added after each measured throughput column ``tput:D:N:BS``: ``pred:D:N:BS`` (the
+prediction at exactly that direction, file count and block size, PREDICTED or ESTIMATED, its
+interval as low/high and its binding bound in the note) and ``err:D:N:BS`` (predicted ÷
+measured − 1, unit "error").
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, replace
+from typing import Mapping, Sequence
+
+from . import calibration as cal, throughput as tm
+from .calibration import Inputs, Model
+from .decision import ESTIMATED, MEASURED, PREDICTED, Column, DecisionTable, Figure, LayoutEntry
+
+PRED_GROUP = "prediction"
+ERR_GROUP = "model error"
+
+
+@dataclass(frozen=True)
+class RowModel:
+    """The model that predicts one row and what it was calibrated on."""
+
+    model: Model
+    shape: tm.LayoutShape
+    includes_self: bool = False
+
+    @property
+    def label(self) -> str:
+        return self.model.label
+
+
+def _shape(entry: LayoutEntry) -> tm.LayoutShape | None:
+    est = getattr(entry.plan, "estimate", None)
+    return None if est is None or est.shape is None or not est.shape.sets else est.shape
+
+
+def _prior(entry: LayoutEntry) -> tm.Params | None:
+    est = getattr(entry.plan, "estimate", None)
+    model = getattr(est, "model", None)
+    if model is None:
+        return None
+    if model.calibrated:     # start from what the topology says, not someone's calibration
+        return None
+    return model.params
+
+
+def entry_inputs(entry: LayoutEntry, shape: tm.LayoutShape) -> Inputs:
+    """A layout's own measurements as calibration inputs (every run of the row)."""
+    obs: list[cal.Observation] = []
+    for run in entry.runs:
+        obs.extend(cal.observations_from_steps(shape, run.steps, f"run {run.run_id[:12]}", entry.key))
+    if not obs:
+        return Inputs()
+    return Inputs(tuple(obs), {}, (entry.key,))
+
+
+def leave_one_out(entries: Sequence[LayoutEntry], extra: Inputs = Inputs()) -> dict[str, RowModel]:
+    """Each layout row predicted from the others (and ``extra``, e.g. probe runs)."""
+    layouts = [e for e in entries if e.plan is not None and _shape(e) is not None]
+    own = {e.key: entry_inputs(e, _shape(e)) for e in layouts}   # type: ignore[arg-type]
+    out: dict[str, RowModel] = {}
+    for e in layouts:
+        shape = _shape(e)
+        others = cal.merge([own[k] for k in own if k != e.key] + [extra])
+        prior = _prior(e)
+        if prior is None:
+            continue
+        model = cal.fit_params(prior, others) if not others.empty else Model(prior)
+        out[e.key] = RowModel(model, shape)   # type: ignore[arg-type]
+    return out
+
+
+def fixed(entries: Sequence[LayoutEntry], model: Model) -> dict[str, RowModel]:
+    """Every layout row predicted by one model."""
+    out = {}
+    sources = set(model.calibrated_on)
+    for e in entries:
+        shape = _shape(e)
+        if e.plan is None or shape is None:
+            continue
+        mine = {f"{e.key}"} | {r.run_id[:12] for r in e.runs}
+        includes = any(any(m in s for m in mine) for s in sources)
+        out[e.key] = RowModel(model, shape, includes)
+    return out
+
+
+def _pred_figure(rm: RowModel, d: str, n: int, bs: int) -> Figure:
+    p = tm.predict(rm.shape, rm.model.params, d, n, bs or None)
+    source = PREDICTED if rm.model.calibrated else ESTIMATED
+    note = (f"{rm.label}; bound: {p.bound} ({p.why}); interval {_rate(p.low)} … {_rate(p.high)}"
+            + ("; this layout's own runs are in the calibration: a fit, not a test" if rm.includes_self else ""))
+    return Figure(p.bps, source, p.low, p.high, 0, note)
+
+
+def _rate(v: float) -> str:
+    from .units import format_rate
+
+    return format_rate(v)
+
+
+def add_predictions(table: DecisionTable, models: Mapping[str, RowModel]) -> DecisionTable:
+    """``table`` with a predicted and an error column after each measured throughput column."""
+    out = table
+    errors: list[float] = []
+    for c in list(table.columns):
+        if c.group != "throughput":
+            continue
+        d, n, bs = c.params["direction"], c.params["concurrency"], c.params["block_size"]
+        if not n:      # "many files" of a planned-only table: the estimate is already there
+            continue
+        if not any(r.figure(c.key).source == MEASURED for r in table.rows):
+            continue
+        preds: dict[str, Figure] = {}
+        errs: dict[str, Figure] = {}
+        for r in table.rows:
+            rm = models.get(r.key)
+            if rm is None:
+                continue
+            f = _pred_figure(rm, d, n, bs)
+            preds[r.key] = f
+            m = r.figure(c.key)
+            if m.source == MEASURED and m.known and m.value:
+                e = float(f.value) / float(m.value) - 1.0   # type: ignore[arg-type]
+                errs[r.key] = Figure(e, f.source, note=f"predicted {_rate(float(f.value))} ÷ measured "   # type: ignore[arg-type]
+                                                       f"{_rate(float(m.value))} − 1 ({rm.label})")
+                if not rm.includes_self and f.source == PREDICTED:
+                    errors.append(abs(e))
+        if not preds:
+            continue
+        key_tail = f"{d}:{n}:{bs}"
+        pred_col = Column(f"pred:{key_tail}", f"predicted {c.title}", "B/s", PRED_GROUP, params=dict(c.params))
+        err_col = Column(f"err:{key_tail}", f"model error {c.title}", "error", ERR_GROUP, higher_is_better=False,
+                         params=dict(c.params))
+        out = out.with_column(pred_col, preds, after=c.key)
+        out = out.with_column(err_col, errs, after=pred_col.key)
+    if errors:
+        out = replace(out, notes=out.notes + (
+            f"model check: the calibrated model's figures are off by {statistics.median(errors):.0%} (median) "
+            f"and {max(errors):.0%} (worst) over {len(errors)} measured figure(s), each layout predicted "
+            "without its own runs",))
+    elif models and any(not m.model.calibrated for m in models.values()):
+        out = replace(out, notes=out.notes + (
+            "model check: predictions are uncalibrated estimates (one measured layout: nothing else to "
+            "calibrate on; give --calibrate or a probe run)",))
+    return out
+
+
+def with_model_check(table: DecisionTable, entries: Sequence[LayoutEntry], model: Model | None = None,
+                     extra: Inputs = Inputs()) -> DecisionTable:
+    """The table with predicted and error columns: from ``model`` for every row, else each
+    layout from the others (leave one out)."""
+    models = fixed(entries, model) if model is not None else leave_one_out(entries, extra)
+    return add_predictions(table, models)
+
+
+__all__ = ["ERR_GROUP", "PRED_GROUP", "RowModel", "add_predictions", "entry_inputs", "fixed", "leave_one_out",
+           "with_model_check"]
+
