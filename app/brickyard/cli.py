@@ -30,12 +30,13 @@ COMMAND_MODULES = {
     "history": "brickyard.clicmd.history",
     "campaign": "brickyard.clicmd.campaign",
     "decision": "brickyard.clicmd.decision",
+    "probe": "brickyard.clicmd.probe",
     "report": "brickyard.clicmd.report",
 }
 
 
 #: commands that reach hosts or run work: their SSH and run events go to the log file (core.applog)
-LOGGED_COMMANDS = frozenset({"preflight", "provision", "teardown", "import", "lab", "bench", "campaign"})
+LOGGED_COMMANDS = frozenset({"preflight", "provision", "teardown", "import", "lab", "bench", "campaign", "probe"})
 
 
 class UsageError(Exception):

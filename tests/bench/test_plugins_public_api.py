@@ -6,7 +6,7 @@ from pathlib import Path
 from brickyard.bench import registry
 
 PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
-BUILTINS = {"dd", "fio", "smallfile", "metadata", "randread", "pgbench"}
+BUILTINS = {"dd", "fio", "smallfile", "metadata", "randread", "pgbench", "probe"}
 
 
 def test_builtins_import_nothing_from_brickyard_but_the_plugin_api():

@@ -25,6 +25,7 @@ COMMAND_LINES = {
     "import": ["import", "node1", "--out", "/nonexistent/x.brickyard.json"],
     "bench": ["bench", "--workload", "dd", "--target", "node1:/mnt/gv0"],
     "campaign": ["campaign", CAMPAIGN, "--dry-run"],
+    "probe": ["probe", TOPO, "--dry-run"],
 }
 
 MALFORMED = {

@@ -185,8 +185,7 @@ def test_a_model_can_add_a_predicted_column_next_to_the_measured_one():
     topo = eight_node()
     bs = 64 * MIB
     run = dd_run("r1", {("write", 1, bs): [300e6]})
-    table = build_table([LayoutEntry("dt8", planned(topo, "dt8", Layout(VolumeType.DISTRIBUTE)), [run])],
-                        model_check=False)
+    table = build_table([LayoutEntry("dt8", planned(topo, "dt8", Layout(VolumeType.DISTRIBUTE)), [run])])
     measured = f"tput:write:1:{bs}"
     col = Column("pred:write:1:" + str(bs), "predicted write 64M × 1 file", "B/s", "prediction",
                  params={"direction": "write", "concurrency": 1, "block_size": bs})

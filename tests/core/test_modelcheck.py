@@ -29,7 +29,7 @@ def three_layouts():
 
 
 def test_each_measured_layout_shows_its_prediction_from_the_others_and_the_error():
-    table = build_table(three_layouts())
+    table = build_table(three_layouts(), model_check=True)
     keys = [c.key for c in table.columns]
     for n in (1, 8):
         measured = f"tput:write:{n}:{BS}"
@@ -46,7 +46,7 @@ def test_each_measured_layout_shows_its_prediction_from_the_others_and_the_error
 
 
 def test_a_single_measured_layout_is_only_estimated_and_says_why():
-    table = build_table(three_layouts()[:1])
+    table = build_table(three_layouts()[:1], model_check=True)
     f = table.row("dt8").figure(f"pred:write:8:{BS}")
     assert f.source == ESTIMATED and "uncalibrated" in f.note
     assert any("uncalibrated" in n for n in table.notes)
@@ -57,16 +57,16 @@ def test_a_given_model_predicts_every_row_and_marks_a_fit_of_its_own_runs():
     shape = entries[0].plan.estimate.shape
     model = cal.fit(eight_node(), cal.Inputs((cal.Observation(shape, "write", 8, BS, 2.2e9, "run r1", "dt8"),),
                                              {}, ("dt8",)))
-    table = build_table(entries, model=model)
+    table = build_table(entries, model_check=True, model=model)
     assert "a fit, not a test" in table.row("dt8").figure(f"pred:write:8:{BS}").note
     assert "a fit, not a test" not in table.row("dt4rp2").figure(f"pred:write:8:{BS}").note
 
 
-def test_the_prediction_columns_go_into_csv_and_json_and_off_with_model_check_false():
-    table = build_table(three_layouts())
+def test_the_prediction_columns_go_into_csv_and_json_when_asked_for():
+    table = build_table(three_layouts(), model_check=True)
     assert "predicted write 16M × 8 files [B/s]" in table.to_csv().splitlines()[0]
     assert any(c["key"].startswith("err:") for c in table.to_json()["columns"])
-    plain = build_table(three_layouts(), model_check=False)
+    plain = build_table(three_layouts())
     assert not any(c.key.startswith(("pred:", "err:")) for c in plain.columns)
 
 

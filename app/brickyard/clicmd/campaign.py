@@ -221,7 +221,7 @@ def _finish(args, store, runner, state, interrupted: bool, final: bool) -> int:
 
     failed = [s for s in runner.steps if state.step(s.key).status == FAILED]
     code = 130 if interrupted else 0 if state.status == C_COMPLETE and not failed else 1
-    table = campaign_table(runner.spec, state, store) if final else None
+    table = campaign_table(runner.spec, state, store, model_check=True) if final else None
     if args.json:
         doc = {"ok": code == 0, "exit": code, "campaign_id": state.campaign_id, "status": state.status,
                "message": state.message, "provisioned": state.provisioned,

@@ -33,6 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="block sizes to show (repeatable; default: those of 2M and more, at most three)")
     p.add_argument("--sort", metavar="COLUMN", help="order the layouts by this column key (best first)")
     p.add_argument("--all-columns", action="store_true", help="also raw size and best-case failures")
+    p.add_argument("--calibrate", action="append", default=[], metavar="RUN_ID|FILE.json",
+                   help="predict every layout with the throughput model calibrated on these (probe runs, runs of a "
+                        "layout, calibration files); default: each layout from the other layouts' runs")
+    p.add_argument("--no-model-check", action="store_true",
+                   help="leave out the model's predicted and error columns")
     p.add_argument("--format", choices=("table", "csv", "json"), default="table")
     p.add_argument("-o", "--output", default="-", help="file to write ('-': standard output)")
     p.add_argument("--db", metavar="URL", help="history database (default as `brickyard history`)")
@@ -53,9 +58,11 @@ def run(args: argparse.Namespace) -> int:
     store = _open(args)
     try:
         if args.campaign:
-            table = campaign_table(store, args.campaign, options)
+            entries, topo = campaign_entries(store, args.campaign)
         else:
-            table = runs_table(store, args, options)
+            entries, topo = runs_entries(store, args)
+        options.update(model_options(store, entries, topo, args))
+        table = build_table(entries, **{k: v for k, v in options.items() if v is not None})
     finally:
         store.close()
     if args.sort:
@@ -80,9 +87,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def campaign_table(store, campaign_id: str, options: dict) -> DecisionTable:
+def campaign_entries(store, campaign_id: str):
+    """(entries, topology) of a campaign's table."""
     from ..campaign import CampaignFileError
-    from ..campaign.results import campaign_table as table_of, stored_campaign
+    from ..campaign.results import campaign_entries as entries_of, counted_stored_runs, stored_campaign
     from ..store import StoreError
 
     try:
@@ -91,10 +99,11 @@ def campaign_table(store, campaign_id: str, options: dict) -> DecisionTable:
         raise UsageError(str(exc)) from None
     except CampaignFileError as exc:
         raise UsageError(f"campaign {campaign_id}: {exc}", exc.problems) from None
-    return table_of(spec, state, store, **{k: v for k, v in options.items() if v is not None})
+    return entries_of(spec, state, counted_stored_runs(spec, state, store)), spec.topology
 
 
-def runs_table(store, args: argparse.Namespace, options: dict) -> DecisionTable:
+def runs_entries(store, args: argparse.Namespace):
+    """(entries, topology or None) of a table of stored runs."""
     from ..core.decision_runs import entries_from_runs
     from .history import resolve
     from .plan import _load
@@ -104,14 +113,41 @@ def runs_table(store, args: argparse.Namespace, options: dict) -> DecisionTable:
     runs = store.load_runs([resolve(store, r) for r in args.run_ids])
     if args.topology:
         topo = _load(args.topology)
-    else:   # the topology each run was saved with, where it was
-        def topo(run):
-            text = store.topology_snapshot(run.run_id)
-            try:
-                return topofile.loads(text) if text else None
-            except topofile.TopologyFileError:
-                return None
-    return build_table(entries_from_runs(runs, topo), **{k: v for k, v in options.items() if v is not None})
+        return entries_from_runs(runs, topo), topo
+
+    def topo_of(run):   # the topology each run was saved with, where it was
+        text = store.topology_snapshot(run.run_id)
+        try:
+            return topofile.loads(text) if text else None
+        except topofile.TopologyFileError:
+            return None
+    return entries_from_runs(runs, topo_of), None
+
+
+def model_options(store, entries, topo, args: argparse.Namespace) -> dict:
+    """build_table's model-check options: off, leave-one-out, or one model calibrated on
+    ``--calibrate`` (files realised on the first layout's bricks of ``topo``)."""
+    if args.no_model_check:
+        return {"model_check": False}
+    if not args.calibrate:
+        return {"model_check": True}
+    from ..core import calibration
+    from ..store.calibrate import CalibrationSourceError, load_inputs
+
+    first = next((e for e in entries if e.plan is not None and e.plan.estimate is not None
+                  and e.plan.estimate.model is not None), None)
+    if first is None:
+        raise UsageError("--calibrate: no layout in the table to predict")
+    files = [c for c in args.calibrate if c.endswith(".json")]
+    if files and topo is None:
+        raise UsageError(f"--calibrate {files[0]}: a calibration file needs --topology (its layout is put on "
+                         "the bricks of the table's first layout)")
+    try:
+        inputs = load_inputs(args.calibrate, topo, first.plan.volume.bricks, store=store)
+    except CalibrationSourceError as exc:
+        raise UsageError(str(exc), exc.problems) from None
+    model = calibration.fit_params(first.plan.estimate.model.params, inputs)
+    return {"model_check": True, "model": model}
 
 
 def render(table: DecisionTable, all_columns: bool = False) -> list[str]:
@@ -125,7 +161,8 @@ def render(table: DecisionTable, all_columns: bool = False) -> list[str]:
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [head, *body]]
     lines.append("")
     lines.append("measured: median over repeats, ±half the min–max range; ≈…(est.): the planner's estimate, "
-                 "not measured; capacity and failures: planned from the topology")
+                 "not measured; (pred.): the calibrated model's prediction; model error: predicted ÷ measured − 1; "
+                 "capacity and failures: planned from the topology")
     lines.extend(table.notes)
     for r in table.rows:
         lines.extend(f"{r.label}: {n}" for n in r.notes)

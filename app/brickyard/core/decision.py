@@ -415,7 +415,7 @@ def _size_words(bs: int) -> str:
 
 def build_table(entries: Sequence[LayoutEntry], *, workload: str | None = None,
                 block_sizes: Sequence[int] | None = None, metric: str = "throughput",
-                estimates: bool = True, model_check: bool = True, model: Any = None,
+                estimates: bool = True, model_check: bool = False, model: Any = None,
                 model_inputs: Any = None) -> DecisionTable:
     """The table for these layouts. ``workload`` defaults to ``choose_workload``; the
     throughput columns are every (direction, concurrency) measured × ``block_sizes``

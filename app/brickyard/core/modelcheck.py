@@ -148,10 +148,12 @@ def add_predictions(table: DecisionTable, models: Mapping[str, RowModel]) -> Dec
         out = out.with_column(pred_col, preds, after=c.key)
         out = out.with_column(err_col, errs, after=pred_col.key)
     if errors:
+        how = ("each layout predicted without its own runs" if not any(m.includes_self for m in models.values())
+               and len({id(m.model) for m in models.values()}) > 1 else
+               f"{next(iter(models.values())).label}, leaving out the layouts it was fitted on")
         out = replace(out, notes=out.notes + (
             f"model check: the calibrated model's figures are off by {statistics.median(errors):.0%} (median) "
-            f"and {max(errors):.0%} (worst) over {len(errors)} measured figure(s), each layout predicted "
-            "without its own runs",))
+            f"and {max(errors):.0%} (worst) over {len(errors)} measured figure(s), {how}",))
     elif models and any(not m.model.calibrated for m in models.values()):
         out = replace(out, notes=out.notes + (
             "model check: predictions are uncalibrated estimates (one measured layout: nothing else to "

@@ -48,15 +48,19 @@ def resolve_run(store: HistoryStore, prefix: str) -> str:
     return matches[0]
 
 
-def load_inputs(specs: Sequence[str], topo: Topology, bricks: Sequence[BrickRef],
-                open_store: Callable[[], HistoryStore] | None = None) -> cal.Inputs:
+def load_inputs(specs: Sequence[str], topo: Topology | None, bricks: Sequence[BrickRef],
+                open_store: Callable[[], HistoryStore] | None = None, *,
+                store: HistoryStore | None = None) -> cal.Inputs:
     """Every source in ``specs`` as one ``Inputs``: files are realised on ``bricks`` of
-    ``topo``; runs are read with the topology stored beside them (or ``topo``)."""
+    ``topo``; runs are read with the topology stored beside them (or ``topo``). ``store``:
+    an open history to read runs from (kept open), else ``open_store`` opens one (closed)."""
     out = cal.Inputs()
-    store: HistoryStore | None = None
+    own = store is None
     try:
         for spec in specs:
             if looks_like_file(spec):
+                if topo is None:
+                    raise CalibrationSourceError(f"--calibrate {spec}: no topology to put the file's layout on")
                 try:
                     cf = cal.load_file(spec)
                 except cal.CalibrationFileError as exc:
@@ -66,7 +70,7 @@ def load_inputs(specs: Sequence[str], topo: Topology, bricks: Sequence[BrickRef]
                 except modelinputs.ModelInputError as exc:
                     raise CalibrationSourceError(str(exc)) from None
                 continue
-            if open_store is None:
+            if store is None and open_store is None:
                 raise CalibrationSourceError(f"--calibrate {spec}: no such file (and no history to find a run in)")
             if store is None:
                 store = open_store()
@@ -76,6 +80,6 @@ def load_inputs(specs: Sequence[str], topo: Topology, bricks: Sequence[BrickRef]
             except modelinputs.ModelInputError as exc:
                 raise CalibrationSourceError(str(exc)) from None
     finally:
-        if store is not None:
+        if own and store is not None:
             store.close()
     return out

@@ -371,7 +371,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Select runs in History first: the decision table compares their layouts",
                                          10000)
             return None
-        table = build_table(entries_from_runs(store.load_runs(ids), self.session.topo))
+        table = build_table(entries_from_runs(store.load_runs(ids), self.session.topo), model_check=True)
         if self.decision_view is None:
             self.decision_view = DecisionView()
             self.decision_view.sig_status.connect(self._show_refusal)

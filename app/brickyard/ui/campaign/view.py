@@ -478,7 +478,7 @@ class CampaignView(QWidget):
         if self.runner is None:
             return
         try:
-            table = campaign_table(self.runner.spec, self.runner.state, self._store())
+            table = campaign_table(self.runner.spec, self.runner.state, self._store(), model_check=True)
         except Exception as exc:  # noqa: BLE001 - the table is a view of history; say why it is missing
             self._log(f"decision table not built: {type(exc).__name__}: {exc}")
             return

@@ -1,0 +1,54 @@
+"""The probe workload on this machine: brick filesystems (two directories here) alone and
+together, TCP from a client target to a receiver, every step valid; the run dirs are gone
+after it; and the probe run calibrates the model (measured brick rates, shared storage)."""
+
+import asyncio
+import os
+
+import pytest
+
+from brickyard.bench import registry
+from brickyard.bench.api import ParamError
+from brickyard.bench.engine import TargetSpec, run_benchmark
+from brickyard.core import modelinputs
+from brickyard.core.throughput import BRICK, NODE_LINK
+from brickyard.core.topology import Brick, Node, Topology
+from brickyard.remote.local import LocalExecutor
+
+
+def targets(tmp_path):
+    dirs = [tmp_path / "b1", tmp_path / "b2", tmp_path / "client"]
+    for d in dirs:
+        d.mkdir()
+    return [(TargetSpec("local", str(d)), LocalExecutor("local")) for d in dirs], dirs
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="reads need the page cache dropped (root)")
+def test_probe_measures_each_filesystem_the_set_of_them_and_tcp_and_calibrates_the_model(tmp_path):
+    probe = registry.find("probe")
+    specs, dirs = targets(tmp_path)
+    params = {"clients": f"local:{dirs[2]}", "names": "local=127.0.0.1", "disk_size": "2M", "block_size": "1M",
+              "tcp_bytes": "8M"}
+    run = asyncio.run(run_benchmark(probe, params, specs))
+    assert run.status.value == "complete", run.error
+    kinds = [(s.params["probe"], s.params["scope"], s.params["direction"]) for s in run.steps]
+    assert kinds == [("disk", "alone", "write"), ("disk", "alone", "read")] * 2 + [
+        ("disk", "together", "write"), ("disk", "together", "read"), ("tcp", "alone", "write")]
+    assert all(s.valid for s in run.steps), [s.note for s in run.steps if not s.valid]
+    assert all(s.metric("throughput").value > 0 for s in run.steps)
+    assert not any(p.name.startswith("brickyard-") for d in dirs for p in d.iterdir())   # run dirs removed
+    # the run calibrates: each directory is one brick's filesystem, the receiver "local" a node
+    topo = Topology(nodes=[Node("local", bricks=[Brick(str(dirs[0]), 10**9), Brick(str(dirs[1]), 10**9)])])
+    inputs = modelinputs.probe_inputs(run, topo)
+    assert inputs.measured[f"{BRICK}.write@local:{dirs[0]}"].source == "measured"
+    assert inputs.measured[f"{NODE_LINK}@local"].value > 0
+    assert inputs.sources == (f"probe {run.run_id[:12]}",)
+
+
+def test_probe_refuses_a_server_address_that_is_not_a_plain_name():
+    probe = registry.find("probe")
+    for bad in ("node1=$(touch /tmp/x)", "node1", "node1=a b"):
+        with pytest.raises(ParamError, match="names"):
+            probe.resolve({"names": bad})
+    with pytest.raises(ParamError, match="clients"):
+        probe.resolve({"clients": "client1;rm"})
