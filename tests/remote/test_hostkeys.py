@@ -1,5 +1,7 @@
 """What the host-key refusals say: the host once, the real files to fix, an offered fingerprint that did not match."""
 
+from pathlib import Path
+
 import asyncssh
 
 from brickyard.remote.hostkeys import HostKeyChanged, UnknownHostKey
@@ -38,3 +40,22 @@ def test_a_changed_key_names_the_real_files_to_remove_it_from():
     assert "FILE" not in text
     same = HostKeyChanged("node1", "node1", _key(), [("/k", "SHA256:old")])
     assert str(same).startswith("node1: HOST KEY CHANGED: ") and "ssh-keygen -R node1 -f /k)" in str(same)
+
+
+def test_a_known_hosts_path_that_is_no_regular_file_is_refused_not_read_forever(tmp_path):
+    """UserKnownHostsFile in an SSH config can name anything: /dev/zero or a FIFO would be
+    read until memory runs out or wait for a writer."""
+    import os
+
+    import pytest
+
+    from brickyard.remote.executor import ExecutorError
+    from brickyard.remote.hostkeys import KnownHosts
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for bad in (Path("/dev/zero"), fifo, tmp_path):
+        with pytest.raises(ExecutorError, match="cannot read known_hosts file: .*(not a regular file|is a directory)"):
+            KnownHosts([bad], tmp_path / "own").load()
+    merged, per_file = KnownHosts([tmp_path / "missing"], tmp_path / "own").load()   # absent: nothing known
+    assert per_file == {}

@@ -3,6 +3,7 @@ rendered configs (read back by the real ssh and bash), lab.json, process identit
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -170,10 +171,47 @@ def test_lab_json_round_trips_and_garbage_is_refused_by_name(tmp_path):
     assert load_state(tmp_path) == state
     assert load_state(tmp_path / "nothing-here") is None
     (tmp_path / "lab.json").write_text('{"format": 1, "machines": "x"}')
-    with pytest.raises(LabStateError, match="lab.json: unexpected content"):
+    with pytest.raises(LabStateError, match="lab.json: 9 problems") as err:
         load_state(tmp_path)
+    assert "machines: must be an array, not a string" in str(err.value) and "prefix: is required" in str(err.value)
     (tmp_path / "lab.json").write_text("{not json")
-    with pytest.raises(LabStateError, match="lab.json: cannot read"):
+    with pytest.raises(LabStateError, match="lab.json: line 1: not valid JSON"):
+        load_state(tmp_path)
+
+
+def test_a_corrupt_lab_json_is_refused_field_by_field_before_lab_down_acts_on_it(tmp_path):
+    """lab.json says which processes `lab down` kills and which files it removes: every field
+    is checked, and the file is read strictly (regular, bounded, no NaN or key given twice)."""
+    state = _state(tmp_path)
+    state.save()
+    good = json.loads((tmp_path / "lab.json").read_text())
+    bad = json.loads(json.dumps(good))
+    bad["machines"][0]["init_pid"] = "1"                  # a string where a pid goes
+    bad["machines"][0]["bricks"][0]["image"] = ["/etc"]
+    bad["machines"][1]["surprise"] = True
+    bad["brick_size"] = 1.5
+    (tmp_path / "lab.json").write_text(json.dumps(bad))
+    with pytest.raises(LabStateError) as err:
+        load_state(tmp_path)
+    text = str(err.value)
+    for words in ("machines[0].init_pid: must be an integer, not a string",
+                  "machines[0].bricks[0].image: must be a string, not an array",
+                  "machines[1].surprise: unknown field", "brick_size: must be an integer, not a number"):
+        assert words in text, text
+    (tmp_path / "lab.json").write_text(json.dumps(good).replace('"brick_size": 1073741824', '"brick_size": NaN'))
+    with pytest.raises(LabStateError, match="brick_size: NaN is not a number JSON allows"):
+        load_state(tmp_path)
+    (tmp_path / "lab.json").write_text(json.dumps(good)[:-1] + ', "prefix": "other"}')
+    with pytest.raises(LabStateError, match="prefix: appears twice"):
+        load_state(tmp_path)
+    (tmp_path / "lab.json").unlink()
+    os.mkfifo(tmp_path / "lab.json")                       # never waits for a writer
+    with pytest.raises(LabStateError, match="not a regular file"):
+        load_state(tmp_path)
+    (tmp_path / "lab.json").unlink()
+    with open(tmp_path / "lab.json", "wb") as fh:
+        fh.truncate(5 * 2**20)
+    with pytest.raises(LabStateError, match="at most 4.0 MiB"):
         load_state(tmp_path)
 
 

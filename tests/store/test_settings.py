@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -34,7 +35,7 @@ def test_precedence_is_flag_then_environment_then_settings_then_default(home, mo
 
 def test_broken_settings_are_named(home):
     _settings(home, "{not json")
-    with pytest.raises(SettingsError, match="settings.json: not valid JSON"):
+    with pytest.raises(SettingsError, match="settings.json: line 1: not valid JSON"):
         resolve_db_url()
     _settings(home, {"history_db": 5})
     with pytest.raises(SettingsError, match="'history_db' must be a database URL"):
@@ -88,6 +89,7 @@ def test_a_broken_settings_file_is_named_and_never_overwritten(home):
     _settings(home, '{"history_db": "sqlite:////x", oops}')
     settings = Settings()
     assert "not valid JSON" in settings.problem and "fix it, or move it away" in settings.problem
+    assert settings.notice == "" and settings.kept_as is None
     settings.setValue("recent", ["/a.json"])
     assert settings.value("recent") == ["/a.json"]   # kept for this session
     assert (home / "config" / "brickyard" / "settings.json").read_text() == '{"history_db": "sqlite:////x", oops}'
@@ -100,3 +102,67 @@ def test_a_value_json_cannot_hold_is_refused_before_anything_changes(home):
     with pytest.raises(TypeError):
         settings.setValue("x", object())
     assert not settings.path.exists() and settings.value("x") is None
+
+
+BROKEN = [
+    ('{"history_db": NaN}', ["history_db: NaN is not a number JSON allows"]),
+    ('{"recent": [], "recent": ["/a"]}', ["recent: appears twice in one object"]),
+    ('["a list"]', ["must be a JSON object, not an array"]),
+    ('{"a": 1e400, "b": "\\ud800"}', ["a: the number 1e400 is too large", "b: contains a lone surrogate"]),
+    ('{"history_db": "sqlite:////x", oops}', ["line 1: not valid JSON"]),
+]
+
+
+@pytest.mark.parametrize("text, words", BROKEN)
+def test_the_settings_file_is_read_strictly_and_every_problem_is_named(home, text, words):
+    _settings(home, text)
+    with pytest.raises(SettingsError) as err:
+        resolve_db_url()
+    for word in words:
+        assert word in str(err.value), str(err.value)
+
+
+def test_a_settings_file_that_is_not_a_regular_file_or_too_large_is_refused_without_reading_it(home):
+    path = home / "config" / "brickyard" / "settings.json"
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)                                   # would wait for a writer forever
+    with pytest.raises(SettingsError, match="not a regular file"):
+        resolve_db_url()
+    path.unlink()
+    with open(path, "wb") as fh:
+        fh.truncate(5 * 2**20)
+    with pytest.raises(SettingsError, match="at most 4.0 MiB"):
+        resolve_db_url()
+
+
+def test_the_history_cli_refuses_to_guess_past_a_broken_settings_file(home, capsys):
+    from brickyard.cli import main
+
+    _settings(home, '{"history_db": "sqlite:////srv/team.sqlite3", "history_db": "x"}')
+    assert main(["history", "list", "--json"]) == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert "history_db: appears twice" in doc["error"]
+    assert not (home / "data" / "brickyard" / "history.sqlite3").exists()   # no default database made instead
+
+
+def test_the_app_sets_a_broken_settings_file_aside_and_goes_on_with_defaults(home):
+    from brickyard.store.settings import Settings
+
+    broken = '{"recent": ["/a.json"], "window/geometry": NaN}'
+    _settings(home, broken)
+    path = home / "config" / "brickyard" / "settings.json"
+    settings = Settings(path, set_aside=True)
+    assert settings.problem == "" and settings.value("recent") is None          # defaults
+    kept = settings.kept_as
+    assert kept is not None and kept.parent == path.parent and kept.name.startswith("settings.json.unreadable-")
+    assert kept.read_text() == broken                                           # nothing lost
+    assert str(kept) in settings.notice and "window/geometry: NaN is not a number" in settings.notice
+    assert "started with default settings" in settings.notice
+    settings.setValue("recent", ["/b.json"])                                    # and saved as usual
+    assert json.loads(path.read_text()) == {"recent": ["/b.json"]}
+    assert Settings(path, set_aside=True).notice == ""                         # said once
+    again = Settings(path, set_aside=True)                                      # a second broken file: kept too
+    path.write_text("{")
+    again2 = Settings(path, set_aside=True)
+    assert again2.kept_as != kept and again2.kept_as.read_text() == "{" and kept.read_text() == broken
+    assert again.value("recent") == ["/b.json"]

@@ -117,6 +117,32 @@ def test_autosave_of_a_crashed_session_is_offered_back_and_stays_dirty(qtbot, wi
     assert not crashed.exists()
 
 
+def test_broken_autosave_notes_are_passed_over_and_never_block_start_up(qtbot, window, tmp_path):
+    """An autosave note is read strictly: a FIFO (which would wait for a writer), a list, a pid
+    that is text or a time that is not a number is not an autosave to offer; the good one is."""
+    qtbot.keyClick(window.canvas, Qt.Key.Key_N)
+    assert window.files.autosave()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    folder = window.files.autosave_dir
+    note = json.loads(window.files.autosave_path.with_suffix(".meta").read_text())
+    good = folder / f"session-{dead.pid}.brickyard.json"
+    window.files.autosave_path.rename(good)
+    window.files.autosave_path.with_suffix(".meta").unlink()
+    good.with_suffix(".meta").write_text(json.dumps({**note, "pid": dead.pid}))
+    for i, meta in enumerate(['["a list"]', '{"pid": "x", "saved_at": 1}', '{"pid": 5, "saved_at": "noon"}',
+                              '{"pid": 5, "saved_at": NaN}', None]):
+        data = folder / f"session-9{i}.brickyard.json"
+        data.write_text(good.read_text())
+        if meta is None:
+            os.mkfifo(data.with_suffix(".meta"))
+        else:
+            data.with_suffix(".meta").write_text(meta)
+    fresh = MainWindow(None, tmp_path / "settings.ini", folder)
+    qtbot.addWidget(fresh)
+    assert [data for data, _ in fresh.files.orphaned_autosaves()] == [good]
+
+
 def test_a_broken_file_is_refused_with_the_reason_and_the_current_topology_stays(window, tmp_path):
     bad = tmp_path / "bad.brickyard.json"
     bad.write_text('{"format_version": 1, "nodes": [{"name": "x", "site": "nowhere"}]}')
@@ -219,7 +245,7 @@ def test_brickyard_gui_takes_an_ssh_config_and_refuses_bad_arguments(qtbot, tmp_
     monkeypatch.setattr(files, "config_dir", lambda: tmp_path)
     monkeypatch.setattr(files, "data_dir", lambda: tmp_path)
     assert gui.main(["--ssh-config", str(tmp_path / "missing")]) == 2
-    assert f"--ssh-config {tmp_path / 'missing'}: no such file" in capsys.readouterr().err
+    assert f"--ssh-config {tmp_path / 'missing'}: cannot read: No such file or directory" in capsys.readouterr().err
     assert gui.main(["--frobnicate"]) == 2 and "unknown option --frobnicate" in capsys.readouterr().err
     assert gui.main(["a.json", "b.json"]) == 2
     config = tmp_path / "ssh_config"

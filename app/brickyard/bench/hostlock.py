@@ -166,9 +166,10 @@ def _read(fd: int) -> dict:
     try:
         os.lseek(fd, 0, os.SEEK_SET)
         data = os.read(fd, 4096)
-        return json.loads(data.decode("utf-8")) if data.strip() else {}
+        info = json.loads(data.decode("utf-8")) if data.strip() else {}
     except (OSError, ValueError):
         return {}
+    return info if isinstance(info, dict) else {}   # a lock file someone wrote over: no holder known
 
 
 def _write(fd: int, info: dict) -> None:

@@ -79,14 +79,14 @@ def make_pool(args: argparse.Namespace) -> SshPool:
     """The SSH pool of every command that reaches hosts (preflight, provision, teardown,
     import, bench, campaign): the --ssh-config file, the fingerprints accepted up front, a key
     passphrase asked on the terminal once per process, and --ask-password."""
-    from ..remote.ssh import SshOptions, SshPool
+    from ..remote.ssh import SshOptions, SshPool, ssh_config_problem
 
     config = None
     if args.ssh_config:
-        path = Path(args.ssh_config)
-        if not path.is_file():
-            raise UsageError(f"--ssh-config {args.ssh_config}: no such file")
-        config = [str(path)]
+        problem = ssh_config_problem(args.ssh_config)
+        if problem:
+            raise UsageError(f"--ssh-config {args.ssh_config}: {problem}")
+        config = [str(Path(args.ssh_config))]
     interactive = _interactive()
     return SshPool(SshOptions(
         config_files=config,

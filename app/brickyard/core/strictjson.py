@@ -1,9 +1,10 @@
-"""Reading JSON a user hands Brickyard (topology files, campaign files, history exports),
-strictly and within bounds. Every loader of a user file goes through here, so a new field
+"""Reading JSON a user hands Brickyard (topology files, campaign files, history exports) or
+could corrupt (settings.json, the lab's lab.json, autosave notes), strictly and within bounds. Every loader of a user file goes through here, so a new field
 or a new file kind gets the same checks without asking for them:
 
 - ``read_text``: regular files only (never ``/dev/zero``, a FIFO or a directory), at most
-  ``limit`` bytes (checked before reading and while reading), UTF-8 or a clear refusal.
+  ``limit`` bytes (checked before reading and while reading), UTF-8 or a clear refusal;
+  ``read_bytes`` the same for files that are not JSON (known_hosts).
 - ``parse``: the JSON grammar and nothing more. ``NaN``/``Infinity``, numbers that overflow
   a double (``1e400``), integers beyond 64 bits (and the 4,300-digit ones Python refuses to
   convert), duplicate keys, lone surrogates and NUL characters in strings or keys, and nesting
@@ -89,6 +90,8 @@ class JsonFileError(ValueError):
     """A file (or parsed document) that cannot be loaded; ``problems`` lists every one found.
     ``str()`` names them all, one per line after the first."""
 
+    errno: int | None = None   # set when the OS refused to read the file (ENOENT, EACCES, …)
+
     def __init__(self, source: str, problems: list[Problem]):
         self.source = printable(source)
         self.problems = list(problems) or [Problem("", "unknown problem")]
@@ -131,6 +134,17 @@ def kind(value: Any) -> str:
 
 def read_text(path: str | os.PathLike, *, limit: int, what: str = "file") -> str:
     """The UTF-8 text of a regular file of at most ``limit`` bytes, or JsonFileError."""
+    raw = read_bytes(path, limit=limit, what=what)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JsonFileError(str(path), [Problem("", f"not UTF-8 text (byte {exc.start})")]) from None
+
+
+def read_bytes(path: str | os.PathLike, *, limit: int, what: str = "file") -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, or JsonFileError (a file
+    that is missing or unreadable too: ``exc.problems[0]`` says which; ``exc.errno`` is the
+    OS error's number, or None when the file itself is what Brickyard refuses)."""
     source = str(path)
 
     def fail(message: str) -> JsonFileError:
@@ -140,7 +154,9 @@ def read_text(path: str | os.PathLike, *, limit: int, what: str = "file") -> str
         # O_NONBLOCK: opening a FIFO must not wait for a writer; a regular file ignores it
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        raise fail(f"cannot read: {exc.strerror or exc}") from None
+        err = fail(f"cannot read: {exc.strerror or exc}")
+        err.errno = exc.errno
+        raise err from None
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
@@ -160,14 +176,12 @@ def read_text(path: str | os.PathLike, *, limit: int, what: str = "file") -> str
             if total > limit:   # it grew while we read
                 raise fail(f"is larger than {_size(limit)}; Brickyard reads a {what} of at most {_size(limit)}")
     except OSError as exc:
-        raise fail(f"cannot read: {exc.strerror or exc}") from None
+        err = fail(f"cannot read: {exc.strerror or exc}")
+        err.errno = exc.errno
+        raise err from None
     finally:
         os.close(fd)
-    raw = b"".join(chunks)
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise fail(f"not UTF-8 text (byte {exc.start})") from None
+    return b"".join(chunks)
 
 
 def _size(n: int) -> str:
@@ -402,6 +416,17 @@ def load(path: str | os.PathLike, *, limit: int, what: str, max_depth: int = MAX
     if data is None and problems:
         raise JsonFileError(str(path), problems)
     return data, problems
+
+
+def load_object(path: str | os.PathLike, *, limit: int, what: str) -> dict:
+    """A file that must hold one JSON object, read and parsed strictly: the object, or
+    JsonFileError naming every problem (a value refused inside it included)."""
+    data, problems = load(path, limit=limit, what=what)
+    if not isinstance(data, dict) and data is not INVALID:
+        problems = [*problems, Problem("", f"must be a JSON object, not {kind(data)}")]
+    if problems:
+        raise JsonFileError(str(path), problems)
+    return data
 
 
 def source_name(path: str | os.PathLike) -> str:

@@ -9,13 +9,16 @@ both match.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import errno
 import fcntl
 import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
+from ..core import strictjson
 from ..core.topofile import write_atomic
 
 LAB_FORMAT = 1
@@ -117,25 +120,52 @@ class LabState:
         write_atomic(path, (json.dumps(self.to_dict(), indent=2) + "\n").encode())
 
 
+MAX_STATE_BYTES = 4 * strictjson.MiB    # a 64-machine lab's record is ~100 KiB
+_KINDS: dict[str, tuple[type, ...]] = {"int": (int,), "str": (str,), "bool": (bool,), "float": (float,),
+                                       "float | None": (float,)}
+
+
 def load_state(directory: Path) -> LabState | None:
-    """The recorded lab in ``directory``, or None when there is no lab.json."""
+    """The recorded lab in ``directory``, or None when there is no lab.json. The record says
+    what ``lab down`` kills and removes, so it is read strictly (``core.strictjson``) and every
+    field is checked; LabStateError names every problem."""
     path = directory / "lab.json"
     try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
-        raise LabStateError(f"{path}: cannot read: {exc}") from None
-    if not isinstance(data, dict) or data.get("format") != LAB_FORMAT:
+        data = strictjson.load_object(path, limit=MAX_STATE_BYTES, what="lab record")
+    except strictjson.JsonFileError as exc:
+        if exc.errno == errno.ENOENT:
+            return None
+        raise LabStateError(str(exc)) from None
+    if data.get("format") != LAB_FORMAT:
         raise LabStateError(f"{path}: not a Brickyard lab record of format {LAB_FORMAT}")
-    try:
-        machines = []
-        for m in data.pop("machines"):
-            bricks = [BrickState(**b) for b in m.pop("bricks")]
-            machines.append(MachineState(**m, bricks=bricks))
-        return LabState(**data, machines=machines)
-    except (TypeError, KeyError, AttributeError) as exc:
-        raise LabStateError(f"{path}: unexpected content: {exc}") from None
+    r = strictjson.Reader()
+    state = _record(r, LabState, data, "")
+    if r.problems:
+        raise LabStateError(str(strictjson.JsonFileError(str(path), r.problems)))
+    return state
+
+
+def _record(r: strictjson.Reader, cls: type, data: Any, path: str) -> Any:
+    """One dataclass from parsed JSON, each field of the type its annotation names."""
+    fields = dataclasses.fields(cls)
+    required = {f.name for f in fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+    obj = r.obj(data, path, {f.name for f in fields}, required)
+    if obj is None:
+        return None
+    values: dict[str, Any] = {}
+    for f in fields:
+        if f.name not in obj:
+            continue
+        kind = str(f.type)
+        if kind.startswith("list["):
+            item = {"list[BrickState]": BrickState, "list[MachineState]": MachineState}[kind]
+            values[f.name] = [_record(r, item, x, strictjson.join(strictjson.join(path, f.name), i))
+                              for i, x in enumerate(r.array(obj, f.name, path))]
+        else:
+            values[f.name] = r.field(obj, f.name, path, _KINDS[kind], nullable=kind.endswith("None"))
+    if r.problems:
+        return None
+    return cls(**values)
 
 
 # ---- process identity ---------------------------------------------------------------------

@@ -10,6 +10,7 @@ hand (``ssh-keygen -R``), exactly as OpenSSH demands.
 from __future__ import annotations
 
 import logging
+import errno
 import os
 import shlex
 import threading
@@ -19,10 +20,12 @@ from typing import Iterable
 
 import asyncssh
 
+from ..core import strictjson
 from ..core.paths import user_data_dir
 from .executor import ExecutorError
 
 KNOWN_HOSTS_ENV = "BRICKYARD_KNOWN_HOSTS"
+MAX_KNOWN_HOSTS_BYTES = 64 * strictjson.MiB   # ~500,000 keys
 _write_lock = threading.Lock()
 
 
@@ -150,12 +153,16 @@ class KnownHosts:
         per_file: dict[Path, asyncssh.SSHKnownHosts] = {}
         texts = []
         for path in self.files():
+            # a path the SSH config names (UserKnownHostsFile /dev/zero, a FIFO, a huge file)
+            # is refused, never read until memory runs out or a writer appears
             try:
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-            except OSError as exc:
-                raise ExecutorError(str(path), f"cannot read known_hosts file: {exc.strerror}") from exc
+                text = strictjson.read_bytes(path, limit=MAX_KNOWN_HOSTS_BYTES,
+                                             what="known_hosts file").decode("utf-8", errors="replace")
+            except strictjson.JsonFileError as exc:
+                if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                    continue
+                detail = str(exc.problems[0]).removeprefix("cannot read: ")
+                raise ExecutorError(str(path), f"cannot read known_hosts file: {detail}") from None
             try:
                 per_file[path] = PortExactKnownHosts(text)
             except (ValueError, asyncssh.KeyImportError) as exc:

@@ -8,24 +8,41 @@ recent files, window geometry and dock layout, run parameters and baselines ther
 
 The history database: ``--db URL``, else ``BRICKYARD_DB``, else ``history_db`` in the settings
 file, else a SQLite file in the user data directory.
+
+The file is read as strictly as a topology (``core.strictjson``: a regular file of at most
+4 MiB, one JSON object, no NaN or duplicate keys), every problem named. A command refuses to
+guess past a broken one (``history_db`` may be in it). The app (``Settings(...,
+set_aside=True)``) starts with default settings instead and keeps the broken file beside it
+as ``settings.json.unreadable-YYYYMMDD-HHMMSS``, saying so.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
+from ..core import strictjson
 from ..core.paths import user_config_dir, user_data_dir
 
 ENV_VAR = "BRICKYARD_DB"
 SETTINGS_KEY = "history_db"
 
 
+MAX_SETTINGS_BYTES = 4 * strictjson.MiB   # window layouts and recent files: a few KiB
+SET_ASIDE_SUFFIX = ".unreadable-"
+
+
 class SettingsError(ValueError):
-    """A settings file that cannot be read without guessing."""
+    """A settings file that cannot be read without guessing; ``problems``: each one found."""
+
+    def __init__(self, message: str, problems: list | None = None):
+        super().__init__(message)
+        self.problems = list(problems or [])
 
 
 def settings_path() -> Path:
@@ -33,19 +50,38 @@ def settings_path() -> Path:
 
 
 def read_settings(path: Path | None = None) -> dict:
-    """The settings object, ``{}`` when the file does not exist."""
+    """The settings object, ``{}`` when the file does not exist. SettingsError when the file
+    is not one Brickyard can read (every problem named); OSError when the system refuses to
+    let it be read (permissions)."""
     path = path or settings_path()
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SettingsError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    if not isinstance(data, dict):
-        raise SettingsError(f"{path}: expected a JSON object, found {type(data).__name__}")
-    return data
+        return strictjson.load_object(path, limit=MAX_SETTINGS_BYTES, what="settings file")
+    except strictjson.JsonFileError as exc:
+        if exc.errno == errno.ENOENT:
+            return {}
+        if exc.errno is not None:
+            raise OSError(exc.errno, os.strerror(exc.errno), str(path)) from None
+        raise SettingsError(str(exc), exc.problems) from None
+
+
+def set_aside(path: Path) -> Path:
+    """Rename an unreadable settings file to ``NAME.unreadable-YYYYMMDD-HHMMSS`` beside it
+    (never over another file): kept for the user, out of the way. OSError if it cannot."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for n in range(100):
+        kept = path.with_name(f"{path.name}{SET_ASIDE_SUFFIX}{stamp}{f'-{n}' if n else ''}")
+        try:
+            os.link(path, kept)          # fails if ``kept`` exists: nothing is ever overwritten
+        except FileExistsError:
+            continue
+        except OSError:                  # no hard links here (or a directory): rename, checked
+            if kept.exists() or kept.is_symlink():
+                continue
+            os.rename(path, kept)
+            return kept
+        os.unlink(path)
+        return kept
+    raise OSError(errno.EEXIST, "no free name to keep it under", str(path))
 
 
 def default_db_url() -> str:
@@ -74,19 +110,35 @@ class Settings:
 
     Each change is written at once, atomically (a temporary file renamed over the old one), and
     merged into the file as it is on disk then, so two Brickyard windows (or the CLI) never undo
-    each other's keys. A settings file that cannot be read is never overwritten: ``problem``
-    says why, and this session's changes are kept in memory only."""
+    each other's keys. A settings file that cannot be read is never overwritten. With
+    ``set_aside`` (the app, at start) it is renamed aside (``set_aside``) and Brickyard goes on
+    with default settings, saved as usual; ``notice`` says so, once. Without (or when it cannot
+    be renamed), ``problem`` says why and this session's changes are kept in memory only."""
 
-    def __init__(self, path: Path | None = None):
+    def __init__(self, path: Path | None = None, *, set_aside: bool = False):
         self.path = Path(path) if path is not None else settings_path()
         self.problem = ""
+        self.notice = ""            # what the user should be told once (a file set aside)
+        self.kept_as: Path | None = None
+        self._set_aside = set_aside
         self._data: dict[str, Any] = self._read()
 
     def _read(self) -> dict[str, Any]:
         try:
             data = read_settings(self.path)
         except SettingsError as exc:
-            self.problem = (f"{exc}. Brickyard keeps this session's settings in memory and leaves the file "
+            if self._set_aside and self.kept_as is None:
+                try:
+                    self.kept_as = set_aside(self.path)
+                except OSError as why:
+                    self.problem = (f"{exc}\nIt could not be moved aside ({why.strerror or why}), so this session's "
+                                    "settings are kept in memory only: fix the file, or move it away.")
+                    return {}
+                self.problem = ""
+                self.notice = (f"Brickyard could not read its settings and started with default settings. The file "
+                               f"is kept as {self.kept_as}; the problem{'s' if len(exc.problems) > 1 else ''}:\n{exc}")
+                return {}
+            self.problem = (f"{exc}\nBrickyard keeps this session's settings in memory and leaves the file "
                             "as it is: fix it, or move it away to start afresh.")
             return {}
         except OSError as exc:

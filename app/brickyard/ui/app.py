@@ -43,8 +43,11 @@ def _parse(argv: list[str]) -> tuple[str | None, list[str]] | str:
             value = arg.partition("=")[2] if "=" in arg else next(items, "")
             if not value:
                 return "--ssh-config needs a FILE"
-            if not os.path.isfile(value):
-                return f"--ssh-config {value}: no such file"
+            from ..remote.ssh import ssh_config_problem
+
+            problem = ssh_config_problem(value)   # as `brickyard`'s commands check it
+            if problem:
+                return f"--ssh-config {value}: {problem}"
             ssh_config = value
         elif arg.startswith("-") and arg != "-":
             return f"unknown option {arg}"
@@ -99,7 +102,13 @@ def main(argv: list[str] | None = None) -> int:
     crashes.install()
     from ..store.settings import Settings
 
-    for line in migrate_old_locations(Settings(config_dir() / "settings.json"), data_dir() / "autosave"):
+    # a settings file Brickyard cannot read never stops it: it is set aside, defaults are used, and we say so
+    settings = Settings(config_dir() / "settings.json", set_aside=True)
+    notices: list[str] = [settings.notice] if settings.notice else []
+    if settings.notice:
+        logging.getLogger("brickyard").warning("%s", settings.notice)
+        print(f"brickyard-gui: {settings.notice}", file=sys.stderr)
+    for line in migrate_old_locations(settings, data_dir() / "autosave"):
         logging.getLogger("brickyard").info("moved into the one settings place: %s", line)
     window = MainWindow(remote=RemoteBridge(ssh_config=ssh_config))
     problems: list[str] = []
@@ -121,10 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     # of the garbage collector's full passes, which otherwise stall the GUI for ~100 ms now and then
     gc.collect()
     gc.freeze()
-    if problems:
+    if notices or problems:
         from PySide6.QtWidgets import QMessageBox
 
-        QMessageBox.warning(window, "Brickyard", "\n".join(problems))
+        QMessageBox.warning(window, "Brickyard", "\n\n".join(notices + problems))
     try:
         return app.exec()
     finally:

@@ -17,7 +17,7 @@ from typing import Callable
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from ..core import topofile
+from ..core import strictjson, topofile
 from ..core.paths import user_config_dir, user_data_dir
 from ..core.topology import Site, Topology
 from ..store.settings import Settings
@@ -65,6 +65,21 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def _autosave_note(meta_path: Path) -> dict | None:
+    """An autosave's note (which file, which process, when), read strictly (a regular file of
+    at most 64 KiB holding the fields autosave writes), or None: a note that is not one is
+    left alone, and its autosave is not offered."""
+    try:
+        note = strictjson.load_object(meta_path, limit=64 * 1024, what="autosave note")
+    except strictjson.JsonFileError:
+        return None
+    pid, saved_at, path = note.get("pid"), note.get("saved_at", 0), note.get("path")
+    if type(pid) is not int or not 0 < pid < 2**22 or type(saved_at) not in (int, float) \
+            or not (path is None or isinstance(path, str)):
+        return None
+    return {"path": path, "pid": pid, "saved_at": float(saved_at)}
+
+
 class FileController(QObject):
     sig_title_changed = Signal(str)
     """str: the window title, with ``[*]`` where the dirty marker goes."""
@@ -109,8 +124,8 @@ class FileController(QObject):
 
     def recent(self) -> list[str]:
         value = self.settings.value("recent", [])
-        items = [value] if isinstance(value, str) else list(value or [])
-        return [p for p in items if p]
+        items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+        return [p for p in items if p and isinstance(p, str)]   # a hand-edited file may hold anything
 
     def _remember(self, path: Path) -> None:
         items = [str(path)] + [p for p in self.recent() if p != str(path)]
@@ -123,13 +138,13 @@ class FileController(QObject):
         if self.path is not None:
             return self.path.parent
         value = self.settings.value("last_dir", "")
-        if value and Path(value).is_dir():
+        if value and isinstance(value, str) and Path(value).is_dir():
             return Path(value)
         return Path.home()
 
     def last_file(self) -> Path | None:
         value = self.settings.value("last_file", "")
-        return Path(value) if value and Path(value).is_file() else None
+        return Path(value) if value and isinstance(value, str) and Path(value).is_file() else None
 
     # ---- commands -------------------------------------------------------------------
     def maybe_save(self) -> bool:
@@ -243,15 +258,14 @@ class FileController(QObject):
         """Autosaves whose writer is gone (a crash), newest first."""
         found = []
         for meta_path in self.autosave_dir.glob("session-*.brickyard.meta"):
-            try:
-                note = json.loads(meta_path.read_text())
-            except (OSError, ValueError):
+            note = _autosave_note(meta_path)
+            if note is None:
                 continue
             data = meta_path.with_suffix(".json")
-            pid = int(note.get("pid", 0))
+            pid = note["pid"]
             if data.is_file() and pid != os.getpid() and not _pid_alive(pid):
                 found.append((data, note))
-        return sorted(found, key=lambda item: -float(item[1].get("saved_at", 0)))
+        return sorted(found, key=lambda item: -float(item[1]["saved_at"]))
 
     def offer_recovery(self) -> bool:
         """Ask about the newest orphaned autosave; load it (dirty) if the user wants it."""

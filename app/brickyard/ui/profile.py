@@ -98,6 +98,7 @@ def migrate_old_locations(settings: Settings, autosave_dir: Path) -> list[str]:
         if count:
             moved.append(f"{old_auto} → {autosave_dir} ({count} file{'s' if count != 1 else ''})")
     if moved and not settings.problem:
-        settings.setValue(MIGRATED_KEY, [*(settings.value(MIGRATED_KEY) or []),
+        earlier = settings.value(MIGRATED_KEY)
+        settings.setValue(MIGRATED_KEY, [*(earlier if isinstance(earlier, list) else []),
                                          {"at": time.strftime("%Y-%m-%d %H:%M:%S"), "moved": moved}])
     return moved
