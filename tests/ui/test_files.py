@@ -246,6 +246,9 @@ def test_brickyard_gui_takes_an_ssh_config_and_refuses_bad_arguments(qtbot, tmp_
     monkeypatch.setattr(files, "data_dir", lambda: tmp_path)
     assert gui.main(["--ssh-config", str(tmp_path / "missing")]) == 2
     assert f"--ssh-config {tmp_path / 'missing'}: cannot read: No such file or directory" in capsys.readouterr().err
+    monkeypatch.setenv("BRICKYARD_SSH_CONFIG", "/dev/zero")        # read, it would never end
+    assert gui.main([]) == 2 and "BRICKYARD_SSH_CONFIG=/dev/zero: is not a regular file" in capsys.readouterr().err
+    monkeypatch.delenv("BRICKYARD_SSH_CONFIG")
     assert gui.main(["--frobnicate"]) == 2 and "unknown option --frobnicate" in capsys.readouterr().err
     assert gui.main(["a.json", "b.json"]) == 2
     config = tmp_path / "ssh_config"

@@ -48,8 +48,19 @@ def host_key_fingerprint(text: str) -> str:
     raise argparse.ArgumentTypeError(f"{text!r}: {why}")
 
 
+def ssh_config_file(text: str) -> str:
+    """``--ssh-config``'s value: a file the SSH layer can read (``remote.sshconfig``), checked
+    when the command line is read, so a dry run refuses a bad one too (exit 2)."""
+    from ..remote.sshconfig import ssh_config_problem
+
+    problem = ssh_config_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text}: {problem}")
+    return text
+
+
 def add_ssh_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--ssh-config", metavar="FILE",
+    p.add_argument("--ssh-config", metavar="FILE", type=ssh_config_file,
                    help="OpenSSH client config to use instead of ~/.ssh/config (hosts, users, ports, keys, ProxyJump, known_hosts)")
     p.add_argument("--accept-host-key", metavar="SHA256:...", action="append", default=[], type=host_key_fingerprint,
                    help="accept this unknown host key fingerprint once and remember it (repeatable)")
@@ -79,14 +90,9 @@ def make_pool(args: argparse.Namespace) -> SshPool:
     """The SSH pool of every command that reaches hosts (preflight, provision, teardown,
     import, bench, campaign): the --ssh-config file, the fingerprints accepted up front, a key
     passphrase asked on the terminal once per process, and --ask-password."""
-    from ..remote.ssh import SshOptions, SshPool, ssh_config_problem
+    from ..remote.ssh import SshOptions, SshPool
 
-    config = None
-    if args.ssh_config:
-        problem = ssh_config_problem(args.ssh_config)
-        if problem:
-            raise UsageError(f"--ssh-config {args.ssh_config}: {problem}")
-        config = [str(Path(args.ssh_config))]
+    config = [str(Path(args.ssh_config))] if args.ssh_config else None   # checked by ssh_config_file
     interactive = _interactive()
     return SshPool(SshOptions(
         config_files=config,

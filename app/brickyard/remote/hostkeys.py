@@ -153,8 +153,10 @@ class KnownHosts:
         per_file: dict[Path, asyncssh.SSHKnownHosts] = {}
         texts = []
         for path in self.files():
-            # a path the SSH config names (UserKnownHostsFile /dev/zero, a FIFO, a huge file)
-            # is refused, never read until memory runs out or a writer appears
+            if os.path.realpath(path) == os.devnull:   # "UserKnownHostsFile /dev/null": knows no host
+                continue
+            # any other path the SSH config names (/dev/zero, a FIFO, a huge file) is refused,
+            # never read until memory runs out or a writer appears
             try:
                 text = strictjson.read_bytes(path, limit=MAX_KNOWN_HOSTS_BYTES,
                                              what="known_hosts file").decode("utf-8", errors="replace")

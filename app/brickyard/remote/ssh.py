@@ -64,19 +64,6 @@ def check_host_name(host: str, user: str | None = None) -> None:
         raise ExecutorError(host, f"not a valid user name: {user!r}")
 
 
-def ssh_config_problem(path: str) -> str | None:
-    """Why the OpenSSH client config file ``path`` (``--ssh-config``) cannot be used, or None:
-    it must be a regular file of at most 16 MiB (never /dev/zero or a FIFO, which would hang
-    the read)."""
-    from ..core import strictjson
-
-    try:
-        strictjson.read_bytes(path, limit=16 * strictjson.MiB, what="client config file for OpenSSH")
-    except strictjson.JsonFileError as exc:
-        return str(exc.problems[0])
-    return None
-
-
 def _last_hop(jump: str | None) -> str:
     return jump.split(",")[-1].strip() if jump else "?"
 

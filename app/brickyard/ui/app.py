@@ -43,7 +43,7 @@ def _parse(argv: list[str]) -> tuple[str | None, list[str]] | str:
             value = arg.partition("=")[2] if "=" in arg else next(items, "")
             if not value:
                 return "--ssh-config needs a FILE"
-            from ..remote.ssh import ssh_config_problem
+            from ..remote.sshconfig import ssh_config_problem
 
             problem = ssh_config_problem(value)   # as `brickyard`'s commands check it
             if problem:
@@ -55,6 +55,13 @@ def _parse(argv: list[str]) -> tuple[str | None, list[str]] | str:
             rest.append(arg)
     if len(rest) > 1:
         return "give at most one topology FILE"
+    chosen = os.environ.get("BRICKYARD_SSH_CONFIG", "")   # bridge.SSH_CONFIG_ENV (no Qt import here)
+    if ssh_config is None and chosen:
+        from ..remote.sshconfig import ssh_config_problem
+
+        problem = ssh_config_problem(chosen)
+        if problem:
+            return f"BRICKYARD_SSH_CONFIG={chosen}: {problem}"
     return ssh_config, rest
 
 

@@ -1,10 +1,12 @@
-"""``--accept-host-key`` is checked the same way by every command that takes it, before the
-command does anything: a malformed fingerprint is exit 2 naming the problem, dry runs too."""
+"""``--accept-host-key`` and ``--ssh-config`` are checked the same way by every command that
+takes them, before the command does anything: a malformed fingerprint, or a config file that
+is missing, a directory, a FIFO or /dev/zero, is exit 2 naming the problem, dry runs too."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 
 import asyncssh
 import pytest
@@ -71,3 +73,19 @@ def test_a_good_fingerprint_leaves_a_dry_run_as_it_was(capsys):
     plain = json.loads(capsys.readouterr().out)
     assert main(["provision", TOPO, "--dry-run", "--accept-host-key", printed, "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == plain
+
+
+@pytest.mark.parametrize("command", sorted(COMMAND_LINES))
+def test_a_bad_ssh_config_is_exit_2_naming_it_in_every_command(command, tmp_path, capsys):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)                       # reading it would wait for a writer forever
+    for bad, words in ((tmp_path / "missing", "No such file"), (tmp_path, "is a directory"),
+                       (fifo, "not a regular file"), ("/dev/zero", "not a regular file")):
+        code = main([*COMMAND_LINES[command], "--ssh-config", str(bad), "--json"])
+        doc = json.loads(capsys.readouterr().out)
+        assert code == 2 and "--ssh-config" in doc["error"] and words in doc["error"], doc
+
+
+def test_ssh_config_dev_null_means_no_config_as_with_ssh(capsys):
+    assert main(["provision", TOPO, "--dry-run", "--ssh-config", "/dev/null", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dry_run"] is True
