@@ -151,6 +151,12 @@ def main(argv: list[str] | None = None) -> int:
         from .core import applog
 
         applog.setup(f"brickyard {args.command}")
+    from .core.settings import SettingsError, apply_unit_preference
+
+    try:
+        apply_unit_preference()        # MB/s or MiB/s: the user's choice, in every command
+    except SettingsError as exc:
+        return _failed(f"brickyard {args.command}: {exc}", str(exc), 2, as_json)
     try:
         return int(args.func(args) or 0)
     except UsageError as exc:

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 from ..core import stats
 from ..core.results import CACHE_SUSPECT_FLAGS, Metric, RunResult, StepResult, WorkerTiming
-from ..core.units import format_bytes, format_link_speed
+from ..core.units import format_link_speed, format_rate
 from ..remote.executor import CommandResult, Executor
 from ..remote.loop import Cancelled
 from . import figures, finite
@@ -189,7 +189,7 @@ class RunContext:
         (engine use) add live throughput to the current label without replacing it."""
         if live_bps is None and not live:
             self.label = text
-        shown = f"{self.label} · {format_bytes(live_bps)}/s live" if live_bps is not None else self.label
+        shown = f"{self.label} · {format_rate(live_bps)} live" if live_bps is not None else self.label
         fraction = min(1.0, (self._index + within_step) / self._step_total)
         self._progress(fraction, shown if live or live_bps is not None else text)
         if self._on_event is not None:
@@ -399,7 +399,7 @@ class RunContext:
         if ceiling and headline > ceiling * 1.05:
             flags.append("cache-effect-suspected")
             nominal = " (a virtual device's nominal speed)" if self.physics.nominal(hosts) else ""
-            notes.append(f"{format_bytes(headline)}/s is above the {format_bytes(ceiling)}/s the link allows "
+            notes.append(f"{format_rate(headline)} is above the {format_rate(ceiling)} the link allows "
                          f"for {direction or 'this'} on this layout{nominal}: probably a cache effect")
         if direction == "read" and "caches-not-dropped" in flags:
             problems.append("not a cold read: page caches could not be dropped on a reading host, so what this "

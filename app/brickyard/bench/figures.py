@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 from ..core import stats
 from ..core.results import WorkerTiming
-from ..core.units import format_bytes
+from ..core.units import format_bytes, format_rate
 
 #: a worker's I/O counter may exceed the bytes it reports by its own small I/O (a dd's status
 #: line, fio's JSON, loading a program) but not by more than this, nor fall short of them
@@ -115,6 +115,6 @@ class ColdReads:
             return "", "no first read of this point to compare this re-read with (a larger corpus gives one)"
         if value > FASTER_THAN_COLD * cold:
             return "faster-than-cold", (f"re-read at {value / cold:.1f}× the first read of the same point "
-                                        f"({format_bytes(value)}/s vs {format_bytes(cold)}/s): probably served "
+                                        f"({format_rate(value)} vs {format_rate(cold)}): probably served "
                                         "from a cache the drop did not reach")
         return "", ""

@@ -4,7 +4,7 @@ so a terminal and the window never disagree on what a step said)."""
 from __future__ import annotations
 
 from ..core.results import StepResult
-from ..core.units import format_bytes
+from ..core.units import format_quantity
 
 #: the metrics a step line names (what each workload reports as its result)
 SHOWN = ("throughput", "stonewall_throughput", "stonewall_margin", "sum_of_rates", "fio_group_bw", "iops", "clat_p99_us", "ops_per_s", "files_per_s", "objects_per_s",
@@ -17,7 +17,7 @@ def step_line(step: StepResult) -> str:
     bits = []
     for m in step.metrics:
         if m.name in SHOWN:
-            value = f"{format_bytes(m.value)}/s" if m.unit == "B/s" else f"{m.value:.4g} {m.unit}"
+            value = format_quantity(m.value, m.unit)
             bits.append(f"{m.name}={value}")
     if len(step.workers) > 1 and step.metric("throughput") and not step.metric("stonewall_throughput"):
         bits.append("stonewall=not measured")

@@ -21,7 +21,7 @@ from typing import Any
 from ..bench.lines import step_line
 from ..cli import emit_json
 from ..core.results import RunResult, RunStatus, mostly_suspect, suspect_steps
-from ..core.units import format_bytes, parse_link_rate
+from ..core.units import format_quantity, parse_link_rate
 from .remote_common import add_ssh_arguments
 
 
@@ -97,20 +97,22 @@ SUMMARY_METRICS = ("throughput", "fio_group_bw", "objects_per_s", "files_per_s",
 def summary(run: RunResult) -> list[dict[str, Any]]:
     """Median and spread over repeats of each headline metric, per sweep point, over the
     steps that may stand as a headline: valid and not suspect of being a cache figure."""
+    from ..core.compare import metric_unit
     from ..core.stats import summarize_repeats
 
     out = []
     steps = [s for s in run.steps if s.headline]
     for name in SUMMARY_METRICS:
+        unit = metric_unit([run], name)
         for params, s in summarize_repeats(steps, name):
-            out.append({"metric": name, "params": params, "n": s.n, "median": s.median, "min": s.minimum,
-                        "max": s.maximum, "spread": s.spread})
+            out.append({"metric": name, "unit": unit, "params": params, "n": s.n, "median": s.median,
+                        "min": s.minimum, "max": s.maximum, "spread": s.spread})
     return out
 
 
 def _show_summary(row: dict[str, Any]) -> str:
-    unit_bps = row["metric"] in ("throughput", "fio_group_bw")
-    fmt = (lambda v: f"{format_bytes(v)}/s") if unit_bps else (lambda v: f"{v:.4g}")
+    unit = row.get("unit", "")
+    fmt = (lambda v: format_quantity(v, unit)) if unit else (lambda v: f"{v:.4g}")
     params = " ".join(f"{k}={v}" for k, v in row["params"].items())
     spread = f", spread {row['spread'] * 100:.1f} %" if row["n"] > 1 and not math.isnan(row["spread"]) else ""
     return (f"  {row['metric']} median {fmt(row['median'])} over {row['n']} "

@@ -26,42 +26,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..core import strictjson
-from ..core.paths import user_config_dir, user_data_dir
+from ..core.paths import user_data_dir
+# the file itself is read in core (no SQL, no Qt), so even `brickyard plan` reads its "units"
+from ..core.settings import MAX_SETTINGS_BYTES, SettingsError, read_settings, settings_path
+
+__all__ = ["ENV_VAR", "MAX_SETTINGS_BYTES", "SETTINGS_KEY", "Settings", "SettingsError",
+           "default_db_url", "read_settings", "resolve_db_url", "settings_path"]
 
 ENV_VAR = "BRICKYARD_DB"
 SETTINGS_KEY = "history_db"
 
 
-MAX_SETTINGS_BYTES = 4 * strictjson.MiB   # window layouts and recent files: a few KiB
 SET_ASIDE_SUFFIX = ".unreadable-"
-
-
-class SettingsError(ValueError):
-    """A settings file that cannot be read without guessing; ``problems``: each one found."""
-
-    def __init__(self, message: str, problems: list | None = None):
-        super().__init__(message)
-        self.problems = list(problems or [])
-
-
-def settings_path() -> Path:
-    return user_config_dir() / "settings.json"
-
-
-def read_settings(path: Path | None = None) -> dict:
-    """The settings object, ``{}`` when the file does not exist. SettingsError when the file
-    is not one Brickyard can read (every problem named); OSError when the system refuses to
-    let it be read (permissions)."""
-    path = path or settings_path()
-    try:
-        return strictjson.load_object(path, limit=MAX_SETTINGS_BYTES, what="settings file")
-    except strictjson.JsonFileError as exc:
-        if exc.errno == errno.ENOENT:
-            return {}
-        if exc.errno is not None:
-            raise OSError(exc.errno, os.strerror(exc.errno), str(path)) from None
-        raise SettingsError(str(exc), exc.problems) from None
 
 
 def set_aside(path: Path) -> Path:
@@ -82,7 +58,6 @@ def set_aside(path: Path) -> Path:
         os.unlink(path)
         return kept
     raise OSError(errno.EEXIST, "no free name to keep it under", str(path))
-
 
 def default_db_url() -> str:
     return f"sqlite:///{user_data_dir() / 'history.sqlite3'}"

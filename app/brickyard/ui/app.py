@@ -86,6 +86,13 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(problem, file=sys.stderr)
         return 3
+    from ..core.settings import SettingsError, apply_unit_preference
+
+    try:
+        apply_unit_preference()        # MB/s (default) or MiB/s, as in the CLI
+    except SettingsError as exc:
+        print(f"brickyard-gui: {exc}", file=sys.stderr)
+        return 2
     from PySide6.QtWidgets import QApplication
 
     import logging
