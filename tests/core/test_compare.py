@@ -40,16 +40,20 @@ def test_provenance_diff_lists_only_what_differs_versions_before_options():
     diffs = provenance_diff([a, b])
     assert [d.field for d in diffs] == ["gluster on gfs1", "option cluster.eager-lock", "option performance.write-behind"]
     assert diffs[1].values == ("(not set)", "on")
-    assert run_labels([a, b]) == ["gluster 3.12.15", "gluster 6.0"]
+    assert run_labels([a, b]) == ["glusterfs 3.12.15", "glusterfs 6.0"]
     assert provenance_diff([a, dataclasses.replace(a, run_id="c" * 32)]) == []
 
 
 def test_runs_that_differ_only_by_target_are_labelled_by_it():
     disk = _run("a" * 32, "10.3", {(4096, 1): [1e8]})
-    disk = dataclasses.replace(disk, provenance=dataclasses.replace(disk.provenance, target="local:/home/me/.cache/b"))
+    disk = dataclasses.replace(disk, provenance=dataclasses.replace(
+        disk.provenance, target="local:/home/me/.cache/b", target_kind="local", volume_name="", layout={}))
     shm = dataclasses.replace(disk, run_id="b" * 32,
-                              provenance=dataclasses.replace(disk.provenance, target="local:/dev/shm"))
-    assert run_labels([disk, shm]) == ["target local:/home/me/.cache/b", "target local:/dev/shm"]
+                              provenance=dataclasses.replace(disk.provenance, target="local:/dev/shm",
+                                                             target_kind="tmpfs"))
+    assert run_labels([disk, shm]) == ["local /home/me/.cache/b", "tmpfs /dev/shm"]
+    same_kind = dataclasses.replace(shm, provenance=dataclasses.replace(shm.provenance, target_kind="local"))
+    assert run_labels([disk, same_kind]) == ["local /home/me/.cache/b", "local /dev/shm"]
 
 
 def test_clear_speed_up_is_significant_and_worded_with_direction():

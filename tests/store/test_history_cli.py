@@ -47,10 +47,10 @@ def test_compare_shows_what_differs_then_a_significant_speed_up(two_versions, ca
     assert data["differences"][0] == {"field": "gluster on gfs1", "values": ["3.12.15", "6.0"]}
     big = [m for m in data["metrics"] if m["point"]["block_size"] == str(1 << 20) and m["point"]["concurrency"] == "1"]
     assert big and big[0]["significant"] and big[0]["ratio"] > 1.15
-    assert big[0]["sentence"].startswith("gluster 6.0 is") and "faster than gluster 3.12.15" in big[0]["sentence"]
+    assert big[0]["sentence"].startswith("glusterfs 6.0 is") and "faster than glusterfs 3.12.15" in big[0]["sentence"]
     assert main(["history", "compare", "--db", url, old.run_id[:8], new.run_id[:8]]) == 0
     text = capsys.readouterr().out
-    assert text.index("What differs:") < text.index("MiB/s")          # provenance before numbers
+    assert text.index("What differs:") < text.index("MB/s")          # provenance before numbers
 
 
 def test_export_then_import_elsewhere_does_not_duplicate(two_versions, tmp_path, capsys):

@@ -177,9 +177,10 @@ def test_metric_trend_gives_one_median_per_run_at_a_point_oldest_first(store):
     trend = store.metric_trend("throughput", block_size=1 << 20, concurrency=4, direction="write")
     assert [t[0] for t in trend] == [1000.0, 2000.0, 3000.0]
     from brickyard.core.series import value_at
-    for started, run_id, median in trend:
+    for started, run_id, median, series in trend:
         run = next(r for r in runs if r.run_id == run_id)
         assert median == value_at(run, "throughput", 1 << 20, 4).median
+        assert series == "gluster gv0"
     assert len(store.metric_trend("throughput", filters=RunFilter(since=1500.0))) == 2
 
 

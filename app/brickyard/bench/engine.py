@@ -216,8 +216,12 @@ async def run_benchmark(
                 mount_opts.append(f"{s.spec}: {mount.get('fstype', '?')} {mount.get('source', '')} {mount.get('options', '')}".strip())
             for a in server_agents:
                 hosts.setdefault(a.host, await prov.host_facts(a.executor))
+            _drop_gluster_of_baselines(hosts, sessions, server_agents)
+            volume_settings: dict[str, str] = {}
             if not volume_info_xml and server_agents:
                 volume_info_xml, layout = await _volume_info(server_agents[0].executor, sessions)
+            if layout.get("name") and server_agents:
+                volume_settings = await _volume_settings(server_agents[0].executor, str(layout["name"]))
             physics.layout = layout
             if not link_bps:
                 physics.links = await _links(sessions, layout, agent_python, link_hints or {})
@@ -237,6 +241,7 @@ async def run_benchmark(
                 extra={**({"link_bps": link_bps} if link_bps else
                           {"links": {h: info.as_dict() for h, info in physics.links.items()}}),
                        **_swept(sessions, server_agents)},
+                volume_settings=volume_settings,
             )
             for s in sessions:
                 try:
@@ -364,6 +369,30 @@ async def _check_requirements(workload: Workload, sessions: Sequence[TargetSessi
                 missing.append(f"{req.program} is missing on {s.host}" + (f" ({req.hint})" if req.hint else ""))
     if missing:
         raise ParamError("; ".join(missing))
+
+
+def _drop_gluster_of_baselines(hosts: dict[str, dict[str, str]], sessions: Sequence[TargetSession],
+                               servers: Sequence[AgentSession]) -> None:
+    """A host that only holds local, NFS or tmpfs targets is not a gluster host: the glusterfs
+    client it happens to have installed says nothing about what was measured, and a
+    recorded version would list a local baseline as a gluster run."""
+    gluster_hosts = {s.host for s in sessions if s.kind == "gluster"} | {a.host for a in servers}
+    for host, facts in hosts.items():
+        if host not in gluster_hosts:
+            facts.pop("gluster", None)
+
+
+async def _volume_settings(server: Executor, volume: str) -> dict[str, str]:
+    """``gluster volume get VOL all --xml``: every option's value at run time, defaults
+    marked, so an option unset in one run compares by its real value. Best effort: {}."""
+    res = await server.run(["gluster", "--mode=script", "volume", "get", volume, "all", "--xml"], sudo=True,
+                           timeout=60)
+    if not res.ok:
+        return {}
+    try:
+        return prov.parse_volume_get(res.text)
+    except ValueError:
+        return {}
 
 
 async def _volume_info(server: Executor, sessions: Sequence[TargetSession]) -> tuple[str, dict[str, Any]]:

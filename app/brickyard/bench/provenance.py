@@ -93,3 +93,14 @@ def parse_volume_info(xml_text: str) -> dict[str, Any]:
         "distribute": num("distCount"),
         "options": options,
     }
+
+
+def parse_volume_get(xml_text: str) -> dict[str, str]:
+    """Every option of ``gluster volume get VOL all --xml`` with its value as gluster prints
+    it ("on (DEFAULT)" for a default, "off" for a value set)."""
+    root = ElementTree.fromstring(xml_text.encode() if isinstance(xml_text, str) else xml_text)
+    opts = root.find("./volGetopts")
+    if opts is None:
+        raise ValueError("no <volGetopts> in the volume get XML")
+    return {(o.findtext("Option") or "").strip(): (o.findtext("Value") or "").strip()
+            for o in opts.findall("./Opt") if (o.findtext("Option") or "").strip()}

@@ -19,7 +19,16 @@ import time
 from typing import Any
 
 from ..cli import UsageError, emit_json
-from ..core.compare import compare_runs, describe_layout, describe_point, point_of, provenance_diff, run_labels
+from ..core.compare import (
+    compare_runs,
+    describe_layout,
+    describe_point,
+    headline_metrics,
+    point_of,
+    provenance_diff,
+    run_labels,
+)
+from ..core.units import format_quantity
 from ..core.results import RunResult
 from ..store import DatabaseError, HistoryStore, RunFilter, SettingsError, StoreError
 from ..store.codec import run_to_dict
@@ -53,7 +62,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     cmp_ = hs.add_parser("compare", parents=[common], help="what differs between runs, then each metric's change")
     cmp_.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="the first is the baseline")
-    cmp_.add_argument("--metric", action="append", default=[], help="metric name (default: throughput)")
+    cmp_.add_argument("--metric", action="append", default=[],
+                      help="metric name (repeatable; default: the workload's headline: throughput for dd and "
+                           "fio, tps and init_seconds for pgbench, files_per_s for randread, …)")
     cmp_.set_defaults(func=_compare)
 
     exp = hs.add_parser("export", parents=[common], help="write runs to JSON (importable) or CSV")
@@ -156,29 +167,28 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _fmt(value: float, unit: str) -> str:
-    if unit == "B/s":
-        return f"{value / 2**20:,.1f} MiB/s"
-    if unit == "B":
-        return f"{value / 2**20:,.1f} MiB"
-    return f"{value:.6g} {unit}"
+    return format_quantity(value, unit)
 
 
-def comparison_data(runs: list[RunResult], metrics: list[str]) -> dict[str, Any]:
+def comparison_data(runs: list[RunResult], metrics: list[str] | None = None) -> dict[str, Any]:
     labels = run_labels(runs)
     base = runs[0]
+    chosen = metrics or headline_metrics(runs)
     out: dict[str, Any] = {
         "runs": [{"run_id": r.run_id, "label": label} for r, label in zip(runs, labels)],
         "differences": [{"field": d.field, "values": list(d.values)} for d in provenance_diff(runs)],
+        "metric_names": chosen,
         "metrics": [],
     }
     for other, label in zip(runs[1:], labels[1:]):
-        for c in compare_runs(base, other, metrics):
+        for c in compare_runs(base, other, chosen):
             out["metrics"].append({
-                "baseline": base.run_id, "other": other.run_id, "metric": c.metric, "unit": c.unit,
-                "point": dict(c.point), "point_label": describe_point(c.point),
+                "baseline": base.run_id, "other": other.run_id, "other_label": label, "metric": c.metric,
+                "unit": c.unit, "point": dict(c.point), "point_label": describe_point(c.point),
                 "baseline_median": c.baseline.median, "other_median": c.other.median,
                 "baseline_n": c.baseline.n, "other_n": c.other.n, "ratio": c.ratio, "ratio_low": c.low,
                 "ratio_high": c.high, "p_value": None if c.p_value != c.p_value else c.p_value,
+                "noise": None if c.noise != c.noise else c.noise, "paired": c.paired,
                 "significant": c.significant, "sentence": c.sentence(labels[0], label), "certainty": c.certainty()})
     return out
 
@@ -188,7 +198,7 @@ def _compare(args: argparse.Namespace) -> int:
         raise UsageError("compare needs at least two run ids (the first is the baseline)")
     with _open(args) as store:
         runs = store.load_runs([resolve(store, r) for r in args.run_ids])
-    data = comparison_data(runs, args.metric or ["throughput"])
+    data = comparison_data(runs, args.metric or None)
     if args.json:
         emit_json(data, indent=1)
         return 0
@@ -199,14 +209,22 @@ def _compare(args: argparse.Namespace) -> int:
     for d in data["differences"]:
         print(f"  {d['field']}: " + "  |  ".join(f"{v}" for v in d["values"]))
     print("\nRuns: " + ",  ".join(f"{r['label']} = {r['run_id'][:12]}" for r in data["runs"]))
+    print(f"Metric: {', '.join(data['metric_names'])}" + ("" if args.metric else " (the workload's headline)"))
     if not data["metrics"]:
-        print("\nno sweep point was measured by both runs")
+        print(f"\nno sweep point was measured by both runs for {', '.join(data['metric_names'])}")
         return 0
-    print()
-    _print_table([[m["point_label"], m["metric"], _fmt(m["baseline_median"], m["unit"]),
-                   _fmt(m["other_median"], m["unit"]), f"{m['ratio'] - 1:+.1%}", m["sentence"], m["certainty"]]
-                  for m in data["metrics"]],
-                 ["point", "metric", f"{labels[0]} (median)", "other (median)", "change", "", "how sure"])
+    for other in data["runs"][1:]:        # one table per run against the baseline, each named
+        rows = [m for m in data["metrics"] if m["other"] == other["run_id"]]
+        print(f"\n{other['label']} ({other['run_id'][:12]}) against the baseline {labels[0]} "
+              f"({data['runs'][0]['run_id'][:12]}):")
+        if not rows:
+            print("  no sweep point was measured by both runs")
+            continue
+        _print_table([[m["point_label"], m["metric"], _fmt(m["baseline_median"], m["unit"]),
+                       _fmt(m["other_median"], m["unit"]), f"{m['ratio'] - 1:+.1%}", m["sentence"], m["certainty"]]
+                      for m in rows],
+                     ["point", "metric", f"{labels[0]} (median)", f"{other['label']} (median)", "change", "",
+                      "how sure"])
     return 0
 
 

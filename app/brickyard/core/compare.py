@@ -2,51 +2,40 @@
 number) and each metric's difference with its significance from the repeats.
 
 Pure functions over ``RunResult``; the history browser, the CLI and reports call them.
-Significance uses ``core.stats``: a bootstrap interval of the ratio of medians (the main
-verdict; it works with three repeats) and a Mann–Whitney rank test p-value alongside
-(with 3 vs 3 repeats its smallest possible p is 0.1, so it is shown, not decisive).
+Significance uses ``core.stats``: a bootstrap interval of the ratio of medians, widened
+for few repeats (the main verdict), and a Mann–Whitney rank test p-value alongside (with
+3 vs 3 repeats its smallest possible p is 0.1, so it is shown, not decisive). A change no
+larger than the spread between repeats measured in the same runs is never called real;
+interleaved A/B repeats (a campaign's) are compared pair by pair.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import statistics
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from .results import RunResult, StepResult
-from .stats import Summary, bootstrap_ci, rank_test, summarize
-from .units import format_utc
+from .runlabels import describe_layout, describe_option_value, is_gluster, option_value, run_labels
+from .stats import (
+    Summary,
+    bootstrap_ci,
+    paired_ratio_ci,
+    rank_test,
+    relative_spread,
+    signed_rank_test,
+    summarize,
+)
+
+__all__ = ["Difference", "HEADLINE_METRICS", "MetricComparison", "compare_runs", "describe_layout", "describe_point",
+           "describe_points", "headline_metrics", "interleaved", "metric_unit", "point_of", "provenance_diff", "provenance_fields",
+           "repeats_by_point", "run_labels"]
 
 HIGHER_IS_BETTER_UNITS = {"B/s", "ops/s", "tps", "files/s", "iops", "ratio"}
 LOWER_IS_BETTER_UNITS = {"s", "ms", "us", "ns"}
-POINT_KEYS_FIRST = ("direction", "block_size", "concurrency")
-
-
-def describe_layout(layout: dict[str, Any]) -> str:
-    """'replica 3 × 2 (6 bricks)', 'disperse 6 redundancy 2', 'distribute 4', or '' when unknown."""
-    if not layout:
-        return ""
-    bricks = layout.get("bricks") or []
-    n = len(bricks) if isinstance(bricks, list) else 0
-    replica, disperse = layout.get("replica"), layout.get("disperse")
-    if disperse:
-        text = f"disperse {disperse}"
-        if layout.get("redundancy"):
-            text += f" redundancy {layout['redundancy']}"
-        sets = n // disperse if n else 0
-    elif replica and replica > 1:
-        text = f"replica {replica}"
-        if layout.get("arbiter"):
-            text += f" arbiter {layout['arbiter']}"
-        sets = n // replica if n else 0
-    else:
-        text, sets = f"distribute {n}" if n else str(layout.get("type", "")), 0
-    if sets > 1:
-        text += f" × {sets}"
-    if n and not text.startswith("distribute"):
-        text += f" ({n} bricks)"
-    return text
+POINT_KEYS_FIRST = ("direction", "phase", "block_size", "concurrency")
 
 
 @dataclass(frozen=True)
@@ -60,9 +49,14 @@ class Difference:
 NOT_SET = "(not set)"
 
 
-def provenance_fields(run: RunResult) -> dict[str, str]:
-    """A run's provenance as flat, readable fields ('gluster on gfs1', 'option …', 'parameter …')."""
+def provenance_fields(run: RunResult, option_names: Iterable[str] = ()) -> dict[str, str]:
+    """A run's provenance as flat, readable fields ('gluster on gfs1', 'option …', 'parameter …').
+
+    A run that did not measure gluster has no 'gluster on HOST' field, whatever the host has
+    installed. ``option_names`` (options set in other runs) are filled in from what gluster
+    reported at run time: 'on (gluster default)'."""
     p = run.provenance
+    gluster = is_gluster(p)
     out: dict[str, str] = {
         "workload": run.workload,
         "target": p.target,
@@ -76,9 +70,12 @@ def provenance_fields(run: RunResult) -> dict[str, str]:
     }
     for host, info in p.hosts.items():
         for key, value in info.items():
+            if key == "gluster" and not gluster:
+                continue
             out[f"{key} on {host}"] = value
-    for name, value in p.volume_options.items():
-        out[f"option {name}"] = value
+    if gluster:
+        for name in dict.fromkeys([*p.volume_options, *option_names]):
+            out[f"option {name}"] = describe_option_value(p, name)
     for name, value in _flatten(p.parameters):
         out[f"parameter {name}"] = value
     return out
@@ -95,8 +92,12 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> Iterable[tuple[str, str]
 
 def provenance_diff(runs: Sequence[RunResult]) -> list[Difference]:
     """Every field whose value is not the same in all ``runs``, in a stable reading order:
-    what was measured, the layout, versions, hosts, options, then parameters."""
-    per_run = [provenance_fields(r) for r in runs]
+    what was measured, the layout, versions, hosts, options, then parameters. An option set
+    in one run and unset in another is no difference when the other run's recorded value
+    (``gluster volume get``: gluster's default) is the same; runs that did not measure
+    gluster show "—" for options."""
+    option_names = sorted({n for r in runs if is_gluster(r.provenance) for n in r.provenance.volume_options})
+    per_run = [provenance_fields(r, option_names) for r in runs]
     names: dict[str, None] = {}
     for fields in per_run:
         names.update(dict.fromkeys(fields))
@@ -107,30 +108,21 @@ def provenance_diff(runs: Sequence[RunResult]) -> list[Difference]:
         [n for n in rest if n.startswith("option ")] + [n for n in rest if n.startswith("parameter ")] + \
         [n for n in rest if n not in versions and not n.startswith(("option ", "parameter "))
          and n not in ("brickyard version", "hosts")]
+    gl = [r.provenance for r in runs if is_gluster(r.provenance)]
     diffs = []
     for name in dict.fromkeys(ordered):
         if name not in names:
             continue
         values = tuple(f.get(name, "") or NOT_SET for f in per_run)
+        if name.startswith("option "):
+            option = name.removeprefix("option ")
+            resolved = {option_value(p, option)[0] or f"?{i}" for i, p in enumerate(gl)}
+            if len(resolved) <= 1:
+                continue          # e.g. "on" set in one run, "on (gluster default)" in the other
+            values = tuple(v if is_gluster(r.provenance) else "—" for v, r in zip(values, runs))
         if len(set(values)) > 1:
             diffs.append(Difference(name, values))
     return diffs
-
-
-def run_labels(runs: Sequence[RunResult]) -> list[str]:
-    """Short names that tell the runs apart by what differs: 'gluster 6.0' vs 'gluster 3.12.15',
-    else the layout, else the target ('target local:/dev/shm' vs a local disk's directory, as
-    "Benchmark this machine" measures), else the start time and id."""
-    diffs = provenance_diff(runs)
-    for prefer in ("gluster on", "layout", "option ", "volume", "target", "kernel on", "parameter "):
-        for d in diffs:
-            if d.field.startswith(prefer) and len(set(d.values)) == len(runs):
-                head = "gluster" if d.field.startswith("gluster on") else \
-                    "kernel" if d.field.startswith("kernel on") else d.field
-                if head == "layout":
-                    return list(d.values)
-                return [f"{head} {v}" for v in d.values]
-    return [f"{format_utc(r.started_at)} {r.run_id[:6]}" for r in runs]
 
 
 # -- metric differences --------------------------------------------------------------------
@@ -145,7 +137,12 @@ def point_of(step: StepResult) -> Point:
     return tuple((k, json.dumps(step.params[k], sort_keys=True)) for k in keys)
 
 
+BARE_POINT_KEYS = ("direction", "phase")      # their values read as words: "write", "init"
+
+
 def describe_point(point: Point) -> str:
+    """A sweep point as people read it, every value named: 'write bs 64K ×1 count=64
+    file_size=4M'; 'run clients=2 transactions=50'."""
     from .units import format_block_size
 
     parts = []
@@ -155,9 +152,24 @@ def describe_point(point: Point) -> str:
             parts.append(f"bs {format_block_size(value)}")
         elif key == "concurrency":
             parts.append(f"×{value}")
-        else:
+        elif key in BARE_POINT_KEYS:
             parts.append(str(value))
+        elif isinstance(value, int) and not isinstance(value, bool) and key.endswith(("size", "bytes")):
+            parts.append(f"{key}={format_block_size(value)}")
+        else:
+            parts.append(f"{key}={value if isinstance(value, str) else json.dumps(value)}")
     return " ".join(parts)
+
+
+def describe_points(points: Sequence[Point]) -> tuple[list[str], str]:
+    """Short names for several points: only the values that differ between them, plus
+    what they all share in words ('scale=1 pg_version=…') for a title."""
+    keys = list(dict.fromkeys(k for pt in points for k, _ in pt))
+    varying = [k for k in keys if len({dict(pt).get(k) for pt in points}) > 1]
+    shared = [k for k in keys if k not in varying]
+    names = [describe_point(tuple((k, v) for k, v in pt if k in varying)) or describe_point(pt) for pt in points]
+    common = describe_point(tuple((k, v) for k, v in points[0] if k in shared)) if points and varying else ""
+    return names, common
 
 
 def repeats_by_point(run: RunResult, metric: str) -> dict[Point, list[float]]:
@@ -186,33 +198,52 @@ class MetricComparison:
     point: Point
     baseline: Summary          # run A over its repeats
     other: Summary             # run B
-    ratio: float               # median(B) ÷ median(A)
-    low: float                 # bootstrap interval of the ratio
+    ratio: float               # median(B) ÷ median(A) (paired: median of the per-pair ratios)
+    low: float                 # bootstrap interval of the ratio, widened for few repeats
     high: float
-    p_value: float             # Mann–Whitney, two-sided; nan with one value on a side
+    p_value: float             # Mann–Whitney (paired: Wilcoxon signed-rank), two-sided; nan with one value
     higher_is_better: bool | None
+    noise: float = math.nan    # run-to-run spread measured in these runs (relative), see ``significant``
+    paired: bool = False       # interleaved A/B repeats, compared pair by pair
 
     @property
     def change(self) -> float:
         return self.ratio - 1.0
 
     @property
+    def judged(self) -> bool:
+        return self.baseline.n >= 2 and self.other.n >= 2
+
+    @property
+    def within_noise(self) -> bool:
+        """The change is no larger than the spread between repeats in these same runs."""
+        return not math.isnan(self.noise) and abs(self.change) <= self.noise
+
+    @property
     def significant(self) -> bool:
-        """The interval excludes "no change" and both sides have repeats to judge by."""
-        return self.baseline.n >= 2 and self.other.n >= 2 and not (self.low <= 1.0 <= self.high)
+        """Both sides have repeats, the (widened) interval excludes "no change", and the
+        change is larger than the run-to-run spread measured in the same runs: on a machine
+        whose repeats scatter by 30 %, a 9 % change is never called real."""
+        return self.judged and not (self.low <= 1.0 <= self.high) and not self.within_noise
 
     def certainty(self) -> str:
-        if self.baseline.n < 2 or self.other.n < 2:
+        if not self.judged:
             return "not judged: needs at least two repeats on each side"
-        p = "" if math.isnan(self.p_value) else f", rank test p = {self.p_value:.3g}"
+        test = "signed-rank test" if self.paired else "rank test"
+        p = "" if math.isnan(self.p_value) else f", {test} p = {self.p_value:.3g}"
         interval = f"95 % interval {self.low - 1:+.1%} … {self.high - 1:+.1%}"
-        if not self.significant:
-            return f"no clear difference ({interval}{p})"
+        how = ", interleaved pairs" if self.paired else ""
+        if self.low <= 1.0 <= self.high:
+            return f"no clear difference ({interval}{p}{how})"
+        if self.within_noise:
+            spread = "pair-to-pair" if self.paired else "repeat-to-repeat"
+            return (f"no clear difference: {self.change:+.1%} is within the {self.noise:.0%} {spread} spread "
+                    f"measured in these runs ({interval}{p}{how})")
         sure = "very likely real" if self.p_value < 0.05 else "likely real"
-        return f"{sure} ({interval}{p})"
+        return f"{sure} ({interval}{p}{how})"
 
     def sentence(self, a: str, b: str) -> str:
-        """'gluster 6.0 is 23.1 % faster than gluster 3.12.15' (B relative to A)."""
+        """'glusterfs 6.0 is 23.1 % faster than glusterfs 3.12.15' (B relative to A)."""
         if math.isnan(self.ratio):
             return f"{b} vs {a}: not comparable (zero baseline)"
         change = abs(self.change)
@@ -225,20 +256,90 @@ class MetricComparison:
         return f"{b} is {change:.1%} {word} than {a}"
 
 
-def compare_runs(a: RunResult, b: RunResult, metrics: Sequence[str] = ("throughput",),
-                 seed: int = 0) -> list[MetricComparison]:
-    """Each metric at each sweep point both runs measured: B relative to A."""
+# What a workload's steps report first, most telling first: the default metric of a
+# comparison is each step's first one of these (pgbench: tps for its run steps, the
+# initialisation time for its init steps; randread: files/s; dd and fio: throughput). A
+# workload may record its own list in ``provenance.extra["headline_metrics"]``.
+HEADLINE_METRICS = ("throughput", "tps", "files_per_s", "objects_per_s", "lstat_us", "iops", "calls_per_s",
+                    "ops_per_s", "per_object_ms", "latency_ms", "init_seconds", "seconds", "elapsed")
+
+
+def headline_metrics(runs: Sequence[RunResult]) -> list[str]:
+    """The metrics a comparison of ``runs`` shows by default: the headline of each kind of
+    step they measured, in the workload's order (see ``HEADLINE_METRICS``)."""
+    preferred: list[str] = []
+    for r in runs:
+        preferred += [m for m in r.provenance.extra.get("headline_metrics", []) if isinstance(m, str)]
+    order = list(dict.fromkeys([*preferred, *HEADLINE_METRICS]))
+    found: dict[str, None] = {}
+    for r in runs:
+        for step in r.steps:
+            names = {m.name for m in step.metrics}
+            first = next((m for m in order if m in names), None)
+            if first is not None:
+                found[first] = None
+    return sorted(found, key=order.index) or ["throughput"]
+
+
+def interleaved(a: RunResult, b: RunResult) -> bool:
+    """Whether ``a`` and ``b`` were measured as interleaved A/B repeats: both carry the same
+    ``provenance.extra["interleave_group"]`` (a campaign sets it and orders the repeats with
+    ``core.stats.interleaved_schedule``)."""
+    group = a.provenance.extra.get("interleave_group")
+    return bool(group) and group == b.provenance.extra.get("interleave_group")
+
+
+def _repeats(run: RunResult, metric: str) -> dict[Point, dict[int, float]]:
+    out: dict[Point, dict[int, float]] = {}
+    for step in run.steps:
+        m = step.metric(metric)
+        if step.valid and m is not None and not math.isnan(m.value):
+            out.setdefault(point_of(step), {})[step.repeat] = m.value
+    return out
+
+
+def _run_noise(values: dict[Point, dict[int, float]]) -> float:
+    """The typical repeat-to-repeat spread of a run (median over its points)."""
+    spreads = [relative_spread(list(v.values())) for v in values.values() if len(v) >= 2]
+    spreads = [x for x in spreads if not math.isnan(x)]
+    return statistics.median(spreads) if spreads else math.nan
+
+
+def compare_runs(a: RunResult, b: RunResult, metrics: Sequence[str] | None = None,
+                 seed: int = 0, paired: bool | None = None) -> list[MetricComparison]:
+    """Each metric (default: ``headline_metrics``) at each sweep point both runs measured,
+    B relative to A.
+
+    Intervals are widened for few repeats (``stats.bootstrap_ci(expand=True)``). The noise a
+    change must exceed is the larger of the spread between repeats at that point and the
+    typical spread across the whole of both runs. Interleaved runs (``interleaved``, or
+    ``paired=True``) are compared pair by pair (repeat i of A with repeat i of B), so slow
+    drift cancels and the noise is the spread of the per-pair ratios."""
+    metrics = list(metrics) if metrics else headline_metrics([a, b])
+    paired = interleaved(a, b) if paired is None else paired
     out = []
     for name in metrics:
         unit = metric_unit([a, b], name)
         better = True if unit in HIGHER_IS_BETTER_UNITS else False if unit in LOWER_IS_BETTER_UNITS else None
-        va, vb = repeats_by_point(a, name), repeats_by_point(b, name)
+        va, vb = _repeats(a, name), _repeats(b, name)
+        run_noise = max((x for x in (_run_noise(va), _run_noise(vb)) if not math.isnan(x)), default=math.nan)
         for point in sorted(set(va) & set(vb), key=_point_sort_key):
-            xs, ys = va[point], vb[point]
-            ratio, low, high = bootstrap_ci(xs, ys, statistic="median", seed=seed)
+            xs, ys = list(va[point].values()), list(vb[point].values())
+            pairs = sorted(set(va[point]) & set(vb[point]))
+            if paired and len(pairs) >= 2:
+                pa, pb = [va[point][i] for i in pairs], [vb[point][i] for i in pairs]
+                ratio, low, high = paired_ratio_ci(pa, pb, seed=seed)
+                p = signed_rank_test(pa, pb)
+                noise = relative_spread([y / x for x, y in zip(pa, pb) if x])
+                out.append(MetricComparison(name, unit, point, summarize(pa), summarize(pb), ratio, low, high,
+                                            p, better, noise, True))
+                continue
+            ratio, low, high = bootstrap_ci(xs, ys, statistic="median", seed=seed, expand=True)
             p = rank_test(xs, ys) if len(xs) >= 2 and len(ys) >= 2 else math.nan
+            here = [x for x in (relative_spread(xs), relative_spread(ys)) if not math.isnan(x)]
+            noise = max([*here, run_noise] if not math.isnan(run_noise) else here, default=math.nan)
             out.append(MetricComparison(name, unit, point, summarize(xs), summarize(ys),
-                                        ratio, low, high, p, better))
+                                        ratio, low, high, p, better, noise))
     return out
 
 

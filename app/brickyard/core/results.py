@@ -111,12 +111,15 @@ class Provenance:
     target_kind: str                          # "gluster", "local", "nfs", "tmpfs"
     volume_name: str = ""
     volume_info_xml: str = ""
-    volume_options: dict[str, str] = field(default_factory=dict)
+    volume_options: dict[str, str] = field(default_factory=dict)   # options set on the volume (volume info)
     layout: dict[str, Any] = field(default_factory=dict)   # type, replica, disperse, … and brick list
     mount_options: str = ""
     workload: str = ""
     parameters: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    # every option's value at run time as `gluster volume get VOL all` printed it, gluster's
+    # defaults marked "(DEFAULT)": an option unset here is compared by this value
+    volume_settings: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

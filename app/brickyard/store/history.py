@@ -21,12 +21,19 @@ import statistics
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
-from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
+from sqlalchemy import Connection, and_, delete, func, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 
-from brickyard.core.compare import describe_layout
+from brickyard.core.runlabels import (
+    describe_layout,
+    gluster_version,
+    gluster_versions,
+    layout_matches,
+    series_of,
+    version_matches,
+)
 from brickyard.core.results import Metric, Provenance, RunResult, RunStatus, StepResult, WorkerTiming
 from brickyard.core.topology import Topology
 
@@ -36,6 +43,7 @@ from .engine import IMMEDIATE, create_history_engine, migrate
 from .models import Run, RunHost, RunOption, Sample, Step, TopologySnapshot, VolumeLayout, WorkerTimingRow
 from .owner import pid_alive, process_start
 from .settings import resolve_db_url
+from .watch import NOTIFY_CHANNEL, HistoryWatcher
 
 STALE_AFTER_S = 15 * 60   # another host's running run with no heartbeat for this long is dead
 
@@ -79,6 +87,16 @@ class RunSummary:
     step_count: int
     sample_count: int
     error: str
+    target_kind: str = ""
+
+
+class TrendPoint(NamedTuple):
+    """One run on a trend chart."""
+
+    started_at: float
+    run_id: str
+    value: float          # median over the run's valid repeats at the point
+    series: str           # what it measured: 'gluster gv0', 'local /var/tmp/base'
 
 
 @dataclass(frozen=True)
@@ -107,6 +125,7 @@ class HistoryStore:
         self.host = socket.gethostname()
         self.pid = os.getpid()
         self._start = process_start(self.pid)
+        self._is_postgres = self.engine.url.get_backend_name() == "postgresql"
         if migrate_schema:
             migrate(self.engine)
 
@@ -140,9 +159,17 @@ class HistoryStore:
         return self.engine.url.render_as_string(hide_password=True)
 
     @contextmanager
-    def _write(self) -> Iterator[Connection]:
+    def _write(self, notify: bool = True) -> Iterator[Connection]:
+        """One write transaction. On PostgreSQL it also tells watching viewers
+        (``store.watch``): NOTIFY is delivered when the transaction commits."""
         with self._writer.begin() as conn:
             yield conn
+            if notify and self._is_postgres:
+                conn.execute(text(f"NOTIFY {NOTIFY_CHANNEL}"))
+
+    def watcher(self, poll_interval: float = 5.0) -> "HistoryWatcher":
+        """A ``store.watch.HistoryWatcher`` on this database (for one watching thread)."""
+        return HistoryWatcher(self, poll_interval=poll_interval)
 
     # -- the run engine's sink ------------------------------------------------------------
 
@@ -189,7 +216,7 @@ class HistoryStore:
 
     def heartbeat(self, run_id: str) -> None:
         """Say the run is alive (the engine calls this during long steps)."""
-        with self._write() as conn:
+        with self._write(notify=False) as conn:     # nothing a viewer shows changes
             conn.execute(update(Run).where(Run.run_id == run_id, Run.status == RunStatus.RUNNING.value)
                          .values(heartbeat_at=self._clock()))
 
@@ -351,32 +378,36 @@ class HistoryStore:
         f = filters or RunFilter()
         q = (select(Run.run_id, Run.workload, Run.status, Run.started_at, Run.ended_at, Run.target,
                     Run.hosts, Run.gluster_versions, Run.step_count, Run.sample_count, Run.error,
-                    VolumeLayout.name.label("volume"), VolumeLayout.label.label("layout"))
+                    VolumeLayout.name.label("volume"), VolumeLayout.label.label("layout"), Run.target_kind)
              .outerjoin(VolumeLayout, VolumeLayout.id == Run.volume_id)
              .order_by(Run.started_at.desc(), Run.id.desc()))
-        q = _apply_filter(q, f)
-        if f.limit is not None:
-            q = q.limit(f.limit)
-        if f.offset:
-            q = q.offset(f.offset)
         with self.engine.connect() as conn:
+            q = _apply_filter(q, f, conn)
+            if f.limit is not None:
+                q = q.limit(f.limit)
+            if f.offset:
+                q = q.offset(f.offset)
             rows = conn.execute(q).all()
         status = {s.value: s for s in RunStatus}
         for value in {row[2] for row in rows} - status.keys():
             status[value] = _status(value)
-        # plain tuple unpacking: 10,000 rows in a few ms (named attribute access is 3x slower)
+        # plain tuple unpacking: 10,000 rows in a few ms (named attribute access is 3x slower).
+        # A run that did not measure gluster shows no gluster version (runs stored before
+        # that rule have the installed client's version in the column).
         return [RunSummary(run_id, workload, status[st], started, ended, volume or "", layout or "", target, hosts,
-                           glusters, steps, samples, error)
+                           _versions_text(glusters) if "gluster" in (kind or "") else "", steps, samples, error,
+                           kind or "")
                 for (run_id, workload, st, started, ended, target, hosts, glusters, steps, samples, error, volume,
-                     layout) in rows]
+                     layout, kind) in rows]
 
     def metric_trend(self, metric: str, *, block_size: int | None = None, concurrency: int | None = None,
                      direction: str | None = None, filters: RunFilter | None = None
-                     ) -> list[tuple[float, str, float]]:
-        """(started_at, run_id, median over valid repeats) of one metric at one sweep point,
-        for every run the filter lets through, oldest first: the data of a trend chart,
-        without loading whole runs."""
-        q = (select(Run.started_at, Run.run_id, Sample.value)
+                     ) -> list[TrendPoint]:
+        """(started_at, run_id, median over valid repeats, series) of one metric at one sweep
+        point, for every run the filter lets through, oldest first: the data of a trend
+        chart, without loading whole runs. ``series`` names what the run measured
+        ('gluster gv0', 'local /var/tmp/base'; ``core.runlabels.series_of``): one line each."""
+        q = (select(Run.started_at, Run.run_id, Sample.value, Run.target_kind, Run.target, VolumeLayout.name)
              .join(Sample, Sample.run_pk == Run.id).join(Step, Step.id == Sample.step_id)
              .outerjoin(VolumeLayout, VolumeLayout.id == Run.volume_id)
              .where(Sample.name == metric, Step.valid.is_(True)))
@@ -386,12 +417,20 @@ class HistoryStore:
             q = q.where(Step.concurrency == concurrency)
         if direction is not None:
             q = q.where(Step.direction == direction)
-        q = _apply_filter(q, filters or RunFilter()).order_by(Run.started_at, Run.id)
-        values: dict[str, tuple[float, list[float]]] = {}
+        values: dict[str, tuple[float, list[float], str]] = {}
+        series: dict[tuple, str] = {}
         with self.engine.connect() as conn:
-            for started, run_id, value in conn.execute(q):
-                values.setdefault(run_id, (started, []))[1].append(value)
-        return [(started, run_id, statistics.median(vs)) for run_id, (started, vs) in values.items()]
+            q = _apply_filter(q, filters or RunFilter(), conn).order_by(Run.started_at, Run.id)
+            for started, run_id, value, kind, target, volume in conn.execute(q):
+                entry = values.get(run_id)
+                if entry is None:
+                    key = (kind, target, volume)
+                    if key not in series:
+                        series[key] = series_of(kind or "", target or "", volume or "")
+                    entry = values[run_id] = (started, [], series[key])
+                entry[1].append(value)
+        return [TrendPoint(started, run_id, statistics.median(vs), name)
+                for run_id, (started, vs, name) in values.items()]
 
     def filter_choices(self) -> FilterChoices:
         with self.engine.connect() as conn:
@@ -399,8 +438,18 @@ class HistoryStore:
                 return [v for v in conn.execute(select(col).distinct().order_by(col)).scalars() if v]
             options = [f"{n}={v}" for n, v in conn.execute(
                 select(RunOption.name, RunOption.value).distinct().order_by(RunOption.name, RunOption.value))]
+            # versions as numbers ('10.3'), only of runs that measured gluster
+            stored = conn.execute(select(RunHost.gluster).distinct().join(Run, Run.id == RunHost.run_pk)
+                                  .where(Run.target_kind.like("%gluster%"))).scalars()
+            versions = sorted({gluster_version(v) for v in stored} - {""},
+                              key=lambda v: tuple(int(x) for x in v.split(".")))
             return FilterChoices(distinct(VolumeLayout.name), distinct(VolumeLayout.label), distinct(Run.workload),
-                                 distinct(RunHost.host), distinct(RunHost.gluster), options)
+                                 distinct(RunHost.host), versions, options)
+
+    def metric_unit(self, metric: str) -> str:
+        """The unit a stored metric is measured in ('B/s', 'tps', 's'), '' when none is stored."""
+        with self.engine.connect() as conn:
+            return conn.execute(select(Sample.unit).where(Sample.name == metric).limit(1)).scalar() or ""
 
     def sweep_values(self) -> tuple[list[int], list[int]]:
         """Every block size and concurrency any stored step measured (for chart pickers)."""
@@ -414,9 +463,9 @@ class HistoryStore:
     def run_count(self, filters: RunFilter | None = None) -> int:
         """How many runs the filter lets through (all runs without one)."""
         q = select(func.count()).select_from(Run)
-        if filters is not None:
-            q = _apply_filter(q.outerjoin(VolumeLayout, VolumeLayout.id == Run.volume_id), filters)
         with self.engine.connect() as conn:
+            if filters is not None:
+                q = _apply_filter(q.outerjoin(VolumeLayout, VolumeLayout.id == Run.volume_id), filters, conn)
             return conn.execute(q).scalar_one()
 
     def load_run(self, run_id: str) -> RunResult:
@@ -574,18 +623,22 @@ def _stored_provenance(row: Any) -> tuple[Provenance, str]:
 
 def _provenance_columns(p: Provenance) -> dict[str, Any]:
     """The runs-table columns copied out of a provenance (for listing and filtering)."""
-    glusters = sorted({h.get("gluster", "") for h in p.hosts.values()} - {""})
     return dict(target=p.target, target_kind=p.target_kind, brickyard_version=p.brickyard_version,
-                hosts=", ".join(sorted(p.hosts)), gluster_versions=", ".join(glusters),
+                hosts=", ".join(sorted(p.hosts)), gluster_versions=", ".join(gluster_versions(p)),
                 provenance_json=_dumps(codec.provenance_to_dict(p)))
 
 
-def _apply_filter(q: Any, f: RunFilter) -> Any:
-    """The WHERE clauses of a RunFilter on a query over runs (outer-joined to volumes)."""
+def _apply_filter(q: Any, f: RunFilter, conn: Connection) -> Any:
+    """The WHERE clauses of a RunFilter on a query over runs (outer-joined to volumes);
+    ``conn`` reads the stored versions and layouts the text filters match."""
     if f.volume:
         q = q.where(VolumeLayout.name == f.volume)
     if f.layout:
-        q = q.where(or_(VolumeLayout.label == f.layout, VolumeLayout.layout_type == f.layout))
+        # the few stored layouts are matched as typed ('disperse' finds Distributed-Disperse)
+        ids = [i for i, kind, label in conn.execute(select(VolumeLayout.id, VolumeLayout.layout_type,
+                                                           VolumeLayout.label))
+               if layout_matches(f.layout, kind, label)]
+        q = q.where(VolumeLayout.id.in_(ids))
     if f.workload:
         q = q.where(Run.workload == f.workload)
     if f.status:
@@ -599,12 +652,23 @@ def _apply_filter(q: Any, f: RunFilter) -> Any:
     if f.host:
         q = q.where(Run.id.in_(select(RunHost.run_pk).where(RunHost.host == f.host)))
     if f.gluster_version:
-        q = q.where(Run.id.in_(select(RunHost.run_pk).where(RunHost.gluster == f.gluster_version)))
+        # '10.3' finds 'glusterfs 10.3'; only runs that measured gluster count
+        versions = [v for v in conn.execute(select(RunHost.gluster).distinct()).scalars()
+                    if v and version_matches(v, f.gluster_version)]
+        q = q.where(Run.target_kind.like("%gluster%"),
+                    Run.id.in_(select(RunHost.run_pk).where(RunHost.gluster.in_(versions))))
     if f.option:
+        # as typed: the full name, or its last part ('write-behind' = performance.write-behind);
+        # values in any case ('Off' = off)
         name, eq, value = f.option.partition("=")
-        cond = RunOption.name == name.strip()
+        name = name.strip().lower()
+        cond = or_(func.lower(RunOption.name) == name, func.lower(RunOption.name).like(f"%.{name}"))
         if eq:
-            cond = and_(cond, RunOption.value == value.strip())
+            cond = and_(cond, func.lower(RunOption.value) == value.strip().lower())
         q = q.where(Run.id.in_(select(RunOption.run_pk).where(cond)))
     return q
 
+
+def _versions_text(stored: str) -> str:
+    """'glusterfs 10.3' (older rows held what each host printed) → '10.3'."""
+    return ", ".join(dict.fromkeys(gluster_version(v) or v for v in stored.split(", ") if v))
