@@ -71,15 +71,15 @@ def test_compare_shows_the_provenance_diff_first_then_significant_changes(qtbot,
     diff = panel.diff_table
     assert diff.item(0, 0).text() == "gluster on gfs1"
     assert (diff.item(0, 1).text(), diff.item(0, 2).text()) == ("3.12.15", "6.0")
-    assert panel.labels == ["gluster 3.12.15", "gluster 6.0"]
+    assert panel.labels == ["glusterfs 3.12.15", "glusterfs 6.0"]
     rows = panel.metrics_table.rowCount()
     assert rows == 14                                               # 7 block sizes × 2 concurrencies
-    sentences = [panel.metrics_table.item(r, 6).text() for r in range(rows)]
-    sure = [panel.metrics_table.item(r, 4).text() for r in range(rows)]
+    sentences = [panel.metrics_table.item(r, panel.COL_WORDS).text() for r in range(rows)]
+    sure = [panel.metrics_table.item(r, panel.COL_SURE).text() for r in range(rows)]
     big = next(r for r in range(rows) if panel.metrics_table.item(r, 0).text() == "write bs 16M ×1")
-    assert sentences[big].startswith("gluster 6.0 is") and "faster than gluster 3.12.15" in sentences[big]
+    assert sentences[big].startswith("glusterfs 6.0 is") and "faster than glusterfs 3.12.15" in sentences[big]
     assert sure[big].startswith(("likely real", "very likely real"))
-    assert "gluster 6.0 vs gluster 3.12.15" in panel.verdict.text()
+    assert "glusterfs 6.0 vs glusterfs 3.12.15" in panel.verdict.text()
     # geometry: the diff sits above the numbers
     assert panel.diff_box.mapTo(panel, panel.diff_box.rect().topLeft()).y() < \
         panel.tabs.mapTo(panel, panel.tabs.rect().topLeft()).y()
@@ -101,7 +101,7 @@ def test_identical_provenance_says_so_and_one_repeat_is_not_judged(qtbot, store)
     view.select_runs([a.run_id, b.run_id])
     view.compare_selected()
     assert "Nothing recorded differs" in view.compare.diff_note.text()
-    assert view.compare.metrics_table.item(0, 4).text().startswith("not judged")
+    assert view.compare.metrics_table.item(0, view.compare.COL_SURE).text().startswith("not judged")
 
 
 def test_trend_follows_the_filter_and_chosen_point(qtbot, store, tmp_path):
@@ -227,3 +227,50 @@ def test_show_runs_overlays_a_finished_run_on_earlier_runs_of_its_volume(qtbot, 
     from brickyard.store import StoreError
     with pytest.raises(StoreError):
         view.show_runs(["nope"], overlay_same_volume=True)
+
+
+SANDBOX = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "sandbox"
+
+
+def test_sandbox_runs_are_labelled_by_what_differs_and_every_compared_run_is_named(qtbot, store, tmp_path):
+    from brickyard.store.exchange import read_export
+
+    for export in SANDBOX.glob("*.json"):
+        store.import_json(export)
+    by_prefix = {r.run_id[:8]: r.run_id for f in SANDBOX.glob("*.json") for r in read_export(f)}
+    view = _view(qtbot, store)
+    view.show_runs([by_prefix["6404392a"], by_prefix["78bae256"]])
+    assert view.compare.labels == ["gluster hdisp", "local /var/tmp/hist-base"]
+    row = next(r for r in view.model.rows if r.run_id == by_prefix["78bae256"])
+    assert row.gluster_versions == ""                              # a baseline is no gluster run
+    col = view.model.data(view.model.index(view.model.rows.index(row), 4))
+    assert col == "local /var/tmp/hist-base"
+    view.show_runs([by_prefix["270e9d90"], by_prefix["9d580e2c"], by_prefix["23d4f163"]])
+    panel = view.compare
+    t = panel.metrics_table
+    assert t.horizontalHeaderItem(panel.COL_BASE).text() == "performance.write-behind=off (baseline)"
+    named = {t.item(r, panel.COL_RUN).text() for r in range(t.rowCount())}
+    assert named == {"performance.write-behind=on", "performance.write-behind=on (gluster default)"}
+    points = {t.item(r, panel.COL_POINT).text() for r in range(t.rowCount())}
+    assert "write bs 64K ×1 count=64 file_size=4M" in points
+    values = {t.item(r, panel.COL_VALUE).text() for r in range(t.rowCount())}
+    assert all(v.endswith(" MB/s") for v in values)
+    shot(view.window(), tmp_path, "history-three-runs-named")
+
+
+def test_typed_filters_find_sandbox_runs(qtbot, store):
+    for export in SANDBOX.glob("*.json"):
+        store.import_json(export)
+    view = _view(qtbot, store)
+    view.filter_bar.set_value("layout", "Disperse")
+    assert {r.volume for r in view.model.rows} == {"hdisp", "gv0"}           # the synthetic disperse run too
+    assert all(r.layout.startswith("disperse") for r in view.model.rows)
+    view.filter_bar.set_value("layout", "")
+    view.filter_bar.set_value("gluster_version", "10.3")
+    assert {r.volume for r in view.model.rows} >= {"hdisp", "hrep"} and all(r.volume for r in view.model.rows)
+    combo = view.filter_bar.combos["gluster_version"]
+    combo.setEditText("")
+    qtbot.keyClicks(combo.lineEdit(), "10")                       # typed as a user types it
+    qtbot.waitUntil(lambda: view.filter_bar.filters().gluster_version == "10" and
+                    view.count_label.text().startswith(f"{len(view.model.rows)} of"), timeout=5000)
+    assert {r.gluster_versions for r in view.model.rows} == {"10.3"}

@@ -8,8 +8,8 @@ import calendar
 import dataclasses
 from typing import Any, Callable, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QDate, QModelIndex, Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QAbstractTableModel, QDate, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -30,15 +30,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from brickyard.core.compare import metric_unit
 from brickyard.core.results import RunStatus
+from brickyard.core.runlabels import series_of
+from brickyard.core.settings import UNITS_KEY, SettingsError, write_setting
+from brickyard.core.units import binary_rates, format_utc, set_binary_rates
 from brickyard.store import HistoryStore, RunFilter, RunSummary
 from brickyard.store.exchange import ExchangeError
 
 from .charts import TrendChart, size_label
 from .compare_panel import ComparePanel
-from brickyard.core.units import format_utc
+from .refresher import HistoryRefresher, Snapshot
 
-COLUMNS = ("started (UTC)", "run", "status", "workload", "volume", "layout", "gluster", "hosts", "steps")
+COLUMNS = ("started (UTC)", "run", "status", "workload", "volume or path", "layout", "gluster", "hosts", "steps")
 STATUS_COLORS = {RunStatus.RUNNING: "#1f6feb", RunStatus.PARTIAL: "#9a6700", RunStatus.FAILED: "#b42318",
                  RunStatus.INTERRUPTED: "#b42318"}
 ANY = "(any)"
@@ -57,11 +61,13 @@ class RunTableModel(QAbstractTableModel):
         self.total = 0
         self._fetch: Callable[[int, int], list[RunSummary]] = lambda offset, limit: []
 
-    def set_source(self, fetch: Callable[[int, int], list[RunSummary]], total: int) -> None:
-        """``fetch(offset, limit)`` returns one page; ``total`` is how many there are."""
+    def set_source(self, fetch: Callable[[int, int], list[RunSummary]], total: int,
+                   first_page: list[RunSummary] | None = None) -> None:
+        """``fetch(offset, limit)`` returns one page; ``total`` is how many there are;
+        ``first_page``, when already read (by the watching thread), is used as it is."""
         self.beginResetModel()
         self._fetch, self.total = fetch, total
-        self.rows = fetch(0, self.FIRST_PAGE)
+        self.rows = first_page if first_page is not None else fetch(0, self.FIRST_PAGE)
         self.endResetModel()
 
     def canFetchMore(self, parent: QModelIndex = QModelIndex()) -> bool:  # noqa: N802
@@ -91,8 +97,10 @@ class RunTableModel(QAbstractTableModel):
         r = self.rows[index.row()]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
+            # a run without a volume (a local or NFS baseline) shows what it measured instead
+            what = r.volume or series_of(r.target_kind, r.target)
             return (format_utc(r.started_at), r.run_id[:12], r.status.value,
-                    r.workload, r.volume, r.layout, r.gluster_versions, r.hosts, r.step_count)[col]
+                    r.workload, what, r.layout, r.gluster_versions, r.hosts, r.step_count)[col]
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{r.run_id}\n{r.target}" + (f"\n{r.error}" if r.error else "")
         if role == Qt.ItemDataRole.ForegroundRole and col == 2 and r.status in STATUS_COLORS:
@@ -104,18 +112,32 @@ class FilterBar(QWidget):
     """Volume, layout, workload, host, gluster version, volume option, date range."""
 
     sig_changed = Signal()
+    TYPED = {"layout": "a layout type in any case (disperse, replicate, distributed-disperse) or part of a label "
+                       "(replica 3, arbiter)",
+             "gluster_version": "a version as you would say it: 10.3, or 10 for every 10.x",
+             "option": "NAME or NAME=VALUE; the last part of a name is enough (write-behind=off)"}
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.combos: dict[str, QComboBox] = {}
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
+        self._typing = QTimer(self)          # typed filters apply 300 ms after the last key
+        self._typing.setSingleShot(True)
+        self._typing.setInterval(300)
+        self._typing.timeout.connect(self.sig_changed)
         for i, (key, text) in enumerate((("volume", "volume"), ("layout", "layout"), ("workload", "workload"),
                                          ("host", "host"), ("gluster_version", "gluster"), ("option", "option"))):
             combo = QComboBox()
             combo.setMinimumContentsLength(10)
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.addItem(ANY)
+            if key in self.TYPED:        # match as typed: "10.3", "disperse", "write-behind=off"
+                combo.setEditable(True)
+                combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+                combo.lineEdit().setPlaceholderText(ANY)
+                combo.lineEdit().textEdited.connect(lambda _t: self._typing.start())
+                combo.setToolTip(self.TYPED[key])
             combo.currentIndexChanged.connect(self.sig_changed)
             self.combos[key] = combo
             row, col = divmod(i, 4)       # two rows of four: label, field
@@ -140,21 +162,35 @@ class FilterBar(QWidget):
                             ("option", choices.options)):
             combo = self.combos[key]
             keep = combo.currentText()
+            if [combo.itemText(i) for i in range(combo.count())] == [ANY, *values]:
+                continue                 # unchanged: leave a half-typed filter alone
             combo.blockSignals(True)
             combo.clear()
             combo.addItems([ANY, *values])
-            combo.setCurrentIndex(max(0, combo.findText(keep)))
+            found = combo.findText(keep)
+            combo.setCurrentIndex(max(0, found))
+            if combo.isEditable() and found < 0:
+                combo.setEditText(keep)          # a typed filter is not one of the values
             combo.blockSignals(False)
 
     def set_value(self, key: str, text: str) -> None:
+        """Pick a stored value; a typed filter (layout, gluster, option) takes any text."""
         combo = self.combos[key]
         i = combo.findText(text)
-        if i < 0:
+        if i >= 0:
+            combo.setCurrentIndex(i)
+            if combo.isEditable():
+                combo.setEditText(text)
+                self.sig_changed.emit()
+            return
+        if not combo.isEditable():
             raise ValueError(f"{key} {text!r} is not among the stored values")
-        combo.setCurrentIndex(i)
+        combo.setEditText(text)
+        self.sig_changed.emit()
 
     def filters(self) -> RunFilter:
-        values = {k: ("" if c.currentText() == ANY else c.currentText()) for k, c in self.combos.items()}
+        values = {k: ("" if c.currentText().strip() in (ANY, "") else c.currentText().strip())
+                  for k, c in self.combos.items()}
 
         def epoch(edit: QDateEdit) -> float:
             d = edit.date()
@@ -184,9 +220,15 @@ class HistoryView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
-        for col, width in enumerate((118, 100, 80, 80, 70, 170, 90, 150)):
+        for col, width in enumerate((118, 100, 80, 80, 110, 170, 60, 150)):
             self.table.setColumnWidth(col, width)
         self.count_label = QLabel("")
+        self.units_combo = QComboBox()
+        self.units_combo.addItem("MB/s, GB/s", "decimal")
+        self.units_combo.addItem("MiB/s, GiB/s", "binary")
+        self.units_combo.setCurrentIndex(1 if binary_rates() else 0)
+        self.units_combo.setToolTip("How every rate is written (saved as \"units\" in settings.json; the CLI "
+                                    "follows it too)")
         self.compare_button = QPushButton("Compare selected")
         self.export_json_button = QPushButton("Export JSON…")
         self.export_csv_button = QPushButton("Export CSV…")
@@ -194,6 +236,8 @@ class HistoryView(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.count_label)
         buttons.addStretch(1)
+        buttons.addWidget(QLabel("rates in"))
+        buttons.addWidget(self.units_combo)
         for b in (self.compare_button, self.export_json_button, self.export_csv_button, self.import_button):
             buttons.addWidget(b)
 
@@ -228,24 +272,115 @@ class HistoryView(QWidget):
         self.compare.conc_combo.currentIndexChanged.connect(lambda _i: self.refresh_trend())
         self.compare.direction_combo.currentIndexChanged.connect(lambda _i: self.refresh_trend())
         self.right.currentChanged.connect(lambda _i: self.refresh_trend())
+        self.units_combo.currentIndexChanged.connect(self._units_changed)
+        reload_key = QShortcut(QKeySequence(Qt.Key.Key_F5), self)
+        reload_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        reload_key.activated.connect(self.reload)
+        self._filters = RunFilter()
+        self._compared_state: dict[str, tuple] = {}
+        self.refresher = HistoryRefresher(store, self._watch_state, RunTableModel.FIRST_PAGE, parent=self)
+        self.refresher.sig_snapshot.connect(self._apply_snapshot)
+        self.refresher.sig_error.connect(self.sig_status)
         self.reload()
+        if self.follows_store:
+            self.refresher.start()
+
+    @property
+    def follows_store(self) -> bool:
+        """Whether the view follows the store live (not for a private in-memory database,
+        which nothing else can write)."""
+        return self.store.engine.url.database not in (None, "", ":memory:") or \
+            self.store.engine.url.get_backend_name() != "sqlite"
+
+    def _watch_state(self) -> tuple[RunFilter, dict[str, tuple]]:
+        """For the watching thread: plain attributes only, no widget."""
+        return self._filters, self._compared_state
+
+    def _apply_snapshot(self, snap: Snapshot) -> None:
+        """What the watching thread read, applied on the GUI thread; the selection and the
+        compared runs stay, and a snapshot for other filters than shown now is dropped."""
+        if snap.filters != self._filters:
+            return
+        selected = set(self.selected_run_ids())
+        scroll = self.table.verticalScrollBar().value()
+        self.filter_bar.blockSignals(True)
+        self.filter_bar.set_choices(snap.choices)
+        self.filter_bar.blockSignals(False)
+        filters = snap.filters
+        self.model.set_source(
+            lambda offset, limit: self.store.list_runs(dataclasses.replace(filters, offset=offset, limit=limit)),
+            snap.matching, snap.first_page)
+        self.count_label.setText(f"{snap.matching} of {snap.total} runs")
+        self._reselect(selected)
+        self.table.verticalScrollBar().setValue(scroll)
+        if snap.compared is not None:
+            order = [r.run_id for r in self.compare.runs]
+            by_id = {r.run_id: r for r in snap.compared}
+            self._show_compared([by_id[i] for i in order if i in by_id])
+        self.refresh_trend()
+
+    def _reselect(self, run_ids: set[str]) -> None:
+        sel = self.table.selectionModel()
+        for row, r in enumerate(self.model.rows):
+            if r.run_id in run_ids:
+                sel.select(self.model.index(row, 0), sel.SelectionFlag.Select | sel.SelectionFlag.Rows)
+
+    def _show_compared(self, runs: list) -> None:
+        tab = self.compare.tabs.currentIndex()
+        self.compare.show_runs(runs)
+        if self.compare.tabs.currentIndex() != tab and len(runs) > 1:
+            self.compare.tabs.setCurrentIndex(tab)
+        self._compared_state = {r.run_id: (r.status.value, len(r.steps)) for r in runs}
+
+    def _units_changed(self, _index: int) -> None:
+        choice = self.units_combo.currentData()
+        set_binary_rates(choice == "binary")
+        try:
+            write_setting(UNITS_KEY, choice)
+        except (OSError, SettingsError) as exc:
+            self.sig_status.emit(f"rates are in {self.units_combo.currentText()} for now; not saved: {exc}")
+        if self.compare.runs:
+            self._show_compared(self.compare.runs)
+        self.refresh_trend()
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        """Reopening the view (View ▸ History again, back to its tab) reloads it."""
+        super().showEvent(event)
+        if getattr(self, "_shown_once", False):
+            self.reload()
+        self._shown_once = True
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        self.refresher.stop()
+        super().closeEvent(event)
 
     # -- list ---------------------------------------------------------------------------
 
     def reload(self) -> None:
-        """Re-read the filter choices and the list (after an import, or a run finishing)."""
+        """Re-read the filter choices, the list and the compared runs (F5, reopening the
+        view, an import). Runs whose writer died are marked interrupted first."""
+        self.store.mark_interrupted_runs()
+        self.filter_bar.blockSignals(True)
         self.filter_bar.set_choices(self.store.filter_choices())
+        self.filter_bar.blockSignals(False)
         if not self.compare.runs:
             self.compare.set_point_choices(*self.store.sweep_values())
+        else:
+            ids = [r.run_id for r in self.compare.runs]
+            present = self.store.has_runs(ids)
+            self._show_compared(self.store.load_runs([i for i in ids if i in present]))
         self.refresh()
 
     def refresh(self) -> None:
-        filters = self.filter_bar.filters()
+        """Show the runs the filters let through (on a filter change)."""
+        selected = set(self.selected_run_ids()) if self.model.rows else set()
+        filters = self._filters = self.filter_bar.filters()
         matching = self.store.run_count(filters)
         self.model.set_source(
             lambda offset, limit: self.store.list_runs(dataclasses.replace(filters, offset=offset, limit=limit)),
             matching)
         self.count_label.setText(f"{matching} of {self.store.run_count()} runs")
+        self._reselect(selected)
         self.refresh_trend()
 
     def load_all_rows(self) -> None:
@@ -272,7 +407,7 @@ class HistoryView(QWidget):
         if not ids:
             self.sig_status.emit("select runs to compare")
             return
-        self.compare.show_runs(self.store.load_runs(ids))
+        self._show_compared(self.store.load_runs(ids))
         self.right.setCurrentWidget(self.compare)
         self.refresh_trend()
 
@@ -290,7 +425,7 @@ class HistoryView(QWidget):
             for run_id in list(ids):
                 ids += [r for r in self.store.earlier_runs(run_id, earlier) if r not in ids]
         runs = sorted(self.store.load_runs(ids), key=lambda r: r.started_at)
-        self.compare.show_runs(runs)
+        self._show_compared(runs)
         self.right.setCurrentWidget(self.compare)
         shown = [r.run_id for r in runs]
         sel = self.table.selectionModel()
@@ -311,10 +446,12 @@ class HistoryView(QWidget):
         metric = self.compare.current_metric
         points = self.store.metric_trend(metric, block_size=bs, concurrency=conc, direction=self.compare.direction,
                                          filters=self.filter_bar.filters())
-        unit = "B/s" if metric in ("throughput", "stonewall_throughput", "sum_of_rates") else "s"
+        unit = metric_unit(self.compare.runs, metric) or self.store.metric_unit(metric)
         where = " at " + ", ".join(p for p in (size_label(bs) if bs else "", f"×{conc}" if conc else "") if p) \
             if bs or conc else " (all sweep points)"
-        self.trend_chart.set_points(points, unit, f"{metric.replace('_', ' ')}{where}: {len(points)} runs", metric)
+        lines = len({p.series for p in points})
+        self.trend_chart.set_points(points, unit, f"{metric.replace('_', ' ')}{where}: {len(points)} runs"
+                                    + (f" on {lines} volumes or paths" if lines > 1 else ""), metric)
 
     # -- exchange -----------------------------------------------------------------------
 
@@ -365,3 +502,7 @@ class HistoryWindow(QMainWindow):
         self.setCentralWidget(self.view)
         self.view.sig_status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.resize(1400, 860)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        self.view.refresher.stop()
+        super().closeEvent(event)

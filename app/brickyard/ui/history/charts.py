@@ -4,11 +4,13 @@
 - ``ThroughputChart``: a metric vs block size on a log₂ axis labelled 4 KiB … 64 MiB, one
   curve per run and concurrency (single solid, concurrent dashed), error bars from repeats.
 - ``LayoutBarChart``: runs (layouts) side by side at one block size and concurrency.
-- ``TrendChart``: one metric at one sweep point over time.
-- ``ScalingChart``: concurrent ÷ (N × single) per concurrency.
+- ``TrendChart``: one metric at one sweep point over time, one line per volume or baseline.
+- ``ScalingChart``: concurrent ÷ (N × single) per concurrency (N = 1 is the reference: no bar).
+- ``PointChart``: every sweep point as a group of bars, one per run (pgbench, randread, …).
 - ``LiveChart``: a ThroughputChart fed step by step while a run is going.
 
-Every chart shows the exact value of the point under the mouse. pyqtgraph's automatic SI
+Every chart shows the exact value of the point under the mouse; legends sit under the plot,
+never over the data; values are written in the one unit convention of ``core.units``. pyqtgraph's automatic SI
 prefixes are off everywhere (they give "k" on log axes and mix with our own units); values
 are scaled to a readable unit here and the axis label names it.
 """
@@ -24,10 +26,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
+from brickyard.core.compare import describe_point, describe_points, metric_unit, repeats_by_point
 from brickyard.core.results import Provenance, RunResult, RunStatus, StepResult
-from brickyard.core.compare import metric_unit
 from brickyard.core.series import SeriesPoint, scaling_efficiency, sweep_by_block_size, value_at
-from brickyard.core.units import format_utc
+from brickyard.core.units import format_quantity, format_utc, quantity_scale
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
            "#7f7f7f", "#bcbd22")
@@ -45,14 +47,16 @@ def size_label(n: float) -> str:
 
 
 def value_scale(unit: str, largest: float) -> tuple[float, str]:
-    """(divisor, unit label) to show values of ``unit`` whose largest is ``largest``."""
-    if unit in ("B/s", "B"):
-        suffix = "/s" if unit == "B/s" else ""
-        for name, factor in reversed(SIZE_UNITS):
-            if largest >= factor:
-                return float(factor), name + suffix
-        return 1.0, unit
-    return 1.0, unit          # seconds, ops/s, ratios: shown as measured
+    """(divisor, unit label) to show values of ``unit`` whose largest is ``largest``: the
+    one unit convention of ``core.units`` (MB/s and GB/s, or MiB/s with the binary
+    preference)."""
+    return quantity_scale(unit, largest)
+
+
+def axis_label(metric: str, unit_label: str) -> str:
+    """'throughput (MB/s)'; 'tps' rather than 'tps (tps)'."""
+    name = metric.replace("_", " ")
+    return name if not unit_label or unit_label == metric else f"{name} ({unit_label})"
 
 
 def exact(value: float, unit: str) -> str:
@@ -61,8 +65,8 @@ def exact(value: float, unit: str) -> str:
 
 
 def format_value(value: float, unit: str) -> str:
-    divisor, label = value_scale(unit, abs(value))
-    return f"{value / divisor:,.4g} {label}".strip()
+    """A measured value with its unit, as everywhere else (``core.units.format_quantity``)."""
+    return format_quantity(value, unit)
 
 
 class Log2SizeAxis(pg.AxisItem):
@@ -107,8 +111,43 @@ class _Hoverable:
     describe: Callable[[int], str]
 
 
+class BelowLegend(pg.LegendItem):
+    """A legend laid out as a row of the plot (under the x axis) instead of floating over the
+    data; entries flow into as many columns as the width allows."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(offset=None, horSpacing=14, verSpacing=-4, **kwargs)
+        self.setSizePolicy(pg.QtWidgets.QSizePolicy.Policy.Preferred, pg.QtWidgets.QSizePolicy.Policy.Fixed)
+
+    def updateSize(self) -> None:  # noqa: N802 (pyqtgraph API)
+        height = 0.0
+        for row in range(self.layout.rowCount()):
+            row_height = 0.0
+            for col in range(self.layout.columnCount()):
+                item = self.layout.itemAt(row, col)
+                if item:
+                    row_height = max(row_height, item.height() if hasattr(item, "height") else 20)
+            height += row_height
+        height = height + 6 if self.items else 0.0
+        self.setMinimumHeight(height)
+        self.setMaximumHeight(height)
+        self.setVisible(bool(self.items))
+
+    def fit_columns(self, width: float) -> None:
+        """As many columns as the longest entry allows in ``width`` pixels."""
+        if not self.items:
+            self.updateSize()
+            return
+        longest = max(label.itemRect().width() if hasattr(label, "itemRect") else 120
+                      for _sample, label in self.items)
+        columns = max(1, min(len(self.items), int(width // (longest + 40))))
+        if columns != self.columnCount:
+            self.setColumnCount(columns)
+        self.updateSize()
+
+
 class BaseChart(pg.PlotWidget):
-    """A white plot with a legend, no SI prefixes, and an exact-value readout on hover."""
+    """A white plot with a legend under it, no SI prefixes, and an exact-value readout on hover."""
 
     def __init__(self, parent=None, bottom: pg.AxisItem | None = None, title: str = "") -> None:
         left = pg.AxisItem("left")
@@ -125,8 +164,10 @@ class BaseChart(pg.PlotWidget):
             axis.setPen(pg.mkPen("#444"))
             axis.setTextPen(pg.mkPen("#222"))
         self.plot_item.showGrid(x=True, y=True, alpha=0.25)
-        self.legend = self.plot_item.addLegend(offset=(10, 10), labelTextColor="#222",
-                                               brush=pg.mkBrush(255, 255, 255, 220), pen=pg.mkPen("#bbb"))
+        # the legend sits in its own row under the plot, never over the data
+        self.legend = BelowLegend(labelTextColor="#222")
+        self.plot_item.legend = self.legend
+        self.plot_item.layout.addItem(self.legend, 4, 1)
         # reserve the title row now: a title first set on a shown chart is drawn clipped
         self.plot_item.setTitle(title or " ", color="#222")
         self._hoverables: list[_Hoverable] = []
@@ -145,9 +186,31 @@ class BaseChart(pg.PlotWidget):
             if item not in (self.readout, self.marker):
                 self.plot_item.removeItem(item)
         self.legend.clear()
+        self.legend.updateSize()
         self._hoverables.clear()
         self.readout.hide()
         self.marker.clear()
+
+    def close(self) -> bool:
+        """Take the legend out of the plot's layout before pyqtgraph clears the scene:
+        PySide crashes when scene.clear() deletes widgets still held by a layout."""
+        legend = self.__dict__.get("legend")
+        if legend is not None and self.plotItem is not None:
+            legend.clear()
+            self.plot_item.layout.removeItem(legend)
+            if legend.scene() is not None:
+                legend.scene().removeItem(legend)
+        return super().close()
+
+    def finish_legend(self) -> None:
+        """Lay the legend out for the current width (call after adding the curves)."""
+        self.legend.fit_columns(max(200.0, self.width() - 80.0))
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 (Qt API)
+        super().resizeEvent(ev)
+        legend = self.__dict__.get("legend")          # resize events come before __init__ ends
+        if legend is not None and legend.items:
+            self.finish_legend()
 
     def add_hoverable(self, xs: Sequence[float], ys: Sequence[float], describe: Callable[[int], str]) -> None:
         self._hoverables.append(_Hoverable(np.asarray(xs, float), np.asarray(ys, float), describe))
@@ -199,7 +262,6 @@ class ThroughputChart(BaseChart):
     def __init__(self, parent=None) -> None:
         super().__init__(parent, bottom=Log2SizeAxis(), title="")
         self.plot_item.setLabel("bottom", "block size")
-        self.legend.setOffset((-10, -10))   # bottom right: throughput curves rise to the right
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.divisor, self.unit_label, self.raw_unit = 1.0, "", ""
         self._light = False
@@ -212,14 +274,24 @@ class ThroughputChart(BaseChart):
         sweeps = [sweep_by_block_size(r, metric, direction) for r in runs]
         largest = max((p.high for sw in sweeps for pts in sw.values() for p in pts), default=0.0)
         self.divisor, self.unit_label = value_scale(unit, largest)
-        self.plot_item.setLabel("left", f"{metric.replace('_', ' ')} ({self.unit_label})")
+        self.plot_item.setLabel("left", axis_label(metric, self.unit_label))
         n_curves = sum(len(sw) for sw in sweeps)
         self._light = n_curves > 8       # many curves: thin lines, no symbols (keeps panning fluid)
+        alone = len(runs) == 1           # one run: single vs each concurrency, a colour each
         for i, (sweep, label) in enumerate(zip(sweeps, labels)):
-            for conc, pts in sweep.items():
+            for k, (conc, pts) in enumerate(sweep.items()):
                 name = f"{label} · {'single' if conc == 1 else f'{conc} concurrent'}"
-                self._add_curve(name, pts, _pen(i, dashed=conc > 1, width=1 if self._light else 2), i, conc)
+                color = k if alone else i
+                self._add_curve(name, pts, _pen(color, dashed=conc > 1, width=1 if self._light else 2), color, conc)
+        if runs and not n_curves:
+            has_sweep = any(isinstance(s.params.get("block_size"), int) for r in runs for s in r.steps)
+            why = f"no {metric.replace('_', ' ')} was measured" + ("" if has_sweep else
+                                                                 ": these runs have no block-size sweep (see By point)")
+            self.plot_item.setTitle(why, color="#a00")
+        else:
+            self.plot_item.setTitle(" ", color="#222")
         self.plot_item.enableAutoRange()
+        self.finish_legend()
 
     def _add_curve(self, name: str, pts: Sequence[SeriesPoint], pen, color_index: int, conc: int) -> None:
         xs = np.log2([p.x for p in pts])
@@ -276,6 +348,7 @@ class LayoutBarChart(BaseChart):
         super().__init__(parent, bottom=self.category_axis)
         self.legend.hide()            # the bars are named on the axis
         self.bars: pg.BarGraphItem | None = None
+        self.value_labels: list[pg.TextItem] = []
 
     def set_runs(self, runs: Sequence[RunResult], labels: Sequence[str], block_size: int, concurrency: int = 1,
                  metric: str = "throughput", direction: str | None = None) -> None:
@@ -285,7 +358,7 @@ class LayoutBarChart(BaseChart):
         self.category_axis.names = [label for label, _ in kept]
         unit = metric_unit(runs, metric)
         divisor, unit_label = value_scale(unit, max((p.high for _, p in kept), default=0.0))
-        self.plot_item.setLabel("left", f"{metric.replace('_', ' ')} ({unit_label})")
+        self.plot_item.setLabel("left", axis_label(metric, unit_label))
         where = f"at block size {size_label(block_size)}, " \
                 f"{'single' if concurrency == 1 else f'{concurrency} concurrent'}"
         if not kept:
@@ -308,44 +381,145 @@ class LayoutBarChart(BaseChart):
                 f"\n= {exact(p.median, unit)}"
 
         self.add_hoverable(xs, ys, describe)
+        self.value_labels = []
+        for x, y, top, (_label, p) in zip(xs, ys, highs, kept):    # each bar says its value, with its unit
+            text = pg.TextItem(format_quantity(p.median, unit), color="#111", anchor=(0.5, 1))
+            text.setPos(float(x), float(y + top))
+            self.plot_item.addItem(text)
+            self.value_labels.append(text)
         self.plot_item.setXRange(-0.6, len(kept) - 0.4)
-        self.plot_item.setYRange(0, float(max(ys + highs)) * 1.1 or 1.0)
+        self.plot_item.setYRange(0, float(max(ys + highs)) * 1.18 or 1.0)
+
+
+class PointChart(BaseChart):
+    """Every sweep point of the runs, one group of bars per point (one bar per run, repeat
+    range whiskers), each point named with its values and each bar with its value and unit:
+    the chart of workloads without a block-size sweep (pgbench, randread, smallfile, fio
+    presets), and of a single run of any workload."""
+
+    def __init__(self, parent=None) -> None:
+        self.category_axis = CategoryAxis()
+        super().__init__(parent, bottom=self.category_axis)
+        self.bars: list[pg.BarGraphItem] = []
+        self.value_labels: list[pg.TextItem] = []
+
+    def set_runs(self, runs: Sequence[RunResult], labels: Sequence[str], metric: str,
+                 direction: str | None = None) -> None:
+        self.clear_chart()
+        self.bars.clear()
+        self.value_labels.clear()
+        per_run = [repeats_by_point(r, metric) for r in runs]
+        if direction:
+            per_run = [{pt: v for pt, v in d.items() if dict(pt).get("direction", f'"{direction}"')
+                        == f'"{direction}"'} for d in per_run]
+        points = list(dict.fromkeys(pt for d in per_run for pt in d))
+        unit = metric_unit(runs, metric)
+        largest = max((max(v) for d in per_run for v in d.values() if v), default=0.0)
+        divisor, unit_label = value_scale(unit, largest)
+        self.plot_item.setLabel("left", axis_label(metric, unit_label))
+        self.category_axis.names, shared = describe_points(points)
+        if not points:
+            self.plot_item.setTitle(f"no {metric.replace('_', ' ')} was measured", color="#a00")
+            return
+        self.plot_item.setTitle(f"all at {shared}" if shared else " ", color="#222")
+        width = 0.8 / max(1, len(runs))
+        top = 0.0
+        for i, (values, label) in enumerate(zip(per_run, labels)):
+            xs, meds, lows, highs, kept = [], [], [], [], []
+            for j, pt in enumerate(points):
+                vals = values.get(pt)
+                if not vals:
+                    continue
+                med = float(np.median(vals))
+                xs.append(j - 0.4 + width * (i + 0.5))
+                meds.append(med / divisor)
+                lows.append(min(vals) / divisor)
+                highs.append(max(vals) / divisor)
+                kept.append((pt, vals, med))
+            if not xs:
+                continue
+            color = PALETTE[i % len(PALETTE)]
+            bars = pg.BarGraphItem(x=np.array(xs), height=np.array(meds), width=width * 0.9,
+                                   brush=pg.mkBrush(color), pen=pg.mkPen("#333"), name=label)
+            self.plot_item.addItem(bars)          # named: the plot puts it in the legend
+            self.bars.append(bars)
+            ys = np.array(meds)
+            spread = [k for k, (_pt, vals, _m) in enumerate(kept) if len(vals) > 1]
+            if spread:
+                self.plot_item.addItem(pg.ErrorBarItem(
+                    x=np.array(xs)[spread], y=ys[spread], top=np.array(highs)[spread] - ys[spread],
+                    bottom=ys[spread] - np.array(lows)[spread], beam=width * 0.3, pen=pg.mkPen("#000")))
+            for x, y, hi, (_pt, _vals, med) in zip(xs, meds, highs, kept):
+                text = pg.TextItem(format_quantity(med, unit), color="#111", anchor=(0.5, 1))
+                text.setPos(x, hi)
+                self.plot_item.addItem(text)
+                self.value_labels.append(text)
+            top = max(top, max(highs))
+
+            def describe(k: int, kept=kept, label=label) -> str:
+                pt, vals, med = kept[k]
+                spread_text = (f"\nrepeats {len(vals)}: {format_quantity(min(vals), unit)} … "
+                               f"{format_quantity(max(vals), unit)}" if len(vals) > 1 else "")
+                return (f"{label}\n{describe_point(pt)}\n{format_quantity(med, unit)} (median){spread_text}"
+                        f"\n= {exact(med, unit)}")
+
+            self.add_hoverable(xs, meds, describe)
+        self.plot_item.setXRange(-0.6, len(points) - 0.4)
+        self.plot_item.setYRange(0, top * 1.18 or 1.0)
+        self.finish_legend()
 
 
 class TrendChart(BaseChart):
-    """One metric at one sweep point over time (one dot per run)."""
+    """One metric at one sweep point over time: one line per thing measured (a volume, a
+    baseline path), one dot per run, so a local baseline never joins a volume's line."""
 
     def __init__(self, parent=None) -> None:
         axis = pg.DateAxisItem(orientation="bottom", utcOffset=0)
         axis.enableAutoSIPrefix(False)
         super().__init__(parent, bottom=axis)
         self.plot_item.setLabel("bottom", "run start (UTC)")
-        self.curve: pg.PlotDataItem | None = None
+        self.curve: pg.PlotDataItem | None = None          # the first (largest) series
+        self.series: dict[str, pg.PlotDataItem] = {}
 
-    def set_points(self, points: Sequence[tuple[float, str, float]], unit: str, title: str,
-                   metric: str = "throughput") -> None:
-        """``points``: (started_at, run_id, value) as ``HistoryStore.metric_trend`` gives them."""
+    def set_points(self, points: Sequence[Sequence], unit: str, title: str, metric: str = "throughput") -> None:
+        """``points``: (started_at, run_id, value, series) as ``HistoryStore.metric_trend``
+        gives them (a point without a series joins one line named after the metric)."""
         self.clear_chart()
-        xs = np.array([p[0] for p in points], float)
-        raw = np.array([p[2] for p in points], float)
-        divisor, unit_label = value_scale(unit, float(raw.max()) if len(raw) else 0.0)
-        ys = raw / divisor
-        ids = [p[1] for p in points]
-        self.plot_item.setLabel("left", f"{metric.replace('_', ' ')} ({unit_label})")
+        self.series.clear()
+        raw_all = np.array([p[2] for p in points], float)
+        divisor, unit_label = value_scale(unit, float(np.nanmax(raw_all)) if len(raw_all) else 0.0)
+        self.plot_item.setLabel("left", axis_label(metric, unit_label))
         self.plot_item.setTitle(title, color="#222")
-        self.curve = self.plot_item.plot(xs, ys, pen=pg.mkPen(PALETTE[0], width=1), symbol="o", symbolSize=5,
-                                         symbolBrush=PALETTE[0], symbolPen=None, name=metric.replace("_", " "))
-        self.curve.setClipToView(True)
-        self.curve.setDownsampling(auto=True, method="peak")
-        if len(xs) > 2000:
-            self.curve.setSymbol(None)
+        groups: dict[str, list[Sequence]] = {}
+        for p in points:
+            groups.setdefault(str(p[3]) if len(p) > 3 and p[3] else metric.replace("_", " "), []).append(p)
+        if not groups:
+            groups[metric.replace("_", " ")] = []
+        # most runs first: its colour stays put when a rare series comes and goes
+        for i, (name, pts) in enumerate(sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))):
+            xs = np.array([p[0] for p in pts], float)
+            raw = np.array([p[2] for p in pts], float)
+            ys = raw / divisor
+            ids = [p[1] for p in pts]
+            color = PALETTE[i % len(PALETTE)]
+            curve = self.plot_item.plot(xs, ys, pen=pg.mkPen(color, width=1), symbol="o", symbolSize=5,
+                                        symbolBrush=color, symbolPen=None, name=name)
+            curve.setClipToView(True)
+            curve.setDownsampling(auto=True, method="peak")
+            if len(xs) > 2000:
+                curve.setSymbol(None)
+            self.series[name] = curve
+            if self.curve is None or i == 0:
+                self.curve = curve
 
-        def describe(i: int) -> str:
-            when = format_utc(xs[i])
-            return f"run {ids[i][:12]}\n{when} UTC\n{ys[i]:,.4g} {unit_label}\n= {exact(raw[i], unit)}"
+            def describe(j: int, xs=xs, ys=ys, raw=raw, ids=ids, name=name) -> str:
+                when = format_utc(xs[j])
+                return (f"{name}\nrun {ids[j][:12]}\n{when} UTC\n{format_quantity(raw[j], unit)}"
+                        f"\n= {exact(raw[j], unit)}")
 
-        self.add_hoverable(xs, ys, describe)
+            self.add_hoverable(xs, ys, describe)
         self.plot_item.enableAutoRange()
+        self.finish_legend()
 
 
 class ScalingChart(BaseChart):
@@ -355,7 +529,6 @@ class ScalingChart(BaseChart):
         super().__init__(parent)
         self.plot_item.setLabel("bottom", "concurrent workers (N)")
         self.plot_item.setLabel("left", "scaling efficiency (1 = N × single)")
-        self.legend.setOffset((-10, 10))     # top right: efficiency starts at 1.0 top left
 
     def set_runs(self, runs: Sequence[RunResult], labels: Sequence[str], block_size: int,
                  metric: str = "throughput", direction: str | None = None) -> None:
@@ -371,14 +544,23 @@ class ScalingChart(BaseChart):
             ys = np.array([p.median for p in pts])
             top = max(top, int(xs.max()))
             self.plot_item.plot(xs, ys, pen=_pen(i), symbol="o", symbolBrush=PALETTE[i % len(PALETTE)], name=label)
-            if any(p.n > 1 for p in pts):
-                self.plot_item.addItem(pg.ErrorBarItem(x=xs, y=ys, top=np.array([p.high for p in pts]) - ys,
-                                                       bottom=ys - np.array([p.low for p in pts]), beam=0.1,
-                                                       pen=pg.mkPen(PALETTE[i % len(PALETTE)])))
+            # N = 1 is 1.0 by definition: no spread to show there
+            spread = [j for j, p in enumerate(pts) if p.n > 1 and p.x > 1 and p.high > p.low]
+            if spread:
+                sx, sy = xs[spread], ys[spread]
+                self.plot_item.addItem(pg.ErrorBarItem(
+                    x=sx, y=sy, top=np.array([pts[j].high for j in spread]) - sy,
+                    bottom=sy - np.array([pts[j].low for j in spread]), beam=0.1,
+                    pen=pg.mkPen(PALETTE[i % len(PALETTE)])))
 
             def describe(j: int, pts=pts, label=label) -> str:
-                return f"{label}\n{int(pts[j].x)} workers: efficiency {pts[j].median:.3f}"
+                p = pts[j]
+                if p.x == 1:
+                    return f"{label}\n1 worker: efficiency 1 by definition (the reference)"
+                spread_text = f" (repeats {p.low:.3f} … {p.high:.3f})" if p.n > 1 and p.high > p.low else ""
+                return f"{label}\n{int(p.x)} workers: efficiency {p.median:.3f}{spread_text}"
 
             self.add_hoverable(xs, ys, describe)
         ideal.setData([1, top], [1, 1])
         self.plot_item.enableAutoRange()
+        self.finish_legend()

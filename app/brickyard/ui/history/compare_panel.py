@@ -28,6 +28,7 @@ from brickyard.core.compare import (
     MetricComparison,
     compare_runs,
     describe_point,
+    headline_metrics,
     provenance_diff,
     provenance_fields,
     run_labels,
@@ -35,8 +36,9 @@ from brickyard.core.compare import (
 from brickyard.core.results import RunResult
 from brickyard.core.series import block_sizes, concurrencies, directions
 
-from .charts import LayoutBarChart, ScalingChart, ThroughputChart, format_value, size_label
+from .charts import LayoutBarChart, PointChart, ScalingChart, ThroughputChart, format_value, size_label
 
+# offered before anything else a run measured, when the runs have them
 METRICS = ("throughput", "stonewall_throughput", "sum_of_rates", "tail", "elapsed")
 
 
@@ -53,6 +55,8 @@ class ComparePanel(QWidget):
     picked another metric."""
 
     sig_metric_changed = Signal(str)
+    METRIC_COLUMNS = ("point", "baseline", "run", "its value", "change", "how sure", "repeats", "in words")
+    COL_POINT, COL_BASE, COL_RUN, COL_VALUE, COL_CHANGE, COL_SURE, COL_REPEATS, COL_WORDS = range(8)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -87,11 +91,14 @@ class ComparePanel(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.15)
         self.verdict.setFont(font)
         self.verdict.setMinimumHeight(2 * self.verdict.fontMetrics().lineSpacing() + 8)
-        self.metrics_table = QTableWidget(0, 7)
-        self.metrics_table.setHorizontalHeaderLabels(["point", "baseline", "other", "change", "how sure",
-                                                      "repeats", "in words"])
+        self.metrics_table = QTableWidget(0, len(self.METRIC_COLUMNS))
+        self.metrics_table.setHorizontalHeaderLabels(list(self.METRIC_COLUMNS))
         self.metrics_table.verticalHeader().setVisible(False)
         self.metrics_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # a point can be long (pgbench names the PostgreSQL build): cut, the tooltip has it all
+        self.metrics_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        self.metrics_table.setColumnWidth(0, 300)
+        self.metrics_table.setTextElideMode(Qt.TextElideMode.ElideRight)
         # wide cells scroll inside the table instead of widening the page past the window
         for w in (self.metrics_table, self.diff_table):
             w.setSizePolicy(QSizePolicy.Policy.Ignored, w.sizePolicy().verticalPolicy())
@@ -103,11 +110,13 @@ class ComparePanel(QWidget):
         self.throughput_chart = ThroughputChart()
         self.layout_chart = LayoutBarChart()
         self.scaling_chart = ScalingChart()
+        self.point_chart = PointChart()
         self.tabs = QTabWidget()
         self.tabs.addTab(metrics_page, "Differences")
         self.tabs.addTab(self.throughput_chart, "vs block size")
         self.tabs.addTab(self.layout_chart, "Side by side")
         self.tabs.addTab(self.scaling_chart, "Scaling")
+        self.tabs.addTab(self.point_chart, "By point")
 
         lower = QWidget()
         lv = QVBoxLayout(lower)
@@ -132,8 +141,11 @@ class ComparePanel(QWidget):
         return self.metric_combo.currentText()
 
     def show_runs(self, runs: Sequence[RunResult]) -> None:
+        """Show ``runs`` (the first is the baseline). One run charts on its own: single vs
+        each concurrency (or every point, for a workload without a block-size sweep)."""
         self.runs = list(runs)
-        self.labels = run_labels(self.runs) if len(self.runs) > 1 else [r.run_id[:12] for r in self.runs]
+        self.labels = run_labels(self.runs)
+        self._fill_metric_choices()
         self._fill_diff()
         self.set_point_choices(block_sizes(self.runs), concurrencies(self.runs))
         keep = self.direction_combo.currentText()
@@ -143,6 +155,27 @@ class ComparePanel(QWidget):
         self.direction_combo.setCurrentIndex(max(0, self.direction_combo.findText(keep)))
         self.direction_combo.blockSignals(False)
         self._redraw()
+        if len(self.runs) == 1 and self.tabs.currentIndex() == 0:     # nothing to compare: chart it
+            self.tabs.setCurrentWidget(self.throughput_chart if self.has_sweep else self.point_chart)
+
+    @property
+    def has_sweep(self) -> bool:
+        """Whether the runs measured a block-size sweep (dd, fio with sizes)."""
+        return any(isinstance(s.params.get("block_size"), int) for r in self.runs for s in r.steps)
+
+    def _fill_metric_choices(self) -> None:
+        """The runs' headline metrics first, then the standard throughput set, then whatever
+        else they measured; the current choice is kept when the runs have it."""
+        present = list(dict.fromkeys(m.name for r in self.runs for st in r.steps for m in st.metrics))
+        heads = headline_metrics(self.runs) if self.runs else ["throughput"]
+        names = list(dict.fromkeys([*heads, *[m for m in METRICS if m in present], *present])) or list(METRICS)
+        keep = self.metric_combo.currentText()
+        self.metric_combo.blockSignals(True)
+        self.metric_combo.clear()
+        self.metric_combo.addItems(names)
+        i = self.metric_combo.findText(keep)
+        self.metric_combo.setCurrentIndex(i if i >= 0 and keep in heads + list(METRICS) else 0)
+        self.metric_combo.blockSignals(False)
 
     @property
     def direction(self) -> str | None:
@@ -193,6 +226,7 @@ class ComparePanel(QWidget):
     def _redraw(self) -> None:
         self._fill_metrics()
         self.throughput_chart.set_runs(self.runs, self.labels, self.current_metric, self.direction)
+        self.point_chart.set_runs(self.runs, self.labels, self.current_metric, self.direction)
         self._redraw_point_charts()
 
     def _redraw_point_charts(self) -> None:
@@ -211,15 +245,17 @@ class ComparePanel(QWidget):
             for k, other in enumerate(self.runs[1:], start=1):
                 self.comparisons += [(k, c) for c in compare_runs(self.runs[0], other, [self.current_metric])]
         t = self.metrics_table
+        base = self.labels[0] if self.labels else "baseline"
+        t.setHorizontalHeaderLabels(["point", f"{base} (baseline)", "compared run", "its value", *self.METRIC_COLUMNS[4:]])
         t.setRowCount(len(self.comparisons))
         for row, (k, c) in enumerate(self.comparisons):
             change = "n/a" if math.isnan(c.ratio) else f"{c.change:+.1%}"
-            cells = [describe_point(c.point) + (f" ({self.labels[k]})" if len(self.runs) > 2 else ""),
-                     format_value(c.baseline.median, c.unit), format_value(c.other.median, c.unit), change,
-                     c.certainty(), f"{c.baseline.n} / {c.other.n}", c.sentence(self.labels[0], self.labels[k])]
+            cells = [describe_point(c.point), format_value(c.baseline.median, c.unit), self.labels[k],
+                     format_value(c.other.median, c.unit), change, c.certainty(), f"{c.baseline.n} / {c.other.n}",
+                     c.sentence(self.labels[0], self.labels[k])]
             for col, text in enumerate(cells):
                 it = _item(text, text)
-                if col == 3 and c.significant:
+                if col == self.COL_CHANGE and c.significant:
                     better = (c.change > 0) == bool(c.higher_is_better)
                     it.setForeground(QColor("#1a7f37" if better else "#b42318"))
                 t.setItem(row, col, it)

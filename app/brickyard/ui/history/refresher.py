@@ -1,0 +1,122 @@
+"""The history view follows the store while it is open: a thread watches the database
+(``store.watch``: SQLite ``data_version``, PostgreSQL LISTEN/NOTIFY plus a light poll), and
+when it changed reads what the view shows — the first page of the list for the current
+filters, the counts, the filter choices, and the compared runs that were still running — and
+hands it to the GUI thread in one queued signal. The GUI thread never waits on the database
+for an automatic refresh.
+
+Runs whose writer died while the view is open are marked interrupted here too (every
+``interrupted_check_s``), so a run does not stay "running" until the next start-up.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from brickyard.core.results import RunResult
+from brickyard.store import FilterChoices, HistoryStore, RunFilter, RunSummary
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the view shows, read off the GUI thread for ``filters``."""
+
+    filters: RunFilter
+    matching: int
+    total: int
+    first_page: list[RunSummary]
+    choices: FilterChoices
+    compared: list[RunResult] | None     # the compared runs again, when one of them changed
+
+
+class HistoryRefresher(QObject):
+    """``sig_snapshot(Snapshot)``: the history changed; here is what the view shows now.
+    ``sig_error(str)``: the watch failed (the view keeps working; F5 still reloads)."""
+
+    sig_snapshot = Signal(object)
+    sig_error = Signal(str)
+
+    def __init__(self, store: HistoryStore, current: Callable[[], tuple[RunFilter, dict[str, tuple]]],
+                 page: int, interval: float = 1.0, interrupted_check_s: float = 30.0,
+                 parent: QObject | None = None) -> None:
+        """``current()`` returns (the view's filters, {compared run id: (status, steps)});
+        it is called from the watching thread and must only read plain attributes."""
+        super().__init__(parent)
+        self.store = store
+        self._current = current
+        self._page = page
+        self.interval = interval
+        self.interrupted_check_s = interrupted_check_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.refreshes = 0
+
+    def start(self) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, name="brickyard-history-watch", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def _loop(self) -> None:
+        try:
+            watcher = self.store.watcher(poll_interval=max(self.interval, 2.0))
+        except Exception as exc:  # noqa: BLE001 - a view without live updates still works
+            self.sig_error.emit(f"history is not followed live: {exc}")
+            return
+        last_check = time.monotonic()
+        try:
+            while not self._stop.is_set():
+                changed = watcher.wait(self.interval)
+                if self._stop.is_set():
+                    break
+                if time.monotonic() - last_check >= self.interrupted_check_s:
+                    last_check = time.monotonic()
+                    if self.store.mark_interrupted_runs():
+                        changed = True       # our own write: the next wait sees it too; fine
+                if changed:
+                    snap = self.snapshot()
+                    if self._stop.is_set():
+                        break
+                    self.sig_snapshot.emit(snap)
+        except RuntimeError:    # the view (and this object) were deleted under us: just end
+            pass
+        except Exception as exc:  # noqa: BLE001
+            try:
+                self.sig_error.emit(f"history is no longer followed live: {type(exc).__name__}: {exc}")
+            except RuntimeError:
+                pass
+        finally:
+            watcher.close()
+
+    def snapshot(self) -> Snapshot:
+        """Read what the view shows (any thread)."""
+        filters, compared_state = self._current()
+        matching = self.store.run_count(filters)
+        total = self.store.run_count()
+        first = self.store.list_runs(replace(filters, offset=0, limit=self._page))
+        choices = self.store.filter_choices()
+        compared = None
+        if compared_state:
+            now = {r.run_id: (r.status.value, r.step_count)
+                   for r in self.store.list_runs(RunFilter(run_ids=tuple(compared_state)))}
+            if any(now.get(i) != state for i, state in compared_state.items()):
+                present = [i for i in compared_state if i in now]
+                compared = self.store.load_runs(present)
+        self.refreshes += 1
+        return Snapshot(filters, matching, total, first, choices, compared)
