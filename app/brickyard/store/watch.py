@@ -42,6 +42,8 @@ class HistoryWatcher:
         self._last_poll = 0.0
         self._token: tuple | None = None
         self._closed = False
+        self._psycopg2 = False
+        self._pending = False
         self._start()
 
     # -- set-up ------------------------------------------------------------------------
@@ -63,12 +65,15 @@ class HistoryWatcher:
             self._token = self._poll_token()
 
     def _listen(self) -> Any:
+        """A connection of our own (psycopg 3 or psycopg2) listening on the channel."""
         engine = self.store.engine
         cargs, cparams = engine.dialect.create_connect_args(engine.url)
         conn = engine.dialect.connect(*cargs, **cparams)
         conn.autocommit = True
-        with conn.cursor() as cur:
-            cur.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        cur = conn.cursor()
+        cur.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        cur.close()
+        self._psycopg2 = hasattr(conn, "poll")
         return conn
 
     # -- tokens ------------------------------------------------------------------------
@@ -120,23 +125,37 @@ class HistoryWatcher:
             if left <= 0:
                 return False
             if self._pg is not None:
-                try:
-                    select.select([self._pg], [], [], min(left, self.poll_interval))
-                except (OSError, ValueError):
-                    time.sleep(min(left, 0.25))
+                self._block_for_notification(min(left, self.poll_interval))
             else:
                 time.sleep(min(left, 0.25 if self._sqlite is not None else self.poll_interval))
         return False
 
+    def _block_for_notification(self, seconds: float) -> None:
+        """Sleep until a notification may have arrived (or ``seconds`` passed)."""
+        conn = self._pg
+        try:
+            if self._psycopg2:
+                select.select([conn], [], [], seconds)
+            else:                        # psycopg 3 keeps what arrives; note it for the next drain
+                for _ in conn.notifies(timeout=seconds, stop_after=1):
+                    self._pending = True
+        except Exception:  # noqa: BLE001 - closed under us or broken: the poll carries on
+            time.sleep(min(seconds, 0.25))
+
     def _drain_notifications(self) -> bool:
         try:
-            self._pg.poll()
+            if self._psycopg2:
+                self._pg.poll()
+                got = bool(self._pg.notifies)
+                self._pg.notifies.clear()
+                return got
+            got, self._pending = self._pending, False
+            for _ in self._pg.notifies(timeout=0):
+                got = True
+            return got
         except Exception:  # noqa: BLE001 - the LISTEN connection broke: fall back to polling
             self._pg = None
             return False
-        got = bool(self._pg.notifies)
-        self._pg.notifies.clear()
-        return got
 
     def close(self) -> None:
         with self._lock:
