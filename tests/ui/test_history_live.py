@@ -61,7 +61,7 @@ def _view(qtbot, url, follow=True):
     view.show()
     qtbot.waitExposed(view)
     if not follow:
-        view.refresher.stop()
+        view.set_live(False)
     return view
 
 
@@ -78,6 +78,10 @@ def _status(view, run_id):
 def test_a_run_saved_by_another_process_appears_and_stops_running_when_it_finishes(qtbot, url, tmp_path):
     view = _view(qtbot, url)
     assert view.refresher.running and view.model.rowCount() == 1
+    view.hide()
+    qtbot.waitUntil(lambda: not view.refresher._thread.is_alive(), timeout=5000)   # hidden: not followed
+    view.show()
+    assert view.refresher.running
     view.select_runs([view.model.rows[0].run_id])
     kept = view.selected_run_ids()
     run_id = _other_process(url, begin())

@@ -278,19 +278,44 @@ class HistoryView(QWidget):
         reload_key.activated.connect(self.reload)
         self._filters = RunFilter()
         self._compared_state: dict[str, tuple] = {}
-        self.refresher = HistoryRefresher(store, self._watch_state, RunTableModel.FIRST_PAGE, parent=self)
-        self.refresher.sig_snapshot.connect(self._apply_snapshot)
-        self.refresher.sig_error.connect(self.sig_status)
+        # follow the store while shown: a thread watches, a timer here picks up what it read
+        self.refresher = HistoryRefresher(store, self._watch_state, RunTableModel.FIRST_PAGE)
+        self._pickup = QTimer(self)
+        self._pickup.setInterval(200)
+        self._pickup.timeout.connect(self._pick_up)
+        refresher = self.refresher
+        self.destroyed.connect(lambda *_: refresher.stop())     # never self: it is gone by then
+        self.live = self._can_follow()
         self.reload()
-        if self.follows_store:
-            self.refresher.start()
 
-    @property
-    def follows_store(self) -> bool:
-        """Whether the view follows the store live (not for a private in-memory database,
-        which nothing else can write)."""
+    def _can_follow(self) -> bool:
+        """Not for a private in-memory database, which nothing else can write."""
         return self.store.engine.url.database not in (None, "", ":memory:") or \
             self.store.engine.url.get_backend_name() != "sqlite"
+
+    def set_live(self, live: bool) -> None:
+        """Follow the store while shown (the default), or only on F5 / a filter change."""
+        self.live = live and self._can_follow()
+        if self.live and self.isVisible():
+            self._start_following()
+        elif not self.live:
+            self._stop_following()
+
+    def _start_following(self) -> None:
+        self.refresher.start()
+        self._pickup.start()
+
+    def _stop_following(self) -> None:
+        self.refresher.stop()
+        self._pickup.stop()
+
+    def _pick_up(self) -> None:
+        error = self.refresher.take_error()
+        if error:
+            self.sig_status.emit(error)
+        snap = self.refresher.take()
+        if snap is not None:
+            self._apply_snapshot(snap)
 
     def _watch_state(self) -> tuple[RunFilter, dict[str, tuple]]:
         """For the watching thread: plain attributes only, no widget."""
@@ -344,14 +369,21 @@ class HistoryView(QWidget):
         self.refresh_trend()
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt API)
-        """Reopening the view (View ▸ History again, back to its tab) reloads it."""
+        """Reopening the view (View ▸ History again, back to its tab) reloads it, and it
+        follows the store while it is shown."""
         super().showEvent(event)
         if getattr(self, "_shown_once", False):
             self.reload()
         self._shown_once = True
+        if self.live:
+            self._start_following()
+
+    def hideEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        self._stop_following()            # hidden (another tab, closed): nothing to follow for
+        super().hideEvent(event)
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
-        self.refresher.stop()
+        self._stop_following()
         super().closeEvent(event)
 
     # -- list ---------------------------------------------------------------------------
@@ -504,5 +536,5 @@ class HistoryWindow(QMainWindow):
         self.resize(1400, 860)
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
-        self.view.refresher.stop()
+        self.view.set_live(False)
         super().closeEvent(event)

@@ -1,9 +1,10 @@
 """The history view follows the store while it is open: a thread watches the database
 (``store.watch``: SQLite ``data_version``, PostgreSQL LISTEN/NOTIFY plus a light poll), and
 when it changed reads what the view shows — the first page of the list for the current
-filters, the counts, the filter choices, and the compared runs that were still running — and
-hands it to the GUI thread in one queued signal. The GUI thread never waits on the database
-for an automatic refresh.
+filters, the counts, the filter choices, and the compared runs that changed — and leaves it
+for the GUI thread, which picks it up on a timer. The GUI thread never waits on the database
+for an automatic refresh, and the thread never touches a Qt object (a view deleted while its
+thread is between two reads cannot be reached from there).
 
 Runs whose writer died while the view is open are marked interrupted here too (every
 ``interrupted_check_s``), so a run does not stay "running" until the next start-up.
@@ -15,8 +16,6 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from typing import Callable
-
-from PySide6.QtCore import QObject, Signal
 
 from brickyard.core.results import RunResult
 from brickyard.store import FilterChoices, HistoryStore, RunFilter, RunSummary
@@ -34,73 +33,79 @@ class Snapshot:
     compared: list[RunResult] | None     # the compared runs again, when one of them changed
 
 
-class HistoryRefresher(QObject):
-    """``sig_snapshot(Snapshot)``: the history changed; here is what the view shows now.
-    ``sig_error(str)``: the watch failed (the view keeps working; F5 still reloads)."""
-
-    sig_snapshot = Signal(object)
-    sig_error = Signal(str)
+class HistoryRefresher:
+    """Watches ``store`` on a thread of its own while started; ``take()`` (GUI thread) hands
+    over the newest ``Snapshot`` and ``take_error()`` a problem to show, each once."""
 
     def __init__(self, store: HistoryStore, current: Callable[[], tuple[RunFilter, dict[str, tuple]]],
-                 page: int, interval: float = 1.0, interrupted_check_s: float = 30.0,
-                 parent: QObject | None = None) -> None:
+                 page: int, interval: float = 1.0, interrupted_check_s: float = 30.0) -> None:
         """``current()`` returns (the view's filters, {compared run id: (status, steps)});
         it is called from the watching thread and must only read plain attributes."""
-        super().__init__(parent)
         self.store = store
         self._current = current
         self._page = page
         self.interval = interval
         self.interrupted_check_s = interrupted_check_s
-        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._snapshot: Snapshot | None = None
+        self._error = ""
+        self._stop: threading.Event | None = None
         self._thread: threading.Thread | None = None
         self.refreshes = 0
 
     def start(self) -> None:
-        if self._thread is not None and self._thread.is_alive():
+        if self.running:
             return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._loop, name="brickyard-history-watch", daemon=True)
+        self._stop = threading.Event()          # each thread its own: an old one may still be ending
+        self._thread = threading.Thread(target=self._loop, args=(self._stop,), name="brickyard-history-watch",
+                                        daemon=True)
         self._thread.start()
 
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
+    def stop(self, wait: float = 0.0) -> None:
+        """Ask the thread to end (it does within ``interval``); wait up to ``wait`` seconds."""
+        if self._stop is not None:
+            self._stop.set()
+        if wait and self._thread is not None:
+            self._thread.join(timeout=wait)
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._thread is not None and self._thread.is_alive() and not (self._stop and self._stop.is_set())
 
-    def _loop(self) -> None:
+    def take(self) -> Snapshot | None:
+        with self._lock:
+            snap, self._snapshot = self._snapshot, None
+        return snap
+
+    def take_error(self) -> str:
+        with self._lock:
+            error, self._error = self._error, ""
+        return error
+
+    def _loop(self, stop: threading.Event) -> None:
         try:
             watcher = self.store.watcher(poll_interval=max(self.interval, 2.0))
         except Exception as exc:  # noqa: BLE001 - a view without live updates still works
-            self.sig_error.emit(f"history is not followed live: {exc}")
+            with self._lock:
+                self._error = f"history is not followed live: {exc}"
             return
         last_check = time.monotonic()
         try:
-            while not self._stop.is_set():
+            while not stop.is_set():
                 changed = watcher.wait(self.interval)
-                if self._stop.is_set():
+                if stop.is_set():
                     break
                 if time.monotonic() - last_check >= self.interrupted_check_s:
                     last_check = time.monotonic()
                     if self.store.mark_interrupted_runs():
-                        changed = True       # our own write: the next wait sees it too; fine
+                        changed = True
                 if changed:
                     snap = self.snapshot()
-                    if self._stop.is_set():
-                        break
-                    self.sig_snapshot.emit(snap)
-        except RuntimeError:    # the view (and this object) were deleted under us: just end
-            pass
+                    with self._lock:
+                        self._snapshot = snap
         except Exception as exc:  # noqa: BLE001
-            try:
-                self.sig_error.emit(f"history is no longer followed live: {type(exc).__name__}: {exc}")
-            except RuntimeError:
-                pass
+            with self._lock:
+                self._error = f"history is no longer followed live: {type(exc).__name__}: {exc}"
         finally:
             watcher.close()
 
