@@ -252,7 +252,7 @@ def test_the_physics_check_runs_with_the_link_speed_found_on_the_client():
     assert "sysfs speed of eth0 (physical)" in run.provenance.extra["links"]["client1"]["source"]
     assert not write.suspect
     assert "cache-effect-suspected" in read.flags and read.valid and read.suspect
-    assert "above the 125.00 MB/s the link allows for read" in read.note
+    assert "above the 125.0 MB/s the link allows for read" in read.note
     assert run.status is RunStatus.COMPLETE and run.error == "" and exit_code(run) == 0   # 1 of 2: not most
 
 
