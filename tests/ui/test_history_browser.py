@@ -274,3 +274,24 @@ def test_typed_filters_find_sandbox_runs(qtbot, store):
     qtbot.waitUntil(lambda: view.filter_bar.filters().gluster_version == "10" and
                     view.count_label.text().startswith(f"{len(view.model.rows)} of"), timeout=5000)
     assert {r.gluster_versions for r in view.model.rows} == {"10.3"}
+
+
+def test_rates_in_binary_units_are_chosen_in_the_view_and_saved(qtbot, store):
+    import json
+
+    from brickyard.core import units
+    from brickyard.core.settings import settings_path
+
+    view = _view(qtbot, store)
+    view.show_runs([store.synthetic[0].run_id, store.synthetic[1].run_id])
+    panel = view.compare
+    assert panel.metrics_table.item(0, panel.COL_VALUE).text().endswith(" MB/s")
+    try:
+        view.units_combo.setCurrentIndex(view.units_combo.findData("binary"))
+        assert units.binary_rates()
+        assert json.loads(settings_path().read_text())["units"] == "binary"
+        assert panel.metrics_table.item(0, panel.COL_VALUE).text().endswith(" MiB/s")
+        assert panel.throughput_chart.unit_label == "MiB/s"
+    finally:
+        view.units_combo.setCurrentIndex(view.units_combo.findData("decimal"))
+    assert not units.binary_rates() and json.loads(settings_path().read_text())["units"] == "decimal"

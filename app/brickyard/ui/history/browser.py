@@ -33,10 +33,11 @@ from PySide6.QtWidgets import (
 from brickyard.core.compare import metric_unit
 from brickyard.core.results import RunStatus
 from brickyard.core.runlabels import series_of
-from brickyard.core.settings import UNITS_KEY, SettingsError, write_setting
+from brickyard.core.settings import UNITS_KEY
 from brickyard.core.units import binary_rates, format_utc, set_binary_rates
 from brickyard.store import HistoryStore, RunFilter, RunSummary
 from brickyard.store.exchange import ExchangeError
+from brickyard.store.settings import Settings
 
 from .charts import TrendChart, size_label
 from .compare_panel import ComparePanel
@@ -360,10 +361,10 @@ class HistoryView(QWidget):
     def _units_changed(self, _index: int) -> None:
         choice = self.units_combo.currentData()
         set_binary_rates(choice == "binary")
-        try:
-            write_setting(UNITS_KEY, choice)
-        except (OSError, SettingsError) as exc:
-            self.sig_status.emit(f"rates are in {self.units_combo.currentText()} for now; not saved: {exc}")
+        settings = Settings()               # merged into the file as it is now, atomically
+        settings.setValue(UNITS_KEY, choice)
+        if settings.problem:
+            self.sig_status.emit(f"rates are in {self.units_combo.currentText()} for now; {settings.problem}")
         if self.compare.runs:
             self._show_compared(self.compare.runs)
         self.refresh_trend()
