@@ -321,7 +321,8 @@ def trend(store: Any, table: DecisionTable, entries: Sequence[LayoutEntry]) -> T
                                     direction=p["direction"],
                                     filters=RunFilter(volume=e.plan.volume.name, workload=table.workload))
         if points:
-            series.append(TrendSeries(f"volume {e.plan.volume.name}", tuple(points)))
+            series.append(TrendSeries(f"volume {e.plan.volume.name}",
+                                      tuple((p.started_at, p.run_id, p.value) for p in points)))
     if not any(len(s.points) > 1 for s in series):
         return None
     return Trend(many.title, tuple(series))
