@@ -35,3 +35,18 @@ def _log_to_a_temporary_folder(tmp_path_factory):
     folder, never the tester's ~/.local/state."""
     os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
     yield
+
+
+@pytest.fixture
+def no_modal_questions(monkeypatch):
+    """Windows a test closes never wait for an answer nobody gives: unsaved changes are
+    discarded, no crash recovery is offered, quitting while something runs goes ahead. A real
+    question box once hung CI for good (a pre-flight records the free space it measured as an
+    undoable edit, so closing the e2e test's window asked to save; pytest-timeout cannot
+    interrupt Qt's modal loop). tests/ui and tests/e2e use it for every test."""
+    from brickyard.ui import files
+    from brickyard.ui.mainwindow import MainWindow
+
+    monkeypatch.setattr(files.FileController, "_ask_box", lambda self, question: "discard")
+    monkeypatch.setattr(files.FileController, "_ask_recover_box", lambda self, question: False)
+    monkeypatch.setattr(MainWindow, "_confirm_quit_while_busy", lambda self: True)

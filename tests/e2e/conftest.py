@@ -74,6 +74,11 @@ def _e2e_requirements(request):
     require_lab()
 
 
+@pytest.fixture(autouse=True)
+def _no_modal_questions(no_modal_questions):
+    """tests/conftest.py: no_modal_questions (a window closed by an e2e test never blocks CI)."""
+
+
 @pytest.fixture(scope="session")
 def lab():
     """A running lab with at least 4 server nodes and 1 client (a ``brickyard.lab.session.Lab``)."""

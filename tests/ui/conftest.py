@@ -5,8 +5,6 @@ fresh temporary XDG tree for each test."""
 
 import pytest
 
-from brickyard.ui import files
-
 
 @pytest.fixture(autouse=True)
 def _fresh_profile(tmp_path_factory, monkeypatch):
@@ -18,9 +16,5 @@ def _fresh_profile(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
-def _no_modal_questions(monkeypatch):
-    monkeypatch.setattr(files.FileController, "_ask_box", lambda self, question: "discard")
-    monkeypatch.setattr(files.FileController, "_ask_recover_box", lambda self, question: False)
-    from brickyard.ui.mainwindow import MainWindow
-
-    monkeypatch.setattr(MainWindow, "_confirm_quit_while_busy", lambda self: True)
+def _no_modal_questions(no_modal_questions):
+    """tests/conftest.py: no_modal_questions."""
