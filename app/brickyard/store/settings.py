@@ -110,8 +110,10 @@ class Settings:
                                     "settings are kept in memory only: fix the file, or move it away.")
                     return {}
                 self.problem = ""
-                self.notice = (f"Brickyard could not read its settings and started with default settings. The file "
-                               f"is kept as {self.kept_as}; the problem{'s' if len(exc.problems) > 1 else ''}:\n{exc}")
+                found = [str(p) for p in exc.problems] or [str(exc)]
+                self.notice = (f"Brickyard could not read its settings file {self.path} and started with default "
+                               f"settings. The file is kept as {self.kept_as}.\n"
+                               + "\n".join(f"  {line}" for line in found))
                 return {}
             self.problem = (f"{exc}\nBrickyard keeps this session's settings in memory and leaves the file "
                             "as it is: fix it, or move it away to start afresh.")
