@@ -27,6 +27,7 @@ it was found, so the estimate can say which figures rest on assumptions.
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -142,6 +143,7 @@ def prior_params(topo: Topology, bricks: Iterable[Any] | None = None) -> Params:
     values = tm.default_values()
     wanted = None if bricks is None else {str(b) for b in bricks}
     nodes = set() if wanted is None else {w.partition(":")[0] for w in wanted}
+    speeds: dict[str, float | None] = {}
     for node in topo.nodes:
         if wanted is not None and node.name not in nodes:
             continue
@@ -149,10 +151,25 @@ def prior_params(topo: Topology, bricks: Iterable[Any] | None = None) -> Params:
             values[f"{NODE_LINK}@{node.name}"] = spread(node.nic_gbps * 1e9 / 8, DECLARED,
                                                         f"{node.name}'s NIC, {node.nic_gbps:g} Gbit/s (topology)")
         for b in node.bricks:
-            if b.speed_bps and (wanted is None or f"{node.name}:{b.path}" in wanted):
-                for d in DIRECTIONS:
-                    values[f"{BRICK}.{d}@{node.name}:{b.path}"] = spread(
-                        float(b.speed_bps), DECLARED, f"{node.name}:{b.path} speed_bps (topology)")
+            name = f"{node.name}:{b.path}"
+            if wanted is None or name in wanted:
+                speeds[name] = float(b.speed_bps) if b.speed_bps else None
+    # the most common speed is the default, the others per brick: a 24,000-brick plan of
+    # identical disks holds two entries, not 48,000 (a brick with no speed has none)
+    known = [v for v in speeds.values() if v]
+    common = Counter(known).most_common(1)[0][0] if known and len(known) == len(speeds) else None
+    shared: dict[float, Value] = {}
+    for name, speed in speeds.items():
+        if not speed:
+            continue
+        v = shared.get(speed)
+        if v is None:
+            v = shared[speed] = spread(speed, DECLARED, "the brick's speed_bps (topology)")
+        for d in DIRECTIONS:
+            if speed == common:
+                values[f"{BRICK}.{d}"] = v
+            else:
+                values[f"{BRICK}.{d}@{name}"] = v
     links = [c.nic_gbps for c in topo.clients]
     if links and all(links):
         slow = min(links)   # type: ignore[type-var]

@@ -79,12 +79,15 @@ class Estimate:
             doc.setdefault("interval", {})[key] = [p.low, p.high]
             doc.setdefault("bounds", {})[key] = dict(p.bounds)
         if self.shape is not None and self.model is not None and self.shape.sets:
-            doc["per_block_size"] = [
-                {"block_size": b, "block": format_block_size(b),
-                 **{f"single_{d}_bps": tm.predict(self.shape, self.model.params, d, 1, b).bps for d in (WRITE, READ)},
-                 **{f"concurrent_{d}_bps": tm.predict(self.shape, self.model.params, d, self.concurrency, b).bps
-                    for d in (WRITE, READ)}}
-                for b in SMALL_BLOCKS]
+            points = [(d, n, b) for b in SMALL_BLOCKS for d in (WRITE, READ) for n in (1, self.concurrency)]
+            found = iter(tm.predict_many(self.shape, self.model.params, points))
+            doc["per_block_size"] = []
+            for b in SMALL_BLOCKS:
+                row: dict = {"block_size": b, "block": format_block_size(b)}
+                for d in (WRITE, READ):
+                    for n in (1, self.concurrency):
+                        row[f"{'single' if n == 1 else 'concurrent'}_{d}_bps"] = next(found).bps
+                doc["per_block_size"].append(row)
         if self.model is not None:
             doc["sources"] = self.model.counts()
             doc["sources_text"] = describe_sources(self.model)
@@ -109,7 +112,8 @@ def estimate(topo: Topology, volume: Volume, sets: list[BrickSet], model: Model 
     if not shape.sets:
         return Estimate(None, None, None, None, 1.0, "no set holds data", tuple(missing),
                         _label(model), concurrency, (), shape, model)
-    preds = tuple(tm.predict(shape, model.params, d, n) for d in (WRITE, READ) for n in (1, concurrency))
+    preds = tuple(tm.predict_many(shape, model.params, [(d, n, None) for d in (WRITE, READ)
+                                                         for n in (1, concurrency)]))
     by = {(p.direction, p.concurrency): p for p in preds}
     s0 = shape.first()
     formula = (f"one file: {by[(WRITE, 1)].why} (write), {by[(READ, 1)].why} (read); "
@@ -128,7 +132,8 @@ def _missing(topo: Topology, shape: LayoutShape, index: TopologyIndex, model: Mo
     """What the figures could not be bounded by, because nothing says how fast it is."""
     out = []
     for d in (WRITE, READ):
-        if any(model.params.get(tm.BRICK, d, str(b)) is None for b in shape.bricks):
+        rates, default = model.params.brick_rates(d)
+        if default is None and any(rates.get(k) is None for s in shape.sets for k in s.brick_keys):
             out.append(f"brick speed of some bricks ({d}): not bounded by the bricks (give speed_bps or run the probe)")
             break
     nodes = shape.nodes()

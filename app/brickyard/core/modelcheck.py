@@ -169,6 +169,57 @@ def with_model_check(table: DecisionTable, entries: Sequence[LayoutEntry], model
     return add_predictions(table, models)
 
 
-__all__ = ["ERR_GROUP", "PRED_GROUP", "RowModel", "add_predictions", "entry_inputs", "fixed", "leave_one_out",
-           "with_model_check"]
+__all__ = ["ERR_GROUP", "PRED_GROUP", "CheckRow", "RowModel", "add_predictions", "check_rows", "entry_inputs",
+           "fixed", "leave_one_out", "with_model_check"]
 
+
+
+# ------------------------------------------------------------------ long form
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    """One measured point beside its prediction: what ``benchmarks/model_check.py`` prints
+    and the History view's Model check tab lists."""
+
+    layout: str
+    direction: str
+    concurrency: int
+    block_size: int | None
+    measured: float
+    repeats: int
+    predicted: float
+    low: float
+    high: float
+    bound: str
+    why: str
+    model: str
+    fitted_on_it: bool
+
+    @property
+    def error(self) -> float:
+        return self.predicted / self.measured - 1.0
+
+    def to_json(self) -> dict:
+        return {"layout": self.layout, "direction": self.direction, "concurrency": self.concurrency,
+                "block_size": self.block_size, "measured_bps": self.measured, "repeats": self.repeats,
+                "predicted_bps": self.predicted, "low_bps": self.low, "high_bps": self.high, "error": self.error,
+                "bound": self.bound, "why": self.why, "model": self.model, "fitted_on_it": self.fitted_on_it}
+
+
+def check_rows(entries: Sequence[LayoutEntry], models: Mapping[str, RowModel],
+               min_block: int = 0) -> list[CheckRow]:
+    """Every measured point (median over repeats of headline steps) of every layout with a
+    model, at blocks of ``min_block`` bytes and more, beside the model's prediction there."""
+    out = []
+    for e in entries:
+        rm = models.get(e.key)
+        if rm is None:
+            continue
+        for o in entry_inputs(e, rm.shape).observations:
+            if o.block_size is not None and o.block_size < min_block:
+                continue
+            p = tm.predict(rm.shape, rm.model.params, o.direction, o.concurrency, o.block_size)
+            out.append(CheckRow(e.key, o.direction, o.concurrency, o.block_size, o.bps, o.repeats, p.bps,
+                                p.low, p.high, p.bound, p.why, rm.label, rm.includes_self))
+    return out

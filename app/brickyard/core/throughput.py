@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterable, Mapping
 
 from .topology import BrickRef
@@ -180,6 +181,22 @@ class Params:
 
     values: Mapping[str, Value] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_tables", {})    # not a field: a cache of what never changes
+
+    def brick_rates(self, direction: str, end: str = "") -> tuple[dict[str, float | None], float | None]:
+        """({"node:/path": rate}, the default rate) for one direction at one end of the
+        range, built once per Params (a 24,000-brick plan reads it for every set)."""
+        key = (direction, end)
+        table = self._tables.get(key)   # type: ignore[attr-defined]
+        if table is None:
+            prefix = f"{BRICK}.{direction}@"
+            rates = {k[len(prefix):]: v.at(end) for k, v in self.values.items() if k.startswith(prefix)}
+            default = self.values.get(f"{BRICK}.{direction}")
+            table = (rates, None if default is None else default.at(end))
+            self._tables[key] = table   # type: ignore[attr-defined]
+        return table
+
     def get(self, name: str, direction: str = "", where: str = "") -> Value | None:
         key = name + (f".{direction}" if direction else "")
         if where and f"{key}@{where}" in self.values:
@@ -217,6 +234,11 @@ class SetShape:
     @property
     def copies(self) -> int:
         return len(self.bricks) if self.kind == "replica" else 1
+
+    @cached_property
+    def brick_keys(self) -> tuple[str, ...]:
+        """The bricks as parameters name them ("node:/path")."""
+        return tuple(str(b) for b in self.bricks)
 
     def rpcs(self, direction: str) -> int:
         """Brick RPCs one request fans out to."""
@@ -270,6 +292,26 @@ class LayoutShape:
     def first(self) -> SetShape:
         return self.sets[0]
 
+    @cached_property
+    def _loads(self) -> dict[tuple[str, bool], dict[str, float]]:
+        """Per direction and (one file, many files): the share of the data each server's
+        bricks carry (many files: sets equally loaded). Worked out once per shape."""
+        out: dict[tuple[str, bool], dict[str, float]] = {}
+        for d in DIRECTIONS:
+            for one in (True, False):
+                load: dict[str, float] = {}
+                sets = self.sets[:1] if one else self.sets
+                weight = 1.0 if one else 1.0 / len(self.sets)
+                for s in sets:
+                    share = weight * s.brick_share(d)
+                    for b in s.bricks:
+                        load[b.node] = load.get(b.node, 0.0) + share
+                out[(d, one)] = load
+        return out
+
+    def node_loads(self, direction: str, one: bool) -> dict[str, float]:
+        return self._loads[(direction, one)] if self.sets else {}
+
 
 def shape_of(sets: Iterable, description: str = "") -> LayoutShape:
     """A LayoutShape from the planner's ``BrickSet``s (duck-typed: bricks, arbiter,
@@ -279,10 +321,12 @@ def shape_of(sets: Iterable, description: str = "") -> LayoutShape:
         if s.data_bricks <= 0:
             continue
         data = tuple(b for b in s.bricks if b != s.arbiter)
+        # a thin arbiter is written only when a data brick is down: not in a request's fan-out
+        arbiter = None if getattr(s, "thin_arbiter", False) else s.arbiter
         if s.redundancy:
             out.append(SetShape("disperse", tuple(s.bricks), k=s.data_bricks, d=len(s.bricks)))
-        elif len(data) > 1 or s.arbiter is not None:
-            out.append(SetShape("replica", data, arbiter=s.arbiter))
+        elif len(data) > 1 or arbiter is not None:
+            out.append(SetShape("replica", data, arbiter=arbiter))
         else:
             out.append(SetShape("distribute", data))
     return LayoutShape(tuple(out), description)
@@ -344,6 +388,7 @@ class _Eval:
     def __init__(self, shape: LayoutShape, params: Params, direction: str, end: str = ""):
         self.shape, self.p, self.d, self.end = shape, params, direction, end
         self._slowest: dict[int, float | None] = {}
+        self._groups: dict[tuple, int] | None = None
 
     def v(self, name: str, where: str = "", directional: bool = True) -> float | None:
         return self.p.value(name, self.d if directional else "", where, self.end)
@@ -380,20 +425,33 @@ class _Eval:
     def slowest(self, s: SetShape) -> float | None:
         """The slowest brick of a set (None: some brick's rate is unknown)."""
         key = id(s)
-        if key not in self._slowest:
-            rates = [self.brick(b) for b in s.bricks]
-            self._slowest[key] = None if not rates or any(r is None for r in rates) else min(rates)  # type: ignore[type-var]
-        return self._slowest[key]
+        if key in self._slowest:
+            return self._slowest[key]
+        rates, default = self.p.brick_rates(self.d, self.end)
+        slow: float | None = None
+        for name in s.brick_keys:
+            rate = rates.get(name, default)
+            if rate is None:
+                slow = None
+                break
+            slow = rate if slow is None or rate < slow else slow
+        self._slowest[key] = slow
+        return slow
+
+    def groups(self) -> dict[tuple, int]:
+        """Sets by (kind, k, d, copies, slowest brick): how many of each."""
+        if self._groups is None:
+            groups: dict[tuple, int] = {}
+            for s in self.shape.sets:
+                key = (s.kind, s.k, s.d, s.copies, self.slowest(s))
+                groups[key] = groups.get(key, 0) + 1
+            self._groups = groups
+        return self._groups
 
     def set_cap(self, s: SetShape, files: int) -> float | None:
-        slow = self.slowest(s)
-        if slow is None:
-            return None
-        if s.kind == "replica":
-            return slow if self.d == WRITE else min(files, s.copies) * slow
-        if s.kind == "disperse":
-            return s.k * slow if self.d == WRITE else min(files * s.k, s.d) * slow
-        return slow
+        """A set's own rate for ``files`` files: distribute B; replica write the slowest
+        copy, read min(files, copies)·B; disperse write k·B, read min(files·k, d)·B."""
+        return _cap(s.kind, s.k, s.d, s.copies, self.slowest(s), self.d, files)
 
     def bounds(self, n: int, block: int | None) -> tuple[dict[str, float], dict[str, str]]:
         shape, sets = self.shape, self.shape.sets
@@ -413,18 +471,20 @@ class _Eval:
             why[key] = (f"client CPU, {ec / tc:.0%} of it erasure coding (d={s0.d}, k={s0.k})" if ec else
                         "the client's aggregate (FUSE and transport threads)")
         # bricks: files per set ~ Binomial(n, 1/sets); each file at most one stream. A set
-        # whose bricks' rates are unknown is not bounded by them.
+        # whose bricks' rates are unknown is not bounded by them. Sets of one kind and
+        # slowest brick behave alike: each distinct one is worked out once.
         p = 1.0 / len(sets)
         probs = _binomial(n, p)
+        groups = self.groups()
         total, known = 0.0, False
-        for s in sets:
+        for (kind, k, d, copies, slow), count in groups.items():
+            known = known or slow is not None
             for m, pm in enumerate(probs):
                 if m == 0 or pm == 0.0:
                     continue
-                cap = self.set_cap(s, m)
-                known = known or cap is not None
+                cap = _cap(kind, k, d, copies, slow, self.d, m)
                 stream_cap = m * per_stream if per_stream else math.inf
-                total += pm * min(stream_cap, cap if cap is not None else math.inf)
+                total += count * pm * min(stream_cap, cap if cap is not None else math.inf)
         if known and math.isfinite(total):
             out[B_BRICK] = total
             hit = expected_sets_hit(n, len(sets))
@@ -449,16 +509,9 @@ class _Eval:
     def _node_links(self, n: int) -> tuple[float | None, str]:
         """The data rate at which the busiest server link fills: each server carries its
         bricks' share of the data of their sets (sets equally loaded)."""
-        sets = self.shape.sets
-        load: dict[str, float] = {}
-        one = n == 1
-        for s in (sets[:1] if one else sets):
-            weight = 1.0 if one else 1.0 / len(sets)
-            for b in s.bricks:
-                load[b.node] = load.get(b.node, 0.0) + weight * s.brick_share(self.d)
         best: float | None = None
         name = ""
-        for node, share in load.items():
+        for node, share in self.shape.node_loads(self.d, n == 1).items():
             link = self.v(NODE_LINK, node, directional=False)
             if link and share > 0:
                 bound = link / share
@@ -467,24 +520,48 @@ class _Eval:
         return best, name
 
 
+def _cap(kind: str, k: int, d: int, copies: int, slow: float | None, direction: str, files: int) -> float | None:
+    """A set's own rate for ``files`` files at once (see ``_Eval.set_cap``)."""
+    if slow is None:
+        return None
+    if kind == "replica":
+        return slow if direction == WRITE else min(files, copies) * slow
+    if kind == "disperse":
+        return k * slow if direction == WRITE else min(files * k, d) * slow
+    return slow
+
+
+def predict_many(shape: LayoutShape, params: Params,
+                 points: Iterable[tuple[str, int, int | None]]) -> list[Prediction]:
+    """``predict`` at several (direction, files, block size) points, sharing the work that
+    does not depend on the point (each set's slowest brick, per direction and range end)."""
+    evals: dict[tuple[str, str], _Eval] = {}
+    out = []
+    for direction, concurrency, block_size in points:
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction {direction!r}: write or read")
+        if not shape.sets:
+            raise ValueError("a layout without sets has no throughput")
+        ev = {end: evals.setdefault((direction, end), _Eval(shape, params, direction, end))
+              for end in ("", "pessimistic", "optimistic")}
+        n = max(1, int(concurrency))
+        bounds, why = ev[""].bounds(n, block_size)
+        if not bounds:
+            raise ValueError("no parameter bounds this layout: nothing to predict from")
+        bound = min(bounds, key=lambda k: bounds[k])
+        value = bounds[bound]
+        low = min(ev["pessimistic"].bounds(n, block_size)[0].values())
+        high = min(ev["optimistic"].bounds(n, block_size)[0].values())
+        out.append(Prediction(direction, n, block_size, value, bound, bounds, min(low, value), max(high, value),
+                              why.get(bound, bound)))
+    return out
+
+
 def predict(shape: LayoutShape, params: Params, direction: str, concurrency: int = 1,
             block_size: int | None = None) -> Prediction:
     """The model's figure for ``concurrency`` files at once (1: a single file), large blocks
     unless ``block_size`` says otherwise."""
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction {direction!r}: write or read")
-    if not shape.sets:
-        raise ValueError("a layout without sets has no throughput")
-    n = max(1, int(concurrency))
-    bounds, why = _Eval(shape, params, direction).bounds(n, block_size)
-    if not bounds:
-        raise ValueError("no parameter bounds this layout: nothing to predict from")
-    bound = min(bounds, key=lambda k: bounds[k])
-    value = bounds[bound]
-    low = min(_Eval(shape, params, direction, "pessimistic").bounds(n, block_size)[0].values())
-    high = min(_Eval(shape, params, direction, "optimistic").bounds(n, block_size)[0].values())
-    return Prediction(direction, n, block_size, value, bound, bounds, min(low, value), max(high, value),
-                      why.get(bound, bound))
+    return predict_many(shape, params, [(direction, concurrency, block_size)])[0]
 
 
 def bounds_of(shape: LayoutShape, params: Params, direction: str, concurrency: int = 1,

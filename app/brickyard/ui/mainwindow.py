@@ -177,6 +177,11 @@ class MainWindow(QMainWindow):
         action.setToolTip("The same benchmarks on several layouts of the same bricks, resumable, ending with a "
                           "decision table (tick layouts in Compare layouts first, or open a campaign file)")
         action.triggered.connect(lambda: self.open_campaign())
+        action = cluster.addAction("Cali&brate throughput model…")
+        action.setObjectName("calibrate-model")
+        action.setToolTip("Calibrate the planner's throughput figures on stored runs (a probe run, runs of a layout) "
+                          "or calibration files: every layout is then predicted, not just estimated")
+        action.triggered.connect(self.open_calibration)
         action = cluster.addAction("&Import from cluster…")
         action.setShortcut(QKeySequence("Ctrl+Shift+I"))
         action.triggered.connect(self.import_from_cluster)
@@ -384,6 +389,14 @@ class MainWindow(QMainWindow):
         from .report_export import export_report_dialog
 
         return export_report_dialog(self, exec_dialog=exec_dialog)
+
+    def open_calibration(self):
+        """The Calibrate throughput model dialog over the history the Run tab writes to."""
+        from .calibrate_dialog import CalibrateDialog
+
+        dialog = CalibrateDialog(self.session, self.history_store(), self)
+        dialog.open()
+        return dialog
 
     def history_store(self):
         """The history database the Run tab writes to (opened on first use)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from ..core import edits
+from ..core import calibration, edits
 from ..core.events import Change
 from ..core.plan import PlanResult, candidate_layouts, plan_volume
 from ..core.topology import BrickRef, Layout, Topology, TopologyError, Volume
@@ -49,6 +49,8 @@ class Session(QObject):
     """str: the name of the volume the views now show ('' when there is none)."""
     sig_edit_refused = Signal(str)
     """str: why the model refused an edit (a duplicate name, …), for the status bar."""
+    sig_calibration_changed = Signal()
+    """The throughput model's calibration changed (``calibration`` holds it; empty: none)."""
 
     def __init__(self, topo: Topology | None = None, parent: QObject | None = None):
         super().__init__(parent)
@@ -60,6 +62,8 @@ class Session(QObject):
         self.plan_problem = ""
         self.last_refusal = ""
         self._candidates: tuple[tuple, list[Layout]] | None = None
+        self.calibration = calibration.Inputs()
+        self._model: tuple[tuple, calibration.Model] | None = None
         self.replace(topo if topo is not None else Topology())
 
     # ---- the model ------------------------------------------------------------------
@@ -135,6 +139,25 @@ class Session(QObject):
             self.failures = []
             self.replan()
 
+    # ---- the throughput model -------------------------------------------------------
+    def set_calibration(self, inputs: calibration.Inputs) -> None:
+        """Calibrate the planner's throughput figures on ``inputs`` (empty: uncalibrated)."""
+        self.calibration = inputs
+        self._model = None
+        self.sig_calibration_changed.emit()
+        self.replan()
+
+    def model(self) -> calibration.Model | None:
+        """The calibrated model for the topology as it is now (None: uncalibrated), fitted
+        again only when what its priors read changes (brick speeds, NIC speeds)."""
+        if self.calibration.empty or self.topo is None:
+            return None
+        key = (id(self.topo), tuple((n.name, n.nic_gbps, tuple((b.path, b.speed_bps) for b in n.bricks))
+                                    for n in self.topo.nodes), tuple(c.nic_gbps for c in self.topo.clients))
+        if self._model is None or self._model[0] != key:
+            self._model = (key, calibration.fit(self.topo, self.calibration))
+        return self._model[1]
+
     # ---- the planner ----------------------------------------------------------------
     def replan(self) -> None:
         volume = self.volume
@@ -143,11 +166,11 @@ class Session(QObject):
             self.sig_plan_changed.emit(None)
             return
         try:
-            self.plan = plan_volume(self.topo, volume, self.failures)
+            self.plan = plan_volume(self.topo, volume, self.failures, model=self.model())
         except ValueError:
             # a failure names something that was renamed or deleted since: drop those
             self.failures = [f for f in self.failures if self._names_something(f)]
-            self.plan = plan_volume(self.topo, volume, self.failures)
+            self.plan = plan_volume(self.topo, volume, self.failures, model=self.model())
         self.plan_problem = ""
         self.sig_plan_changed.emit(self.plan)
 

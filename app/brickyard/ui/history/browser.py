@@ -41,6 +41,7 @@ from brickyard.store.settings import Settings
 
 from .charts import TrendChart, size_label
 from .compare_panel import ComparePanel
+from .model_check import ModelCheckPanel
 from .refresher import HistoryRefresher, Snapshot
 
 COLUMNS = ("started (UTC)", "run", "status", "workload", "volume or path", "layout", "gluster", "hosts", "steps")
@@ -247,6 +248,9 @@ class HistoryView(QWidget):
         self.right = QTabWidget()
         self.right.addTab(self.compare, "Compare")
         self.right.addTab(self.trend_chart, "Trend")
+        self.model_check = ModelCheckPanel()
+        self.right.addTab(self.model_check, "Model check")
+        self._model_check_stale = False
 
         left = QWidget()
         lv = QVBoxLayout(left)
@@ -273,6 +277,7 @@ class HistoryView(QWidget):
         self.compare.conc_combo.currentIndexChanged.connect(lambda _i: self.refresh_trend())
         self.compare.direction_combo.currentIndexChanged.connect(lambda _i: self.refresh_trend())
         self.right.currentChanged.connect(lambda _i: self.refresh_trend())
+        self.right.currentChanged.connect(lambda _i: self.refresh_model_check())
         self.units_combo.currentIndexChanged.connect(self._units_changed)
         reload_key = QShortcut(QKeySequence(Qt.Key.Key_F5), self)
         reload_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -357,6 +362,8 @@ class HistoryView(QWidget):
         if self.compare.tabs.currentIndex() != tab and len(runs) > 1:
             self.compare.tabs.setCurrentIndex(tab)
         self._compared_state = {r.run_id: (r.status.value, len(r.steps)) for r in runs}
+        self._model_check_stale = True
+        self.refresh_model_check()
 
     def _units_changed(self, _index: int) -> None:
         choice = self.units_combo.currentData()
@@ -468,6 +475,21 @@ class HistoryView(QWidget):
                 sel.select(self.model.index(row, 0), sel.SelectionFlag.Select | sel.SelectionFlag.Rows)
         self.refresh_trend()
         return shown
+
+    def refresh_model_check(self) -> None:
+        """Predicted vs measured for the runs in Compare, worked out when the tab shows."""
+        if self.right.currentWidget() is not self.model_check or not self._model_check_stale:
+            return
+        self._model_check_stale = False
+        from brickyard.core import topofile
+
+        def topology_for(run):
+            text = self.store.topology_snapshot(run.run_id)
+            try:
+                return topofile.loads(text) if text else None
+            except topofile.TopologyFileError:
+                return None
+        self.model_check.show_runs(self.compare.runs, topology_for)
 
     def refresh_trend(self) -> None:
         """Redraw the trend of the filtered runs at the chosen point; only while the Trend

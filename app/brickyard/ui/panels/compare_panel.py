@@ -28,8 +28,22 @@ COLUMNS = ("Layout", "gluster creates", "Usable", "Usable %", "Nodes may fail (a
 SLICE_SECONDS = 0.03
 
 
+TIP_OF = {"Single write": ("write", 1), "Single read": ("read", 1), "Concurrent write": ("write", 0),
+          "Concurrent read": ("read", 0)}
+
+
 def _rate(v: float | None) -> str:
     return "?" if v is None else format_rate(v)
+
+
+def _prediction_tip(est, direction: str, files: int) -> str:
+    """What a throughput cell rests on: the label, the binding bound, the range."""
+    p = est.prediction(direction, files or est.concurrency) if est is not None else None
+    if p is None:
+        return ""
+    who = "one file" if p.concurrency == 1 else f"{p.concurrency} files at once"
+    return (f"{est.label}: {direction}, {who}, large blocks\n{format_rate(p.bps)}, bound by {p.bound}: {p.why}\n"
+            f"range {format_rate(p.low)} … {format_rate(p.high)} (wider where parameters are assumed)")
 
 
 class _Sortable(QTableWidgetItem):
@@ -80,6 +94,7 @@ class ComparePanel(QWidget):
         session.sig_model_changed.connect(self.restart)
         session.sig_topology_replaced.connect(self.restart)
         session.sig_volume_selected.connect(self.restart)
+        session.sig_calibration_changed.connect(self.restart)
         self.restart()
 
     def restart(self, *_: object) -> None:
@@ -134,15 +149,19 @@ class ComparePanel(QWidget):
             layout = self._pending.pop(0)
             # a layout without thin-arbiter leaves the volume's thin-arbiter brick out
             ta = volume.thin_arbiter_brick if layout.thin_arbiter else None
-            self._add_row(layout, plan_volume(self.session.topo, replace(volume, layout=layout, thin_arbiter_brick=ta)))
+            self._add_row(layout, plan_volume(self.session.topo, replace(volume, layout=layout, thin_arbiter_brick=ta),
+                                              model=self.session.model()))
         if not self._pending:
             self._timer.stop()
             self.table.setSortingEnabled(True)
             self.table.sortItems(0, Qt.SortOrder.AscendingOrder)  # simplest layout first
             self.table.resizeColumnsToContents()
             self._select_current()
+            model = self.session.model()
+            what = (model.label if model is not None else "estimate (uncalibrated)")
             self.status.setText(f"{self.table.rowCount()} layout(s) gluster accepts for {len(volume.bricks) if volume else 0} "
-                                "bricks in this order (estimates, not measurements). Double-click a row to use it.")
+                                f"bricks in this order. Throughput: {what}, not measured; hover a figure for its "
+                                "bound and range. Double-click a row to use it.")
         else:
             self.status.setText(f"planned {self._total - len(self._pending)} of {self._total} layouts…")
 
@@ -153,6 +172,7 @@ class ComparePanel(QWidget):
         self.table.insertRow(row)
         self.layouts.append(layout)
         cap, tol, est = plan.capacity, plan.tolerance, plan.estimate
+        tips = {d_n: _prediction_tip(est, *d_n) for d_n in (("write", 1), ("read", 1), ("write", 0), ("read", 0))}
         sites = "—" if tol.sites_worst is None else f"{tol.sites_worst} / {tol.sites_best}"
         asks = "; ".join(sorted({f.severity for f in plan.findings})) or "nothing"
         cells = [
@@ -176,6 +196,8 @@ class ComparePanel(QWidget):
                 item.setCheckState(Qt.CheckState.Unchecked)
             if col == len(cells) - 1 and plan.findings:
                 item.setToolTip("\n".join(f.message for f in plan.findings))
+            elif COLUMNS[col] in TIP_OF:
+                item.setToolTip(tips[TIP_OF[COLUMNS[col]]])
             self.table.setItem(row, col, item)
 
     def _select_current(self) -> None:

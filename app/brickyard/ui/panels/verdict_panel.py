@@ -57,7 +57,8 @@ class VerdictPanel(QWidget):
         state_group = self._group("Failure simulation (select + F, or Alt+click)", self.state, self.sets)
         state_group.layout().addLayout(fail_row)
         box.addWidget(state_group)
-        box.addWidget(self._group("Throughput estimate", self.estimate))
+        self.estimate_group = self._group("Throughput estimate", self.estimate)
+        box.addWidget(self.estimate_group)
         box.addStretch(1)
         self.clear_failures.clicked.connect(session.clear_failures)
         session.sig_plan_changed.connect(self.show_plan)
@@ -102,13 +103,31 @@ class VerdictPanel(QWidget):
             text += f"\nSites: any {tol.sites_worst} may fail; up to {tol.sites_best} if the right ones fail."
         self.tolerance.setText(text)
         self._show_state(plan)
+        self._show_estimate(plan)
+
+    def _show_estimate(self, plan: PlanResult) -> None:
+        """The model's four figures with their bound and range, titled "Throughput predicted
+        (calibrated on …)" or "Throughput estimate (uncalibrated)"."""
         est = plan.estimate
-        text = (f"single file: write {_rate(est.single_write_bps)}, read {_rate(est.single_read_bps)}\n"
-                f"concurrent: write {_rate(est.concurrent_write_bps)}, read {_rate(est.concurrent_read_bps)}\n"
-                f"({est.label}; {est.formula})")
+        self.estimate_group.setTitle(f"Throughput {est.label}")
+        rows = []
+        for p in est.predictions:
+            who = "one file" if p.concurrency == 1 else f"{p.concurrency} files"
+            rows.append(f"<tr><td>{p.direction} {who}</td><td align='right'><b>{format_rate(p.bps)}</b></td>"
+                        f"<td style='color:#757575'>{format_rate(p.low)} … {format_rate(p.high)}</td>"
+                        f"<td>{html.escape(p.bound)}</td></tr>")
+        text = "<table cellspacing='4'>" + "".join(rows) + "</table>"
+        tips = [f"{p.direction}, {'one file' if p.concurrency == 1 else f'{p.concurrency} files'}: "
+                f"{p.bound} — {p.why}" for p in est.predictions]
+        if est.model is not None:
+            from ...core.calibration import describe_sources
+
+            tips.append("parameters: " + describe_sources(est.model))
+            tips += [f"note: {n}" for n in est.model.notes]
         if est.missing:
-            text += "\nunknown: " + ", ".join(est.missing)
+            text += "<br><span style='color:#757575'>unknown: " + html.escape("; ".join(est.missing)) + "</span>"
         self.estimate.setText(text)
+        self.estimate.setToolTip("\n".join(tips))
 
     def _show_refused(self, plan: PlanResult) -> None:
         """gluster refuses the create: what it refuses is above; nothing here pretends otherwise."""
@@ -122,6 +141,7 @@ class VerdictPanel(QWidget):
         self.failures.setText("Failed: " + (", ".join(self.session.failures) or "nothing"))
         self.clear_failures.setEnabled(bool(self.session.failures))
         self.estimate.setText("— no volume, no estimate.")
+        self.estimate.setToolTip("")
 
     def _show_findings(self, plan: PlanResult) -> None:
         if not plan.findings:

@@ -1,0 +1,168 @@
+"""Cluster ▸ Calibrate throughput model…: choose what the planner's throughput figures are
+calibrated on — stored runs (a ``probe`` run of the hardware, dd/fio runs of a layout) and
+calibration files — and see what the fit made of them.
+
+The sources are read by ``store.calibrate.load_inputs`` (the same reader as ``brickyard plan
+--calibrate``); the session fits the model and every planner view shows "predicted (calibrated
+on …)" instead of "estimate (uncalibrated)". A source that cannot calibrate is refused here
+with the reason, and the calibration stays as it was.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
+                               QListWidget, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout)
+
+from ..core.calibration import describe_sources
+from ..core.units import format_rate, format_utc
+from ..store.calibrate import CalibrationSourceError, load_inputs
+from .session import Session
+
+#: workloads whose steps name direction, file count and block size (or probe the hardware)
+USABLE_WORKLOADS = ("probe", "dd", "fio")
+HEAD = ("", "started (UTC)", "run", "workload", "volume", "layout", "steps")
+
+
+class CalibrateDialog(QDialog):
+    def __init__(self, session: Session, store, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Calibrate throughput model")
+        self.setObjectName("calibrate-dialog")
+        self.session, self.store = session, store
+        intro = QLabel("Tick stored runs to calibrate the planner's throughput model on: a <b>probe</b> run "
+                       "(<code>brickyard probe</code>: brick filesystems and TCP, before provisioning) and runs "
+                       "of a layout (dd, fio). Add calibration files for figures from elsewhere. Each layout is "
+                       "then <i>predicted</i> from them; what nothing measured stays a labelled assumption.")
+        intro.setWordWrap(True)
+        self.runs = QTableWidget(0, len(HEAD))
+        self.runs.setObjectName("calibrate-runs")
+        self.runs.setHorizontalHeaderLabels(HEAD)
+        self.runs.verticalHeader().hide()
+        self.runs.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.runs.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.runs.horizontalHeader().setStretchLastSection(True)
+        self.files = QListWidget()
+        self.files.setObjectName("calibrate-files")
+        self.files.setMaximumHeight(70)
+        add = QPushButton("Add calibration file…")
+        remove = QPushButton("Remove file")
+        add.clicked.connect(self.add_file_dialog)
+        remove.clicked.connect(lambda: [self.files.takeItem(self.files.row(i)) for i in self.files.selectedItems()])
+        self.result = QLabel()
+        self.result.setObjectName("calibrate-result")
+        self.result.setWordWrap(True)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.calibrate = QPushButton("Calibrate")
+        self.calibrate.setDefault(True)
+        self.clear = QPushButton("Clear calibration")
+        close = QPushButton("Close")
+        self.calibrate.clicked.connect(self.apply)
+        self.clear.clicked.connect(self.clear_calibration)
+        close.clicked.connect(self.accept)
+        files_row = QHBoxLayout()
+        files_row.addWidget(self.files, 1)
+        side = QVBoxLayout()
+        side.addWidget(add)
+        side.addWidget(remove)
+        side.addStretch(1)
+        files_row.addLayout(side)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.clear)
+        buttons.addStretch(1)
+        buttons.addWidget(self.calibrate)
+        buttons.addWidget(close)
+        box = QVBoxLayout(self)
+        box.addWidget(intro)
+        box.addWidget(self.runs, 1)
+        box.addWidget(QLabel("Calibration files:"))
+        box.addLayout(files_row)
+        box.addWidget(self.result)
+        box.addLayout(buttons)
+        self.resize(900, 560)
+        self.fill_runs()
+        self.show_model()
+
+    def fill_runs(self) -> None:
+        summaries = [s for s in self.store.list_runs() if s.workload in USABLE_WORKLOADS and s.step_count]
+        ticked = {s for s in self.session.calibration.sources}
+        self.runs.setRowCount(len(summaries))
+        for row, s in enumerate(summaries):
+            cells = ["", format_utc(s.started_at), s.run_id[:12], s.workload, s.volume or s.target, s.layout,
+                     str(s.step_count)]
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setFlags(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled)
+                if col == 0:
+                    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                    was = any(s.run_id[:12] in src for src in ticked)
+                    item.setCheckState(Qt.CheckState.Checked if was else Qt.CheckState.Unchecked)
+                    item.setData(Qt.ItemDataRole.UserRole, s.run_id)
+                self.runs.setItem(row, col, item)
+
+    def add_file_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Calibration file", "", "Calibration files (*.json);;All files (*)")
+        if path:
+            self.add_file(path)
+
+    def add_file(self, path: str) -> None:
+        self.files.addItem(path)
+
+    def ticked_runs(self) -> list[str]:
+        out = []
+        for row in range(self.runs.rowCount()):
+            item = self.runs.item(row, 0)
+            if item is not None and item.checkState() == Qt.CheckState.Checked:
+                out.append(item.data(Qt.ItemDataRole.UserRole))
+        return out
+
+    def specs(self) -> list[str]:
+        return self.ticked_runs() + [self.files.item(i).text() for i in range(self.files.count())]
+
+    def apply(self) -> bool:
+        """Calibrate on what is ticked and listed; False (and the reason shown) when a source
+        cannot calibrate."""
+        specs = self.specs()
+        if not specs:
+            self._error("Tick a run or add a calibration file first (or Clear calibration).")
+            return False
+        volume = self.session.volume
+        bricks = volume.bricks if volume is not None else []
+        try:
+            inputs = load_inputs(specs, self.session.topo, bricks, store=self.store)
+        except CalibrationSourceError as exc:
+            self._error(str(exc))
+            return False
+        self.session.set_calibration(inputs)
+        self.show_model()
+        return True
+
+    def clear_calibration(self) -> None:
+        from ..core.calibration import Inputs
+
+        self.session.set_calibration(Inputs())
+        for row in range(self.runs.rowCount()):
+            self.runs.item(row, 0).setCheckState(Qt.CheckState.Unchecked)
+        self.files.clear()
+        self.show_model()
+
+    def _error(self, text: str) -> None:
+        self.result.setText(f"<span style='color:#b71c1c'>{html.escape(text)}</span>")
+
+    def show_model(self) -> None:
+        model = self.session.model()
+        if model is None:
+            self.result.setText("The planner's figures are <b>estimates (uncalibrated)</b>: topology speeds and "
+                                "labelled assumptions.")
+            return
+        lines = [f"<b>{html.escape(model.label)}</b>", html.escape(describe_sources(model))]
+        for r in model.residuals[:8]:
+            o = r.observation
+            lines.append(html.escape(f"fit: {o.layout} {o.direction} {o.concurrency} file(s): measured "
+                                     f"{format_rate(o.bps)}, model {format_rate(r.predicted)} ({r.error:+.0%})"))
+        if len(model.residuals) > 8:
+            lines.append(f"… and {len(model.residuals) - 8} more figures")
+        lines += [html.escape(f"note: {n}") for n in model.notes]
+        self.result.setText("<br>".join(lines))

@@ -1,0 +1,110 @@
+"""The throughput model in the window: the layout panel and Compare layouts say whether a
+figure is an estimate or a prediction (and what bounds it); Calibrate throughput model…
+calibrates on stored runs or files and refuses a bad source with the reason; History's
+Model check tab lists each measured point beside its prediction."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from PySide6.QtCore import Qt
+
+from brickyard.core import calibration
+from brickyard.store import HistoryStore
+from brickyard.store.synthetic import synthetic_run
+from brickyard.ui.calibrate_dialog import CalibrateDialog
+from brickyard.ui.history import HistoryWindow
+from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.panels.verdict_panel import VerdictPanel
+
+from .helpers import show_active, small_topology
+
+CAL = {"format_version": 1, "name": "bench dt", "layout": {"type": "distribute"},
+       "measurements": [{"direction": "write", "concurrency": 1, "block_size": "16M", "throughput": "150MB/s"},
+                        {"direction": "write", "concurrency": 8, "block_size": "16M", "throughput": "600MB/s"}]}
+
+
+def window(qtbot, tmp_path):
+    win = MainWindow(small_topology(), tmp_path / "settings.ini", tmp_path / "autosave")
+    show_active(qtbot, win)
+    return win
+
+
+def test_uncalibrated_figures_say_estimate_and_calibrated_ones_predicted(qtbot, tmp_path):
+    win = window(qtbot, tmp_path)
+    session = win.session
+    panel = win.findChildren(VerdictPanel)[0]
+    assert panel.estimate_group.title() == "Throughput estimate (uncalibrated)"
+    assert "client" in panel.estimate.text() or "brick" in panel.estimate.text()
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(CAL))
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    dialog = CalibrateDialog(session, store, win)
+    qtbot.addWidget(dialog)
+    dialog.add_file(str(path))
+    assert dialog.apply()
+    assert panel.estimate_group.title() == "Throughput predicted (calibrated on bench dt)"
+    assert "predicted (calibrated on bench dt)" in dialog.result.text()
+    # Compare layouts: every row planned with the calibrated model, each figure explained
+    compare = win.compare
+    win.docks["compare"].raise_()
+    compare.finish()
+    assert "predicted (calibrated on bench dt)" in compare.status.text()
+    tip = compare.table.item(0, 6).toolTip()
+    assert tip.startswith("predicted (calibrated on bench dt)") and "bound by" in tip and "range" in tip
+    dialog.clear_calibration()
+    assert session.model() is None and panel.estimate_group.title() == "Throughput estimate (uncalibrated)"
+    store.close()
+
+
+def test_a_bad_calibration_source_is_refused_with_its_reason_and_changes_nothing(qtbot, tmp_path):
+    win = window(qtbot, tmp_path)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format_version": 1, "layout": {"type": "stripe"}, "measurements": []}')
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    dialog = CalibrateDialog(win.session, store, win)
+    qtbot.addWidget(dialog)
+    dialog.add_file(str(bad))
+    assert not dialog.apply()
+    assert "layout.type" in dialog.result.text() and win.session.model() is None
+    store.close()
+
+
+def test_stored_runs_are_offered_and_calibrate_when_ticked(qtbot, tmp_path):
+    win = window(qtbot, tmp_path)
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    run = synthetic_run(random.Random(3), layout="distribute")
+    store.add_run(run)
+    dialog = CalibrateDialog(win.session, store, win)
+    qtbot.addWidget(dialog)
+    assert dialog.runs.rowCount() == 1 and dialog.runs.item(0, 2).text() == run.run_id[:12]
+    dialog.runs.item(0, 0).setCheckState(Qt.CheckState.Checked)
+    assert dialog.apply()
+    assert win.session.model().calibrated_on == (f"gv0 run {run.run_id[:12]}",)
+    store.close()
+
+
+def test_history_model_check_predicts_each_layout_from_the_others(qtbot, tmp_path):
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    runs = [synthetic_run(random.Random(1), layout="distribute"), synthetic_run(random.Random(2), layout="replica")]
+    for r in runs:
+        store.add_run(r)
+    window = HistoryWindow(store)
+    qtbot.addWidget(window)
+    view = window.view
+    view.show_runs([r.run_id for r in runs])
+    view.right.setCurrentWidget(view.model_check)
+    rows = view.model_check.rows
+    assert rows and len({r.layout for r in rows}) == 2
+    assert all("calibrated on" in r.model and not r.fitted_on_it for r in rows)
+    assert view.model_check.table.rowCount() == len(rows)
+    assert "predicted from the other layouts' runs" in view.model_check.summary.text()
+    store.close()
+
+
+def test_calibration_inputs_are_what_the_session_fits(qtbot, tmp_path):
+    win = window(qtbot, tmp_path)
+    assert win.session.model() is None
+    win.session.set_calibration(calibration.Inputs())
+    assert win.session.model() is None
