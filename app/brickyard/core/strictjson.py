@@ -126,8 +126,11 @@ def kind(value: Any) -> str:
         return "null"
     if value is INVALID:
         return "an invalid value"
-    return {bool: "true/false", int: "an integer", float: "a number", str: "a string",
-            list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
+    for cls, name in ((bool, "true/false"), (int, "an integer"), (float, "a number"), (str, "a string"),
+                      (list, "an array"), (dict, "an object")):   # subclasses too: the reader's own object type
+        if isinstance(value, cls):
+            return name
+    return type(value).__name__
 
 
 # ---- reading a file -----------------------------------------------------------------------
