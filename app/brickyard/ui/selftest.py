@@ -2,7 +2,7 @@
 installation whole? Everything runs offscreen in a temporary profile, so the user's settings,
 history and logs are never touched, and the temporary files are removed at the end.
 
-Steps, each printed as ``ok``/``FAIL``/``skip`` with what it found:
+Steps, each printed as ``ok`` or ``FAIL`` with what it found:
 
 1. **window**: Qt starts offscreen and the main window is built with its menus and the
    welcome view (icons, the README for F1).
@@ -15,8 +15,8 @@ Steps, each printed as ``ok``/``FAIL``/``skip`` with what it found:
 5. **benchmark**: a tiny local dd sweep through the real engine and agent, stored in that
    history and read back.
 6. **report**: that run exported as a PDF through ``brickyard.report`` (``content_from_runs``
-   and ``export_report``, as File ▸ Export PDF… does). Until the report module is built this
-   says "report: not built"; when it exists and fails, the test fails.
+   and ``export_report``, as File ▸ Export PDF… does). A bundle without the report module fails
+   here, named.
 
 Exit 0 when nothing failed, else 1; the last line names what failed.
 """
@@ -67,7 +67,7 @@ class SelfTest:
         started = time.monotonic()
         try:
             detail = fn()
-            status = "skip" if detail.startswith("not built") else "ok"
+            status = "ok"
         except Failed as exc:
             status, detail = "FAIL", str(exc)
         except Exception as exc:  # noqa: BLE001 - every failure is named, with where it happened
@@ -225,19 +225,14 @@ class SelfTest:
 
     def report(self) -> str:
         import importlib
-        import pkgutil
 
         try:
             module = importlib.import_module("brickyard.report")
         except ModuleNotFoundError as exc:
-            if exc.name != "brickyard.report":
-                raise      # the report is there but needs something missing: a failure, named
-            return "not built (brickyard.report is not part of this installation)"
+            raise Failed(f"the report cannot be imported: {exc}") from None
         content_from_runs = getattr(module, "content_from_runs", None)
         export_report = getattr(module, "export_report", None)
         if content_from_runs is None or export_report is None:
-            if not list(pkgutil.iter_modules(module.__path__)):
-                return "not built (brickyard.report is still empty)"
             raise Failed("brickyard.report is there but has no content_from_runs/export_report: "
                          "the self-test does not know how to export a PDF with it")
         if not self.run_id or self.store is None:
