@@ -187,3 +187,20 @@ def test_a_calibration_layout_on_bricks_the_topology_lacks_is_refused():
                                     "measurements": [{"direction": "write", "concurrency": 1, "throughput": "1MB/s"}]}))
     with pytest.raises(modelinputs.ModelInputError, match="no brick zz:/x"):
         modelinputs.inputs_from_file(cf, topo, [])
+
+
+def test_a_single_file_faster_than_the_fitted_stream_leaves_the_probed_brick_rates_alone():
+    # the sandbox: one-file figures at several block sizes scatter around the stream ceiling
+    # fitted as their median; the one above it is held by the stream, which no brick rate can
+    # lift — the probe's brick rates stay measured (they were once raised ×10¹⁸, "1e21 B/s")
+    topo = build({f"n{i}": 1 for i in range(8)})
+    vol = volume(topo, T.DISTRIBUTE)
+    shape = plan_volume(topo, vol).estimate.shape
+    from brickyard.core.throughput import spread
+    measured = {f"{BRICK}.write@{b}": spread(1e9, "measured") for b in vol.bricks}
+    obs = tuple(cal.Observation(shape, "write", 1, bs, v * MB, "r", "gv0")
+                for bs, v in ((1 << 20, 124), (1 << 22, 112), (1 << 24, 100)))
+    model = cal.fit(topo, cal.Inputs(obs, measured, ("p", "gv0")))
+    brick = model.params.get(BRICK, "write", str(vol.bricks[0]))
+    assert brick.source == "measured" and brick.value == 1e9
+    assert not any("raised" in n for n in model.notes)

@@ -250,6 +250,7 @@ def _solve(f, target: float, lo: float = 1.0, hi: float = 1e14) -> float:
 
 
 NO_LIMIT = 1e13     # a ceiling the other costs already explain: as good as none
+RAISE_LIMIT = 1e6   # a prior proved too low is raised at most this many times
 
 
 def _bound_value(params: Params, o: Observation, bound: str) -> float | None:
@@ -365,7 +366,11 @@ def _raise(params: Params, o: Observation, bound: str, notes: list[str]) -> Para
         return params.with_values({k: Value(v.value * factor, v.source, v.note, v.pessimistic, v.optimistic)
                                    for k, v in before.items() if v.value})
 
-    factor = _solve(lambda f: _bound_value(scaled(f), o, bound) or 0.0, o.bps, 1.0, 1e6)
+    if (_bound_value(scaled(RAISE_LIMIT), o, bound) or 0.0) < o.bps:
+        # even a far faster disk or link would not carry it: something else in that bound
+        # holds the figure down (a brick is fed by one stream at most), not this prior
+        return params
+    factor = _solve(lambda f: _bound_value(scaled(f), o, bound) or 0.0, o.bps, 1.0, RAISE_LIMIT)
     changes = {}
     for k, v in before.items():
         if not v.value:
