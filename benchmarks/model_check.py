@@ -1,0 +1,184 @@
+"""The throughput model against the gluster sandbox: calibrate, predict, measure, compare.
+
+1. ``brickyard probe`` measures each brick filesystem (dd alone, then all at once) and the
+   client→server TCP throughput, before anything is provisioned.
+2. A campaign provisions, measures (dd, one file vs N files, write and read) and tears down four
+   layouts of the same bricks: distribute (the calibration layout), disperse, distributed-disperse
+   and distributed-replicate (the write-up's four, sized to the 4-node lab).
+3. The model is calibrated on the probe run plus the calibration layout's runs only, then
+   predicts the three other layouts; each measured point (median over repeats) is printed beside
+   its prediction: layout, direction, single/concurrent, block, predicted, measured, error, the
+   binding bound. The calibration layout's own rows are printed too, marked "fit" (not a test).
+
+Prints figures, asserts nothing (``tests/e2e/test_model_check_lab.py`` runs the same loop small
+under CI with a loose bound). Run as root with a lab up (``brickyard lab up 4``):
+
+    .venv/bin/python benchmarks/model_check.py --lab-dir /var/lib/brickyard-lab
+    # again on what a previous run stored (no new measurements)
+    .venv/bin/python benchmarks/model_check.py --db sqlite:////tmp/h.sqlite3 --probe RUN --campaign ID
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CALIBRATION_LAYOUT = "dt8"
+LAYOUTS = [
+    {"name": "dt8", "type": "distribute"},
+    {"name": "dp8rd2", "type": "disperse", "disperse": 8, "redundancy": 2, "force": True},
+    {"name": "dt2dp4rd1", "type": "distributed-disperse", "disperse": 4, "redundancy": 1},
+    {"name": "dt4rp2", "type": "distributed-replicate", "replica": 2},
+]
+# the write-up's volume options (caches off: the client's cache would measure memory)
+OPTIONS = {"performance.write-behind": "off", "performance.read-ahead": "off",
+           "performance.cache-invalidation": "on"}
+#: (probe params, dd params, repeats): full for the printed figures, small for the CI test
+SIZES = {
+    "full": ({"disk_size": "128M", "tcp_bytes": "256M", "repeats": "3"},
+             {"block_sizes": "1M,4M,16M", "concurrency": "1,8", "size": "32M", "direction": "both"}, 3),
+    "small": ({"disk_size": "32M", "tcp_bytes": "64M", "repeats": "1"},
+              {"block_sizes": "4M", "concurrency": "1,4", "size": "16M", "direction": "write"}, 1),
+}
+LARGE = 1 << 20
+GOAL = 0.25
+
+
+def cli(*argv: str) -> dict:
+    """A ``brickyard`` command with --json; its JSON document (exit 0 or 1: measured, with flags)."""
+    env = {**os.environ, "BRICKYARD_QUIET": "1"}
+    done = subprocess.run([sys.executable, "-m", "brickyard.cli", *argv, "--json"], env=env,
+                          capture_output=True, text=True)
+    if done.returncode not in (0, 1) or not done.stdout.strip():
+        raise SystemExit(f"brickyard {argv[0]} failed (exit {done.returncode}): {done.stderr[-3000:]}")
+    return json.loads(done.stdout)
+
+
+def measure(lab: Path, db: str, size: str, layouts: list[dict]) -> tuple[str, str, float]:
+    """Probe, then the campaign; returns (probe run id, campaign id, wall seconds)."""
+    probe_params, dd_params, repeats = SIZES[size]
+    topo, ssh = str(lab / "topology.brickyard.json"), str(lab / "ssh_config")
+    t0 = time.monotonic()
+    argv = ["probe", topo, "--ssh-config", ssh, "--save", "--db", db]
+    for k, v in probe_params.items():
+        argv += ["--param", f"{k}={v}"]
+    probe = cli(*argv)
+    spec = {"format_version": 1, "name": f"model check ({size})",
+            "description": "benchmarks/model_check.py: the throughput model's layouts, measured",
+            "topology": topo, "options": OPTIONS, "layouts": layouts,
+            "workloads": [{"workload": "dd", "params": dd_params}], "repeats": repeats, "on_failure": "retry"}
+    path = Path(tempfile.mkdtemp(prefix="brickyard-modelcheck.")) / "model-check.campaign.json"
+    path.write_text(json.dumps(spec, indent=1))
+    campaign = cli("campaign", str(path), "--yes", "--topology", topo, "--ssh-config", ssh, "--db", db)
+    return probe["run_id"], campaign["campaign_id"], time.monotonic() - t0
+
+
+def analyse(db: str, probe_run: str, campaign_id: str, calibrate_on: tuple[str, ...] = (CALIBRATION_LAYOUT,),
+            min_block: int = LARGE) -> dict:
+    """The model calibrated on the probe run and the runs of the layouts ``calibrate_on``,
+    each measured point of the campaign beside its prediction (``core.modelcheck.check_rows``)."""
+    from brickyard.campaign.results import stored_campaign
+    from brickyard.campaign.state import campaign_steps
+    from brickyard.core import calibration as cal
+    from brickyard.core.decision_runs import entries_from_runs
+    from brickyard.core.modelcheck import check_rows, fixed
+    from brickyard.store import HistoryStore
+    from brickyard.store.calibrate import load_inputs, run_topology
+
+    store = HistoryStore(db)
+    try:
+        _record, spec, state = stored_campaign(store, campaign_id)
+        ids = [state.step(s.key).run_id for s in campaign_steps(spec) if s.measures and state.step(s.key).run_id]
+        runs = store.load_runs(ids)
+        entries = [e for e in entries_from_runs(runs, run_topology(store, spec.topology)) if e.plan is not None]
+        own = [e for e in entries if e.key in calibrate_on]
+        if len(own) != len(set(calibrate_on)):
+            raise SystemExit(f"no runs of {', '.join(calibrate_on)} in campaign {campaign_id[:12]}: "
+                             f"layouts measured: {', '.join(e.key for e in entries) or 'none'}")
+        specs = [probe_run] + [r.run_id for e in own for r in e.runs]
+        inputs = load_inputs(specs, own[0].topology, [], store=store)
+        model = cal.fit(own[0].topology, inputs)
+        rows = check_rows(entries, fixed(entries, model), min_block=min_block)
+    finally:
+        store.close()
+    rows = [r for r in rows if r.layout in calibrate_on] + [r for r in rows if r.layout not in calibrate_on]
+    tested = [r for r in rows if r.layout not in calibrate_on]
+    errors = [abs(r.error) for r in tested]
+    return {"model": model.label, "calibrated_on": list(model.calibrated_on), "notes": list(model.notes),
+            "parameters": {k: v for k, v in model.params.to_json().items()
+                           if v.get("source") in ("measured", "fitted")},
+            "rows": [{**r.to_json(), "fit": r.layout in calibrate_on} for r in rows],
+            "tested": len(tested), "within_goal": sum(e <= GOAL for e in errors),
+            "median_error": statistics.median(errors) if errors else None,
+            "worst_error": max(errors) if errors else None}
+
+
+def print_table(result: dict) -> None:
+    from brickyard.core.units import format_block_size, format_rate
+
+    print(result["model"])
+    for name, v in result["parameters"].items():
+        print(f"  {v['source']:9s} {name:28s} {v.get('note', '')}")
+    print()
+    head = ("layout", "direction", "files", "block", "predicted", "measured (median)", "error", "binding bound", "")
+    lines = [head]
+    for r in result["rows"]:
+        files = "single" if r["concurrency"] == 1 else f"{r['concurrency']} concurrent"
+        block = format_block_size(r["block_size"]) if r["block_size"] else "large"
+        lines.append((r["layout"], r["direction"], files, block, format_rate(r["predicted_bps"]),
+                      f"{format_rate(r['measured_bps'])} (n={r['repeats']})", f"{r['error'] * 100:+.0f} %",
+                      r["bound"], "fit, not a test" if r["fit"] else ("" if abs(r["error"]) <= GOAL else "> 25 %")))
+    widths = [max(len(str(line[i])) for line in lines) for i in range(len(head))]
+    for line in lines:
+        print("  ".join(str(c).ljust(w) if i not in (4, 5, 6) else str(c).rjust(w)
+                        for i, (c, w) in enumerate(zip(line, widths))).rstrip())
+    if result["tested"]:
+        print(f"\npredicted layouts: {result['within_goal']} of {result['tested']} figures (blocks ≥ 1 MiB) within "
+              f"{GOAL:.0%}; error median {result['median_error']:.0%}, worst {result['worst_error']:.0%}")
+    for note in result["notes"]:
+        print(f"note: {note}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--lab-dir", default=os.environ.get("BRICKYARD_LAB_DIR", "/var/lib/brickyard-lab"))
+    p.add_argument("--db", help="history database URL (default: a new temporary SQLite file)")
+    p.add_argument("--size", choices=sorted(SIZES), default="full",
+                   help="full: the figures to quote; small: the CI test's loop (two predicted layouts)")
+    p.add_argument("--probe", help="with --campaign: a stored probe run (analyse only, measure nothing)")
+    p.add_argument("--campaign", help="with --probe: a stored campaign (analyse only)")
+    p.add_argument("--calibrate-on", action="append", metavar="LAYOUT",
+                   help=f"the layout(s) whose runs calibrate the model beside the probe (default {CALIBRATION_LAYOUT}; "
+                        "repeat to add one of another fan-out, see the README)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = p.parse_args(argv)
+    if bool(args.probe) != bool(args.campaign):
+        p.error("--probe and --campaign go together")
+    db = args.db or f"sqlite:///{tempfile.mkdtemp(prefix='brickyard-modelcheck.')}/history.sqlite3"
+    wall = None
+    if args.campaign:
+        probe, campaign = args.probe, args.campaign
+    else:
+        layouts = LAYOUTS if args.size == "full" else [LAYOUTS[0], LAYOUTS[2], LAYOUTS[3]]
+        probe, campaign, wall = measure(Path(args.lab_dir), db, args.size, layouts)
+    result = {"db": db, "probe_run": probe, "campaign_id": campaign, "seconds": wall,
+              **analyse(db, probe, campaign, tuple(args.calibrate_on or (CALIBRATION_LAYOUT,)))}
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        print(f"probe run {probe[:12]}, campaign {campaign[:12]} in {db}"
+              + (f" (measured in {wall:.0f} s)" if wall else ""))
+        print_table(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

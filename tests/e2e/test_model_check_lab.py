@@ -1,0 +1,64 @@
+"""The throughput model's loop on the real sandbox, small: ``brickyard probe`` measures the
+bricks and TCP, a campaign measures distribute (the calibration layout), distributed-disperse
+and distributed-replicate with dd, and ``benchmarks/model_check.py`` — the script whose full
+run the README quotes — calibrates on the probe plus distribute and predicts the other two.
+
+The bound is loose on purpose, and asymmetric. On the sandbox the four servers and the client
+share this machine's two cores, so every brick RPC and every stored byte of a replica copy or a
+parity fragment costs the client's CPU too; calibrated on one layout, the model cannot tell those
+costs from the client's own (they are assumed 0, as on servers of their own) and predicts the
+other layouts too HIGH: +80 … +340 % in the full run (README, "The throughput model"). One
+small dd step on a busy shared 2-core CI machine can also run half as fast as the next. So a
+prediction must lie between half and eight times the measurement: 8 is the worst seen bias
+(×4.4) with a factor-1.8 margin for noise, ½ says the model never double-counts a layout's cost
+(it can only under-charge here). What it still catches: a unit slip (bits for bytes ×8, ×1000),
+a layout penalty inverted or applied twice, N files predicted as N × one file beyond the client's
+ceiling, calibration that does not reach the prediction (the uncalibrated 2.2 GB/s default is
+×10 or more off here), and the loop itself breaking (probe, campaign, stored runs, fit).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "model_check.py"
+LOW, HIGH = 0.5, 8.0      # predicted ÷ measured (see the module doc)
+FIT = 0.5                 # the calibration layout reproduces its own figures within 50 %
+
+
+def test_calibrated_on_a_probe_and_distribute_the_model_predicts_two_other_layouts_within_its_bound(lab, tmp_path):
+    db = f"sqlite:///{tmp_path / 'history.sqlite3'}"
+    env = {**os.environ, "BRICKYARD_LOCK_DIR": str(tmp_path / "locks"), "BRICKYARD_QUIET": "1"}
+    t0 = time.monotonic()
+    done = subprocess.run([sys.executable, str(SCRIPT), "--size", "small", "--json", "--db", db,
+                           "--lab-dir", str(lab.directory)], env=env, capture_output=True, text=True, timeout=600)
+    took = time.monotonic() - t0
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    print(f"model check loop: {took:.0f} s; error median {result['median_error']:.0%}, "
+          f"worst {result['worst_error']:.0%}")
+    assert result["model"].startswith("predicted (calibrated on probe ")
+    assert any(c.startswith("dt8 run ") for c in result["calibrated_on"])
+    # what the probe measured calibrates the model, not only the layout's runs
+    measured = {k.split("@")[0] for k, v in result["parameters"].items() if v["source"] == "measured"}
+    assert {"brick_bps.write", "node_link_bps", "client_link_bps"} <= measured
+    rows = result["rows"]
+    fit = [r for r in rows if r["fit"]]
+    tested = [r for r in rows if not r["fit"]]
+    # single and 4 files, one 4M block size, writes: two points per layout
+    assert {(r["layout"], r["concurrency"]) for r in fit} == {("dt8", 1), ("dt8", 4)}
+    assert {(r["layout"], r["concurrency"]) for r in tested} == {
+        ("dt2dp4rd1", 1), ("dt2dp4rd1", 4), ("dt4rp2", 1), ("dt4rp2", 4)}
+    for r in fit:
+        assert abs(r["error"]) <= FIT, r
+    for r in tested:
+        ratio = r["predicted_bps"] / r["measured_bps"]
+        assert LOW <= ratio <= HIGH, (r["layout"], r["concurrency"], r["predicted_bps"], r["measured_bps"], r["bound"])
+        assert r["low_bps"] <= r["predicted_bps"] <= r["high_bps"] and r["bound"]
+        assert "calibrated on probe" in r["model"]
