@@ -32,7 +32,7 @@ from ..core.compare import Difference, MetricComparison, compare_runs, provenanc
 from ..core.decision import BASELINE, LAYOUT, DecisionTable, LayoutEntry, build_table
 from ..core.plan import PlanResult, plan_volume
 from ..core.results import RunResult
-from ..core.topology import Topology, Volume
+from ..core.topology import Mount, Topology, Volume
 from .sentences import headline_columns
 
 
@@ -45,6 +45,7 @@ class LayoutPlan:
     topology: Topology
     failures: tuple[str, ...] = ()  # the failure scenario drawn and planned ('node2', 'site:X', …)
     notes: tuple[str, ...] = ()
+    mounts: tuple[Mount, ...] = ()  # where clients mounted it, from the runs (else the volume's own)
 
 
 @dataclass(frozen=True)
@@ -261,7 +262,8 @@ def _assemble(entries: Sequence[LayoutEntry], table: DecisionTable, runs: Sequen
 
     entries_by_id = {r.run_id: entry(r, label) for r, label in zip(order, labels)}
     run_entries = tuple(entries_by_id[r.run_id] for r in order)
-    layouts = tuple(LayoutPlan(e.key, e.plan, e.topology if e.topology is not None else Topology(), (), e.notes)
+    layouts = tuple(LayoutPlan(e.key, e.plan, e.topology if e.topology is not None else Topology(), (), e.notes,
+                               run_mounts(e.runs))
                     for e in entries if e.plan is not None)
     all_notes = list(notes)
     for e in entries:
@@ -272,6 +274,22 @@ def _assemble(entries: Sequence[LayoutEntry], table: DecisionTable, runs: Sequen
         layouts=layouts, runs=run_entries, comparisons=comparisons(run_entries, table),
         trend=trend(store, table, entries) if store is not None else None,
         facts=tuple(facts), notes=tuple(dict.fromkeys(all_notes)))
+
+
+def run_mounts(runs: Sequence[RunResult]) -> tuple[Mount, ...]:
+    """Where the runs reached the volume: each gluster target ('client1:/mnt/gv0'; a run on
+    several clients names them with commas) once, in the runs' order. (A run records the
+    kernel's options of the mount, not the ``mount -o`` words, so none are given here.)"""
+    out: dict[tuple[str, str], Mount] = {}
+    for run in runs:
+        p = run.provenance
+        if "gluster" not in p.target_kind.split(","):
+            continue
+        for target in p.target.split(","):
+            client, sep, path = target.strip().partition(":")
+            if sep and client and path.startswith("/"):
+                out.setdefault((client, path), Mount(client, path))
+    return tuple(out.values())
 
 
 def comparisons(entries: Sequence[RunEntry], table: DecisionTable) -> tuple[Comparison, ...]:

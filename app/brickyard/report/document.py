@@ -221,7 +221,8 @@ def layout_section(layout: LayoutPlan, number: str) -> list[Block]:
     plan = layout.plan
     drawing = TopologyDrawing(layout)
     caption = (f"Volume {plan.volume.name} on {layout.topology.name or 'its servers'}: each brick coloured and "
-               f"numbered by its set, #n its place in the brick order")
+               f"numbered by its set, #n its place in the brick order; under each site's servers, the clients "
+               f"that mount it and where")
     if layout.failures:
         caption += f"; failure scenario: {', '.join(layout.failures)} (crossed out)"
     blocks: list[Block] = [

@@ -1,11 +1,14 @@
 """The topology drawing of one planned layout, as vector paths and text: sites as labelled
 regions, nodes as cards, each brick a chip coloured by its replica/disperse set with the set
 number on it and its place in the volume's brick order, arbiters hatched, failed parts
-crossed out and marked FAILED (so a greyscale print still says it).
+crossed out and marked FAILED (so a greyscale print still says it), and the clients that
+mount the volume as rounded cards under their site's nodes, each mount point on a line.
 
-The geometry depends only on the plan, the topology and the width, so the height a page
-reserves is the height painted. A large cluster switches to compact chips (the set number
-only) and, if it still does not fit the page, is scaled down as a whole.
+What each brick is (set, number, arbiter, thin-arbiter, failed) comes from
+``core.brick_looks``, which the canvas asks too; this module only chooses how it looks on
+paper. The geometry depends only on the plan, the topology and the width, so the height a
+page reserves is the height painted. A large cluster switches to compact chips (the set
+number only) and, if it still does not fit the page, is scaled down as a whole.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 
-from ..core.topology import BrickRef
+from ..core.brick_looks import BrickLook, volume_looks
+from ..core.mounts import describe_mount
+from ..core.topology import Mount
 from ..core.units import format_bytes
 from .content import LayoutPlan
 from .typeset import FAILED, INK, MUTED, Typeset, hatch, set_colour
@@ -28,16 +33,12 @@ CARD_HEAD = 15.0
 CHIP_H = 11.0
 CHIP_GAP = 1.5
 COMPACT_W = 17.0
+MOUNT_LINE = 9.0
+CLIENT_MIN_W = 150.0
 MAX_NODES = 64             # more than this: only the volume's nodes are drawn
 MAX_HEIGHT = 600.0         # points: scaled down beyond this, so it fits a page with its caption
-
-
-@dataclass(frozen=True)
-class BrickLook:
-    set_index: int | None = None    # None: not in this volume
-    position: int | None = None     # 1-based place in the volume's brick order
-    arbiter: bool = False
-    failed: bool = False
+CLIENT_FILL = "#eceff7"
+CLIENT_BORDER = "#5c6b7a"
 
 
 @dataclass
@@ -51,47 +52,38 @@ class _Card:
 
 
 @dataclass
+class _ClientCard:
+    name: str
+    site: str
+    mounts: list[str]          # core.mounts.describe_mount lines, as the canvas lists them
+    info: str
+    rect: QRectF = field(default_factory=QRectF)
+
+
+@dataclass
 class _Site:
     name: str
     failed: bool
     cards: list[_Card]
+    clients: list[_ClientCard] = field(default_factory=list)
     rect: QRectF = field(default_factory=QRectF)
 
 
-def failed_parts(failures: tuple[str, ...]) -> tuple[set[str], set[str], set[str]]:
-    """(sites, nodes, bricks 'node:/path') a failure scenario names, in ``core.failures``'
-    words: 'site:X', 'brick:node:/path', else a node ('node2' or 'node:node2')."""
-    sites, nodes, bricks = set(), set(), set()
-    for spec in failures:
-        if spec.startswith("site:"):
-            sites.add(spec[5:])
-        elif spec.startswith("brick:"):
-            bricks.add(spec[6:])
-        else:
-            nodes.add(spec.removeprefix("node:"))
-    return sites, nodes, bricks
-
-
-def brick_looks(layout: LayoutPlan) -> dict[BrickRef, BrickLook]:
-    plan = layout.plan
-    positions = {ref: i + 1 for i, ref in enumerate(plan.volume.bricks)}
-    states = {s.index: s for s in plan.state.sets} if plan.state is not None else {}
-    out: dict[BrickRef, BrickLook] = {}
-    for bset in plan.sets:
-        state = states.get(bset.index)
-        failed = set(state.failed) if state else set()
-        for ref in bset.bricks:
-            out[ref] = BrickLook(bset.index, positions.get(ref), ref == bset.arbiter, ref in failed)
-    return out
+def layout_mounts(layout: LayoutPlan) -> tuple[Mount, ...]:
+    """The clients' mounts of the layout's volume: the ones the report found (the runs'
+    targets), else the volume's own."""
+    return layout.mounts or tuple(layout.plan.volume.mounts)
 
 
 class TopologyDrawing:
     def __init__(self, layout: LayoutPlan):
         self.layout = layout
         topo, plan = layout.topology, layout.plan
-        looks = brick_looks(layout)
-        f_sites, f_nodes, f_bricks = failed_parts(layout.failures)
+        self.looks = looks = volume_looks(plan, layout.failures)
+        failed = looks.failed
         in_volume = {r.node for r in plan.volume.bricks}
+        if plan.volume.thin_arbiter_brick is not None:
+            in_volume.add(plan.volume.thin_arbiter_brick.node)
         nodes = [n for n in topo.nodes]
         self.hidden = 0
         if len(nodes) > MAX_NODES:
@@ -101,30 +93,48 @@ class TopologyDrawing:
         known = {n.name for n in topo.nodes}
         cards_by_site: dict[str, list[_Card]] = {}
         for node in nodes:
-            node_failed = node.name in f_nodes or node.site in f_sites
-            bricks = []
-            for b in node.bricks:
-                ref = BrickRef(node.name, b.path)
-                look = looks.get(ref) or BrickLook(failed=node_failed or str(ref) in f_bricks)
-                bricks.append((b.path, b.size_bytes, look))
+            bricks = [(b.path, b.size_bytes, looks.look(node.name, b.path, node.site)) for b in node.bricks]
             info = f"{node.nic_gbps:g} Gbit/s" if node.nic_gbps else ""
-            cards_by_site.setdefault(node.site, []).append(_Card(node.name, node.site, bricks, node_failed, info))
+            cards_by_site.setdefault(node.site, []).append(
+                _Card(node.name, node.site, bricks, failed.node_failed(node.name, node.site), info))
         # bricks of the volume on nodes the topology does not know (a plan from run provenance)
-        for ref in plan.volume.bricks:
+        extra = list(plan.volume.bricks)
+        if plan.volume.thin_arbiter_brick is not None:
+            extra.append(plan.volume.thin_arbiter_brick)
+        for ref in extra:
             if ref.node not in known:
                 card = next((c for cs in cards_by_site.values() for c in cs if c.node == ref.node), None)
                 if card is None:
-                    card = _Card(ref.node, "", [], ref.node in f_nodes, "")
+                    card = _Card(ref.node, "", [], failed.node_failed(ref.node), "")
                     cards_by_site.setdefault("", []).append(card)
-                card.bricks.append((ref.path, 0, looks.get(ref, BrickLook())))
-        order = [s.name for s in topo.sites] + [s for s in cards_by_site if s not in {x.name for x in topo.sites}]
-        self.sites = [_Site(name, name in f_sites, cards_by_site[name]) for name in order if name in cards_by_site]
+                card.bricks.append((ref.path, 0, looks.look(ref.node, ref.path)))
+        self.mounts = layout_mounts(layout)
+        clients_by_site: dict[str, list[_ClientCard]] = {}
+        by_client: dict[str, list[Mount]] = {}
+        for m in self.mounts:
+            by_client.setdefault(m.client, []).append(m)
+        for name, mounts in by_client.items():
+            client = topo.client(name)
+            site = client.site if client is not None else ""
+            info = f"{client.nic_gbps:g} Gbit/s" if client is not None and client.nic_gbps else ""
+            lines = [describe_mount(plan.volume.name, m.path, m.options, m.fstab) for m in mounts]
+            clients_by_site.setdefault(site, []).append(_ClientCard(name, site, lines, info))
+        topo_sites = [s.name for s in topo.sites]
+        order = topo_sites + [s for s in [*cards_by_site, *clients_by_site] if s not in topo_sites]
+        order = [s for s in dict.fromkeys(order) if s]
+        if "" in cards_by_site or "" in clients_by_site:
+            order.append("")
+        self.sites = [_Site(name, failed.site_failed(name) if name else False, cards_by_site.get(name, []),
+                            clients_by_site.get(name, []))
+                      for name in order if name in cards_by_site or name in clients_by_site]
         self.compact = sum(len(c.bricks) for s in self.sites for c in s.cards) > 48
-        self.set_count = len(plan.sets)
-        self.has_arbiter = any(s.arbiter for s in plan.sets)
-        self.any_failed = any(look.failed for look in looks.values()) or bool(layout.failures)
-        self.unused = any(look.set_index is None for s in self.sites for c in s.cards for _, _, look in c.bricks)
-        self._geometry: dict[float, float] = {}
+        self.set_count = looks.set_count
+        self.has_arbiter = any(look.arbiter and not look.thin_arbiter for look in looks.looks.values())
+        self.has_thin_arbiter = any(look.thin_arbiter for look in looks.looks.values())
+        self.any_failed = looks.any_failed
+        self.unused = any(not look.in_volume for s in self.sites for c in s.cards for _, _, look in c.bricks)
+        self.no_set = any(look.position is not None and look.set_index is None
+                          for s in self.sites for c in s.cards for _, _, look in c.bricks)
 
     # ---- geometry --------------------------------------------------------------------
     def _card_height(self, card: _Card, cw: float) -> float:
@@ -135,31 +145,50 @@ class TopologyDrawing:
             return CARD_HEAD + rows * (CHIP_H + CHIP_GAP) + 4.0
         return CARD_HEAD + n * (CHIP_H + CHIP_GAP) + 3.0
 
+    def _client_height(self, client: _ClientCard, cw: float) -> float:
+        return CARD_HEAD + len(client.mounts) * MOUNT_LINE + 3.0
+
     def _layout(self, ts: Typeset, width: float) -> float:
-        """Place sites and cards for ``width``; returns the height (drawing and legend)."""
+        """Place sites, node cards and client cards for ``width``; returns the height
+        (drawing and legend). In each site the nodes come first in a grid, then its clients."""
         titled = any(s.name for s in self.sites) or len(self.sites) > 1
         y = 0.0
         for site in self.sites:
             inner = width - (2 * SITE_PAD if titled else 0.0)
-            cw_min = 92.0 if self.compact else 150.0
-            cols = max(1, int((inner + GAP) // (cw_min + GAP)))
-            cols = min(cols, max(1, len(site.cards)))
-            cw = min(200.0 if not self.compact else 160.0, (inner - (cols - 1) * GAP) / cols)
             x0 = SITE_PAD if titled else 0.0
             top = y + (SITE_TITLE if titled else 0.0) + (SITE_PAD if titled else 0.0)
-            row_top, row_h = top, 0.0
-            for i, card in enumerate(site.cards):
-                col = i % cols
-                if col == 0 and i:
-                    row_top += row_h + GAP
-                    row_h = 0.0
-                h = self._card_height(card, cw)
-                card.rect = QRectF(x0 + col * (cw + GAP), row_top, cw, h)
-                row_h = max(row_h, h)
-            bottom = row_top + row_h + (SITE_PAD if titled else 0.0)
+            bottom = top
+            cw_min = 92.0 if self.compact else 150.0
+            cols = max(1, int((inner + GAP) // (cw_min + GAP)))
+            cw = min(200.0 if not self.compact else 160.0, (inner - (cols - 1) * GAP) / cols)
+            if site.cards:
+                cols = min(cols, len(site.cards))
+                cw = min(200.0 if not self.compact else 160.0, (inner - (cols - 1) * GAP) / cols)
+                bottom = self._grid(site.cards, self._card_height, cw, cols, x0, top)
+            if site.clients:      # on the nodes' columns, a client spanning as many as its lines need
+                top = bottom + (GAP if site.cards else 0.0)
+                span = max(1, math.ceil((CLIENT_MIN_W + GAP) / (cw + GAP)))
+                full = max(1, int((inner + GAP) // (cw + GAP)))
+                ccols = max(1, min(len(site.clients), full // span))
+                bottom = self._grid(site.clients, self._client_height, span * cw + (span - 1) * GAP, ccols, x0, top)
+            bottom += SITE_PAD if titled else 0.0
             site.rect = QRectF(0, y, width, bottom - y) if titled else QRectF()
             y = bottom + GAP
         return y + self._legend_height(ts, width)
+
+    @staticmethod
+    def _grid(items: list, height_of, cw: float, cols: int, x0: float, top: float) -> float:
+        """Put ``items`` (cards with a ``rect``) in rows of ``cols``; returns the bottom."""
+        row_top, row_h = top, 0.0
+        for i, item in enumerate(items):
+            col = i % cols
+            if col == 0 and i:
+                row_top += row_h + GAP
+                row_h = 0.0
+            h = height_of(item, cw)
+            item.rect = QRectF(x0 + col * (cw + GAP), row_top, cw, h)
+            row_h = max(row_h, h)
+        return row_top + row_h
 
     def _legend_items(self) -> list[tuple[str, str]]:
         items = []
@@ -170,10 +199,16 @@ class TopologyDrawing:
             items.append(("note", f"… {self.set_count} sets (colours repeat; the number is the set)"))
         if self.has_arbiter:
             items.append(("arbiter", "arbiter (metadata only)"))
+        if self.has_thin_arbiter:
+            items.append(("thin-arbiter", "thin-arbiter (every pair's)"))
         if self.any_failed:
             items.append(("failed", "failed"))
+        if self.no_set:
+            items.append(("unused", "no set: gluster refuses the layout"))
         if self.unused:
             items.append(("unused", "not in this volume"))
+        if not self.mounts:
+            items.append(("note", f"no client mounts {self.layout.plan.volume.name} yet"))
         return items
 
     def _legend_height(self, ts: Typeset, width: float) -> float:
@@ -218,6 +253,8 @@ class TopologyDrawing:
                 self._paint_site(painter, ts, site)
             for card in site.cards:
                 self._paint_card(painter, ts, card)
+            for client in site.clients:
+                self._paint_client(painter, ts, client)
         self._paint_legend(painter, ts, width, height - self._legend_height(ts, width) + 8.0)
         painter.restore()
 
@@ -260,26 +297,41 @@ class TopologyDrawing:
             size_text = format_bytes(size, digits=1) if size else ""
             self._chip(painter, ts, QRectF(r.left() + 3, cy, r.width() - 6, CHIP_H), look, path, size_text)
 
+    def _paint_client(self, painter: QPainter, ts: Typeset, client: _ClientCard) -> None:
+        """A client as the canvas draws one: a rounded card, its name, one line per mount of
+        this volume ('gv0 at /mnt/gv0 (noatime) · fstab')."""
+        r = client.rect
+        painter.setPen(QPen(QColor(CLIENT_BORDER), 0.7))
+        painter.setBrush(QBrush(QColor(CLIENT_FILL)))
+        painter.drawRoundedRect(r, 6, 6)
+        room = r.width() - 10 - (ts.advance(client.info, "tiny") + 4 if client.info else 0)
+        ts.draw_text(painter, ts.elide(f"client {client.name}", "tiny-bold", room), "tiny-bold",
+                     r.left() + 5, r.top() + 10.0, INK)
+        if client.info:
+            ts.draw_text(painter, client.info, "tiny", r.right() - 5, r.top() + 10.0, MUTED, "r")
+        for i, line in enumerate(client.mounts):
+            ts.draw_text(painter, ts.elide(f"\u25b8 {line}", "tiny", r.width() - 10), "tiny",
+                         r.left() + 5, r.top() + CARD_HEAD + 6.3 + i * MOUNT_LINE, INK)
+
     def _chip(self, painter: QPainter, ts: Typeset, box: QRectF, look: BrickLook, path: str, size: str) -> None:
-        in_volume = look.set_index is not None
-        base = set_colour(look.set_index) if in_volume else QColor("#9e9e9e")
-        fill = QColor(base)
-        fill.setAlphaF(1.0)
-        light = _mix(base, QColor("#ffffff"), 0.62 if in_volume else 0.8)
+        in_set = look.set_index is not None
+        base = set_colour(look.set_index) if in_set else QColor("#9e9e9e")
+        light = _mix(base, QColor("#ffffff"), 0.62 if in_set else 0.8)
         painter.setPen(QPen(base.darker(135), 0.6))
         painter.setBrush(QBrush(light))
         painter.drawRect(box)
         badge_w = COMPACT_W if not path else 15.0
         badge = QRectF(box.left(), box.top(), badge_w, box.height())
-        if in_volume:
+        if in_set:
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QBrush(base))
             painter.drawRect(badge)
             text_colour = "#ffffff" if _luma(base) < 150 else INK
-            ts.draw_text(painter, str(look.set_index + 1), "tiny-bold", badge.center().x(), badge.top() + 8.3,
-                         text_colour, "c")
-        if look.arbiter:
-            hatch(painter, box.adjusted(badge_w, 0, 0, 0) if path else box, base.darker(150), 3.0, 0.6)
+            mark = "TA" if look.thin_arbiter else str(look.set_index + 1)
+            ts.draw_text(painter, mark, "tiny-bold", badge.center().x(), badge.top() + 8.3, text_colour, "c")
+        if look.arbiter:      # light enough that the path and size printed over it stay readable
+            hatch(painter, box.adjusted(badge_w, 0, 0, 0) if path else box,
+                  _mix(base.darker(150), QColor("#ffffff"), 0.35) if path else base.darker(150), 3.6, 0.45)
         if path:
             right = box.right() - 3
             if look.position is not None:
@@ -289,7 +341,8 @@ class TopologyDrawing:
             if size:
                 ts.draw_text(painter, size, "tiny", right, box.top() + 8.3, MUTED, "r")
                 right -= ts.advance(size, "tiny") + 4
-            label = path + (" (arbiter)" if look.arbiter else "")
+            label = path + (" (thin-arbiter)" if look.thin_arbiter else " (arbiter)" if look.arbiter else
+                            " (no set)" if look.position is not None and not in_set else "")
             ts.draw_text(painter, ts.elide(label, "tiny", right - badge.right() - 3), "tiny",
                          badge.right() + 2.5, box.top() + 8.3, INK)
         if look.failed:
@@ -315,11 +368,13 @@ class TopologyDrawing:
                 painter.drawRect(box)
                 ts.draw_text(painter, str(index + 1), "tiny-bold", box.center().x(), box.top() + 6.6,
                              "#ffffff" if _luma(colour) < 150 else INK, "c")
-            elif kind == "arbiter":
+            elif kind in ("arbiter", "thin-arbiter"):
                 painter.setPen(QPen(QColor("#6b7785"), 0.6))
                 painter.setBrush(QBrush(QColor("#ffffff")))
                 painter.drawRect(box)
                 hatch(painter, box, QColor("#37474f"), 3.0, 0.6)
+                if kind == "thin-arbiter":
+                    ts.draw_text(painter, "TA", "tiny-bold", box.center().x(), box.top() + 6.6, INK, "c")
             elif kind == "failed":
                 painter.setPen(QPen(QColor(FAILED), 1.2))
                 painter.setBrush(Qt.BrushStyle.NoBrush)

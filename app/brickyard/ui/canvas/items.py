@@ -6,12 +6,11 @@ is plain ``drawRect``/``drawText`` with a level-of-detail cut, so 5,000 chips st
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
+from ...core.brick_looks import BrickLook
 from ...core.topology import Brick, BrickRef, Client, Node, Site
 from ...core.units import format_bytes
 from .. import style
@@ -36,16 +35,6 @@ _TITLE = QFont("DejaVu Sans", 12, QFont.Weight.Bold)
 
 def _lod(option: QStyleOptionGraphicsItem, painter: QPainter) -> float:
     return option.levelOfDetailFromTransform(painter.worldTransform())
-
-
-class BrickLook(NamedTuple):
-    """How the plan wants a brick drawn: its set, its place in the volume, its state."""
-
-    set_index: int | None = None    # None: not in the current volume
-    position: int | None = None     # 1-based place in the volume's brick order
-    arbiter: bool = False
-    failed: bool = False
-    set_state: str = ""
 
 
 class SiteItem(QGraphicsItem):
@@ -242,13 +231,13 @@ class BrickItem(QGraphicsItem):
         if _lod(option, painter) >= 0.45:
             painter.setFont(_FONT)
             painter.setPen(QColor("#102027"))
-            if in_volume and look.position is None:  # the thin-arbiter brick: every pair's, no place
+            if look.thin_arbiter:  # every pair's, no place in the order
                 badge = "thin-arb"
             elif in_volume:
                 badge = f"#{look.position} S{look.set_index + 1}"
             else:  # in a volume gluster refuses (no sets), or in no volume
                 badge = f"#{look.position} no set" if look.position else "unused"
-            if look.arbiter and look.position is not None:
+            if look.arbiter and not look.thin_arbiter:
                 badge += " ARB"
             painter.drawText(QRectF(4, 0, BADGE_W, CHIP_H), Qt.AlignmentFlag.AlignVCenter, badge)
             text_rect = QRectF(BADGE_W + 6, 0, w - BADGE_W - 10, CHIP_H)

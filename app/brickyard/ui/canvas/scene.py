@@ -12,12 +12,13 @@ import math
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtWidgets import QGraphicsScene
 
+from ...core.brick_looks import volume_looks
 from ...core.events import Change
 from ...core.mounts import describe_mount
 from ...core.plan import PlanResult
 from ...core.topology import BrickRef
 from ..session import Session
-from .items import (CARD_W, CLIENT_W, SITE_PAD, SITE_TITLE_H, BrickItem, BrickLook, ClientItem, NodeItem,
+from .items import (CARD_W, CLIENT_W, SITE_PAD, SITE_TITLE_H, BrickItem, ClientItem, NodeItem,
                     SiteItem, VolumeItem)
 
 NODE_GAP = 14.0
@@ -272,43 +273,20 @@ class TopologyScene(QGraphicsScene):
         if key == self._plan_key:
             return
         self._plan_key = key
-        # keyed by (node, path) tuples: their hash is C code, a BrickRef's is Python (4,800 bricks)
-        looks: dict[tuple[str, str], BrickLook] = {}
-        failed_nodes: set[str] = set()
-        failed_sites: set[str] = set()
-        for spec in self.session.failures:
-            if spec.startswith("site:"):
-                failed_sites.add(spec[5:])
-            elif not spec.startswith("brick:"):
-                failed_nodes.add(spec)
-        if plan is not None:
-            positions = {(ref.node, ref.path): i + 1 for i, ref in enumerate(plan.volume.bricks)}
-            states = {s.index: s for s in plan.state.sets} if plan.state else {}
-            if plan.refused:  # gluster refuses the layout: the bricks keep their place, no set
-                looks = {key: BrickLook(None, pos) for key, pos in positions.items()}
-            for bset in plan.sets:
-                state = states.get(bset.index)
-                failed = {(r.node, r.path) for r in state.failed} if state and state.failed else ()
-                word = state.state if state else ""
-                arbiter = (bset.arbiter.node, bset.arbiter.path) if bset.arbiter else None
-                for ref in bset.bricks:
-                    key = (ref.node, ref.path)
-                    looks[key] = BrickLook(bset.index, positions.get(key), key == arbiter, key in failed, word)
-        failed_bricks = {s[6:] for s in self.session.failures if s.startswith("brick:")}
+        looks = volume_looks(plan, self.session.failures)      # the report's drawing asks the same
+        failed = looks.failed
         site_of = {n.name: n.site for n in self.session.topo.nodes}
         for name, item in self.nodes.items():
-            node_failed = name in failed_nodes or site_of.get(name) in failed_sites
+            site = site_of.get(name)
+            node_failed = failed.node_failed(name, site)
             if item.failed != node_failed:
                 item.failed = node_failed
                 item.update()
             for chip in item.bricks:
-                look = looks.get((name, chip.path))
-                if look is None:
-                    look = BrickLook(failed=node_failed or f"{name}:{chip.path}" in failed_bricks)
-                chip.set_look(look)
+                chip.set_look(looks.look(name, chip.path, site))
         for name, item in self.sites.items():
-            if item.failed != (name in failed_sites):
-                item.failed = name in failed_sites
+            if item.failed != failed.site_failed(name):
+                item.failed = failed.site_failed(name)
                 item.update()
 
     # ---- selection ------------------------------------------------------------------
