@@ -5,8 +5,12 @@ behave like real ones) carrying the provenance of the layout each cell measured.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import random
+import subprocess
 from dataclasses import replace
+from pathlib import Path
 
 from brickyard.bench.hostlock import HostLocks
 from brickyard.campaign.runner import CampaignRunner
@@ -113,3 +117,27 @@ def stored_campaign(store, tmp_path, layouts=SEED004) -> str:
     state = asyncio.run(runner.run())
     assert state.status == "complete", state.message
     return state.campaign_id
+
+
+@contextlib.contextmanager
+def small_tmpfs(where: Path, full: bool = True):
+    """A 64 KiB tmpfs at ``where`` (root only): ``full`` fills it but for a few bytes and
+    leaves one file in it; otherwise it is mounted read-only. Unmounted on the way out."""
+    where.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=0777", "tmpfs", str(where)], check=True)
+    try:
+        (where / "last-week.pdf").write_bytes(b"%PDF-1.4 the report from last week")
+        if full:
+            fd = os.open(where / "filler", os.O_WRONLY | os.O_CREAT, 0o644)
+            try:
+                while True:                 # unbuffered: the last short write is the disk full
+                    os.write(fd, b"\0" * 4096)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+        else:
+            subprocess.run(["mount", "-o", "remount,ro", str(where)], check=True)
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=False)

@@ -34,9 +34,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--title", metavar="TEXT", help="the report's title")
     p.add_argument("--author", metavar="TEXT", help="who made it (default: your user name)")
     p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size of the PDF (default a4)")
-    p.add_argument("--out", metavar="FILE", required=True, help="FILE.pdf or FILE.html")
+    p.add_argument("--out", metavar="FILE", help="FILE.pdf or FILE.html (needed)")
     p.add_argument("--db", metavar="URL", help="history database (default as `brickyard history`)")
     p.add_argument("--json", action="store_true", help="say what was written as JSON")
+    # the app's writer process (report/worker.py): JSON requests on stdin, JSON lines on stdout
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
 
@@ -82,8 +84,14 @@ def check_sources(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..report import ReportInputError, export_report, report_format
+    from ..report import ReportInputError, export_report, report_format, write_error_words
 
+    if args.worker:         # the app's File ▸ Export PDF…: requests on stdin, progress on stdout
+        from ..report.worker import main
+
+        return main()
+    if not args.out:
+        raise UsageError("--out FILE.pdf or FILE.html is needed")
     kind = check_sources(args)
     title, author = _text(args.title, "--title"), _text(args.author, "--author")
     from pathlib import Path
@@ -103,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     except ReportInputError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
-        raise UsageError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+        raise UsageError(write_error_words(args.out, exc)) from None
     if args.json:
         doc = {"ok": True, **result.to_json(), "kind": content.kind, "title": content.title,
                "author": content.author, "runs": list(content.run_ids),

@@ -13,11 +13,13 @@ Qt painting lives here; a ``QGuiApplication`` is made (offscreen) if the process
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.units import format_utc
+from ..remote.loop import Cancelled, Progress
 from .app import ensure_app
 from .content import (Comparison, LayoutPlan, ReportContent, ReportInputError, RunEntry, Trend, TrendSeries,
                       content_from_campaign, content_from_plan, content_from_runs, os_user)
@@ -48,10 +50,36 @@ def report_format(path: str | os.PathLike) -> str:
     return FORMATS[suffix]
 
 
-def export_report(content: ReportContent, path: str | os.PathLike, paper: str = "a4") -> ExportResult:
+def write_error_words(path: str | os.PathLike, exc: OSError) -> str:
+    """Why the report could not be written, in one sentence for the user, and that nothing
+    was lost: 'cannot write /x/r.pdf: the disk is full (No space left on device); nothing was
+    written and the file already there is as it was'."""
+    path = Path(path)
+    folder = path.resolve().parent if str(path) else Path(".")
+    why = {
+        errno.ENOSPC: "the disk is full",
+        errno.EDQUOT: "your disk quota is used up",
+        errno.EACCES: f"you may not write in {folder}",
+        errno.EPERM: f"you may not write in {folder}",
+        errno.EROFS: f"{folder} is on a read-only filesystem",
+        errno.ENOENT: f"the folder {folder} does not exist",
+        errno.ENOTDIR: f"{folder} is not a folder",
+        errno.EISDIR: f"{path} is a folder",
+        errno.ENAMETOOLONG: "the file name is too long",
+        errno.EFBIG: "the file is larger than this filesystem or your limits allow",
+    }.get(exc.errno or 0, "")
+    reason = f"{why} ({exc.strerror})" if why and exc.strerror else why or exc.strerror or str(exc)
+    kept = "the file already there is as it was" if path.exists() else "no file was left behind"
+    return f"cannot write {path}: {reason}; nothing was written and {kept}"
+
+
+def export_report(content: ReportContent, path: str | os.PathLike, paper: str = "a4",
+                  progress: Progress | None = None) -> ExportResult:
     """Write ``content`` to ``path`` (.pdf or .html) on ``paper`` ('a4' or 'letter'). Raises
     ``ReportInputError`` for a bad name or paper and ``OSError`` when the file cannot be
-    written; a failed export leaves no partial file behind."""
+    written (a full disk, a folder you cannot write to); a failed or cancelled export leaves
+    ``path`` as it was and no temporary file. ``progress`` (``remote.loop.Progress``) hears
+    each page; its ``cancel()`` stops the export with ``Cancelled``."""
     fmt = report_format(path)
     paper = paper.lower()
     if paper not in PAPERS:
@@ -72,12 +100,13 @@ def export_report(content: ReportContent, path: str | os.PathLike, paper: str = 
         return build_document(content, ts, width)
 
     if fmt == "pdf":
-        pages = write_pdf(build, path, paper, meta)
+        pages = write_pdf(build, path, paper, meta, progress)
         return ExportResult(str(path), fmt, paper, pages, Path(path).stat().st_size)
-    size = write_html(build, path, meta)
+    size = write_html(build, path, meta, progress)
     return ExportResult(str(path), fmt, paper, None, size)
 
 
-__all__ = ["Comparison", "ExportResult", "LayoutPlan", "PAPERS", "ReportContent", "ReportInputError", "RunEntry",
+__all__ = ["Cancelled", "Comparison", "ExportResult", "LayoutPlan", "PAPERS", "Progress", "ReportContent",
+           "ReportInputError", "RunEntry",
            "Trend", "TrendSeries", "content_from_campaign", "content_from_plan", "content_from_runs",
-           "ensure_app", "export_report", "os_user", "report_format"]
+           "ensure_app", "export_report", "os_user", "report_format", "write_error_words"]

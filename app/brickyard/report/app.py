@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 _APP: list = []
 
@@ -21,10 +20,3 @@ def ensure_app() -> None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         _APP.append(QApplication(["brickyard-report"]))
 
-
-def discard(tmp: Path) -> None:
-    """Remove a temporary file a failed export left (nothing if it is gone already)."""
-    try:
-        tmp.unlink()
-    except OSError:
-        pass

@@ -16,6 +16,10 @@ Everything is a core object or text a core builder made: the decision table
 (``core.decision``), plans (``core.plan``), the provenance diff and metric comparisons
 (``core.compare``), series (``core.series``), run labels (the history's one builder).
 Edit the title block with ``dataclasses.replace(content, title=…, author=…)``.
+
+Building a report of many runs takes seconds (the comparisons' bootstrap above all): each
+builder takes a ``progress`` (``remote.loop.Progress``) that hears how far it got and whose
+``cancel()`` stops it with ``Cancelled`` between two runs or two comparisons.
 """
 
 from __future__ import annotations
@@ -33,7 +37,10 @@ from ..core.decision import BASELINE, LAYOUT, DecisionTable, LayoutEntry, build_
 from ..core.plan import PlanResult, plan_volume
 from ..core.results import RunResult
 from ..core.topology import Mount, Topology, Volume
+from ..remote.loop import Progress
 from .sentences import headline_columns
+
+LOAD_CHUNK = 10        # runs read from the history at a time, so progress moves and Cancel is heard
 
 
 @dataclass(frozen=True)
@@ -156,7 +163,8 @@ def _nodes_words(topology: Topology, plan: PlanResult) -> str:
 
 
 def content_from_runs(store: Any, run_ids: Sequence[str], topology: Topology | None = None, *,
-                      title: str = "", author: str = "", created_at: float | None = None) -> ReportContent:
+                      title: str = "", author: str = "", created_at: float | None = None,
+                      progress: Progress | None = None) -> ReportContent:
     """A report of stored runs (``store`` a ``HistoryStore``; full ids), grouped by the layout
     they measured, each layout planned on ``topology`` when it holds its bricks, else on the
     topology saved with its runs, else on the bricks alone (capacity then unknown, said so).
@@ -166,7 +174,14 @@ def content_from_runs(store: Any, run_ids: Sequence[str], topology: Topology | N
 
     if not run_ids:
         raise ReportInputError("no runs to report on")
-    runs = store.load_runs(list(dict.fromkeys(run_ids)))
+    progress = progress or Progress()
+    ids = list(dict.fromkeys(run_ids))
+    runs = []
+    for i in range(0, len(ids), LOAD_CHUNK):
+        progress.check()
+        progress.set_progress(0.25 * i / len(ids), f"reading runs from the history: {i} of {len(ids)}")
+        runs += store.load_runs(ids[i:i + LOAD_CHUNK])
+    progress.set_progress(0.25, f"grouping {len(runs)} runs by the layout they measured")
 
     def topo_of(run: RunResult) -> Topology | None:
         vol = volume_of_run(run)
@@ -191,7 +206,7 @@ def content_from_runs(store: Any, run_ids: Sequence[str], topology: Topology | N
     return _assemble(
         entries, table, runs, store, kind="runs",
         title=title or _clip(default_title, 90),
-        subject=_subject(entries, topology), author=author, created_at=created_at, facts=facts)
+        subject=_subject(entries, topology), author=author, created_at=created_at, facts=facts, progress=progress)
 
 
 def _subject(entries: Sequence[LayoutEntry], topology: Topology | None) -> str:
@@ -211,14 +226,18 @@ def _subject(entries: Sequence[LayoutEntry], topology: Topology | None) -> str:
 
 
 def content_from_campaign(store: Any, campaign_id: str, *, title: str = "", author: str = "",
-                          created_at: float | None = None) -> ReportContent:
+                          created_at: float | None = None, progress: Progress | None = None) -> ReportContent:
     """A campaign's report: every layout planned on the campaign's topology beside the runs
     that completed its cells. Raises ``store.StoreError`` for an unknown id and
     ``campaign.CampaignFileError`` when the stored file no longer loads."""
     from ..campaign.results import campaign_entries, counted_stored_runs, stored_campaign
 
+    progress = progress or Progress()
+    progress.set_progress(0.0, "reading the campaign and its runs from the history")
     record, spec, state = stored_campaign(store, campaign_id)
     runs = counted_stored_runs(spec, state, store)
+    progress.check()
+    progress.set_progress(0.25, f"planning {len(spec.layouts)} layouts")
     entries = campaign_entries(spec, state, runs)
     table = build_table(entries)
     counts = state.counts()
@@ -239,7 +258,7 @@ def content_from_campaign(store: Any, campaign_id: str, *, title: str = "", auth
         entries, table, runs, store, kind="campaign",
         title=title or _clip(f"GlusterFS layout decision: {spec.name}", 90),
         subject=f"{cluster} · {len(spec.layouts)} layouts: {_short_list([v.name for v in spec.layouts])}",
-        author=author, created_at=created_at, facts=facts, notes=notes)
+        author=author, created_at=created_at, facts=facts, notes=notes, progress=progress)
 
 
 # ---------------------------------------------------------------- shared
@@ -247,7 +266,10 @@ def content_from_campaign(store: Any, campaign_id: str, *, title: str = "", auth
 
 def _assemble(entries: Sequence[LayoutEntry], table: DecisionTable, runs: Sequence[RunResult], store: Any, *,
               kind: str, title: str, subject: str, author: str, created_at: float | None,
-              facts: Sequence[tuple[str, str]], notes: Sequence[str] = ()) -> ReportContent:
+              facts: Sequence[tuple[str, str]], notes: Sequence[str] = (),
+              progress: Progress | None = None) -> ReportContent:
+    progress = progress or Progress()
+    progress.check()
     row_of = {r.run_id: e.key for e in entries for r in e.runs}
     name_of = {e.key: (e.label or e.key) if e.kind == BASELINE else e.key for e in entries}
     size_of = {e.key: len(e.runs) for e in entries}
@@ -271,8 +293,8 @@ def _assemble(entries: Sequence[LayoutEntry], table: DecisionTable, runs: Sequen
     return ReportContent(
         title=title, subject=subject, author=author or os_user(),
         created_at=time.time() if created_at is None else created_at, kind=kind, table=table,
-        layouts=layouts, runs=run_entries, comparisons=comparisons(run_entries, table),
-        trend=trend(store, table, entries) if store is not None else None,
+        layouts=layouts, runs=run_entries, comparisons=comparisons(run_entries, table, progress),
+        trend=_trend(store, table, entries, progress),
         facts=tuple(facts), notes=tuple(dict.fromkeys(all_notes)))
 
 
@@ -292,7 +314,16 @@ def run_mounts(runs: Sequence[RunResult]) -> tuple[Mount, ...]:
     return tuple(out.values())
 
 
-def comparisons(entries: Sequence[RunEntry], table: DecisionTable) -> tuple[Comparison, ...]:
+def _trend(store: Any, table: DecisionTable, entries: Sequence[LayoutEntry], progress: Progress) -> Trend | None:
+    if store is None:
+        return None
+    progress.check()
+    progress.set_progress(0.95, "the history trend of each volume")
+    return trend(store, table, entries)
+
+
+def comparisons(entries: Sequence[RunEntry], table: DecisionTable,
+                progress: Progress | None = None) -> tuple[Comparison, ...]:
     """Each run against the first run of its workload and kind (for a campaign: each layout
     against the first layout; a baseline only against a baseline), as ``brickyard history
     compare FIRST OTHER`` shows it; for the table's workload only at the table's block sizes
@@ -301,10 +332,14 @@ def comparisons(entries: Sequence[RunEntry], table: DecisionTable) -> tuple[Comp
     out = []
     keep = set(table.block_sizes)
     kind_of = {r.key: r.kind for r in table.rows}
-    for e in entries:          # a baseline against a baseline, a layout against a layout
+    progress = progress or Progress()
+    for n, e in enumerate(entries):          # a baseline against a baseline, a layout against a layout
         ref = firsts.setdefault((e.run.workload, kind_of.get(e.row_key, LAYOUT)), e)
         if ref is e:
             continue
+        progress.check()
+        progress.set_progress(0.3 + 0.65 * n / len(entries), f"comparing run {n + 1} of {len(entries)} "
+                                                              f"with the first of its kind")
         a, b = ref.run, e.run
         left_out = 0
         if keep and b.workload == table.workload:      # the bootstrap is the cost: only the points shown

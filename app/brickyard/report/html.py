@@ -13,7 +13,9 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 
-from .app import discard, ensure_app
+from ..core.topofile import write_atomic
+from ..remote.loop import Progress
+from .app import ensure_app
 from .blocks import Block, Figure, esc
 from .pdf import PageMeta
 from .typeset import DPI, SCALE, Typeset
@@ -73,24 +75,31 @@ def figure_svg(fig: Figure, width: float = FIGURE_WIDTH) -> str:
     return text[start:] if start >= 0 else text
 
 
-def write_html(build: Callable[[Typeset, float], Sequence[Block]], path: str | os.PathLike, meta: PageMeta) -> int:
-    """Write the HTML file (through a temporary file, renamed when complete); returns its size."""
+def write_html(build: Callable[[Typeset, float], Sequence[Block]], path: str | os.PathLike, meta: PageMeta,
+               progress: Progress | None = None) -> int:
+    """Write the HTML file (``core.topofile.write_atomic``: a temporary file, fsync, rename;
+    an ``OSError`` leaves ``path`` as it was); returns its size. ``progress`` as for
+    ``pdf.write_pdf``."""
     ensure_app()
+    progress = progress or Progress()
     path = Path(path)
     ts = Typeset(_svg_device(TABLE_WIDTH, 100))
+    progress.set_progress(0.0, "laying out the report")
     blocks = build(ts, TABLE_WIDTH)
-    body = "".join(b.html() for b in blocks)
+    parts = []
+    for n, b in enumerate(blocks):
+        progress.check()
+        if isinstance(b, Figure) or n % 20 == 0:
+            progress.set_progress(0.1 + 0.85 * n / len(blocks), f"writing part {n + 1} of {len(blocks)}")
+        parts.append(b.html())
+    body = "".join(parts)
     doc = (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
            f"<meta name=\"generator\" content=\"{esc(meta.creator)}\">\n<title>{esc(meta.title)}</title>\n"
            f"<style>{CSS}</style>\n</head>\n<body>\n{body}"
            f"<p class=\"meta small\">{esc(meta.footer_left)}</p>\n</body>\n</html>\n")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(doc)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        discard(tmp)
-    return path.stat().st_size
+    data = doc.encode("utf-8")
+    progress.check()
+    progress.set_progress(0.95, f"saving {path.name}")
+    write_atomic(path, data)
+    progress.set_progress(1.0, f"saved {path.name}")
+    return len(data)

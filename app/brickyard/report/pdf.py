@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from PySide6.QtCore import QMarginsF, QPointF
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QPointF
 from PySide6.QtGui import QColor, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen
 
-from .app import discard, ensure_app
+from ..core.topofile import write_atomic
+from ..remote.loop import Progress
+from .app import ensure_app
 from .blocks import Block, PageBreak
 from .typeset import DPI, MUTED, RULE, SCALE, Typeset
 
@@ -50,10 +52,12 @@ def content_box(paper: str) -> tuple[float, float]:
 Placed = tuple[Block, float]
 
 
-def paginate(blocks: Sequence[Block], ts: Typeset, width: float, height: float) -> list[list[Placed]]:
+def paginate(blocks: Sequence[Block], ts: Typeset, width: float, height: float,
+             check: Callable[[], None] | None = None) -> list[list[Placed]]:
     """Each page's blocks and their top (from the content box's top). A block that does not
     fit is split between lines or rows where it can be, else moved to the next page; a
-    heading always moves with the start of what follows it."""
+    heading always moves with the start of what follows it. ``check`` is called before
+    each block (a progress's ``check``, which raises to stop)."""
     pages: list[list[Placed]] = [[]]
     y = 0.0
     queue: deque[Block] = deque(blocks)
@@ -64,6 +68,8 @@ def paginate(blocks: Sequence[Block], ts: Typeset, width: float, height: float) 
         y = 0.0
 
     while queue:
+        if check is not None:
+            check()
         b = queue.popleft()
         if isinstance(b, PageBreak):
             if pages[-1]:
@@ -120,32 +126,46 @@ def _lead(queue: deque[Block], ts: Typeset, width: float, height: float) -> floa
 
 
 def write_pdf(build: Callable[[Typeset, float], Sequence[Block]], path: str | os.PathLike, paper: str,
-              meta: PageMeta) -> int:
-    """Write the PDF (through a temporary file beside ``path``, renamed when complete, so a
-    failed export leaves no half file); returns the number of pages. Raises ``OSError``."""
+              meta: PageMeta, progress: Progress | None = None) -> int:
+    """Write the PDF; returns the number of pages. The pages are painted into memory and the
+    file written in one go (``core.topofile.write_atomic``: a temporary file beside ``path``,
+    fsync, rename), so a full disk or an unwritable folder is an ``OSError`` naming it and
+    leaves ``path`` as it was (Qt's PDF writer says nothing when a write to its file fails: a
+    full disk left a cut-off PDF and "written"). ``progress`` hears each page; its
+    ``cancel()`` stops the work with ``Cancelled`` and nothing is written."""
     ensure_app()
+    progress = progress or Progress()
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    writer = QPdfWriter(str(tmp))
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
+    writer.setResolution(DPI)
+    writer.setPageLayout(QPageLayout(QPageSize(PAPERS[paper]), QPageLayout.Orientation.Portrait,
+                                     QMarginsF(0, 0, 0, 0), QPageLayout.Unit.Point))
+    writer.setTitle(meta.title)
+    writer.setCreator(meta.creator)
+    if meta.author:
+        writer.setAuthor(meta.author)
+    ts = Typeset(writer)
+    pw, ph = page_size(paper)
+    width, height = content_box(paper)
+    progress.set_progress(0.0, "laying out the report")
+    blocks = build(ts, width)
+    progress.check()
+    progress.set_progress(0.1, "breaking it into pages")
+    pages = paginate(blocks, ts, width, height, progress.check)
+    progress.check()
+    painter = QPainter()
+    if not painter.begin(writer):
+        raise OSError(f"cannot write {path}: Qt's PDF writer did not start")
     try:
-        writer.setResolution(DPI)
-        writer.setPageLayout(QPageLayout(QPageSize(PAPERS[paper]), QPageLayout.Orientation.Portrait,
-                                         QMarginsF(0, 0, 0, 0), QPageLayout.Unit.Point))
-        writer.setTitle(meta.title)
-        writer.setCreator(meta.creator)
-        if meta.author:
-            writer.setAuthor(meta.author)
-        ts = Typeset(writer)
-        pw, ph = page_size(paper)
-        width, height = content_box(paper)
-        pages = paginate(build(ts, width), ts, width, height)
-        painter = QPainter()
-        if not painter.begin(writer):
-            raise OSError(f"cannot write {path}: the PDF writer could not open a temporary file in {path.parent}")
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
         painter.scale(SCALE, SCALE)                       # from here on, one unit is one point
         for n, page in enumerate(pages, start=1):
+            progress.check()
+            progress.set_progress(0.2 + 0.75 * (n - 1) / len(pages), f"painting page {n} of {len(pages)}")
             if n > 1:
                 writer.newPage()
             _frame(painter, ts, meta, n, len(pages), pw, ph)
@@ -153,16 +173,17 @@ def write_pdf(build: Callable[[Typeset, float], Sequence[Block]], path: str | os
                 painter.save()
                 block.paint(ts, painter, MARGIN_X, MARGIN_TOP + top, width)
                 painter.restore()
-        if not painter.end():
-            raise OSError(f"cannot write {path}: the PDF could not be completed (disk full?)")
-        del painter
-        del writer
-        if not tmp.exists() or tmp.stat().st_size == 0:
-            raise OSError(f"cannot write {path}: nothing was written (disk full, or the folder is not writable?)")
-        os.replace(tmp, path)
-        return len(pages)
     finally:
-        discard(tmp)
+        ended = painter.end()
+    del painter, writer
+    buffer.close()
+    if not ended or data.size() == 0:
+        raise OSError(f"cannot write {path}: Qt's PDF writer could not finish the document")
+    progress.check()
+    progress.set_progress(0.95, f"saving {path.name} ({data.size() / 1e6:.1f} MB)")
+    write_atomic(path, bytes(data.data()))
+    progress.set_progress(1.0, f"saved {path.name}")
+    return len(pages)
 
 
 def _frame(painter: QPainter, ts: Typeset, meta: PageMeta, n: int, total: int, pw: float, ph: float) -> None:

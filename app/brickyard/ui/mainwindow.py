@@ -384,11 +384,12 @@ class MainWindow(QMainWindow):
         self._show_tab("Decision", self.decision_view)
         return self.decision_view
 
-    def export_report(self, exec_dialog: bool = True):
-        """File ▸ Export PDF…: the report of what the tab in front shows (``ui.report_export``)."""
+    def export_report(self, show: bool = True):
+        """File ▸ Export PDF…: the report of what the tab in front shows (``ui.report_export``),
+        written by a process of its own while the window stays usable."""
         from .report_export import export_report_dialog
 
-        return export_report_dialog(self, exec_dialog=exec_dialog)
+        return export_report_dialog(self, show=show)
 
     def open_calibration(self):
         """The Calibrate throughput model dialog over the history the Run tab writes to."""
