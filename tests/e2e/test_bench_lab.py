@@ -163,6 +163,39 @@ def test_a_host_dying_mid_run_ends_partial_with_the_host_named(lab, volume):
     assert leftovers(lab) == [] and "may be left behind" not in run.error, run.error
 
 
+def test_fios_job_processes_die_with_a_sigkilled_agent(lab, volume):
+    """fio's job processes leave the worker's session (setsid): the agent's watchdog kills
+    them when the agent is SIGKILLed alone, as a crashing agent would be."""
+    killed = []
+
+    def kill_agent(fraction, text):
+        if "live" not in text or killed:
+            return
+        ps = lab.exec(lab.clients[0], ["ps", "-ww", "-eo", "pid,comm,args"]).stdout.decode()
+        # the agent, not its watchdog (same command line, comm by-agent-watch)
+        pids = [line.split()[0] for line in ps.splitlines()
+                if "brickyard-agent." in line and "agent.py" in line and line.split()[1].startswith("python")]
+        assert len(pids) == 1, ps
+        if sum(line.split()[1] == "fio" for line in ps.splitlines()) < 4:
+            return                  # not yet both workers' job processes (fio forks each one)
+        lab.exec(lab.clients[0], ["kill", "-9", pids[0]])
+        killed.append(pids[0])
+
+    run = bench(lab, "fio", {"presets": "seq-write", "size": "1M", "numjobs": "2", "runtime": "60",
+                             "options": "thinktime=100000"},
+                [f"{lab.clients[0]}:{MOUNT}"], progress=Progress(on_progress=kill_agent))
+    assert killed and run.status in (RunStatus.PARTIAL, RunStatus.FAILED), run.status
+    ps = ""
+    for _ in range(50):
+        ps = lab.exec(lab.clients[0], ["ps", "-ww", "-eo", "comm,args"]).stdout.decode()
+        if not any(line.split()[0] == "fio" or "agent.py" in line for line in ps.splitlines()):
+            break
+        time.sleep(0.1)
+    assert not any(line.split()[0] == "fio" for line in ps.splitlines()), ps
+    assert "agent.py" not in ps, ps
+    assert leftovers(lab) == []
+
+
 def _brick_pids(lab, volume: str = VOLUME) -> dict[str, str]:
     """node → pid of the brick process serving ``volume`` there."""
     xml = lab.ssh("node1", ["gluster", "--xml", "volume", "status", volume]).stdout

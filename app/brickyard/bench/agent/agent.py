@@ -6,9 +6,18 @@ Brickyard uploads this file to a temporary directory it created on the host, run
 and removes the directory afterwards. Nothing is installed.
 
 For each step it forks the N workers first, holds them at a barrier, releases them at once,
-then records each worker's start, end and I/O counters on this host's monotonic clock. Closing stdin or SIGTERM cancels: the workers'
-process groups are killed and only the directories this agent created (``mkdir`` op) are
-removed, then its own. At start it removes what dead agents left in /tmp (see "leftovers").
+then records each worker's start, end and I/O counters on this host's monotonic clock. Closing stdin or SIGTERM cancels: every
+process the workers started is killed and only the directories this agent created (``mkdir``
+op) are removed, then its own. At start it removes what dead agents left in /tmp (see
+"leftovers").
+
+Every process a worker starts dies with the agent, however the agent ends (see "worker
+processes"): each worker carries this agent's random tag in its environment, which every
+process it starts inherits (fio's job processes, which leave the worker's session with a
+setsid of their own; a shell's children; a daemon that forks twice), and a watchdog in a
+session of its own kills every tagged process the moment the agent is gone — SIGKILLed
+alone, or with its process group. What a step's workers leave running when the step ends is
+killed too ("strays_killed" in step_done).
 
 Commands (one JSON object per line):
   {"op": "hello"}
@@ -54,6 +63,10 @@ OUTPUT_LIMIT = 256 * 1024
 owned = []          # directories this agent created
 children = set()    # pids of live worker process groups
 out_lock = threading.Lock()
+TAG_NAME = "BRICKYARD_AGENT_TAG"
+TAG = os.urandom(16).hex()   # in every worker's environment: what the worker starts inherits it
+WATCHDOG_FD = -1             # the write end of the watchdog's pipe (closed in workers)
+WATCHDOG_ALIVE = -1          # end-of-file on this: the watchdog is gone
 
 
 PTRACE_TRACEME, PTRACE_DETACH, PTRACE_SYSCALL = 0, 17, 24
@@ -246,6 +259,226 @@ def kill_children():
             os.killpg(pid, signal.SIGKILL)
         except OSError:
             pass
+    kill_tagged()               # and what left the workers' groups (fio's job processes)
+
+
+# ---- worker processes: everything a worker started dies with the agent -------------------
+# PR_SET_PDEATHSIG kills a worker when the agent dies, but not what the worker started: fio's
+# job processes (each calls setsid), a shell's children, a daemon that forked twice. Neither a
+# process group nor a session holds them, and the process tree breaks when a parent dies. So
+# the agent tags each worker's environment (TAG, 128 random bits per agent: no other process
+# has it), every descendant inherits it, and kill_tagged finds them wherever they ended up.
+# The watchdog (a session of its own, so a kill of the agent's process group spares it) holds
+# the read end of a pipe only the agent writes to: when it reads end-of-file the agent is gone,
+# however it ended, and it kills every tagged process, then exits. An agent that ends cleanly
+# kills its tagged processes itself and sends the watchdog away first. No cgroup or systemd.
+#
+# What kill_tagged may kill, as root too (it reads every process's environment there):
+#   - only a process whose environment holds exactly BRICKYARD_AGENT_TAG=<this agent's tag>;
+#   - only one started after the agent (a process that predates it cannot be its worker's,
+#     and the environment of the host's long-running processes is never even read);
+#   - never the agent, the watchdog (neither carries the tag) or pid 1;
+#   - the signal goes to the very process whose environment was read: its /proc/PID directory
+#     is opened first and the environment read through it, and pidfd_send_signal (Linux 5.1+)
+#     signals that directory's process, never a later one that got its pid. On older kernels
+#     the start time is read through the same directory just before os.kill: a pid would have
+#     to be freed and reused within those microseconds.
+
+PIDFD_SEND_SIGNAL = 424     # the same number on every architecture that has the generic table
+PIDFD_ARCHES = ("x86_64", "i386", "i486", "i586", "i686", "aarch64", "arm", "ppc", "s390x", "riscv")
+
+
+def start_time(proc_dir):
+    """Start time (clock ticks since boot) of the process whose /proc directory is open as
+    ``proc_dir``; None when it is gone or a zombie."""
+    try:
+        fd = os.open("stat", os.O_RDONLY, dir_fd=proc_dir)
+        try:
+            text = os.read(fd, 4096).decode(errors="replace")
+        finally:
+            os.close(fd)
+        fields = text[text.rfind(")") + 2:].split()
+        return int(fields[19]) if len(fields) > 19 and fields[0] not in ("Z", "X") else None
+    except (OSError, ValueError):
+        return None
+
+
+def own_start():
+    try:
+        fd = os.open("/proc/self", os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return 0
+    try:
+        return start_time(fd) or 0
+    finally:
+        os.close(fd)
+
+
+AGENT_START = own_start()   # kill_tagged never kills a process older than its agent
+
+
+def send_kill(dirfd, pid, start):
+    """SIGKILL the process whose /proc directory ``dirfd`` is (see above). True if sent."""
+    if os.uname()[4].startswith(PIDFD_ARCHES):
+        try:
+            if hasattr(signal, "pidfd_send_signal"):
+                signal.pidfd_send_signal(dirfd, signal.SIGKILL)
+                return True
+            if libc().syscall(PIDFD_SEND_SIGNAL, dirfd, int(signal.SIGKILL), None, 0) == 0:
+                return True
+            err = ctypes.get_errno()
+            if err != 38:                                       # ENOSYS: an older kernel
+                return False                                    # ESRCH: it is gone already
+        except OSError as exc:
+            if exc.errno != 38:
+                return False
+        except (AttributeError, TypeError):
+            pass
+    if start_time(dirfd) != start:
+        return False
+    try:
+        os.kill(pid, signal.SIGKILL)
+        return True
+    except OSError:
+        return False
+
+
+def tagged(tag, since, skip=()):
+    """The live processes (this user's, or any as root) started at or after ``since`` whose
+    environment holds exactly ``tag``, not in ``skip``: [(pid, open /proc/PID fd, start)]."""
+    needle = ("\0%s=%s\0" % (TAG_NAME, tag)).encode()
+    me = os.getpid()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        pid = int(name)
+        if pid in (me, 1, AGENT_PID):
+            continue
+        try:
+            dirfd = os.open("/proc/" + name, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            continue
+        keep = False
+        try:
+            start = start_time(dirfd)
+            if start is None or start < since or (pid, start) in skip:
+                continue
+            fd = os.open("environ", os.O_RDONLY, dir_fd=dirfd)
+            try:
+                env = b""
+                while True:
+                    chunk = os.read(fd, 65536)
+                    if not chunk:
+                        break
+                    env += chunk
+            finally:
+                os.close(fd)
+            if needle in b"\0" + env + b"\0":
+                found.append((pid, dirfd, start))
+                keep = True
+        except OSError:                 # gone, or not ours to read
+            continue
+        finally:
+            if not keep:
+                os.close(dirfd)
+    return found
+
+
+def kill_tagged(tag=None, since=None, rounds=20):
+    """SIGKILL every process tagged ``tag`` (this agent's) started since ``since`` (the
+    agent's start), then look again for any a killed one forked just before its signal;
+    done when a look finds none new. Returns how many were killed."""
+    tag = TAG if tag is None else tag
+    since = AGENT_START if since is None else since
+    killed = set()
+    for _ in range(rounds):
+        new = tagged(tag, since, skip=killed)
+        if not new:
+            break
+        for pid, dirfd, start in new:
+            try:
+                if send_kill(dirfd, pid, start):
+                    killed.add((pid, start))
+            finally:
+                os.close(dirfd)
+        time.sleep(0.01)
+    return len(killed)
+
+
+def watchdog(read_fd):
+    """The watchdog's life: wait until the agent is gone (end-of-file on its pipe), then kill
+    every process its workers started. An agent that ends cleanly says so first ("q")."""
+    for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGPIPE, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)   # a signal for the agent's group is not for it
+    try:
+        libc().prctl(15, b"by-agent-watch", 0, 0, 0)   # PR_SET_NAME: ps -o comm tells it apart
+    except (OSError, AttributeError):
+        pass
+    while True:
+        try:
+            data = os.read(read_fd, 64)
+        except InterruptedError:
+            continue
+        except OSError:
+            data = b""
+        if not data:
+            break
+        if b"q" in data:
+            return
+    kill_tagged()
+
+
+def start_watchdog():
+    """Start the watchdog (see above). Returns (the write end of its pipe, the read end of one
+    that ends when the watchdog does), or (-1, -1) when it cannot run. Both ends are
+    close-on-exec and every worker closes them: only the agent keeps the watchdog waiting."""
+    from_agent, to_dog = os.pipe()
+    alive_r, alive_w = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        for fd in (to_dog, from_agent, alive_r, alive_w):
+            os.close(fd)
+        return -1, -1
+    if pid == 0:
+        try:
+            os.setsid()
+            os.chdir("/")                    # it pins no mount
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):             # never hold the agent's stdin/stdout: its channel must close
+                os.dup2(null, fd)
+            keep = sorted({0, 1, 2, from_agent, alive_w})
+            for low, high in zip(keep, keep[1:] + [65536]):
+                os.closerange(low + 1, high)
+            if os.fork() == 0:               # a grandchild: never in the agent's waitpid(-1)
+                watchdog(from_agent)
+        finally:
+            os._exit(0)
+    os.close(from_agent)
+    os.close(alive_w)
+    os.waitpid(pid, 0)
+    return to_dog, alive_r
+
+
+def stop_watchdog(timeout=2.0):
+    """The agent ends cleanly, its tagged processes killed: the watchdog leaves at once, and
+    the agent waits for that (nothing of it is left when the agent's command ends)."""
+    global WATCHDOG_FD
+    if WATCHDOG_FD < 0:
+        return
+    try:
+        os.write(WATCHDOG_FD, b"q")
+        os.close(WATCHDOG_FD)
+    except OSError:
+        return
+    finally:
+        WATCHDOG_FD = -1
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        ready, _, _ = select.select([WATCHDOG_ALIVE], [], [], max(0.0, end - time.monotonic()))
+        if ready and not os.read(WATCHDOG_ALIVE, 64):
+            return
 
 
 def remove_owned():
@@ -265,6 +498,7 @@ def cancel_and_exit(reason):
     left = remove_owned()
     if SCRATCH and is_marked(SCRATCH):      # its own directory too: nobody may be left to remove it
         shutil.rmtree(SCRATCH, ignore_errors=True)
+    stop_watchdog()
     emit({"event": "cancelled", "reason": reason, "left": left})
     os._exit(3)
 
@@ -481,6 +715,10 @@ def die_with_agent(agent_pid):
 def worker_main(spec, barrier_r, status_w, out_path, err_path):
     os.setsid()
     die_with_agent(AGENT_PID)
+    for fd in (WATCHDOG_FD, WATCHDOG_ALIVE):
+        if fd >= 0:
+            os.close(fd)                      # only the agent may keep the watchdog waiting
+    os.environ[TAG_NAME] = TAG                # inherited by all it starts: see "worker processes"
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
@@ -908,9 +1146,12 @@ def run_step(cmd, scratch):
                         os.killpg(p["pid"], signal.SIGKILL)
                     except OSError:
                         pass
+            kill_tagged()                     # and what left their groups (fio's job processes)
             break
     for t in threads:
         t.join(0.5 if (stalled or timed_out) else None)
+    # what the workers started and left running (a shell's "cmd &") would skew the next step
+    strays = kill_tagged()
     results = []
     for i, (p, spec) in enumerate(zip(procs, specs)):
         info = read_status(p["status"]) if p["end"] is not None else {}
@@ -940,11 +1181,13 @@ def run_step(cmd, scratch):
     emit({"event": "step_done", "id": sid, "released": released, "workers": results,
           "release": "ptrace" if any(p.get("parked") for p in procs) else "pipe",
           "stalled": stalled, "timed_out": timed_out,
-          "idle_seconds": time.monotonic() - last_any_progress, "max_idle_seconds": max_idle})
+          "idle_seconds": time.monotonic() - last_any_progress, "max_idle_seconds": max_idle,
+          "strays_killed": strays})
 
 
 def main():
-    global SCRATCH, TMP
+    global SCRATCH, TMP, WATCHDOG_FD, WATCHDOG_ALIVE
+    WATCHDOG_FD, WATCHDOG_ALIVE = start_watchdog()
     scratch = os.path.dirname(os.path.abspath(__file__))
     signal.signal(signal.SIGTERM, lambda *_: cancel_and_exit("SIGTERM"))
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -1008,7 +1251,9 @@ def main():
             elif op == "tempdir":
                 emit({"event": "ok", "op": op, "path": make_tempdir(str(cmd.get("kind", "")))})
             elif op == "exit":
+                kill_tagged()
                 left = remove_owned() if cmd.get("remove_owned") else []
+                stop_watchdog()
                 emit({"event": "bye", "left": left})
                 return
             elif op == "cancel":
