@@ -43,6 +43,13 @@ def test_probe_measures_each_filesystem_the_set_of_them_and_tcp_and_calibrates_t
     assert inputs.measured[f"{BRICK}.write@local:{dirs[0]}"].source == "measured"
     assert inputs.measured[f"{NODE_LINK}@local"].value > 0
     assert inputs.sources == (f"probe {run.run_id[:12]}",)
+    # sender and receiver ran on this one kernel: the probe says so, and the model's fan-out
+    # costs stay assumed 0 with a range as wide as shared CPUs were seen to need
+    tcp = [s for s in run.steps if s.params["probe"] == "tcp"]
+    assert tcp and all(s.params["same_kernel"] == ["local"] for s in tcp)
+    fan = inputs.measured["fanout_cpu_seconds.write"]
+    assert fan.source == "assumed" and fan.value == 0.0 and fan.pessimistic >= 1e-3
+    assert any("client's own kernel" in n for n in inputs.notes)
 
 
 def test_probe_refuses_a_server_address_that_is_not_a_plain_name():

@@ -52,11 +52,16 @@ while True:
         break
     total += n
 conn.close()
-print(total)
+try:
+    boot = open('/proc/sys/kernel/random/boot_id').read().strip() or '-'
+except OSError:
+    boot = '-'
+print(total, boot)
 """
 
 #: connects to argv[1]:argv[2] (retrying for argv[4] seconds), sends argv[3] bytes, waits for
-#: the receiver to close, prints bytes and the seconds from the first byte to that close
+#: the receiver to close, prints bytes, the seconds from the first byte to that close and its
+#: machine's boot id (the receiver prints its own: equal ids are one kernel, shared CPUs)
 SENDER = """
 import socket, sys, time
 host, port, nbytes, wait = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
@@ -79,13 +84,22 @@ while s.recv(65536):
     pass
 t1 = time.monotonic()
 s.close()
-print(sent, t1 - t0)
+try:
+    boot = open('/proc/sys/kernel/random/boot_id').read().strip() or '-'
+except OSError:
+    boot = '-'
+print(sent, t1 - t0, boot)
 """
 
 
 def parse_dd(text: str) -> tuple[int, float] | None:
     found = _DD_LINE.findall(text)
     return (int(found[-1][0]), float(found[-1][1])) if found else None
+
+
+def same_kernel(sender: list[str], receiver: list[str]) -> bool:
+    """Both ends printed one boot id: one kernel (namespaces, containers), so one set of CPUs."""
+    return bool(sender and receiver and sender[0] != "-" and sender[0] == receiver[0])
 
 
 def parse_names(text: str) -> dict[str, str]:
@@ -213,16 +227,18 @@ class Probe(Workload):
             if any(r.exit == 3 for r in receivers):
                 last_problem = "; ".join(r.stderr.strip() for r in receivers if r.exit == 3)
                 continue
-            timings, problems = [], []
-            for (host, _t), r in zip(servers, senders):
+            timings, problems, shared = [], [], []
+            for (host, _t), r, rec in zip(servers, senders, receivers):
                 parts = r.stdout.split()
-                if r.exit != 0 or len(parts) != 2:
+                if r.exit != 0 or len(parts) not in (2, 3):
                     why = (r.stderr.strip() or f"exit {r.exit}")[-300:]
                     problems.append(f"{sender.host} → {host}: {why}")
                     timings.append(WorkerTiming(r.timing.worker, r.timing.host, r.timing.start, r.timing.end,
                                                 error=why))
                     continue
                 sent, seconds = int(parts[0]), float(parts[1])
+                if same_kernel(parts[2:], rec.stdout.split()[1:]):
+                    shared.append(host)
                 end = r.timing.end
                 timings.append(WorkerTiming(r.timing.worker, r.timing.host, end - seconds, end, bytes=sent, ops=1))
             for (host, _t), r in zip(servers, receivers):
@@ -230,7 +246,7 @@ class Probe(Workload):
                     problems.append(f"receiver on {host}: {(r.stderr.strip() or f'exit {r.exit}')[-300:]}")
             params = {"probe": "tcp", "scope": scope, "direction": "write", "host": sender.host,
                       "to": servers[0][0] if len(servers) == 1 else "all", "servers": [h for h, _ in servers],
-                      "concurrency": len(servers), "repeat": repeat, "bytes": nbytes}
+                      "concurrency": len(servers), "repeat": repeat, "bytes": nbytes, "same_kernel": shared}
             ctx.record(Measurement(params=params, workers=timings, problems=problems), direction="write")
             return
         params = {"probe": "tcp", "scope": scope, "direction": "write", "host": sender.host, "to": "?",

@@ -37,6 +37,7 @@ class ModelCheckPanel(QWidget):
         self.table.setHorizontalHeaderLabels(HEAD)
         self.table.verticalHeader().hide()
         self.table.setSortingEnabled(False)
+        self.table.setWordWrap(False)      # the model's label is long: one line, scrolled to
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         box = QVBoxLayout(self)

@@ -114,7 +114,7 @@ class VerdictPanel(QWidget):
         for p in est.predictions:
             who = "one file" if p.concurrency == 1 else f"{p.concurrency} files"
             rows.append(f"<tr><td>{p.direction} {who}</td><td align='right'><b>{format_rate(p.bps)}</b></td>"
-                        f"<td nowrap style='color:#757575'>{format_rate(p.low)} … {format_rate(p.high)}</td>"
+                        f"<td style='color:#757575'>{format_rate(p.low)} … {format_rate(p.high)}</td>"
                         f"<td>{html.escape(p.bound)}</td></tr>")
         text = "<table cellspacing='4'>" + "".join(rows) + "</table>"
         tips = [f"{p.direction}, {'one file' if p.concurrency == 1 else f'{p.concurrency} files'}: "
