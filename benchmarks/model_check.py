@@ -118,6 +118,7 @@ def analyse(db: str, probe_run: str, campaign_id: str, calibrate_on: tuple[str, 
                            if v.get("source") in ("measured", "fitted")},
             "rows": [{**r.to_json(), "fit": r.layout in calibrate_on} for r in rows],
             "tested": len(tested), "within_goal": sum(e <= GOAL for e in errors),
+            "inside_range": sum(r.low <= r.measured <= r.high for r in tested),
             "median_error": statistics.median(errors) if errors else None,
             "worst_error": max(errors) if errors else None}
 
@@ -129,21 +130,23 @@ def print_table(result: dict) -> None:
     for name, v in result["parameters"].items():
         print(f"  {v['source']:9s} {name:28s} {v.get('note', '')}")
     print()
-    head = ("layout", "direction", "files", "block", "predicted", "measured (median)", "error", "binding bound", "")
+    head = ("layout", "direction", "files", "block", "predicted", "measured (median)", "error", "range",
+            "binding bound", "")
     lines = [head]
     for r in result["rows"]:
         files = "single" if r["concurrency"] == 1 else f"{r['concurrency']} concurrent"
         block = format_block_size(r["block_size"]) if r["block_size"] else "large"
         lines.append((r["layout"], r["direction"], files, block, format_rate(r["predicted_bps"]),
                       f"{format_rate(r['measured_bps'])} (n={r['repeats']})", f"{r['error'] * 100:+.0f} %",
-                      r["bound"], "fit, not a test" if r["fit"] else ("" if abs(r["error"]) <= GOAL else "> 25 %")))
+                      f"{format_rate(r['low_bps'])} … {format_rate(r['high_bps'])}", r["bound"], "fit, not a test" if r["fit"] else ("" if abs(r["error"]) <= GOAL else "> 25 %")))
     widths = [max(len(str(line[i])) for line in lines) for i in range(len(head))]
     for line in lines:
         print("  ".join(str(c).ljust(w) if i not in (4, 5, 6) else str(c).rjust(w)
                         for i, (c, w) in enumerate(zip(line, widths))).rstrip())
     if result["tested"]:
         print(f"\npredicted layouts: {result['within_goal']} of {result['tested']} figures (blocks ≥ 1 MiB) within "
-              f"{GOAL:.0%}; error median {result['median_error']:.0%}, worst {result['worst_error']:.0%}")
+              f"{GOAL:.0%}; error median {result['median_error']:.0%}, worst {result['worst_error']:.0%}; "
+              f"{result['inside_range']} of {result['tested']} measured figures inside the predicted range")
     for note in result["notes"]:
         print(f"note: {note}")
 

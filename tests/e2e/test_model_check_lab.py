@@ -48,6 +48,8 @@ def test_calibrated_on_a_probe_and_distribute_the_model_predicts_two_other_layou
     # what the probe measured calibrates the model, not only the layout's runs
     measured = {k.split("@")[0] for k, v in result["parameters"].items() if v["source"] == "measured"}
     assert {"brick_bps.write", "node_link_bps", "client_link_bps"} <= measured
+    # the lab's machines are namespaces of one kernel: the probe finds it and the model says so
+    assert any("run on the client's own kernel" in n for n in result["notes"]), result["notes"]
     rows = result["rows"]
     fit = [r for r in rows if r["fit"]]
     tested = [r for r in rows if not r["fit"]]
