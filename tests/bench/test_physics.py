@@ -82,3 +82,59 @@ def test_servers_are_the_brick_hosts_or_the_mount_source():
     assert servers_of({"bricks": ["node1:/b", "node2:/b", "node1:/c"]}, "node1:/gv0") == ["node1", "node2"]
     assert servers_of({}, "node4:/gv0") == ["node4"]
     assert servers_of({}, "/dev/sda1") == []
+
+
+# ---- which figure bounds a host: typed, else detected on the host, else the topology's NIC ----
+
+def test_the_hosts_own_link_wins_over_the_topology_nic_which_stands_in_when_the_host_reports_none(monkeypatch):
+    import asyncio
+    from types import SimpleNamespace
+
+    from brickyard.bench import engine
+    from brickyard.bench.physics import LinkInfo, link_lines
+
+    reported = {"c1": LinkInfo(10 * GBIT, "sysfs speed of eno1 (physical) on c1"),
+                "c2": LinkInfo(None, "c2 reaches the servers through ens3 (physical): sysfs reports no speed for it"),
+                "c3": LinkInfo(None, "c3 reaches the servers through ens3 (physical): sysfs reports no speed for it")}
+
+    async def detect(executor, servers, python="python3"):
+        return reported[executor.host]
+
+    monkeypatch.setattr(engine, "detect_link", detect)
+    sessions = [SimpleNamespace(host=h, kind="gluster", spec=f"{h}:/mnt/gv0", executor=SimpleNamespace(host=h),
+                                mount={"source": "n1:/gv0"}) for h in ("c1", "c2", "c3")]
+    sessions.append(SimpleNamespace(host="c4", kind="local", spec="c4:/var/tmp", executor=None, mount={}))
+    nics = {"c1": GBIT, "c2": 25 * GBIT, "c4": GBIT}           # c3 has none in the topology
+    links = asyncio.run(engine._links(sessions, {"bricks": ["n1:/b"]}, "python3", nics))
+    assert (links["c1"].bps, links["c1"].origin) == (10 * GBIT, "detected")      # not the topology's 1 Gbit
+    assert (links["c2"].bps, links["c2"].origin) == (25 * GBIT, "topology")
+    assert links["c3"].bps is None and not links["c4"].network
+    lines = link_lines({"links": {h: i.as_dict() for h, i in links.items()}}, "the Link field")
+    assert lines == [
+        "physics bound on c1: 10 Gbit/s detected on the host (sysfs speed of eno1 (physical) on c1)",
+        "physics bound on c2: 25 Gbit/s from the topology's NIC figure (the host reports none: c2 reaches the "
+        "servers through ens3 (physical): sysfs reports no speed for it)",
+        "physics bound on c3: unknown, no check (c3 reaches the servers through ens3 (physical): sysfs reports no "
+        "speed for it); type a link speed in the Link field to check against one",
+        "physics bound on c4: none, not applicable (c4:/var/tmp is a local file system: no network link in the way)"]
+    # a stored run from before the origin was recorded reads as detected
+    assert link_lines({"links": {"c1": {"bps": GBIT, "source": "x"}}}, "--link") == [
+        "physics bound on c1: 1 Gbit/s detected on the host (x)"]
+
+
+def test_a_typed_link_wins_over_what_the_hosts_report_and_says_so(tmp_path):
+    import asyncio
+
+    from brickyard.bench.engine import TargetSpec, run_benchmark
+    from brickyard.bench.registry import find
+    from brickyard.remote.local import LocalExecutor
+    from brickyard.remote.loop import Progress
+
+    progress = Progress()
+    run = asyncio.run(run_benchmark(find("dd", tmp_path / "none"), {"block_sizes": "64K", "concurrency": "1",
+                                                                     "size": "64K", "repeats": "1"},
+                                    [(TargetSpec("local", str(tmp_path)), LocalExecutor("local"))],
+                                    progress=progress, link_bps=25 * GBIT, link_hints={"local": GBIT}))
+    assert run.provenance.extra["link_bps"] == 25 * GBIT and "links" not in run.provenance.extra
+    assert ("physics bound: 25 Gbit/s for every client host, typed in --link (it overrides what the hosts "
+            "report and the topology's NIC figures)") in progress.lines

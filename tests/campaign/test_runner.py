@@ -273,3 +273,20 @@ def test_resume_is_refused_while_another_live_process_runs_the_campaign(store, t
         other.kill()
         other.wait()
     resume(store, r.state.campaign_id, tmp_path)   # its process gone: resumable
+
+
+def test_a_cells_link_is_the_typed_one_else_detected_with_the_topology_nic_as_fallback(store, tmp_path):
+    from dataclasses import replace
+
+    from brickyard.campaign.state import CELL
+
+    spec = make_spec(baselines=False)
+    for client in spec.topology.clients:
+        client.nic_gbps = 1.0
+    runner = start(spec, store, tmp_path)
+    cell = next(s for s in runner.steps if s.kind == CELL)
+    request = runner.request(cell)
+    assert request.link_bps is None, "the topology's NIC must not override what the host reports"
+    assert request.link_hints == {"client1": 1e9 / 8}
+    typed = start(replace(spec, link="10Gbit"), store, tmp_path).request(cell)
+    assert typed.link_bps == 10e9 / 8

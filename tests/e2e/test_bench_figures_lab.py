@@ -48,6 +48,7 @@ def test_the_stonewall_is_measured_on_the_lab(lab, volume, workload):  # noqa: F
     # the physics check ran without --link, from the client's veth (a nominal speed)
     link = run.provenance.extra["links"][lab.clients[0]]
     assert link["bps"] == 10_000 * 1e6 / 8 and link["nominal"] and "veth" in link["source"], link
+    assert link["origin"] == "detected", link
     assert all(s.start_skew["p99"] >= 0 for s in run.steps)
 
 

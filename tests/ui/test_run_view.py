@@ -159,6 +159,23 @@ def test_targets_are_the_volumes_client_mounts_and_the_link_is_detected_with_the
     assert view.requests()[0].link_bps == 25e9 / 8 and "25 Gbit/s" in view.link_hint.text()
 
 
+def test_the_run_says_which_link_bounded_each_host_a_typed_one_first(make_view, qtbot, tmp_path):
+    (tmp_path / "mnt").mkdir()
+    view = make_view()
+    view.select_workload("sleeper")
+    view.form.set_texts({"steps": "1", "seconds": "0", "repeats": "1"})
+    assert view.start()
+    qtbot.waitUntil(lambda: not view.running, timeout=60_000)
+    log = view.live.log.toPlainText()
+    # c1's "mount" is a local directory here: no network in the way, whatever the topology says
+    assert "physics bound on c1: none, not applicable (c1:" in log and "local file system" in log
+    view.link_edit.setText("25Gbit")
+    assert view.start()
+    qtbot.waitUntil(lambda: not view.running, timeout=60_000)
+    assert ("physics bound: 25 Gbit/s for every client host, typed in the Link field (it overrides what the "
+            "hosts report and the topology's NIC figures)") in view.live.log.toPlainText()
+
+
 def test_baselines_are_checked_kept_and_each_becomes_a_run_of_its_own(make_view, tmp_path):
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
     view = make_view(settings=settings)

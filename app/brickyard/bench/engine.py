@@ -32,7 +32,7 @@ from . import provenance as prov
 from .agentclient import AgentError, AgentSession, HostLost, StepStalled
 from .api import ParamError, Workload
 from .context import RunContext, TargetSession
-from .physics import LinkInfo, Physics, detect_link, servers_of
+from .physics import LinkInfo, Physics, choose_link, detect_link, link_lines, servers_of
 
 
 class ResultSink(Protocol):
@@ -127,11 +127,13 @@ async def run_benchmark(
     agent_python: str = "python3",
     heartbeat_timeout: float = 20.0,
     link_hints: dict[str, float] | None = None,
+    link_typed_as: str = "--link",
 ) -> RunResult:
     """Measure ``workload`` on ``targets``; see the module docstring for the end states.
     ``link_bps`` (bytes/s) is every client's link for the physics check; without it each
     client's is detected, and ``link_hints`` (host → bytes/s, e.g. the topology's NIC field)
-    stands in where detection finds no speed. Raises ParamError for bad parameters (before
+    stands in where detection finds no speed; the figures taken, and which source each is,
+    are logged through ``progress`` (``link_typed_as`` names where a typed one came from). Raises ParamError for bad parameters (before
     anything runs on a host)."""
     values = workload.resolve(params)
     if not targets:
@@ -243,6 +245,8 @@ async def run_benchmark(
                        **_swept(sessions, server_agents)},
                 volume_settings=volume_settings,
             )
+            for line in link_lines(run.provenance.extra, link_typed_as):
+                progress.log(line)
             for s in sessions:
                 try:
                     # one directory per target: several clients may mount the same volume
@@ -324,9 +328,7 @@ async def _links(sessions: Sequence[TargetSession], layout: dict[str, Any], pyth
                                      network=False)
             continue
         found = await detect_link(s.executor, servers_of(layout, s.mount.get("source", "")), python=python)
-        if found.bps is None and hints.get(s.host):
-            found = LinkInfo(hints[s.host], f"the topology's NIC speed for {s.host} (detection: {found.source})")
-        links[s.host] = found
+        links[s.host] = choose_link(found, hints.get(s.host))
     return links
 
 

@@ -11,6 +11,11 @@ says is recorded with where it came from, and "unknown" stays unknown:
   driver's nominal figure, which is not a physical limit;
 - no speed (virtio NICs often say -1), a tunnel, or a client that holds bricks itself
   (reached through the loopback device): no check on that host, said so.
+
+Which figure bounds a host, in order: a link speed the user typed (``--link``, the Run tab's
+Link field) for every client; else what was detected on the host; else the topology's NIC
+figure for it. ``LinkInfo.origin`` records which, and ``link_lines`` says it, the one text the
+CLI and the Run tab print.
 """
 
 from __future__ import annotations
@@ -128,7 +133,13 @@ class LinkInfo:
     source: str
     nominal: bool = False
     network: bool = True        # False: a local file system, nothing to check
+    origin: str = "detected"    # "override" (typed), "detected" (on the host), "topology" (NIC figure)
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LinkInfo:
+        """From ``as_dict`` (a stored run's provenance; older ones have no origin)."""
+        return cls(d.get("bps"), str(d.get("source", "")), bool(d.get("nominal")), d.get("network") is not False,
+                   str(d.get("origin") or "detected"))
 
     def describe(self) -> str:
         if self.bps is None:
@@ -136,7 +147,40 @@ class LinkInfo:
         return f"{format_link_speed(self.bps)} ({self.source})"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"bps": self.bps, "source": self.source, "nominal": self.nominal, "network": self.network}
+        return {"bps": self.bps, "source": self.source, "nominal": self.nominal, "network": self.network,
+                "origin": self.origin}
+
+
+def choose_link(detected: LinkInfo, nic_bps: float | None) -> LinkInfo:
+    """The figure that bounds a host when no speed was typed (a typed one, ``Physics.link_bps``,
+    wins over both): ``detected`` (what the host reports), else ``nic_bps`` (the topology's NIC
+    figure), else unknown (no check)."""
+    if detected.bps is not None or not detected.network or not nic_bps:
+        return detected
+    return LinkInfo(nic_bps, f"the host reports none: {detected.source}", origin="topology")
+
+
+def link_lines(extra: dict[str, Any], typed_as: str) -> list[str]:
+    """What the physics check compared each client host with, and which source that was (see
+    the module's doc). ``extra`` is a run's ``provenance.extra``; ``typed_as`` names where a
+    typed speed came from ("--link", "the Run tab's Link field")."""
+    if extra.get("link_bps"):
+        return [f"physics bound: {format_link_speed(extra['link_bps'])} for every client host, typed in "
+                f"{typed_as} (it overrides what the hosts report and the topology's NIC figures)"]
+    out = []
+    for host, d in sorted((extra.get("links") or {}).items()):
+        info = LinkInfo.from_dict(d)
+        if not info.network:
+            out.append(f"physics bound on {host}: none, not applicable ({info.source})")
+        elif info.bps is None:
+            out.append(f"physics bound on {host}: unknown, no check ({info.source}); type a link speed in "
+                       f"{typed_as} to check against one")
+        elif info.origin == "topology":
+            out.append(f"physics bound on {host}: {format_link_speed(info.bps)} from the topology's NIC figure "
+                       f"({info.source})")
+        else:
+            out.append(f"physics bound on {host}: {format_link_speed(info.bps)} detected on the host ({info.source})")
+    return out
 
 
 def link_from_routes(host: str, routes: dict[str, dict[str, Any]]) -> LinkInfo:

@@ -37,7 +37,7 @@ from typing import Any, Callable
 from ..bench import registry
 from ..bench.engine import parse_target
 from ..bench.hostlock import HostBusy, HostLease, HostLocks
-from ..bench.request import BenchRequest, FanOutSink, run_request, topology_link, volume_servers, volume_targets
+from ..bench.request import BenchRequest, FanOutSink, run_request, topology_nics, volume_servers, volume_targets
 from ..core import topofile
 from ..core.results import RunResult, RunStatus, StepResult
 from ..core.units import parse_link_rate
@@ -403,9 +403,10 @@ class CampaignRunner:
         topo = self.spec.topology_for(step.layout)
         targets = tuple(volume_targets(topo, step.layout))
         servers = tuple(volume_servers(topo, step.layout))
-        link = (parse_link_rate(self.spec.link) if self.spec.link else
-                topology_link(topo, [t.host for t in targets], servers).bps)
-        return BenchRequest(w.workload, dict(w.params), targets, servers, link, step.layout, step.title)
+        # a typed link wins; else each client's is detected, its topology NIC the fallback
+        link = parse_link_rate(self.spec.link) if self.spec.link else None
+        return BenchRequest(w.workload, dict(w.params), targets, servers, link, step.layout, step.title,
+                            link_hints=topology_nics(topo, [t.host for t in targets]))
 
     async def _cell(self, step: CampaignStep) -> tuple[bool, str]:
         if step.kind == BASELINE:
@@ -423,7 +424,7 @@ class CampaignRunner:
             sinks.append(HistorySink(self.store, topofile.to_dict(topo)))
         sinks.append(_CellSink(self, step))
         run = await run_request(request, workload, self.executor_for, progress=self._progress,
-                                sink=FanOutSink(sinks), **self.engine_options)
+                                sink=FanOutSink(sinks), **{"link_typed_as": "the campaign's \"link\"", **self.engine_options})
         st = self.state.step(step.key)
         if run.status is RunStatus.COMPLETE:
             st.run_id = run.run_id

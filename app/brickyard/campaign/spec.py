@@ -21,7 +21,7 @@ Format (``format_version`` 1)::
       "repeats": 3,
       "baselines": [{"target": "client1:/var/tmp", "label": "client1's local disk"}],
       "on_failure": "stop" | "skip" | "retry",
-      "link": "10Gbit"                            # optional physics bound (default: topology NICs)
+      "link": "10Gbit"                            # optional physics bound (default: detected per client, topology NIC as fallback)
     }
 
 - Every layout is a volume on the SAME bricks (``bricks``, default every brick of the

@@ -120,21 +120,10 @@ def _show_summary(row: dict[str, Any]) -> str:
 
 
 def physics_lines(run: RunResult) -> list[str]:
-    """What the physics check compared with, per client host."""
-    from ..core.units import format_link_speed
+    """What the physics check compared with, per client host, and where that figure came from."""
+    from ..bench.physics import link_lines
 
-    extra = run.provenance.extra
-    if extra.get("link_bps"):
-        return [f"physics check: every client's link {format_link_speed(extra['link_bps'])} (--link)"]
-    out = []
-    for host, info in sorted((extra.get("links") or {}).items()):
-        if info.get("network") is False:
-            out.append(f"physics check: not applicable on {host}: {info.get('source', '')}")
-        elif info.get("bps"):
-            out.append(f"physics check on {host}: {format_link_speed(info['bps'])} ({info.get('source', '')})")
-        else:
-            out.append(f"physics check not run on {host}: {info.get('source', 'link speed unknown')} (give --link)")
-    return out
+    return link_lines(run.provenance.extra, "--link")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -30,7 +30,6 @@ from ...bench import registry
 from ...bench.api import ParamError
 from ...bench.hostlock import HostBusy, HostLocks
 from ...bench.lines import step_line
-from ...bench.physics import LinkInfo
 from ...bench.request import (BenchRequest, FanOutSink, HostsUnreachable, executor_lookup, run_outcome,
                               run_request, topology_nics, volume_servers)
 from ...core.results import RunResult
@@ -420,7 +419,7 @@ class RunView(QWidget):
         try:
             future = services.loop.submit(run_request(request, entry.workload, lookup, progress=progress.progress,
                                                       sink=FanOutSink(sinks), locks=self.locks,
-                                                      on_wait=relay.waiting))
+                                                      on_wait=relay.waiting, link_typed_as="the Link field"))
         except RuntimeError as exc:   # the loop thread is gone (window closing)
             self._say(f"Cannot start: {exc}", error=True)
             self._batch_done()
@@ -501,10 +500,6 @@ class RunView(QWidget):
         self.results.append(run)
         outcome = run_outcome(run)
         self.live.show_outcome(outcome, request.label)
-        for host, link in (run.provenance.extra.get("links") or {}).items():
-            self._log(f"physics check, link of {host}: {LinkInfo(**link).describe()}")
-        if run.provenance.extra.get("link_bps"):
-            self._log(f"physics check: every client's link taken as {run.provenance.extra['link_bps'] * 8 / 1e9:g} Gbit/s")
         self._log(f"--- {request.label}: {outcome.text}" + (f" ({run.error})" if run.error and run.error not in outcome.text else "") + " ---")
         history = self._history
         if history is not None and history.outcome.get(run.run_id) != run.status.value:
