@@ -108,3 +108,36 @@ def test_calibration_inputs_are_what_the_session_fits(qtbot, tmp_path):
     assert win.session.model() is None
     win.session.set_calibration(calibration.Inputs())
     assert win.session.model() is None
+
+
+def probe_run(hosts):
+    """A stored probe run: TCP from the client to each server (on the client's kernel)."""
+    from dataclasses import replace as dc_replace
+
+    from brickyard.core.results import Metric, RunResult, RunStatus, StepResult
+
+    base = synthetic_run(random.Random(9), layout="distribute")
+    steps = [StepResult(i, {"probe": "tcp", "scope": "alone", "direction": "write", "host": "client1", "to": h,
+                            "servers": [h], "concurrency": 1, "repeat": 0, "bytes": 1 << 20, "same_kernel": [h]},
+                        0, (), (Metric("throughput", 500e6, "B/s"),)) for i, h in enumerate(hosts)]
+    prov = dc_replace(base.provenance, target="client1:/tmp", target_kind="local", volume_name="", layout={})
+    return RunResult("probe" + base.run_id[5:], "probe", RunStatus.COMPLETE, base.started_at - 60,
+                     base.started_at - 30, prov, steps)
+
+
+def test_history_model_check_uses_a_probe_run_among_the_compared_ones(qtbot, tmp_path):
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    runs = [synthetic_run(random.Random(1), layout="distribute"), synthetic_run(random.Random(2), layout="replica")]
+    hosts = sorted({b.partition(":")[0] for b in runs[0].provenance.layout.get("bricks", [])}) or ["gfs1", "gfs2"]
+    runs.append(probe_run(hosts))
+    for r in runs:
+        store.add_run(r)
+    window = HistoryWindow(store)
+    qtbot.addWidget(window)
+    view = window.view
+    view.show_runs([r.run_id for r in runs])
+    view.right.setCurrentWidget(view.model_check)
+    rows = view.model_check.rows
+    assert rows and all(f"probe {runs[2].run_id[:12]}" in r.model for r in rows)
+    assert f"and probe run {runs[2].run_id[:12]}" in view.model_check.summary.text()
+    store.close()

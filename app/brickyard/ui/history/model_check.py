@@ -2,8 +2,9 @@
 throughput model predicted for it and the error.
 
 Each layout among the runs is predicted by the model calibrated on the *other* layouts' runs
-(``core.modelcheck.leave_one_out``), so no figure is checked against itself; with runs of one
-layout only, the prediction is the uncalibrated estimate and says so. The rows are
+(``core.modelcheck.leave_one_out``) plus any probe run among them, so no figure is checked
+against itself; with runs of one layout only and no probe, the prediction is the uncalibrated
+estimate and says so. The rows are
 ``core.modelcheck.check_rows`` — the same rows ``benchmarks/model_check.py`` prints.
 """
 
@@ -16,7 +17,9 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from brickyard.core.decision_runs import entries_from_runs
+from brickyard.core.calibration import Inputs
 from brickyard.core.modelcheck import CheckRow, check_rows, leave_one_out
+from brickyard.core.modelinputs import PROBE_WORKLOAD, ModelInputError, probe_inputs
 from brickyard.core.results import RunResult
 from brickyard.core.units import format_block_size, format_rate
 
@@ -44,10 +47,18 @@ class ModelCheckPanel(QWidget):
         box.addWidget(self.summary)
         box.addWidget(self.table, 1)
         self.rows: list[CheckRow] = []
+        self.probe_problems: list[str] = []
 
     def show_runs(self, runs: Sequence[RunResult], topology_for: Callable) -> list[CheckRow]:
-        entries = entries_from_runs(list(runs), topology_for)
-        models = leave_one_out(entries)
+        probes = [r for r in runs if r.workload == PROBE_WORKLOAD]
+        entries = entries_from_runs([r for r in runs if r.workload != PROBE_WORKLOAD], topology_for)
+        extra, self.probe_problems = Inputs(), []
+        for run in probes:          # a probe run among them calibrates every prediction
+            try:
+                extra = extra + probe_inputs(run, topology_for(run))
+            except ModelInputError as exc:
+                self.probe_problems.append(str(exc))
+        models = leave_one_out(entries, extra)
         self.rows = check_rows(entries, models, min_block=LARGE)
         self.table.setRowCount(len(self.rows))
         for i, r in enumerate(self.rows):
@@ -69,12 +80,14 @@ class ModelCheckPanel(QWidget):
         if not self.rows:
             self.summary.setText("No measured point of a gluster layout among these runs (baselines and probe runs "
                                  "have nothing to predict).")
-        elif len(layouts) < 2:
+        elif len(layouts) < 2 and extra.empty:
             self.summary.setText("Runs of one layout only: its figures are the uncalibrated estimate. Compare runs "
                                  "of several layouts to predict each from the others.")
         else:
             within = sum(abs(r.error) <= TOLERANCE for r in tested)
-            self.summary.setText(f"Each of {len(layouts)} layouts predicted from the other layouts' runs: "
+            also = f" and probe run {', '.join(r.run_id[:12] for r in probes)}" if not extra.empty else ""
+            self.summary.setText(f"Each of {len(layouts)} layout(s) predicted from the other layouts' runs{also}: "
                                  f"{within} of {len(tested)} figures (1 MiB blocks and more) within "
-                                 f"{TOLERANCE:.0%}. Red: further off.")
+                                 f"{TOLERANCE:.0%}. Red: further off."
+                                 + "".join(f" {p}." for p in self.probe_problems))
         return self.rows
