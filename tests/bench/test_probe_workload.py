@@ -59,3 +59,12 @@ def test_probe_refuses_a_server_address_that_is_not_a_plain_name():
             probe.resolve({"names": bad})
     with pytest.raises(ParamError, match="clients"):
         probe.resolve({"clients": "client1;rm"})
+
+
+def test_one_kernel_is_two_equal_boot_ids_and_nothing_else():
+    from brickyard_probe import same_kernel
+
+    assert same_kernel(["0f3c"], ["0f3c"])
+    assert not same_kernel(["0f3c"], ["77aa"])
+    assert not same_kernel(["-"], ["-"])          # neither could read its boot id
+    assert not same_kernel([], ["0f3c"])          # an older sender printed none
