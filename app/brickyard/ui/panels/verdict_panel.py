@@ -78,6 +78,7 @@ class VerdictPanel(QWidget):
             for w in (self.capacity_text, self.tolerance, self.state, self.estimate, self.failures):
                 w.setText("")
             self.capacity_bar.set_capacity(None)
+            self.estimate_group.setTitle("Throughput estimate")
             self.findings.setText(self.session.plan_problem)
             return
         self._show_findings(plan)
@@ -106,10 +107,11 @@ class VerdictPanel(QWidget):
         self._show_estimate(plan)
 
     def _show_estimate(self, plan: PlanResult) -> None:
-        """The model's four figures with their bound and range, titled "Throughput predicted
-        (calibrated on …)" or "Throughput estimate (uncalibrated)"."""
+        """The model's four figures with their bound and range, under "Throughput predicted"
+        and what it was calibrated on (a long list wraps there, a title would be cut off), or
+        "Throughput estimate (uncalibrated)"."""
         est = plan.estimate
-        self.estimate_group.setTitle(f"Throughput {est.label}")
+        self.estimate_group.setTitle("Throughput predicted" if est.calibrated else f"Throughput {est.label}")
         rows = []
         for p in est.predictions:
             who = "one file" if p.concurrency == 1 else f"{p.concurrency} files"
@@ -117,6 +119,11 @@ class VerdictPanel(QWidget):
                         f"<td style='color:#757575'>{format_rate(p.low)} … {format_rate(p.high)}</td>"
                         f"<td>{html.escape(p.bound)}</td></tr>")
         text = "<table cellspacing='4'>" + "".join(rows) + "</table>"
+        if est.calibrated:
+            text = f"<i>{html.escape(est.label)}</i>" + text
+        if est.model is not None and any("client's own kernel" in n for n in est.model.notes):
+            text += ("<span style='color:#9a6700'>the servers share the client's CPUs (one kernel): one calibrated "
+                     "layout cannot say what each brick RPC costs there; the range allows for it (hover)</span>")
         tips = [f"{p.direction}, {'one file' if p.concurrency == 1 else f'{p.concurrency} files'}: "
                 f"{p.bound} — {p.why}" for p in est.predictions]
         if est.model is not None:
@@ -140,6 +147,7 @@ class VerdictPanel(QWidget):
                            f"({html.escape(plan.errors[0].message)})")
         self.failures.setText("Failed: " + (", ".join(self.session.failures) or "nothing"))
         self.clear_failures.setEnabled(bool(self.session.failures))
+        self.estimate_group.setTitle("Throughput estimate")
         self.estimate.setText("— no volume, no estimate.")
         self.estimate.setToolTip("")
 
