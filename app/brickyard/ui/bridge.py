@@ -2,8 +2,17 @@
 
 ``RemoteServices`` (``remote/services.py``) runs every SSH conversation on one asyncio loop in
 its own thread and hands back ``concurrent.futures.Future`` objects; it never imports Qt. The
-objects here live in the GUI thread and re-emit what happens over there as Qt signals,
-always through a queued connection, so a slot never runs on the loop thread:
+objects here live in the GUI thread and re-emit what happens over there as Qt signals on the
+GUI thread, so a slot never runs on the loop thread.
+
+Another thread never emits a signal of, or otherwise touches, an object a window owns: that
+object may be deleted with its window at any moment (a dialog closed while its import still
+runs), and a signal emitted on a deleted object from another thread is a crash, not an error.
+It calls a ``GuiCall`` instead, which holds its object only weakly and hands the call to one
+application-lifetime dispatcher; on the GUI thread the call is dropped if the object is gone.
+
+- ``GuiCall(owner, "name")``: callable from any thread; runs ``owner.name(*args)`` (or emits
+  ``owner.name`` when it is a signal) on the GUI thread while ``owner`` exists.
 
 - ``FutureWatcher``: ``sig_done(result)`` / ``sig_failed(exception)`` / ``sig_cancelled()``.
 - ``QtProgress``: a ``remote.loop.Progress`` whose callbacks become ``sig_progress`` / ``sig_log``.
@@ -17,11 +26,13 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from concurrent.futures import CancelledError, Future
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
 from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit, QWidget
 
 from ..remote.loop import Progress
@@ -35,6 +46,64 @@ PROMPT_TIMEOUT = 600.0  # seconds the loop thread waits for an answer before giv
 def _on_gui_thread() -> bool:
     app = QApplication.instance()
     return app is not None and QThread.currentThread() is app.thread()
+
+
+class _Dispatcher(QObject):
+    """The one object other threads emit on. It lives in the GUI thread and is never deleted
+    before the process ends, so an emit from any thread is always on a live object."""
+
+    _posted = Signal(object)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._posted.connect(self._run, Qt.ConnectionType.QueuedConnection)
+
+    @Slot(object)
+    def _run(self, posted: tuple[weakref.ref, str, tuple]) -> None:
+        ref, name, args = posted
+        owner = ref()
+        if owner is None or not shiboken6.isValid(owner):
+            return   # deleted meanwhile (its window closed): nobody is left to tell
+        target = getattr(owner, name)
+        (target.emit if hasattr(target, "emit") else target)(*args)
+
+
+_dispatcher: _Dispatcher | None = None
+_dispatcher_lock = threading.Lock()
+
+
+def _gui_dispatcher() -> _Dispatcher:
+    global _dispatcher
+    with _dispatcher_lock:
+        if _dispatcher is None:
+            dispatcher = _Dispatcher()
+            app = QCoreApplication.instance()
+            if app is not None and dispatcher.thread() is not app.thread():
+                dispatcher.moveToThread(app.thread())
+            _dispatcher = dispatcher
+        return _dispatcher
+
+
+class GuiCall:
+    """A call from any thread to ``owner.name`` on the GUI thread, while ``owner`` exists.
+
+    Build it on the GUI thread (with ``owner``); hand it to the thread as its callback. Calling
+    it touches no Qt object but the dispatcher and holds ``owner`` only weakly, so neither a
+    deleted owner nor the thread's last reference to it (a C++ object freed off the GUI thread)
+    can crash. Calls arrive in the order they were made.
+    """
+
+    __slots__ = ("_ref", "_name", "_post")
+
+    def __init__(self, owner: QObject, name: str):
+        if not hasattr(owner, name):
+            raise AttributeError(f"{type(owner).__name__} has no {name!r}")
+        self._ref = weakref.ref(owner)
+        self._name = name
+        self._post = _gui_dispatcher()._posted.emit
+
+    def __call__(self, *args: Any) -> None:
+        self._post((self._ref, self._name, args))
 
 
 class FutureWatcher(QObject):
@@ -51,15 +120,15 @@ class FutureWatcher(QObject):
     sig_cancelled = Signal()
     sig_finished = Signal()
     """After any of the three above."""
-    _arrived = Signal(object)
 
     def __init__(self, future: Future, parent: QObject | None = None, label: str = ""):
         super().__init__(parent)
         self.future = future
         self.label = label  # what runs, in words ("teardown of gv0"), for the quit question
         self.finished = False
-        self._arrived.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
-        future.add_done_callback(self._arrived.emit)
+        # the future calls back on whichever thread finishes it (or here, if it already has);
+        # either way the delivery is queued to the GUI thread and dropped if this watcher is gone
+        future.add_done_callback(GuiCall(self, "_deliver"))
 
     def cancel(self) -> bool:
         return self.future.cancel()
@@ -87,21 +156,11 @@ class QtProgress(QObject):
     sig_log = Signal(str)
     sig_item = Signal(object)
     """One finished piece of the work (e.g. one host's pre-flight checks)."""
-    _progress = Signal(float, str)
-    _log = Signal(str)
-    _item = Signal(object)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        queued = Qt.ConnectionType.QueuedConnection
-        self._progress.connect(self.sig_progress, queued)
-        self._log.connect(self.sig_log, queued)
-        self._item.connect(self.sig_item, queued)
-        self.progress = Progress(on_progress=self._progress.emit, on_log=self._log.emit)
-
-    def item(self, obj: object) -> None:
-        """Report a finished piece (any thread)."""
-        self._item.emit(obj)
+        self.progress = Progress(on_progress=GuiCall(self, "sig_progress"), on_log=GuiCall(self, "sig_log"))
+        self.item = GuiCall(self, "sig_item")   # report a finished piece (any thread): sig_item
 
     def cancel(self) -> None:
         self.progress.cancel()
@@ -115,6 +174,23 @@ class _Request:
         self.done = threading.Event()
 
 
+class _Waiters:
+    """The callers waiting for an answer. Plain Python shared with their threads: it outlives
+    the prompt, so a prompt deleted with its window still releases them (with no answer)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.open: set[_Request] = set()
+        self.closed = False
+
+    def release_all(self, *_: object) -> None:
+        with self.lock:
+            self.closed = True
+            waiting = list(self.open)
+        for request in waiting:
+            request.done.set()
+
+
 class SecretPrompt(QObject):
     """Ask the user for a passphrase or password on behalf of the loop thread.
 
@@ -122,15 +198,13 @@ class SecretPrompt(QObject):
     called on the GUI thread it asks directly. ``answer`` is replaceable for tests.
     """
 
-    _asked = Signal(object)
-
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.parent_widget = parent
-        self._open: set[_Request] = set()
-        self._lock = threading.Lock()
-        self._closed = False
-        self._asked.connect(self._show, Qt.ConnectionType.QueuedConnection)
+        self._waiters = _Waiters()
+        self._asked = GuiCall(self, "_show")
+        # deleted before close() (with its window): whoever still waits is released, unanswered
+        self.destroyed.connect(self._waiters.release_all)
 
     def passphrase(self, key_file: str) -> str | None:
         return self.ask("passphrase", key_file)
@@ -141,21 +215,22 @@ class SecretPrompt(QObject):
     def ask(self, kind: str, label: str) -> str | None:
         if _on_gui_thread():
             return self.answer(kind, label)
-        request = _Request(kind, label)
-        with self._lock:
-            if self._closed:
+        # another thread: only the plain-Python waiters and the GuiCall are touched from here
+        waiters, request = self._waiters, _Request(kind, label)
+        with waiters.lock:
+            if waiters.closed:
                 return None
-            self._open.add(request)
-        self._asked.emit(request)
+            waiters.open.add(request)
+        self._asked(request)
         request.done.wait(PROMPT_TIMEOUT)
-        with self._lock:
-            self._open.discard(request)
+        with waiters.lock:
+            waiters.open.discard(request)
         return request.answer
 
     @Slot(object)
     def _show(self, request: _Request) -> None:
         try:
-            if not self._closed:
+            if not self._waiters.closed:
                 request.answer = self.answer(request.kind, request.label)
         finally:
             request.done.set()
@@ -172,11 +247,7 @@ class SecretPrompt(QObject):
 
     def close(self) -> None:
         """Release every waiting caller with no answer (the window is closing)."""
-        with self._lock:
-            self._closed = True
-            waiting = list(self._open)
-        for request in waiting:
-            request.done.set()
+        self._waiters.release_all()
 
 
 def default_ssh_config() -> list[str] | None:
@@ -195,6 +266,8 @@ class RemoteBridge(QObject):
                  make_services: Callable[[SshOptions], RemoteServices] | None = None):
         super().__init__(parent)
         self.prompt = SecretPrompt(parent)
+        if parent is None:   # owned by Qt, never by whichever thread drops the last reference
+            self.prompt.setParent(self)
         self._ssh_config = [str(ssh_config)] if ssh_config else default_ssh_config()
         self._make = make_services or RemoteServices
         self._services: RemoteServices | None = None

@@ -14,12 +14,13 @@ import threading
 import traceback
 from types import TracebackType
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from ..core import applog
 from ..core.applog import mask_secrets
+from .bridge import GuiCall
 
 log = logging.getLogger("brickyard.crash")
 
@@ -39,15 +40,13 @@ def report(exc_type: type[BaseException], exc: BaseException, tb: TracebackType 
 class CrashReporter(QObject):
     """Turns uncaught exceptions into a logged traceback and one dialog at a time."""
 
-    _thread_failed = Signal(str)
-
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.dialog: QMessageBox | None = None
         self.more = 0
         self.shown: list[str] = []   # the summaries shown (tests read them)
         self._previous = (sys.excepthook, threading.excepthook)
-        self._thread_failed.connect(self._status, Qt.ConnectionType.QueuedConnection)
+        self._thread_failed = GuiCall(self, "_status")   # called on the failing thread
 
     def install(self) -> None:
         sys.excepthook = self.handle
@@ -76,7 +75,7 @@ class CrashReporter(QObject):
             return
         log.error("unexpected error in thread %s", args.thread.name if args.thread else "?",
                   exc_info=(args.exc_type, args.exc_value, args.exc_traceback))
-        self._thread_failed.emit(mask_secrets(f"{args.exc_type.__name__}: {args.exc_value}"))
+        self._thread_failed(mask_secrets(f"{args.exc_type.__name__}: {args.exc_value}"))
 
     def _status(self, summary: str) -> None:
         for widget in QApplication.topLevelWidgets():

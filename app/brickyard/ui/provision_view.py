@@ -377,8 +377,10 @@ class ProvisionView(QWidget):
         relay.sig_progress.connect(lambda _f, text, r=relay: r is self._relay and text and self._say(
             f"{'Provisioning' if action == 'provision' else 'Tearing down'} {volume}: {text}"))
 
+        item = relay.item   # the loop thread gets the GuiCall, never the relay (it may be deleted)
+
         def on_step(index: int, outcome) -> None:
-            relay.item((index, outcome))
+            item((index, outcome))
 
         try:
             if action == "provision":

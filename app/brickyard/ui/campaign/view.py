@@ -35,7 +35,7 @@ from ...campaign.state import BASELINE, C_COMPLETE, C_PAUSED, CELL, DONE, RUNNIN
 from ...core.topology import Layout, Topology, Volume
 from ...remote.hostkeys import HostKeyChanged, HostKeyError, UnknownHostKey
 from .. import hostkey_dialog
-from ..bridge import FutureWatcher, RemoteBridge
+from ..bridge import FutureWatcher, GuiCall, RemoteBridge
 from ..run.charts import RunChart
 from ..run.live import STATE_COLOURS, clock
 from .decision_view import DecisionView
@@ -50,11 +50,10 @@ class _Events(QObject):
     events are only kept (``latest``) for the view's timer."""
 
     sig_event = Signal(object)
-    _event = Signal(object)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self._event.connect(self.sig_event, Qt.ConnectionType.QueuedConnection)
+        self._event = GuiCall(self, "sig_event")   # dropped on the GUI thread if this view is gone
         self._lock = threading.Lock()
         self._latest: CampaignEvent | None = None
 
@@ -63,7 +62,7 @@ class _Events(QObject):
             with self._lock:
                 self._latest = event
             return
-        self._event.emit(event)
+        self._event(event)
 
     def latest(self) -> CampaignEvent | None:
         with self._lock:

@@ -1,5 +1,6 @@
 """The run engine's sink on the GUI side: what the engine reports on the loop thread arrives
-here as queued signals, so the Run view never touches a result from another thread.
+here as GUI-thread signals (through ``bridge.GuiCall``), so the Run view never touches a result
+from another thread, and the loop thread never touches this object.
 
 Live throughput events come many times a second while workers run; they are only stored here
 (``latest``) and read by the view's timer, so a fast stream cannot flood the GUI's event queue.
@@ -10,9 +11,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Signal
 
 from ...core.results import RunResult, StepResult
+from ..bridge import GuiCall
 
 
 class QtRunSink(QObject):
@@ -26,34 +28,31 @@ class QtRunSink(QObject):
     """RunResult: the run in its end state (the engine no longer changes it)."""
     sig_waiting = Signal(str)
     """str: why the run waits ("client1 is busy: campaign … (pid 4121), since 14:02:11")."""
-    _started = Signal(str)
-    _step = Signal(object)
-    _finished = Signal(object)
-    _waiting = Signal(str)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        queued = Qt.ConnectionType.QueuedConnection
-        self._started.connect(self.sig_run_started, queued)
-        self._step.connect(self.sig_step, queued)
-        self._finished.connect(self.sig_run_finished, queued)
-        self._waiting.connect(self.sig_waiting, queued)
+        # the engine calls on the loop thread; each call is handed to the GUI thread and dropped
+        # there if this sink was deleted meanwhile (its view closed while the run went on)
+        self._started = GuiCall(self, "sig_run_started")
+        self._step = GuiCall(self, "sig_step")
+        self._finished = GuiCall(self, "sig_run_finished")
+        self._waiting = GuiCall(self, "sig_waiting")
         self._lock = threading.Lock()
         self._latest: Any = None
 
     # ---- called by the engine on the loop thread ------------------------------------
     def run_started(self, run: RunResult) -> None:
-        self._started.emit(run.run_id)
+        self._started(run.run_id)
 
     def step_finished(self, run: RunResult, step: StepResult) -> None:
-        self._step.emit(step)
+        self._step(step)
 
     def run_finished(self, run: RunResult) -> None:
-        self._finished.emit(run)
+        self._finished(run)
 
     def waiting(self, busy: Exception) -> None:
         """``run_request``'s ``on_wait``: another benchmark holds a host this run needs."""
-        self._waiting.emit(str(busy))
+        self._waiting(str(busy))
 
     def progress(self, run: RunResult, event: Any) -> None:
         with self._lock:
