@@ -133,3 +133,31 @@ def test_a_prompt_deleted_with_its_window_releases_whoever_waits_for_an_answer(q
 def test_a_bridge_without_a_parent_owns_its_prompt(qtbot):
     bridge = RemoteBridge(make_services=lambda options: None)
     assert bridge.prompt.parent() is bridge
+
+
+def test_windows_deleted_while_a_thread_still_reports_to_them_never_crash(qtbot):
+    """The loop thread reporting progress, items and a result to the relays of a window that is
+    deleted meanwhile. Emitting on the relays from that thread (as before the dispatcher) was a
+    segmentation fault within a few rounds of this loop."""
+    delivered = []
+    for round_no in range(100):
+        window = QWidget()
+        relay, future = QtProgress(window), Future()
+        watcher = FutureWatcher(future, window)
+        watcher.sig_done.connect(delivered.append)
+        progress, item = relay.progress, relay.item
+
+        def report(future=future, progress=progress, item=item):
+            for k in range(200):
+                progress.set_progress(k / 200, "writing")
+                item(k)
+            future.set_result(round_no)
+
+        thread = threading.Thread(target=report)
+        thread.start()
+        del relay, watcher
+        shiboken6.delete(window)        # the window closes while the thread goes on
+        QApplication.processEvents()
+        thread.join()
+        QApplication.processEvents()
+    assert delivered == []   # each watcher was gone before its result could be handed over
