@@ -50,3 +50,21 @@ def no_modal_questions(monkeypatch):
     monkeypatch.setattr(files.FileController, "_ask_box", lambda self, question: "discard")
     monkeypatch.setattr(files.FileController, "_ask_recover_box", lambda self, question: False)
     monkeypatch.setattr(MainWindow, "_confirm_quit_while_busy", lambda self: True)
+
+
+@pytest.fixture(scope="session")
+def _gui_thread_collector(qapp):
+    from brickyard.ui.collector import GuiThreadCollector
+
+    return GuiThreadCollector()
+
+
+@pytest.fixture
+def gc_on_the_gui_thread(_gui_thread_collector):
+    """Python's cycle collector runs on the GUI thread only, as in the app (ui/collector.py), and
+    once more when the test ends, after its windows were closed. Left to itself it ran on the SSH
+    loop thread now and then and deleted a test's window there: the next event crashed the run.
+    tests/ui and tests/e2e use it for every test."""
+    _gui_thread_collector.start()
+    yield _gui_thread_collector
+    _gui_thread_collector.stop()

@@ -75,6 +75,14 @@ def _e2e_requirements(request):
 
 
 @pytest.fixture(autouse=True)
+def _gc_on_the_gui_thread(request):
+    """tests/conftest.py: gc_on_the_gui_thread, for each test with windows (they run real SSH on
+    the loop thread); the others collect as Python does."""
+    if "qtbot" in request.fixturenames:
+        request.getfixturevalue("gc_on_the_gui_thread")
+
+
+@pytest.fixture(autouse=True)
 def _no_modal_questions(no_modal_questions):
     """tests/conftest.py: no_modal_questions (a window closed by an e2e test never blocks CI)."""
 

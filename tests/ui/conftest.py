@@ -16,5 +16,10 @@ def _fresh_profile(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _gc_on_the_gui_thread(gc_on_the_gui_thread):
+    """tests/conftest.py: gc_on_the_gui_thread."""
+
+
+@pytest.fixture(autouse=True)
 def _no_modal_questions(no_modal_questions):
     """tests/conftest.py: no_modal_questions."""

@@ -114,6 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     app.setWindowIcon(app_icon())
     crashes = CrashReporter(app)
     crashes.install()
+    from .collector import GuiThreadCollector
+
+    collector = GuiThreadCollector(app)   # cycles are collected on this thread, never the SSH loop's
+    collector.start()
     from ..store.settings import Settings
 
     # a settings file Brickyard cannot read never stops it: it is set aside, defaults are used, and we say so
@@ -151,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return app.exec()
     finally:
+        collector.stop()
         crashes.uninstall()
 
 
