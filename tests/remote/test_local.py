@@ -27,13 +27,53 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _wait_gone(pid: int, seconds: float = 5.0) -> bool:
+def _wait_gone(pid: int, seconds: float = 20.0) -> bool:
+    """Waits (up to ``seconds``: a loaded CI machine kills slowly) until ``pid`` is gone."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if not _alive(pid):
             return True
         time.sleep(0.02)
     return False
+
+
+def _running_with(marker: str) -> list[int]:
+    """The live processes whose command line contains ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                if marker.encode() in fh.read() and _alive(int(entry)):
+                    found.append(int(entry))
+        except OSError:
+            pass
+    return found
+
+
+def timed_out_group_is_killed(run_with_timeout, pidfile, timeouts=(1.5, 5.0, 20.0)) -> None:
+    """Runs ``sh -c 'sleep & echo $! > pidfile; wait'`` through ``run_with_timeout(argv, timeout)``
+    (which must raise CommandTimeout) and asserts the timeout left no process of it alive: the
+    shell and, above all, the grandchild a plain kill of the shell would leave behind.
+
+    A machine too loaded to even start the command before the timeout fired cannot show the
+    grandchild being killed (the kill came first; the marker check still says nothing is left),
+    so the next, longer timeout is tried until the grandchild was there to be killed."""
+    for timeout in timeouts:
+        marker = f"{time.time_ns() % 10**9}"    # a sleep of 60.<marker> s: unique on this machine
+        pidfile.unlink(missing_ok=True)
+        with pytest.raises(CommandTimeout):
+            run_with_timeout(["sh", "-c", f"sleep 60.{marker} & echo $! > {pidfile}; wait"], timeout)
+        deadline = time.monotonic() + 20
+        while _running_with(f"60.{marker}") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _running_with(f"60.{marker}") == [], f"still running after a {timeout} s timeout"
+        pid = pidfile.read_text().strip() if pidfile.exists() else ""
+        if pid:
+            assert _wait_gone(int(pid))
+            return
+    pytest.fail(f"the command never started its grandchild within {timeouts[-1]} s")
 
 
 def test_run_returns_status_output_and_timing():
@@ -70,12 +110,9 @@ def test_missing_program_is_an_executor_error():
 
 
 def test_timeout_kills_the_whole_process_group(tmp_path):
-    pidfile = tmp_path / "child.pid"
     # the shell starts a grandchild that would outlive a plain kill of the shell
-    script = f"sleep 30 & echo $! > {pidfile}; wait"
-    with pytest.raises(CommandTimeout):
-        _run(LocalExecutor().run(["sh", "-c", script], timeout=0.5))
-    assert _wait_gone(int(pidfile.read_text()))
+    timed_out_group_is_killed(lambda argv, timeout: _run(LocalExecutor().run(argv, timeout=timeout)),
+                              tmp_path / "child.pid", timeouts=(0.5, 5.0, 20.0))
 
 
 def test_cancel_kills_the_whole_process_group(tmp_path):
