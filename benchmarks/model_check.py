@@ -76,9 +76,10 @@ def measure(lab: Path, db: str, size: str, layouts: list[dict]) -> tuple[str, st
             "description": "benchmarks/model_check.py: the throughput model's layouts, measured",
             "topology": topo, "options": OPTIONS, "layouts": layouts,
             "workloads": [{"workload": "dd", "params": dd_params}], "repeats": repeats, "on_failure": "retry"}
-    path = Path(tempfile.mkdtemp(prefix="brickyard-modelcheck.")) / "model-check.campaign.json"
-    path.write_text(json.dumps(spec, indent=1))
-    campaign = cli("campaign", str(path), "--yes", "--topology", topo, "--ssh-config", ssh, "--db", db)
+    with tempfile.TemporaryDirectory(prefix="brickyard-modelcheck.") as folder:
+        path = Path(folder) / "model-check.campaign.json"
+        path.write_text(json.dumps(spec, indent=1))
+        campaign = cli("campaign", str(path), "--yes", "--topology", topo, "--ssh-config", ssh, "--db", db)
     return probe["run_id"], campaign["campaign_id"], time.monotonic() - t0
 
 
