@@ -131,3 +131,44 @@ def test_pgbench_refuses_a_bin_directory_pg_ctl_would_pass_through_a_shell():
     for bad in ('/opt/pg$(touch /tmp/x)/bin', "/opt/`id`", '/opt/a"b', "/opt/a\\b", "relative/bin", "/opt/a b"):
         with pytest.raises(ParamError, match="pg_bin: .* is not a plain absolute path"):
             PgBench().resolve({"pg_bin": bad})
+
+
+@pytest.mark.parametrize("text", ["iodepth=64", "iodepth_batch=0", "bs=4k", "bs=1M", "bs=4KiB", "bsrange=4k-64k",
+                                  "rwmixread=70", "loops=3", "nrfiles=1000", "thinktime=200000", "thinktime=10ms",
+                                  "ramp_time=5m", "startdelay=2", "offset=50%", "io_size=1g", "filesize=1m-4m",
+                                  "rate=100m", "rate_iops=5000", "kb_base=1000", "significant_figures=6"])
+def test_fio_option_values_in_a_sane_range_are_taken(text):
+    key, _, value = text.partition("=")
+    assert parse_options(text) == {key: value}
+
+
+@pytest.mark.parametrize("text, says", [
+    ("iodepth=0", "iodepth=0 is refused: it must be a whole number from 1 to 4,096"),
+    ("iodepth=100000", "iodepth=100000 is refused: it must be a whole number from 1 to 4,096"),
+    ("iodepth=deep", "iodepth=deep is refused: it must be a whole number"),
+    ("bs=1", "bs=1 is refused: it must be a size from 512 to 1G"),
+    ("bs=2g", "bs=2g is refused: it must be a size from 512 to 1G"),
+    ("bsrange=4k-4g", "bsrange=4k-4g is refused: it must be a size from 512 to 1G"),
+    ("rwmixread=150", "rwmixread=150 is refused: it must be a percentage from 0 to 100"),
+    ("loops=5000", "loops=5000 is refused: it must be a whole number from 1 to 1,000"),
+    ("nrfiles=10000000", "nrfiles=10000000 is refused"),
+    ("thinktime=2m", "thinktime=2m is refused: it must be a time from 0 to 60 s (a bare number is in microseconds)"),
+    ("ramp_time=2h", "ramp_time=2h is refused: it must be a time from 0 to 3600 s"),
+    ("offset=150%", "offset=150% is refused: it must be a size from 0 to 1T or a percentage"),
+    ("filesize=2t", "filesize=2t is refused: it must be a size from 4K to 1T"),
+    ("kb_base=7", "kb_base=7 is not allowed: one of 1000, 1024"),
+])
+def test_fio_option_values_out_of_a_sane_range_are_refused_naming_the_option_and_its_range(text, says):
+    with pytest.raises(ValueError) as err:
+        parse_options(text)
+    assert says in str(err.value)
+
+
+def test_size_numjobs_and_runtime_are_bounded_once_as_the_plugins_own_parameters():
+    from brickyard_fio import Fio
+
+    params = {p.name: p for p in Fio.params}
+    assert (params["size"].minimum, params["size"].maximum) == (4096, 1 << 40)
+    assert (params["numjobs"].minimum, params["numjobs"].maximum) == (1, 256)
+    with pytest.raises(ValueError, match="its own parameter"):
+        parse_options("numjobs=512")
