@@ -115,12 +115,22 @@ class FrameClock:
         self.timer.timeout.connect(self._tick)
 
     def start(self) -> None:
+        self.gc_pauses: list[float] = []      # CPU seconds of each garbage collection meanwhile
+        self._gc_began = 0.0
+        gc.callbacks.append(self._gc)
         self._last = self._began = time.perf_counter()
         self._last_cpu, self._last_q = time.thread_time(), run_delay()
         self.timer.start()
 
     def stop(self) -> None:
         self.timer.stop()
+        gc.callbacks.remove(self._gc)
+
+    def _gc(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._gc_began = time.thread_time()
+        else:
+            self.gc_pauses.append(time.thread_time() - self._gc_began)
 
     def _tick(self) -> None:
         if len(self.frames) % self.full_every == self.full_every - 1:
@@ -162,11 +172,14 @@ def report(name: str, clock: FrameClock, extra: str) -> bool:
     print(f"    the worst: {ms(clock.cpu[worst])} GUI-thread CPU, {ms(clock.queued[worst])} waiting for a core, "
           f"{ms(max(0.0, other))} the rest (timer wait, GIL)")
     print(f"  GUI-thread CPU per frame: median {ms(statistics.median(clock.cpu))}  p99 {ms(pct(clock.cpu, 0.99))}  "
-          f"worst {ms(max(clock.cpu))} (a frame stretched by waiting for a core gathers the work that arrived meanwhile)")
+          f"worst {ms(max(clock.cpu))} (a frame stretched by waiting for a core gathers the work that arrived meanwhile); "
+          f"{sum(clock.cpu):.2f} s in all, {sum(clock.cpu) / max(1, len(f)) * 1000:.2f} ms per frame on average")
     if events:
         print(f"  longest single events, GUI-thread CPU (the longest the window cannot answer even on an idle "
               f"machine: {'meets' if events[0][0] <= TARGET_S else 'MISSES'} the target): "
               + "; ".join(f"{ms(cpu).strip()} {what}" for cpu, what in events[:3]))
+    g = clock.gc_pauses
+    print(f"  garbage collections: {len(g)}, {ms(sum(g)).strip()} CPU in all, longest {ms(max(g, default=0.0)).strip()}")
     print(f"  GUI thread waiting for a core per frame: median {ms(statistics.median(clock.queued))}  "
           f"p99 {ms(pct(clock.queued, 0.99))}  worst {ms(max(clock.queued))}")
     print(f"  a full-window repaint ({len(clock.paint)} taken): GUI-thread CPU median {ms(statistics.median(clock.paint_cpu))}  "
@@ -294,6 +307,7 @@ def main() -> int:
     args = parser.parse_args()
     app = QApplication.instance() or EventTimer(sys.argv[:1])
     from brickyard.bench.hostlock import HostLocks
+    from brickyard.ui.app import settle_gc
     from brickyard.ui.mainwindow import MainWindow
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -303,8 +317,7 @@ def main() -> int:
         window.show()
         window.open_run().locks = HostLocks(Path(tmp) / "locks")
         settle(app, window)
-        gc.collect()           # as brickyard-gui does once its window is up (ui/app.py)
-        gc.freeze()
+        settle_gc()            # as brickyard-gui does once its window is up
         ok = True
         if not args.no_real:
             (Path(tmp) / "target").mkdir()

@@ -125,3 +125,29 @@ def test_a_new_unit_rescales_the_same_curves_instead_of_rebuilding_the_chart(qtb
     single = items["write · single"][0].getData()[1]
     assert list(single) == [500e6 / giga[0], 5e9 / giga[0]]
     assert list(items["write · 4 concurrent"][0].getData()[1]) == [800e6 / giga[0]]
+
+
+def test_a_new_maximum_inside_the_band_moves_neither_the_y_range_nor_the_layout(qtbot):
+    from brickyard.ui.run.charts import headroom
+
+    assert headroom(100.0, 0.0) == 150.0 and headroom(120.0, 150.0) == 150.0   # inside the band: kept
+    assert headroom(160.0, 150.0) == 200.0 and headroom(50.0, 150.0) == 80.0   # left it: a round figure
+    chart = RunChart()
+    qtbot.addWidget(chart)
+    chart.resize(900, 500)
+    chart.show()
+    chart.begin("run")
+    chart.add_step(step(0, 4096, 100e6))
+    settle()
+    sweep = chart.sweep_chart
+    requests = LayoutRequests(sweep.plot_item)
+    y_range = sweep.plot_item.vb.viewRange()[1]
+    for i, rate in enumerate((110e6, 119e6, 125e6, 140e6), start=1):   # each a new maximum, all under 150
+        chart.add_step(step(i, 4096 << i, rate))
+        settle()
+    assert sweep.plot_item.vb.viewRange()[1] == y_range
+    assert requests.count == 0
+    # 'out of range: 1,000' is wider than '100': the left axis keeps its width, the plot stays put
+    chart.add_step(step(9, 4096, 900e6))
+    settle()
+    assert sweep.plot_item.getAxis("left").width() == 64

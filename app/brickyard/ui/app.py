@@ -65,6 +65,15 @@ def _parse(argv: list[str]) -> tuple[str | None, list[str]] | str:
     return ssh_config, rest
 
 
+def settle_gc() -> None:
+    """Once the window is up. What start-up built (Qt wrappers, modules, the scene) lives as long
+    as the app: keep it out of the garbage collector's full passes, which otherwise stall the GUI
+    for ~100 ms now and then (benchmarks/run_view_frames.py prints what collections cost while a
+    run streams)."""
+    gc.collect()
+    gc.freeze()
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if any(a in ("-h", "--help") for a in argv):
@@ -144,10 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         window.open_welcome()
     window.show()
     window.canvas.fit()
-    # what start-up built (Qt wrappers, modules, the scene) lives as long as the app: keep it out
-    # of the garbage collector's full passes, which otherwise stall the GUI for ~100 ms now and then
-    gc.collect()
-    gc.freeze()
+    settle_gc()
     if notices or problems:
         from PySide6.QtWidgets import QMessageBox
 

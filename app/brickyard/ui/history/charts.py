@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGraphicsItem
 
 from brickyard.core.compare import describe_point, describe_points, metric_unit, repeats_by_point
 from brickyard.core.results import Provenance, RunResult, RunStatus, StepResult
@@ -163,11 +164,15 @@ class BaseChart(pg.PlotWidget):
             axis.setStyle(maxTickLevel=0, maxTextLevel=0)
             axis.setPen(pg.mkPen("#444"))
             axis.setTextPen(pg.mkPen("#222"))
+            # drawn once into a pixmap and reused until the axis changes: its text and grid were a
+            # third of every repaint of a live chart whose range stood still
+            axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.plot_item.showGrid(x=True, y=True, alpha=0.25)
         # the legend sits in its own row under the plot, never over the data
         self.legend = BelowLegend(labelTextColor="#222")
         self.plot_item.legend = self.legend
         self.plot_item.layout.addItem(self.legend, 4, 1)
+        self.legend.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)   # its text: redrawn only on a change
         # reserve the title row now: a title first set on a shown chart is drawn clipped
         self.plot_item.setTitle(title or " ", color="#222")
         self._hoverables: list[_Hoverable] = []

@@ -53,7 +53,9 @@ class SweepChart(ThroughputChart):
         self._drawn: dict[str, tuple] = {}        # the points each curve shows now
         self._shown_unit = ""
         self._top = 0.0
+        self._shown_divisor = 0.0
         self._sizes = 0
+        steady_axis(self)
 
     def draw(self, runs: list[tuple[str, RunResult]], metric: str) -> int:
         unit = self.raw_unit = metric_unit([r for _, r in runs], metric)
@@ -82,7 +84,8 @@ class SweepChart(ThroughputChart):
         for name, (label, direction, conc, pts) in zip(names, curves):
             self._curve(name, pts, colours[(label, direction)], conc)
             drawn += len(pts)
-        top = largest / self.divisor * 1.12 or 1.0
+        top = headroom(largest / self.divisor, self._top if self._shown_divisor == self.divisor else 0.0)
+        self._shown_divisor = self.divisor
         sizes = {p.x for *_, pts in curves for p in pts}
         if len(sizes) == 1:                    # one block size so far: a little room either side
             x = float(np.log2(next(iter(sizes))))
@@ -102,9 +105,11 @@ class SweepChart(ThroughputChart):
         highs = np.array([p.high for p in pts]) / self.divisor - ys
         colour = PALETTE[colour_index % len(PALETTE)]
         if name not in self._items:
+            # dynamicRangeLimit off: otherwise every change of the y range re-renders each curve's
+            # symbols (pyqtgraph guards against values 10^6 views tall, which a rate never is)
             curve = self.plot_item.plot(xs, ys, pen=_pen(colour_index, dashed=conc > 1), name=name,
                                         symbol="o" if conc == 1 else "t", symbolSize=7, symbolBrush=colour,
-                                        symbolPen=colour)
+                                        symbolPen=colour, dynamicRangeLimit=None)
             bars = pg.ErrorBarItem(x=xs, y=ys, top=highs, bottom=lows, beam=0.12, pen=pg.mkPen(colour, width=1))
             self.plot_item.addItem(bars)
             self._items[name] = (curve, bars)
@@ -132,6 +137,7 @@ class SweepChart(ThroughputChart):
             self._drawn.clear()
             self._shown_unit = ""
             self._top = 0.0
+            self._shown_divisor = 0.0
             self._sizes = 0
 
 
@@ -237,7 +243,8 @@ class LiveRateChart(BaseChart):
         self.legend.hide()
         self.plot_item.setLabel("bottom", "elapsed (s)")
         self.samples: deque[tuple[float, float]] = deque(maxlen=2000)
-        self.curve = self.plot_item.plot([], [], pen=pg.mkPen(PALETTE[0], width=2))
+        self.curve = self.plot_item.plot([], [], pen=pg.mkPen(PALETTE[0], width=2), dynamicRangeLimit=None)
+        steady_axis(self)
         self.now_text = pg.TextItem("", color="#222", anchor=(1, 0))
         self.now_text.setParentItem(self.plot_item.vb)    # in the view box's own pixels: never moves with the data
         self.plot_item.vb.sigResized.connect(self._place_now)
@@ -278,6 +285,27 @@ class LiveRateChart(BaseChart):
             self._range = (x0, x1, y_top, divisor)
         self._place_now()
         self.now_text.setText(f"{format_value(bps, 'B/s')} now")
+
+
+def headroom(largest: float, shown: float) -> float:
+    """The top of a live chart's y range: ``shown`` while ``largest`` stays within 45-100 % of it,
+    else the next round figure 25 % above ``largest`` (1, 1.5, 2, 3, 4, 5, 6, 8 × 10^k). A
+    range that moves with every new maximum re-lays the axis out and redraws every curve."""
+    if largest <= 0:
+        return shown or 1.0
+    if shown and 0.45 * shown <= largest <= shown:
+        return shown
+    want = largest * 1.25
+    power = 10.0 ** math.floor(math.log10(want))
+    return next(m * power for m in (1, 1.5, 2, 3, 4, 5, 6, 8, 10) if m * power >= want * (1 - 1e-9))
+
+
+def steady_axis(chart: BaseChart, width: int = 64) -> None:
+    """A left axis of fixed width: a tick label that grows ("80" → "120") must not re-lay the
+    whole plot out while a run streams."""
+    axis = chart.plot_item.getAxis("left")
+    axis.setStyle(autoExpandTextSpace=False)
+    axis.setWidth(width)
 
 
 def set_title(chart: BaseChart, text: str, colour: str) -> None:
