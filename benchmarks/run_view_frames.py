@@ -308,8 +308,11 @@ def main() -> int:
     app = QApplication.instance() or EventTimer(sys.argv[:1])
     from brickyard.bench.hostlock import HostLocks
     from brickyard.ui.app import settle_gc
+    from brickyard.ui.collector import GuiThreadCollector
     from brickyard.ui.mainwindow import MainWindow
 
+    collector = GuiThreadCollector(app)     # as brickyard-gui: cycles collected on the GUI thread, on a timer
+    collector.start()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["BRICKYARD_LOCK_DIR"] = str(Path(tmp) / "locks")
         window = MainWindow(Topology(name="bench"), Path(tmp) / "s.ini", Path(tmp) / "auto")
@@ -325,6 +328,7 @@ def main() -> int:
         ok &= flood(app, window, args.steps, args.rate)
         window.remote.close()
         window.close()
+    collector.stop()
     return 0 if ok else 1
 
 
