@@ -234,6 +234,16 @@ class Writeback(object):
         return dirty is not None and last[1] is not None and dirty < last[1]
 
 
+def read_all(fd):
+    """Everything ``fd`` gives until end-of-file."""
+    chunks = []
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
 def exit_code(status):
     """os.waitstatus_to_exitcode for Pythons before 3.9 (RHEL 8 ships 3.6)."""
     if os.WIFSIGNALED(status):
@@ -366,12 +376,7 @@ def tagged(tag, since, skip=()):
                 continue
             fd = os.open("environ", os.O_RDONLY, dir_fd=dirfd)
             try:
-                env = b""
-                while True:
-                    chunk = os.read(fd, 65536)
-                    if not chunk:
-                        break
-                    env += chunk
+                env = read_all(fd)
             finally:
                 os.close(fd)
             if needle in b"\0" + env + b"\0":
@@ -785,12 +790,7 @@ def dd_file(dd, path, block):
         finally:
             os._exit(127)
     os.close(w)
-    out = b""
-    while True:
-        chunk = os.read(r, 4096)
-        if not chunk:
-            break
-        out += chunk
+    out = read_all(r)
     os.close(r)
     _, status = os.waitpid(pid, 0)
     text = out.decode(errors="replace")
