@@ -92,3 +92,31 @@ def test_runs_without_a_topology_say_capacity_is_unknown_and_still_count_failure
     export_report(content, out)
     doc = out.read_text(encoding="utf-8")
     assert "brick sizes unknown" in doc and "usable capacity not known" in doc
+
+
+def test_one_volume_name_recreated_with_other_layouts_is_named_once_and_trended_per_layout(store, tmp_path):
+    """An admin re-creates gv0 as replica, then disperse, then distribute: the title, the
+    table's headers, the sentences and the runs' names say each layout once, and the trend
+    draws a line per layout instead of one zig-zag through all of them."""
+    from brickyard.store.synthetic import synthetic_run
+
+    rng = random.Random(11)
+    runs = [synthetic_run(rng, layout=("replica", "disperse", "distribute")[i % 3],
+                          started_at=1_760_000_000.0 + 3600 * i, speedup=1 + (i % 3) / 3) for i in range(6)]
+    for run in runs:
+        store.add_run(run)
+    content = content_from_runs(store, [r.run_id for r in runs])
+    assert content.title == "GlusterFS layouts compared: 3 layouts of gv0"
+    assert [r.key for r in content.table.rows] == ["gv0 (replica 3 (3 bricks))",
+                                                   "gv0 (disperse 6 redundancy 2 (6 bricks))", "gv0 (distribute 3)"]
+    assert all(r.extra_label == "" for r in content.table.rows)
+    names = [e.label for e in content.runs]
+    assert all(n.count("replica 3 (3 bricks)") <= 1 and "gluster gv0" not in n for n in names), names
+    assert len(set(names)) == len(names)
+    assert [s.name for s in content.trend.series] == [r.key for r in content.table.rows]
+    assert [len(s.points) for s in content.trend.series] == [2, 2, 2]
+    out = tmp_path / "recreated.pdf"
+    export_report(content, out)
+    text = " ".join(pdfcheck.text(out, layout=False).split())
+    assert "(replica 3 (3 bricks)) (replica 3 (3 bricks))" not in text
+    assert "(replica 3 (3 bricks)) replica 3 (3 bricks)" not in text

@@ -134,6 +134,16 @@ class Row:
     def figure(self, key: str) -> Figure:
         return self.figures.get(key, UNKNOWN)
 
+    @property
+    def extra_label(self) -> str:
+        """The label where it says more than the key: "" when it is the key, or when the key
+        already carries it (a volume name re-created with other layouts is keyed
+        "gv0 (replica 3 (3 bricks))", and "gv0 (replica 3 (3 bricks)) replica 3 (3 bricks)"
+        said it twice)."""
+        if self.label in ("", self.key) or self.key.endswith(f"({self.label})"):
+            return ""
+        return self.label
+
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "label": self.label, "kind": self.kind, "volume": self.volume,
                 "gluster_type": self.gluster_type, "run_ids": list(self.run_ids),

@@ -25,6 +25,7 @@ builder takes a ``progress`` (``remote.loop.Progress``) that hears how far it go
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 import getpass
 import os
 import time
@@ -33,10 +34,12 @@ from typing import Any, Sequence
 
 from .. import __version__
 from ..core.compare import Difference, MetricComparison, compare_runs, provenance_diff, repeats_by_point, run_labels
-from ..core.decision import BASELINE, LAYOUT, DecisionTable, LayoutEntry, build_table
+from ..core.decision import BASELINE, LAYOUT, DecisionTable, LayoutEntry, build_table, plan_label
 from ..core.plan import PlanResult, plan_volume
 from ..core.results import RunResult
+from ..core.runlabels import run_series
 from ..core.topology import Mount, Topology, Volume
+from ..core.units import format_utc
 from ..remote.loop import Progress
 from .sentences import headline_columns
 
@@ -196,7 +199,9 @@ def content_from_runs(store: Any, run_ids: Sequence[str], topology: Topology | N
     table = build_table(entries)
     volumes = [e.plan.volume.name for e in entries if e.plan is not None]
     targets = [e.key for e in entries if e.kind == BASELINE]
-    what = ", ".join(volumes + targets)
+    names = list(dict.fromkeys(volumes))       # one volume re-created with other layouts: named once
+    what = ", ".join((names if len(names) == len(volumes) else [f"{len(volumes)} layouts of {_short_list(names)}"])
+                     + targets)
     default_title = (f"GlusterFS layouts compared: {what}" if len(volumes) > 1
                      else f"Benchmark report: {what}")
     hosts = sorted({h for r in runs for h in r.provenance.hosts})
@@ -279,8 +284,15 @@ def _assemble(entries: Sequence[LayoutEntry], table: DecisionTable, runs: Sequen
 
     def entry(run: RunResult, label: str) -> RunEntry:
         key = row_of.get(run.run_id, "")
-        name = label if not key else name_of[key] if size_of[key] == 1 else f"{name_of[key]} · {label}"
-        return RunEntry(run, name, key, label)
+        if not key:
+            return RunEntry(run, label, key, label)
+        if size_of[key] == 1:
+            return RunEntry(run, name_of[key], key, label)
+        # what the row's name says already is not said again ('gv0 (replica 3 (3 bricks)) ·
+        # gluster gv0 · replica 3 (3 bricks) · 2025-10-09 12:53' → 'gv0 (…) · 2025-10-09 12:53')
+        said = name_of[key]
+        rest = [p for p in label.split(" · ") if p != run_series(run) and p not in said]
+        return RunEntry(run, " · ".join([said, *(rest or [format_utc(run.started_at)])]), key, label)
 
     entries_by_id = {r.run_id: entry(r, label) for r, label in zip(order, labels)}
     run_entries = tuple(entries_by_id[r.run_id] for r in order)
@@ -367,14 +379,17 @@ def trend(store: Any, table: DecisionTable, entries: Sequence[LayoutEntry]) -> T
         return None
     p = many.params
     series = []
-    for e in entries:
-        if e.kind != LAYOUT or e.plan is None:
-            continue
+    layouts = [e for e in entries if e.kind == LAYOUT and e.plan is not None]
+    names = Counter(e.plan.volume.name for e in layouts)
+    for e in layouts:
+        name = e.plan.volume.name
+        # one volume name re-created with other layouts: a line per layout, not one zig-zag of all
+        shared = names[name] > 1
+        filters = RunFilter(volume=name, workload=table.workload, layout=plan_label(e.plan) if shared else "")
         points = store.metric_trend("throughput", block_size=p["block_size"], concurrency=p["concurrency"],
-                                    direction=p["direction"],
-                                    filters=RunFilter(volume=e.plan.volume.name, workload=table.workload))
+                                    direction=p["direction"], filters=filters)
         if points:
-            series.append(TrendSeries(f"volume {e.plan.volume.name}",
+            series.append(TrendSeries(e.key if shared else f"volume {name}",
                                       tuple((p.started_at, p.run_id, p.value) for p in points)))
     if not any(len(s.points) > 1 for s in series):
         return None

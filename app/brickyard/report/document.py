@@ -160,7 +160,7 @@ def decision_tables(table: DecisionTable, ts: Typeset, width: float) -> list[Tab
 def _head(row) -> str:
     if row.kind == BASELINE:
         return row.label
-    return row.key if row.label in ("", row.key) else f"{row.key} {row.label}"
+    return f"{row.key} {row.extra_label}" if row.extra_label else row.key
 
 
 def decision_section(content: ReportContent, ts: Typeset, width: float, number: int) -> list[Block]:

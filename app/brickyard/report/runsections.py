@@ -312,7 +312,8 @@ def environment_section(content: ReportContent, number: int) -> list[Block]:
         options = list(dict.fromkeys("\n".join(f"{k} = {v}" for k, v in sorted(r.provenance.volume_options.items()))
                                      for r in runs))
         mounts = list(dict.fromkeys(r.provenance.mount_options for r in runs if r.provenance.mount_options))
-        what = row.label if row.kind == BASELINE else f"{row.key}: {row.label}"
+        what = row.label if row.kind == BASELINE else (f"{row.key}: {row.extra_label}" if row.extra_label
+                                                        else row.key)
         rows.append([Cell(what, "table-bold"), Cell("\n".join(targets)),
                      Cell("\n—\n".join(o for o in options if o) or "—"), Cell("\n".join(mounts) or "—")])
     blocks.append(Table([Col("layout", max_width=120.0), Col("target", max_width=110.0), Col("volume options"),

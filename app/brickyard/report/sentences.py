@@ -92,7 +92,7 @@ def layout_sentence(table: DecisionTable, row: Row) -> str:
     raw); survives any 1 server failing; writes 1.52 GB/s ±3 % with 8 files at once …'."""
     if row.kind == BASELINE:
         return f"{row.label} (a baseline, not gluster): {_speed(table, row)}."
-    name = row.key if row.label in ("", row.key) else f"{row.key} ({row.label})"
+    name = f"{row.key} ({row.extra_label})" if row.extra_label else row.key
     usable = row.figure("usable")
     if not usable.known and usable.note.startswith("gluster would refuse"):
         return f"{name}: {usable.note.rstrip('.')}."
