@@ -92,7 +92,9 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(args, words, tmp_path,
 
 @pytest.mark.parametrize("out, words", [("report.txt", "written as .pdf or .html (not .txt)"),
                                         ("nowhere/report.pdf", "does not exist"),
-                                        (".", "is a folder")])
+                                        (".", "is a folder"),
+                                        # a folder that is there but takes no files: not "does not exist"
+                                        ("/proc/report.pdf", "no file can be made in /proc")])
 def test_bad_output_names_are_refused(out, words, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["report", "--topology", str(EXAMPLES / "three-site.brickyard.json"), "--out", out]) == 2

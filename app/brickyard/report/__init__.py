@@ -62,7 +62,8 @@ def write_error_words(path: str | os.PathLike, exc: OSError) -> str:
         errno.EACCES: f"you may not write in {folder}",
         errno.EPERM: f"you may not write in {folder}",
         errno.EROFS: f"{folder} is on a read-only filesystem",
-        errno.ENOENT: f"the folder {folder} does not exist",
+        errno.ENOENT: (f"no file can be made in {folder}" if folder.is_dir()      # /proc, a special folder
+                       else f"the folder {folder} does not exist"),
         errno.ENOTDIR: f"{folder} is not a folder",
         errno.EISDIR: f"{path} is a folder",
         errno.ENAMETOOLONG: "the file name is too long",
