@@ -338,6 +338,7 @@ class ExportReportDialog(QDialog):
             self.sig_finished.emit()
             return
         self._idle()
+        self.bar.setValue(0)
         self.problem.setText(f"Not written: {error}")
         self.status.setText("Everything above is kept: change what is needed and Export again.")
         self.sig_finished.emit()
