@@ -70,3 +70,15 @@ def test_thin_arbiter_and_failed_parts_are_said_in_words(tmp_path):
     export_report(content_from_plan(topo, vol, [ta.node]), out)
     page = _words(out, 2)
     assert f"{ta.node} FAILED" in page and "(thin-arbiter)" in page and "thin-arbiter (every pair's)" in page
+
+
+def test_the_layout_words_give_a_thin_arbiter_volume_sets_of_two_and_one_shared_thin_arbiter(tmp_path):
+    topo = topofile.load(EXAMPLES / "two-site-thin-arbiter.brickyard.json")
+    vol = topo.volumes[0]
+    out = tmp_path / "plan.pdf"
+    export_report(content_from_plan(topo, vol, []), out)
+    page = _words(out, 2)
+    ta = vol.thin_arbiter_brick
+    assert "2 sets of 2 bricks, each file as 2 copies; the thin-arbiter" in page
+    assert "sets of 3 bricks" not in page and "an arbiter (metadata only)" not in page
+    assert f"{ta.node}:{ta.path} (thin-arbiter)" in page and f"{ta.node}:{ta.path} (arbiter)" not in page

@@ -305,6 +305,10 @@ def _type_words(plan) -> str:
     s = plan.sets[0]
     if plan.gluster_type.is_dispersed:
         what = f"each file cut into {s.data_bricks} data + {s.redundancy} redundancy fragments"
+    elif s.thin_arbiter:       # replica 2 thin-arbiter 1: one thin-arbiter brick serves every set
+        sets = f"{len(plan.sets)} sets of {s.size - 1} bricks" if len(plan.sets) > 1 else f"one set of {s.size - 1} bricks"
+        return (f"{TYPE_NAMES[plan.gluster_type]}: {sets}, each file as {s.size - 1} copies; the thin-arbiter "
+                f"{s.arbiter} (metadata only) serves {'every set' if len(plan.sets) > 1 else 'the set'}")
     else:
         copies = s.size - (1 if s.arbiter else 0)
         what = f"each file as {copies} copies" + (" and an arbiter (metadata only)" if s.arbiter else "")
@@ -321,7 +325,8 @@ def set_table(layout: LayoutPlan) -> Table:
         cols.append(Col("state", wrap=False))
     rows = []
     for s in plan.sets:
-        bricks = ", ".join(f"{b}{' (arbiter)' if b == s.arbiter else ''}" for b in s.bricks)
+        arbiter = " (thin-arbiter)" if s.thin_arbiter else " (arbiter)"
+        bricks = ", ".join(f"{b}{arbiter if b == s.arbiter else ''}" for b in s.bricks)
         usable = describe_size(s.usable_bytes) if plan.capacity.raw_bytes else "—"
         row = [Cell(str(s.index + 1), "table-bold"), Cell(usable), Cell(bricks)]
         if show_state:
