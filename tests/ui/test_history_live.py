@@ -139,3 +139,24 @@ def test_a_run_whose_writer_died_is_marked_interrupted_while_the_view_is_open(qt
     _focus(qtbot, view)
     qtbot.keyClick(view.table, Qt.Key.Key_F5)
     assert _status(view, run_id) is RunStatus.INTERRUPTED
+
+
+def test_the_watching_thread_never_keeps_the_view_alive(qtbot, url):
+    """The thread reads the view's filters through a weak reference: a view dropped while it is
+    followed is freed (on the GUI thread, by the test's collector), and the thread then ends."""
+    import gc
+    import weakref
+
+    store = HistoryStore(url)
+    view = HistoryView(store)
+    view.show()
+    qtbot.waitExposed(view)
+    refresher = view.refresher
+    assert refresher.running and refresher.snapshot() is not None
+    gone = weakref.ref(view)
+    view.close()
+    view.deleteLater()
+    del view
+    qtbot.waitUntil(lambda: (gc.collect(), gone() is None)[1], timeout=5000)
+    assert refresher.snapshot() is None
+    qtbot.waitUntil(lambda: not refresher._thread.is_alive(), timeout=10_000)

@@ -12,8 +12,10 @@ Runs whose writer died while the view is open are marked interrupted here too (e
 
 from __future__ import annotations
 
+import inspect
 import threading
 import time
+import weakref
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -40,9 +42,12 @@ class HistoryRefresher:
     def __init__(self, store: HistoryStore, current: Callable[[], tuple[RunFilter, dict[str, tuple]]],
                  page: int, interval: float = 1.0, interrupted_check_s: float = 30.0) -> None:
         """``current()`` returns (the view's filters, {compared run id: (status, steps)});
-        it is called from the watching thread and must only read plain attributes."""
+        it is called from the watching thread and must only read plain attributes. A view's
+        method is held weakly: the thread never keeps the view alive, so its last reference is
+        never dropped (and the widget deleted) on the watching thread."""
         self.store = store
-        self._current = current
+        self._current: Callable[[], Callable | None] = (
+            weakref.WeakMethod(current) if inspect.ismethod(current) else lambda: current)
         self._page = page
         self.interval = interval
         self.interrupted_check_s = interrupted_check_s
@@ -101,6 +106,8 @@ class HistoryRefresher:
                         changed = True
                 if changed:
                     snap = self.snapshot()
+                    if snap is None:
+                        break                   # the view is gone
                     with self._lock:
                         self._snapshot = snap
         except Exception as exc:  # noqa: BLE001
@@ -109,9 +116,12 @@ class HistoryRefresher:
         finally:
             watcher.close()
 
-    def snapshot(self) -> Snapshot:
-        """Read what the view shows (any thread)."""
-        filters, compared_state = self._current()
+    def snapshot(self) -> Snapshot | None:
+        """Read what the view shows (any thread); None once the view is gone."""
+        current = self._current()
+        if current is None:
+            return None
+        filters, compared_state = current()
         matching = self.store.run_count(filters)
         total = self.store.run_count()
         first = self.store.list_runs(replace(filters, offset=0, limit=self._page))
