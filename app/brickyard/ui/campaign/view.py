@@ -8,7 +8,7 @@ campaign file…", what ``brickyard campaign FILE`` runs), or from the history d
 lost host, Ctrl-C or SIGKILL in a terminal).
 
 It runs through ``campaign.CampaignRunner`` — the very service the CLI drives — on the SSH
-loop thread; its events arrive here through queued signals and fill the grid
+loop thread; its events arrive here through the bridge (``bridge.GuiCall``) and fill the grid
 (``grid.CampaignGrid``: layout × workload, plus pre-flight, provision and teardown), the
 overall progress and time remaining, the current cell's live chart and the log. "Pause" stops
 after the running step (a provisioned volume stays for the resume); "Cancel" stops now and
