@@ -262,3 +262,32 @@ def test_a_file_that_cannot_be_written_is_said_and_nothing_typed_is_lost(qtbot, 
     dialog.path.setText(str(tmp_path / "plan.pdf"))
     press_export(qtbot, dialog)
     assert dialog.result_info is not None and "gv0 for the render farm" in pdfcheck.text(tmp_path / "plan.pdf")
+
+
+def test_a_writer_that_dies_mid_write_is_said_and_export_again_starts_a_new_one(qtbot, history_of_many, tmp_path):
+    import signal
+
+    dialog = open_dialog(qtbot, history_of_many)
+    dialog.title.setText("forty runs for the board")
+    out = tmp_path / "forty.pdf"
+    dialog.path.setText(str(out))
+    first = dialog.writer.process.processId()
+    killed = []
+
+    def kill_on_a_page(phase, fraction, text):
+        if phase == "write" and text.startswith("painting page") and not killed:
+            killed.append(text)
+            os.kill(first, signal.SIGKILL)           # the writer this test's dialog started
+    dialog.writer.sig_progress.connect(kill_on_a_page)
+    press_export(qtbot, dialog)
+    assert killed and dialog.result_info is None and not dialog.writing
+    assert "the report writer crashed" in dialog.problem.text() and "Export tries again" in dialog.problem.text()
+    assert not out.exists() and list(tmp_path.glob(".forty.pdf*")) == []
+    assert dialog.title.text() == "forty runs for the board" and dialog.export_button.isEnabled()
+    dialog.writer.sig_progress.disconnect(kill_on_a_page)
+    writers = set()
+    dialog.writer.sig_progress.connect(lambda *_: writers.add(dialog.writer.process.processId()))
+    press_export(qtbot, dialog)
+    assert dialog.result_info is not None, dialog.problem.text()
+    assert writers and first not in writers                  # a new writer prepared and wrote it
+    assert "forty runs for the board" in pdfcheck.text(out, 1, 1)

@@ -12,7 +12,8 @@ stdin (the app → the writer)::
     {"source": {"kind": "plan", "topology": TEXT, "volume": NAME, "failures": [SPEC, …]}}
     {"command": "write", "path": P, "paper": "a4", "title": T, "author": A}   # any number of times
     {"command": "cancel"}          # stops what is under way (preparing or writing)
-    {"command": "quit"}            # or end of input
+    {"command": "quit"}            # ends the writer once what was asked before it is done
+                                   # (end of input: the app is gone, what is under way is cancelled)
 
 stdout (the writer → the app)::
 
@@ -95,12 +96,13 @@ class Commands:
             if doc.get("command") == "cancel":
                 self._cancel()
                 continue
-            if doc.get("command") == "quit":
-                break
+            if doc.get("command") == "quit":      # what was asked before it is still done
+                self.queue.put(None)
+                return
             with self._lock:
                 self._seq += 1
                 self.queue.put((self._seq, doc))
-        self._cancel()                  # end of input: the app is gone or done
+        self._cancel()                  # end of input without quit: the app is gone
         self.queue.put(None)
 
     def _cancel(self) -> None:

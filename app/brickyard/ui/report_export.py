@@ -160,6 +160,7 @@ class ReportWriter(QObject):
         if not self.alive:
             return
         self._leaving = True
+        self._send({"command": "cancel"})       # whatever is under way or asked: the dialog is gone
         self._send({"command": "quit"})
         self.process.closeWriteChannel()
         QTimer.singleShot(1000, self._kill_if_running)
@@ -249,6 +250,7 @@ class ExportReportDialog(QDialog):
         self.path = QLineEdit(self._default_path)
         self.path.setObjectName("report-path")
         self._edited: set[str] = set()
+        self._filled = {"title": "", "author": self.author.text()}     # what the writer put in them
         for name, field in (("title", self.title), ("author", self.author), ("path", self.path)):
             field.textEdited.connect(lambda _t, n=name: self._edited.add(n))
         self.browse = QPushButton("Browse…")
@@ -304,10 +306,14 @@ class ExportReportDialog(QDialog):
 
     def _prepared(self, info: dict) -> None:
         self.prepared = info
-        if "title" not in self._edited or not self.title.text().strip():
+        # the writer's title and author fill the fields only where nothing else was put (typed
+        # or set): a writer started again after one died must not undo what is there
+        shown = self._filled
+        if not self.title.text().strip() or self.title.text() == shown["title"]:
             self.title.setText(info.get("title", ""))
-        if "author" not in self._edited and info.get("author"):
+        if info.get("author") and self.author.text() == shown["author"]:
             self.author.setText(info["author"])
+        self._filled = {"title": self.title.text(), "author": self.author.text()}
         # the file is named after the title unless a name was given (typed, browsed, set) or
         # Export was already pressed with the name shown then
         if not self.pending and "path" not in self._edited and self.path.text() == self._default_path:
