@@ -125,9 +125,12 @@ def _start_killable_run(lab, target: str) -> subprocess.Popen:
 
 def _on_client(lab) -> dict:
     client = lab.clients[0]
-    ps = lab.ssh(client, ["ps", "-eo", "pid=,args="]).stdout.splitlines()
-    agents = [line.split()[0] for line in ps if line.split()[1:2] == ["python3"] and "brickyard-agent." in line]
-    return {"agents": agents, "dd": [line for line in ps if "dd if=/dev/zero" in line],
+    # pid, comm, args: an agent's watchdog runs the same file but names itself by-agent-watch
+    ps = lab.ssh(client, ["ps", "-eo", "pid=,comm=,args="]).stdout.splitlines()
+    ours = [line.split() for line in ps if "brickyard-agent." in line]
+    agents = [f[0] for f in ours if f[1] != "by-agent-watch" and f[2:3] == ["python3"]]
+    watchdogs = [f[0] for f in ours if f[1] == "by-agent-watch"]
+    return {"agents": agents, "watchdogs": watchdogs, "dd": [line for line in ps if "dd if=/dev/zero" in line],
             "tmp": lab.ssh(client, ["sh", "-c", "ls -d /tmp/brickyard-agent.* 2>/dev/null || true"]).stdout.split()}
 
 
@@ -150,9 +153,13 @@ def test_a_killed_run_leaves_nothing_and_what_a_killed_agent_left_goes_with_the_
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     lab.ssh(client, ["kill", "-KILL", agent])
-    time.sleep(1)
-    seen = _on_client(lab)
-    assert seen["agents"] == [] and seen["dd"] == [], seen     # the workers died with their agent
+    for _ in range(50):                                # the watchdog acts within moments; a busy machine waits
+        seen = _on_client(lab)
+        if not (seen["agents"] or seen["dd"] or seen["watchdogs"]):
+            break
+        time.sleep(0.2)
+    # the workers died with their agent (its watchdog killed them), and the watchdog is gone too
+    assert seen["agents"] == [] and seen["dd"] == [] and seen["watchdogs"] == [], seen
     (left_tmp,) = seen["tmp"]
     (left_run,) = lab.ssh(client, ["ls", "-A", hostile]).stdout.split()
     run = bench(lab, "dd", {"block_sizes": "64K", "concurrency": "1", "size": "64K", "repeats": "1"}, hostile)
