@@ -86,9 +86,9 @@ def test_stored_runs_are_offered_and_calibrate_when_ticked(qtbot, tmp_path):
     store.close()
 
 
-def test_history_model_check_predicts_each_layout_from_the_others(qtbot, tmp_path):
+def model_check_of(qtbot, tmp_path, runs):
+    """History's Model check tab over ``runs``, stored in a fresh history: (the tab, the store)."""
     store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
-    runs = [synthetic_run(random.Random(1), layout="distribute"), synthetic_run(random.Random(2), layout="replica")]
     for r in runs:
         store.add_run(r)
     window = HistoryWindow(store)
@@ -96,11 +96,17 @@ def test_history_model_check_predicts_each_layout_from_the_others(qtbot, tmp_pat
     view = window.view
     view.show_runs([r.run_id for r in runs])
     view.right.setCurrentWidget(view.model_check)
-    rows = view.model_check.rows
+    return view.model_check, store
+
+
+def test_history_model_check_predicts_each_layout_from_the_others(qtbot, tmp_path):
+    runs = [synthetic_run(random.Random(1), layout="distribute"), synthetic_run(random.Random(2), layout="replica")]
+    check, store = model_check_of(qtbot, tmp_path, runs)
+    rows = check.rows
     assert rows and len({r.layout for r in rows}) == 2
     assert all("calibrated on" in r.model and not r.fitted_on_it for r in rows)
-    assert view.model_check.table.rowCount() == len(rows)
-    assert "predicted from the other layouts' runs" in view.model_check.summary.text()
+    assert check.table.rowCount() == len(rows)
+    assert "predicted from the other layouts' runs" in check.summary.text()
     store.close()
 
 
@@ -127,18 +133,11 @@ def probe_run(hosts):
 
 
 def test_history_model_check_uses_a_probe_run_among_the_compared_ones(qtbot, tmp_path):
-    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
     runs = [synthetic_run(random.Random(1), layout="distribute"), synthetic_run(random.Random(2), layout="replica")]
     hosts = sorted({b.partition(":")[0] for b in runs[0].provenance.layout.get("bricks", [])}) or ["gfs1", "gfs2"]
     runs.append(probe_run(hosts))
-    for r in runs:
-        store.add_run(r)
-    window = HistoryWindow(store)
-    qtbot.addWidget(window)
-    view = window.view
-    view.show_runs([r.run_id for r in runs])
-    view.right.setCurrentWidget(view.model_check)
-    rows = view.model_check.rows
+    check, store = model_check_of(qtbot, tmp_path, runs)
+    rows = check.rows
     assert rows and all(f"probe {runs[2].run_id[:12]}" in r.model for r in rows)
-    assert f"and probe run {runs[2].run_id[:12]}" in view.model_check.summary.text()
+    assert f"and probe run {runs[2].run_id[:12]}" in check.summary.text()
     store.close()
