@@ -17,6 +17,7 @@ from brickyard.core.results import RunResult, RunStatus
 from brickyard.remote.local import LocalExecutor
 from brickyard.remote.loop import Progress
 from brickyard.remote.ssh import SshOptions, SshPool
+from .labvolume import drop_test_volume
 
 VOLUME = "bybench"
 MOUNT = f"/mnt/{VOLUME}"
@@ -48,13 +49,7 @@ def volume(lab):
     for machine in (lab.clients[0], "node3"):
         _mount(lab, machine)
     yield VOLUME
-    for machine in (lab.clients[0], "node3"):
-        lab.ssh(machine, ["umount", MOUNT], check=False)
-    lab.ssh("node1", ["gluster", "--mode=script", "volume", "stop", VOLUME, "force"], check=False)
-    lab.ssh("node1", ["gluster", "--mode=script", "volume", "delete", VOLUME], check=False)
-    for brick in BRICKS:
-        node, path = brick.split(":", 1)
-        lab.ssh(node, ["rm", "-rf", "--", path], check=False)
+    drop_test_volume(lab, VOLUME, BRICKS, {lab.clients[0]: MOUNT, "node3": MOUNT})
 
 
 def bench(lab, workload: str, params: dict, targets: list[str], *, servers=("node1",), progress=None,

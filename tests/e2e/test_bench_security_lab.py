@@ -25,6 +25,7 @@ from brickyard.cli import main
 from brickyard.core.results import RunStatus
 from brickyard.remote.ssh import SshOptions, SshPool
 from tests.bench.canaries import TINY, fio_option_canaries, hostile_path_part, shell_canaries
+from .labvolume import drop_test_volume
 
 VOLUME = "bysec"
 MOUNT = "/mnt/bysec$x`y`"             # findmnt writes it as /mnt/bysec\x24x\x60y\x60
@@ -64,9 +65,7 @@ def hostile(lab):
     lab.ssh(client, ["rmdir", MOUNT], check=False)
     lab.ssh(client, ["rm", "-rf", "--", CANARIES], check=False)
     shutil.rmtree(CANARIES, ignore_errors=True)
-    lab.ssh("node1", ["gluster", "--mode=script", "volume", "stop", VOLUME, "force"], check=False)
-    lab.ssh("node1", ["gluster", "--mode=script", "volume", "delete", VOLUME], check=False)
-    lab.ssh("node1", ["rm", "-rf", "--", BRICK.split(":", 1)[1]], check=False)
+    drop_test_volume(lab, VOLUME, [BRICK])
 
 
 def bench(lab, workload: str, params: dict, target: str):

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from brickyard.cli import main
+from .labvolume import drop_test_volume
 
 VOLUME = "byhist"
 MOUNT = f"/mnt/{VOLUME}"
@@ -29,12 +30,7 @@ def dispersed(lab):
     if lab.ssh(client, ["mountpoint", "-q", MOUNT], check=False).returncode != 0:
         lab.ssh(client, ["mount", "-t", "glusterfs", f"node1:/{VOLUME}", MOUNT])
     yield client
-    lab.ssh(client, ["umount", MOUNT], check=False)
-    lab.ssh("node1", ["gluster", "--mode=script", "volume", "stop", VOLUME, "force"], check=False)
-    lab.ssh("node1", ["gluster", "--mode=script", "volume", "delete", VOLUME], check=False)
-    for brick in BRICKS:
-        node, path = brick.split(":", 1)
-        lab.ssh(node, ["rm", "-rf", "--", path], check=False)
+    drop_test_volume(lab, VOLUME, BRICKS, {client: MOUNT})
 
 
 def _ids(db: str, capsys, *flags: str) -> list[str]:

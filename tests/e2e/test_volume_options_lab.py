@@ -11,6 +11,7 @@ import pytest
 from brickyard.core.gluster_options import check_option
 from brickyard.core.mounts import mount_options_problem
 from brickyard.core.topology import Layout, VolumeType
+from .labvolume import drop_test_volume
 
 VOLUME = "byopts"
 LAYOUT = Layout(VolumeType.REPLICATE, replica=2)
@@ -83,11 +84,8 @@ def volume(lab):
     try:
         yield VOLUME
     finally:
-        lab.ssh(lab.clients[0], ["umount", "/mnt/byopts"], check=False)
-        lab.ssh("node1", ["gluster", "--mode=script", "volume", "stop", VOLUME, "force"], check=False)
-        lab.ssh("node1", ["gluster", "--mode=script", "volume", "delete", VOLUME], check=False)
-        for node in ("node1", "node2"):
-            lab.ssh(node, ["rm", "-rf", f"/srv/brick1/{VOLUME}"], check=False)
+        drop_test_volume(lab, VOLUME, [f"{node}:/srv/brick1/{VOLUME}" for node in ("node1", "node2")],
+                         {lab.clients[0]: "/mnt/byopts"})
 
 
 def test_option_values_are_accepted_and_refused_as_gluster_10_3_does(lab, volume):
