@@ -106,12 +106,18 @@ def test_live_samples_change_no_layout_and_the_axes_move_in_steps(qtbot):
     assert chart.now_text.toPlainText() == format_value(400e6, "B/s") + " now"
 
 
-def test_a_new_unit_rescales_the_same_curves_instead_of_rebuilding_the_chart(qtbot):
+def shown_run_chart(qtbot) -> RunChart:
+    """A RunChart at 900x500, shown, with a run begun: the setup the sweep-chart tests share."""
     chart = RunChart()
     qtbot.addWidget(chart)
     chart.resize(900, 500)
     chart.show()
     chart.begin("run")
+    return chart
+
+
+def test_a_new_unit_rescales_the_same_curves_instead_of_rebuilding_the_chart(qtbot):
+    chart = shown_run_chart(qtbot)
     chart.add_step(step(0, 4096, 500e6))
     chart.add_step(step(1, 4096, 800e6, conc=4))
     sweep = chart.sweep_chart
@@ -132,11 +138,7 @@ def test_a_new_maximum_inside_the_band_moves_neither_the_y_range_nor_the_layout(
 
     assert headroom(100.0, 0.0) == 150.0 and headroom(120.0, 150.0) == 150.0   # inside the band: kept
     assert headroom(160.0, 150.0) == 200.0 and headroom(50.0, 150.0) == 80.0   # left it: a round figure
-    chart = RunChart()
-    qtbot.addWidget(chart)
-    chart.resize(900, 500)
-    chart.show()
-    chart.begin("run")
+    chart = shown_run_chart(qtbot)
     chart.add_step(step(0, 4096, 100e6))
     settle()
     sweep = chart.sweep_chart
