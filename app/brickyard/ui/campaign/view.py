@@ -33,6 +33,7 @@ from ...campaign.dryrun import questions
 from ...campaign.results import campaign_table
 from ...campaign.state import BASELINE, C_COMPLETE, C_PAUSED, CELL, DONE, RUNNING, CampaignState
 from ...core.topology import Layout, Topology, Volume
+from ...core.units import format_rate
 from ...remote.hostkeys import HostKeyChanged, HostKeyError, UnknownHostKey
 from .. import hostkey_dialog
 from ..bridge import FutureWatcher, GuiCall, RemoteBridge
@@ -432,7 +433,7 @@ class CampaignView(QWidget):
             live = getattr(ev.detail, "live_bps", None)
             label = getattr(ev.detail, "label", "")
             self.cell_label.setText(f"{ev.step.title if ev.step else ''}: {label}"
-                                    + (f" · live {live / 1e6:,.1f} MB/s" if live else ""))
+                                    + (f" · live {format_rate(live)}" if live else ""))
         if self._last is not None:
             self._show_progress(self._last)
 
