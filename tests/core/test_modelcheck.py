@@ -78,3 +78,30 @@ def test_an_unmeasured_point_gets_the_model_at_exactly_that_point():
     small = table.row("dp").figure("tput:write:1:4096")
     large = entries[1].plan.estimate.single_write_bps
     assert small.source == ESTIMATED and small.value < large     # a 4 KiB call costs a stream more
+
+
+def test_check_table_lists_every_measured_figure_with_the_errors_the_table_notes():
+    from brickyard.core.modelcheck import check_table
+
+    entries = three_layouts()
+    table = build_table(entries)
+    check = check_table(table, entries)
+    assert check.layouts == ("dt8", "dt4rp2", "dt2dp4rd1") and not check.why_not
+    assert {(p.row, p.column.params["concurrency"]) for p in check.points} == {
+        (k, n) for k in check.layouts for n in (1, 8)}
+    checked = build_table(entries, model_check=True)          # the same errors as the table's own columns
+    for p in check.points:
+        err = checked.row(p.row).figure(f"err:{p.column.key[len('tput:'):]}")
+        assert p.error == pytest.approx(err.value)
+        assert p.model.label == f"predicted (calibrated on {', '.join(k for k in check.layouts if k != p.row)})"
+    assert f"model check: the calibrated model's figures are {check.summary}" in checked.notes
+    assert check.worst is max(check.points, key=lambda p: abs(p.error))
+
+
+def test_check_table_of_one_measured_layout_says_why_there_is_no_check():
+    from brickyard.core.modelcheck import check_table
+
+    entries = three_layouts()[:1]
+    check = check_table(build_table(entries), entries)
+    assert not check.points and check.median_error is None
+    assert check.why_not.startswith("Only dt8 was measured")

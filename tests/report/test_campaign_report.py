@@ -109,10 +109,10 @@ def test_campaign_report_has_every_section_in_order_with_page_numbers_and_header
     content = content_from_campaign(store, cid)
     result = export_report(content, out)
     text = " ".join(pdfcheck.text(out, layout=False).split())
-    order = ["1 The decision", "2 The topology and each layout", "2.1 dt8: Distribute 8",
-             "2.2 dp8rd2: Disperse 1 x (6 + 2) = 8", "3 Charts", "dd write: throughput vs block size",
-             "write, 16M blocks: the layouts side by side", "4 History comparison", "5 Run hygiene",
-             "6 Environment", "Appendix: every step's raw numbers"]
+    order = ["1 The decision", "2 Model check: predicted vs measured", "3 The topology and each layout",
+             "3.1 dt8: Distribute 8", "3.2 dp8rd2: Disperse 1 x (6 + 2) = 8", "4 Charts",
+             "dd write: throughput vs block size", "write, 16M blocks: the layouts side by side",
+             "5 History comparison", "6 Run hygiene", "7 Environment", "Appendix: every step's raw numbers"]
     at = [text.find(s) for s in order]
     assert all(i >= 0 for i in at), [s for s, i in zip(order, at) if i < 0]
     assert at == sorted(at)

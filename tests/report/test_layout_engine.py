@@ -99,3 +99,23 @@ def test_a_layout_gluster_refuses_is_reported_in_its_words_without_figures(tmp_p
     text = " ".join(pdfcheck.text(out, layout=False).split())
     assert "gluster would refuse this layout" in text and "(refused)" in text
     assert "Brickyard offers no commands while the plan has an error" in text
+
+
+def test_a_group_title_row_never_ends_a_table_part(ts):
+    """A table split at a page break keeps each group's title row (one cell across every
+    column) with the rows it names: no title alone at the foot of a page."""
+    cols = [Col("figure", wrap=False), Col("value", align="r", wrap=False)]
+    rows = []
+    for g in range(6):
+        rows.append([Cell(f"group {g}", span=2)])
+        rows += [[Cell(f"g{g}-row{i}"), Cell(str(i))] for i in range(5)]
+    table = Table(cols, rows)
+    width, _ = content_box("a4")
+    row_h = table.height(ts, width) / (len(rows) + 1)
+    for avail in [row_h * k + 0.5 for k in range(2, len(rows))]:
+        first, rest = table.split(ts, width, avail)
+        if first is None:
+            continue
+        last = first.rows[first._end - 1]
+        assert not last[0].text.startswith("group "), (avail, last[0].text)
+        assert first._end == rest._start

@@ -431,9 +431,16 @@ class Table(Block):
         while k < self._end and used + lay.heights[k] <= avail:
             used += lay.heights[k]
             k += 1
+        while k > self._start and k < self._end and self._group_row(k - 1):   # a group's title stays with it
+            k -= 1
         if k == self._start or k == self._end:
             return None, self
         return self._part(self._start, k, self.space_before), self._part(k, self._end, 0.0)
+
+    def _group_row(self, r: int) -> bool:
+        """A row that is one cell across every column: the title of the rows under it."""
+        row = self.rows[r]
+        return len(row) == 1 and row[0].span >= len(self.columns) > 1
 
     def _part(self, start: int, end: int, space: float) -> "Table":
         part = object.__new__(Table)

@@ -34,7 +34,11 @@ from typing import Any, Sequence
 
 from .. import __version__
 from ..core.compare import Difference, MetricComparison, compare_runs, provenance_diff, repeats_by_point, run_labels
-from ..core.decision import BASELINE, LAYOUT, DecisionTable, LayoutEntry, build_table, plan_label
+from ..core.calibration import Inputs
+from ..core.decision import (BASELINE, ESTIMATED, LAYOUT, PREDICTED, DecisionTable, LayoutEntry, build_table,
+                             plan_label)
+from ..core.modelcheck import ModelCheck, check_table
+from ..core.modelinputs import PROBE_WORKLOAD, ModelInputError, probe_inputs
 from ..core.plan import PlanResult, plan_volume
 from ..core.results import RunResult
 from ..core.runlabels import run_series
@@ -107,6 +111,7 @@ class ReportContent:
     runs: tuple[RunEntry, ...] = ()
     comparisons: tuple[Comparison, ...] = ()
     trend: Trend | None = None
+    model_check: ModelCheck | None = None     # None: no check possible and no model figure shown
     facts: tuple[tuple[str, str], ...] = ()   # title-block lines: ('campaign', 'seed004 (3fa2c1…)'), …
     notes: tuple[str, ...] = ()
     version: str = __version__
@@ -195,8 +200,15 @@ def content_from_runs(store: Any, run_ids: Sequence[str], topology: Topology | N
             return topofile.loads(text) if text else topology
         except topofile.TopologyFileError:
             return topology
-    entries = entries_from_runs(runs, topo_of)
+    probes = [r for r in runs if r.workload == PROBE_WORKLOAD]
+    entries = entries_from_runs([r for r in runs if r.workload != PROBE_WORKLOAD], topo_of)
     table = build_table(entries)
+    extra = Inputs()
+    for run in probes:             # a probe run among them calibrates every layout's prediction
+        try:
+            extra = extra + probe_inputs(run, topo_of(run))
+        except ModelInputError:
+            pass
     volumes = [e.plan.volume.name for e in entries if e.plan is not None]
     targets = [e.key for e in entries if e.kind == BASELINE]
     names = list(dict.fromkeys(volumes))       # one volume re-created with other layouts: named once
@@ -211,7 +223,8 @@ def content_from_runs(store: Any, run_ids: Sequence[str], topology: Topology | N
     return _assemble(
         entries, table, runs, store, kind="runs",
         title=title or _clip(default_title, 90),
-        subject=_subject(entries, topology), author=author, created_at=created_at, facts=facts, progress=progress)
+        subject=_subject(entries, topology), author=author, created_at=created_at, facts=facts, progress=progress,
+        model_inputs=extra, probes=[f"probe run {r.run_id[:12]}" for r in probes] if not extra.empty else [])
 
 
 def _subject(entries: Sequence[LayoutEntry], topology: Topology | None) -> str:
@@ -272,7 +285,8 @@ def content_from_campaign(store: Any, campaign_id: str, *, title: str = "", auth
 def _assemble(entries: Sequence[LayoutEntry], table: DecisionTable, runs: Sequence[RunResult], store: Any, *,
               kind: str, title: str, subject: str, author: str, created_at: float | None,
               facts: Sequence[tuple[str, str]], notes: Sequence[str] = (),
-              progress: Progress | None = None) -> ReportContent:
+              progress: Progress | None = None, model_inputs: Inputs = Inputs(),
+              probes: Sequence[str] = ()) -> ReportContent:
     progress = progress or Progress()
     progress.check()
     row_of = {r.run_id: e.key for e in entries for r in e.runs}
@@ -307,7 +321,20 @@ def _assemble(entries: Sequence[LayoutEntry], table: DecisionTable, runs: Sequen
         created_at=time.time() if created_at is None else created_at, kind=kind, table=table,
         layouts=layouts, runs=run_entries, comparisons=comparisons(run_entries, table, progress),
         trend=_trend(store, table, entries, progress),
+        model_check=model_check(table, entries, model_inputs, probes),
         facts=tuple(facts), notes=tuple(dict.fromkeys(all_notes)))
+
+
+def model_check(table: DecisionTable, entries: Sequence[LayoutEntry], extra: Inputs = Inputs(),
+                probes: Sequence[str] = ()) -> ModelCheck | None:
+    """The report's model check (``core.modelcheck.check_table``); None when none is possible
+    and the table shows no figure of the model either (runs of one layout: nothing to say)."""
+    check = check_table(table, entries, extra, probes)
+    if not check.why_not:
+        return check
+    shown = any(r.kind == LAYOUT and r.figure(c.key).source in (ESTIMATED, PREDICTED)
+                for c in table.columns if c.group == "throughput" for r in table.rows)
+    return check if shown else None
 
 
 def run_mounts(runs: Sequence[RunResult]) -> tuple[Mount, ...]:

@@ -1,5 +1,5 @@
 """The report as a list of blocks, in the issue's order: the title block, the decision (page
-1), the topology and each layout, the charts, the history comparison, run hygiene, the
+1), the model check (predicted vs measured, when there is one), the topology and each layout, the charts, the history comparison, run hygiene, the
 environment, and an appendix with every step's raw numbers.
 
 ``build_document(content, ts, width)`` reads only the ``ReportContent``; both the PDF and the
@@ -25,11 +25,14 @@ SEVERITY_WORDS = {"error": "gluster refuses", "needs-force": "needs force", "war
 
 def build_document(content: ReportContent, ts: Typeset, width: float) -> list[Block]:
     from . import runsections
+    from .modelsection import model_check_section
 
     blocks: list[Block] = []
     blocks += title_block(content)
     number = iter(range(1, 20))
     blocks += decision_section(content, ts, width, next(number))
+    if content.model_check is not None:
+        blocks += model_check_section(content, next(number))
     blocks += layout_sections(content, next(number))
     if content.runs:
         blocks += runsections.charts_section(content, next(number))

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetIte
 
 from brickyard.core.decision_runs import entries_from_runs
 from brickyard.core.calibration import Inputs
-from brickyard.core.modelcheck import CheckRow, check_rows, leave_one_out
+from brickyard.core.modelcheck import TOLERANCE, CheckRow, check_rows, leave_one_out
 from brickyard.core.modelinputs import PROBE_WORKLOAD, ModelInputError, probe_inputs
 from brickyard.core.results import RunResult
 from brickyard.core.units import format_block_size, format_rate
@@ -26,7 +26,6 @@ from brickyard.core.units import format_block_size, format_rate
 HEAD = ("layout", "direction", "files", "block", "measured (median)", "predicted", "error", "range", "bound",
         "model")
 LARGE = 1 << 20       # small blocks measure call overheads more than the layout: from 1 MiB up
-TOLERANCE = 0.25      # the model's goal on large blocks
 
 
 class ModelCheckPanel(QWidget):
