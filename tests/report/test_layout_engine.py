@@ -101,21 +101,26 @@ def test_a_layout_gluster_refuses_is_reported_in_its_words_without_figures(tmp_p
     assert "Brickyard offers no commands while the plan has an error" in text
 
 
-def test_a_group_title_row_never_ends_a_table_part(ts):
-    """A table split at a page break keeps each group's title row (one cell across every
-    column) with the rows it names: no title alone at the foot of a page."""
+def test_a_group_title_row_never_ends_a_table_part_and_a_detail_row_stays_with_its_row(ts):
+    """A table split at a page break keeps each group's title row (``heads``) with the rows it
+    names; a detail row across the columns (the appendix's note under each step) is no title
+    and splits as any row does, so it is never pushed away from the row above it."""
     cols = [Col("figure", wrap=False), Col("value", align="r", wrap=False)]
-    rows = []
+    titled, detailed = [], []
     for g in range(6):
-        rows.append([Cell(f"group {g}", span=2)])
-        rows += [[Cell(f"g{g}-row{i}"), Cell(str(i))] for i in range(5)]
-    table = Table(cols, rows)
+        titled.append([Cell(f"group {g}", span=2, heads=True)])
+        titled += [[Cell(f"g{g}-row{i}"), Cell(str(i))] for i in range(5)]
+        detailed += [[Cell(f"step {g}"), Cell(str(g))], [Cell(f"note of step {g}", span=2)]]
     width, _ = content_box("a4")
-    row_h = table.height(ts, width) / (len(rows) + 1)
-    for avail in [row_h * k + 0.5 for k in range(2, len(rows))]:
-        first, rest = table.split(ts, width, avail)
-        if first is None:
-            continue
-        last = first.rows[first._end - 1]
-        assert not last[0].text.startswith("group "), (avail, last[0].text)
-        assert first._end == rest._start
+    for rows in (titled, detailed):
+        table = Table(cols, rows)
+        row_h = table.height(ts, width) / (len(rows) + 1)
+        for avail in [row_h * k + 0.5 for k in range(2, len(rows))]:
+            first, rest = table.split(ts, width, avail)
+            if first is None:
+                continue
+            last = first.rows[first._end - 1]
+            assert not last[0].text.startswith("group "), (avail, last[0].text)
+            if rows is detailed:                       # as many rows as fit: nothing held back
+                assert first._end == round((avail - 0.5) / row_h) - 1, (avail, last[0].text)
+            assert first._end == rest._start

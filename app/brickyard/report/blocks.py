@@ -301,6 +301,7 @@ class Cell:
     colour: str = ""
     fill: str = ""
     span: int = 1                  # a cell across this many columns (a group row)
+    heads: bool = False            # a title of the rows under it: a table never ends a page on it
 
 
 @dataclass
@@ -438,9 +439,8 @@ class Table(Block):
         return self._part(self._start, k, self.space_before), self._part(k, self._end, 0.0)
 
     def _group_row(self, r: int) -> bool:
-        """A row that is one cell across every column: the title of the rows under it."""
-        row = self.rows[r]
-        return len(row) == 1 and row[0].span >= len(self.columns) > 1
+        """A row that titles the rows under it (its first cell ``heads``)."""
+        return bool(self.rows[r]) and self.rows[r][0].heads
 
     def _part(self, start: int, end: int, space: float) -> "Table":
         part = object.__new__(Table)

@@ -149,7 +149,8 @@ def decision_tables(table: DecisionTable, ts: Typeset, width: float) -> list[Tab
                 title = GROUP_TITLES.get(group, group)
                 if group == "throughput" and not measured:
                     title = "throughput — the planner's estimate: nothing is measured yet"
-                body.append([Cell(title, f"{base}-italic", colour=MUTED, fill="#eef1f4", span=len(cols))])
+                body.append([Cell(title, f"{base}-italic", colour=MUTED, fill="#eef1f4", span=len(cols),
+                              heads=True)])
             line = [Cell(c.title, f"{base}-bold")]
             for r in rows_of:
                 style, colour = cell_style(r.figure(c.key).source, base)

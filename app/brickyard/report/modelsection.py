@@ -108,7 +108,7 @@ def point_table(check: ModelCheck, content: ReportContent) -> Table:
             source = (f"predicted from {_names(model.calibrated_on)}" if model.calibrated else
                       "uncalibrated estimate: nothing else to calibrate on (not counted in the error)")
             body.append([Cell(f"{_row_name(p, content)} — {source}", "table-italic", colour=MUTED, fill="#eef1f4",
-                              span=len(cols))])
+                              span=len(cols), heads=True)])
         lo, hi = p.prediction.low, p.prediction.high
         err_colour = FAILED if p.tested and abs(p.error) > TOLERANCE else ""
         body.append([Cell(p.column.title, "table-bold"),
