@@ -3,6 +3,7 @@ done-when of issue 16 — calibrated on one row of the NFS-to-GlusterFS write-up
 the other three within 25 %."""
 
 import json
+import statistics
 from dataclasses import replace
 from pathlib import Path
 
@@ -231,3 +232,77 @@ def tm_predict(shape, params, n):
     from brickyard.core.throughput import predict
 
     return predict(shape, params, "write", n, 1 << 22)
+
+
+# The gluster sandbox measured by benchmarks/model_check.py on 2026-11-23 (probe 4c587f18a730,
+# campaign 6a1f3e957bb4; four servers and the client are network namespaces of one kernel on two
+# cores; dd, medians of three repeats, MB/s). The probe: brick filesystems ≈ 1.4 GB/s alone and
+# 2.2 GB/s writing all at once, TCP 1.52 GB/s from the client to every server at once.
+SANDBOX = {
+    #              write 1 file        write 8 files       read 1 file         read 8 files
+    #              1M     4M    16M    1M    4M    16M     1M    4M    16M     1M    4M    16M
+    "dt8": (Layout(T.DISTRIBUTE),
+            (128.4, 208.1, 177.5), (365.4, 343.4, 349.2), (289.8, 234.2, 232.1), (318.3, 385.3, 278.8)),
+    "dp8rd2": (Layout(T.DISPERSE, disperse=8, redundancy=2),
+               (59.8, 59.2, 66.7), (84.9, 86.5, 85.3), (96.5, 111.3, 102.3), (137.3, 139.8, 128.7)),
+    "dt2dp4rd1": (Layout(T.DISTRIBUTED_DISPERSE, disperse=4, redundancy=1),
+                  (120.0, 109.1, 94.4), (127.5, 149.6, 154.0), (188.1, 183.0, 154.9), (210.4, 202.9, 223.9)),
+    "dt4rp2": (Layout(T.DISTRIBUTED_REPLICATE, replica=2),
+               (139.2, 82.6, 104.7), (209.0, 191.0, 180.5), (216.5, 310.0, 211.8), (328.0, 316.8, 359.1)),
+}
+BLOCKS = (1 << 20, 1 << 22, 1 << 24)
+
+
+def sandbox_figures(name, shape):
+    _layout, *series = SANDBOX[name]
+    points = (("write", 1), ("write", 8), ("read", 1), ("read", 8))
+    return [cal.Observation(shape, d, n, bs, v * MB, "campaign 6a1f3e957bb4", name)
+            for (d, n), values in zip(points, series) for bs, v in zip(BLOCKS, values)]
+
+
+def sandbox_probe(topo):
+    from brickyard.core.throughput import CLIENT_LINK, NODE_LINK, STORAGE, spread
+    measured = {f"{BRICK}.{d}@{n.name}:{b.path}": spread(1.4e9, "measured")
+                for n in topo.nodes for b in n.bricks for d in ("write", "read")}
+    measured |= {f"{NODE_LINK}@{n.name}": spread(1.6e9, "measured") for n in topo.nodes}
+    measured |= {CLIENT_LINK: spread(1.52e9, "measured"), f"{STORAGE}.write": spread(2.2e9, "measured"),
+                 f"{STORAGE}.read": spread(463.7e6, "measured")}
+    measured |= modelinputs.shared_cpu_costs("4c587f18a730", [n.name for n in topo.nodes], 1.52e9, 2.2e9)
+    return measured
+
+
+def test_on_servers_sharing_the_clients_cpus_a_probe_and_one_layout_predict_the_other_three():
+    # issue 16's sandbox goal, on the figures the sandbox measured: calibrated on the probe and
+    # distribute alone, the model predicts disperse 6+2, 2 × disperse 3+1 and 4 × replica 2.
+    # The probe measures what a stored byte costs the shared CPUs; what an extra brick RPC costs
+    # is derived from distribute's own request cost (calibration.RPC_SHARE): before it, the
+    # fan-out costs stayed assumed 0 and only 9 of these 36 figures came within 25 %.
+    topo = build({f"n{i}": 2 for i in range(4)})
+    shapes = {}
+    for name, (layout, *_rest) in SANDBOX.items():
+        topo.volumes.clear()   # the same bricks, one layout at a time
+        shapes[name] = plan_volume(topo, volume(topo, layout.type, **{
+            k: v for k, v in (("replica", layout.replica), ("disperse", layout.disperse),
+                              ("redundancy", layout.redundancy)) if v})).estimate.shape
+    model = cal.fit(topo, cal.Inputs(tuple(sandbox_figures("dt8", shapes["dt8"])), sandbox_probe(topo),
+                                     ("probe 4c587f18a730", "dt8")))
+    fan = model.params.get("fanout_cpu_seconds", "write")
+    assert fan.source == FITTED and 100e-6 < fan.value < 200e-6, fan    # 153 µs; two layouts fit 141 µs
+    errors, inside = [], 0
+    for name in ("dp8rd2", "dt2dp4rd1", "dt4rp2"):
+        for o in sandbox_figures(name, shapes[name]):
+            p = tm_predict_at(shapes[name], model.params, o)
+            errors.append(p.bps / o.bps - 1)
+            inside += p.low <= o.bps <= p.high
+    assert inside >= 34, inside         # 35 of 36 measured figures lie inside the predicted range
+    within = sum(abs(e) <= 0.25 for e in errors)
+    # 35 of 36 today; the other is a one-file write a busy 2-core machine scattered (4 × replica 2
+    # wrote one file at 139, 83 and 105 MB/s at 1, 4 and 16 MiB blocks: predicted 128 MB/s)
+    assert within >= 35 and max(map(abs, errors)) < 0.6, sorted(errors)
+    assert statistics.median(map(abs, errors)) < 0.15
+
+
+def tm_predict_at(shape, params, o):
+    from brickyard.core.throughput import predict
+
+    return predict(shape, params, o.direction, o.concurrency, o.block_size)

@@ -3,18 +3,19 @@ bricks and TCP, a campaign measures distribute (the calibration layout), distrib
 and distributed-replicate with dd, and ``benchmarks/model_check.py`` — the script whose full
 run the README quotes — calibrates on the probe plus distribute and predicts the other two.
 
-The bound is loose on purpose, and asymmetric. On the sandbox the four servers and the client
-share this machine's two cores, so every brick RPC and every stored byte of a replica copy or a
-parity fragment costs the client's CPU too; calibrated on one layout, the model cannot tell those
-costs from the client's own (they are assumed 0, as on servers of their own) and predicts the
-other layouts too HIGH: +80 … +340 % in the full run (README, "The throughput model"). One
-small dd step on a busy shared 2-core CI machine can also run half as fast as the next. So a
-prediction must lie between half and eight times the measurement: 8 is the worst seen bias
-(×4.4) with a factor-1.8 margin for noise, ½ says the model never double-counts a layout's cost
-(it can only under-charge here). What it still catches: a unit slip (bits for bytes ×8, ×1000),
-a layout penalty inverted or applied twice, N files predicted as N × one file beyond the client's
-ceiling, calibration that does not reach the prediction (the uncalibrated 2.2 GB/s default is
-×10 or more off here), and the loop itself breaking (probe, campaign, stored runs, fit).
+The bound is loose on purpose. On the sandbox the four servers and the client share this
+machine's two cores; the probe finds that (one boot id), measures what a stored byte costs those
+CPUs, and the fit derives what an extra brick RPC costs from distribute's own request cost, so
+the model is no longer biased either way there (the full run: 32 of 36 figures within 25 %,
+README "How far off it is"). What the bound must absorb is the machine: one small dd step on a
+busy shared 2-core CI machine has run four times slower than the next (distribute's one-file
+4 MiB write: 27.5 MB/s between runs of 100–112). A slow calibration step makes every prediction
+low, a slow predicted step makes its prediction high, so a prediction must lie between a quarter
+and five times its measurement (×4 either way and a margin). What it still catches: a unit slip
+(bits for bytes ×8, ×1000), a layout penalty inverted or applied many times over, N files
+predicted as N × one file beyond the client's ceiling, calibration that does not reach the
+prediction (the uncalibrated 2.2 GB/s default is ×10 or more off here), the shared-CPU costs
+not derived, and the loop itself breaking (probe, campaign, stored runs, fit).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "model_check.py"
-LOW, HIGH = 0.5, 8.0      # predicted ÷ measured (see the module doc)
+LOW, HIGH = 0.25, 5.0     # predicted ÷ measured (see the module doc)
 FIT = 0.5                 # the calibration layout reproduces its own figures within 50 %
 
 
@@ -47,7 +48,10 @@ def test_calibrated_on_a_probe_and_distribute_the_model_predicts_two_other_layou
     assert any(c.startswith("dt8 run ") for c in result["calibrated_on"])
     # what the probe measured calibrates the model, not only the layout's runs
     measured = {k.split("@")[0] for k, v in result["parameters"].items() if v["source"] == "measured"}
-    assert {"brick_bps.write", "node_link_bps", "client_link_bps"} <= measured
+    assert {"brick_bps.write", "node_link_bps", "client_link_bps", "shared_cpu_seconds_per_byte.write"} <= measured
+    # what an extra brick RPC costs the shared CPUs is derived from distribute's request cost
+    fan = result["parameters"]["fanout_cpu_seconds.write"]
+    assert fan["source"] == "fitted" and 0 < fan["value"] < 5e-3 and "request costs" in fan["note"], fan
     # the lab's machines are namespaces of one kernel: the probe finds it and the model says so
     assert any("run on the client's own kernel" in n for n in result["notes"]), result["notes"]
     rows = result["rows"]

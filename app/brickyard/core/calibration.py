@@ -14,7 +14,9 @@ The fit (``fit``) follows what each kind of parameter can be known from:
    S from single-file figures, its aggregate C from many-file figures (both on the plainest
    layout measured: distribute first), then what a layout adds per request — the fan-out
    cost of extra brick RPCs — from layouts with more RPCs per request, and the cost of a
-   read()/write() call from small blocks.
+   read()/write() call from small blocks. Where the probe found the servers on the client's
+   CPUs and only one fan-out was measured, the fan-out cost is derived from the plain layout's
+   own request cost instead (``_shared_fanout``).
 3. A measurement no bound with a prior can carry proves the prior wrong: a declared or measured
    rate whose bound falls below a measured figure is raised to the least value that carries
    it, and the fit says so ("the topology's 300 MB/s per brick cannot carry …").
@@ -33,8 +35,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from . import strictjson, throughput as tm
 from .throughput import (ASSUMED, BRICK, CALL, CLIENT, CLIENT_LINK, DECLARED, DIRECTIONS, FANOUT, FANOUT_CPU,
-                         FITTED, MEASURED, NODE_LINK, READ, REQUEST_BYTES, STORAGE, STREAM, WRITE, LayoutShape,
-                         Params, Value, predict, spread)
+                         FITTED, MEASURED, NODE_LINK, READ, REQUEST_BYTES, SHARED_BYTE, STORAGE, STREAM, WRITE,
+                         LayoutShape, Params, Value, predict, spread)
 from .topology import Topology
 from .units import UnitError, format_rate, parse_block_size, parse_link_rate
 
@@ -206,6 +208,7 @@ def fit_params(prior: Params, inputs: Inputs) -> Model:
         mine = [o for o in obs if o.direction == direction]
         if mine:
             params = _fit_direction(params, mine, direction, notes)
+    params = _shared_fanout(params)
     residuals = tuple(_residual(o, params) for o in obs)
     return Model(params, tuple(inputs.sources), tuple(dict.fromkeys(notes)), residuals)
 
@@ -330,6 +333,49 @@ def _fit_fanout(params: Params, obs: list[Observation], d: str, name: str, notes
     note = (f"{value * 1e6:.0f} µs per extra brick RPC of a {REQUEST_BYTES // 1024} KiB request, from {srcs} "
             f"beside the plainest layout measured")
     return params.with_values({key: Value(value, FITTED, note, value * 1.5, value * 0.6)})
+
+
+#: of what a plain request costs servers sharing the client's CPUs beyond moving and storing its
+#: bytes, the part an extra brick RPC repeats: the brick's side of a request (its RPC layer,
+#: io-threads hand-off, the filesystem call) and the client's protocol RPC to it, but not the
+#: FUSE crossing and the translators above the protocol client, which a request pays once.
+#: Assumed two thirds: on the 2-core sandbox, a second layout of another fan-out (2 × disperse
+#: 3+1 beside distribute) fitted 62 % and 74 % of it in two runs (README "How far off it is").
+RPC_SHARE = 2 / 3
+
+
+def _shared_fanout(params: Params) -> Params:
+    """Where the probe found the servers on the client's CPUs (it measured what a stored byte
+    costs them) and the client's aggregate C was fitted on a layout, an extra brick RPC costs
+    those CPUs, and a stream's wait, ``RPC_SHARE`` of a request's cost beyond its bytes:
+    q ÷ C − q × (seconds per stored byte). Writes measure it (the probe's write figures are CPU
+    work on one kernel; a read after a cache drop waits on the disk, which costs no CPU); an
+    RPC's own cost does not depend on the way the data goes, so reads take the same. A fan-out
+    cost fitted from two layouts of different fan-out is kept."""
+    per_byte = params.values.get(f"{SHARED_BYTE}.{WRITE}")
+    client = params.values.get(f"{CLIENT}.{WRITE}")
+    if (per_byte is None or per_byte.source != MEASURED or not per_byte.value or client is None
+            or client.source != FITTED or not client.value or client.value >= NO_LIMIT
+            or client.note.startswith("at least")):   # another bound carried the figure: C is unknown
+        return params
+    request = REQUEST_BYTES / client.value
+    beyond = request - REQUEST_BYTES * per_byte.value
+    if beyond <= 0:
+        return params
+    cost = RPC_SHARE * beyond
+    note = (f"{cost * 1e6:.0f} µs per extra brick RPC: ⅔ of what a "
+            f"{REQUEST_BYTES // 1024} KiB request costs the shared CPUs on the calibration layout "
+            f"({request * 1e6:.0f} µs: {client.note}) beyond storing its bytes ({REQUEST_BYTES * per_byte.value * 1e6:.0f} µs, "
+            f"probe)")
+    changes = {}
+    for d in DIRECTIONS:
+        for name in (FANOUT, FANOUT_CPU):
+            key = f"{name}.{d}"
+            old = params.values.get(key)
+            if old is not None and old.source in (FITTED, MEASURED):
+                continue
+            changes[key] = Value(cost, FITTED, note, cost * 1.6, cost * 0.6)
+    return params.with_values(changes)
 
 
 def _raise_priors(params: Params, o: Observation, notes: list[str]) -> Params:

@@ -17,7 +17,8 @@ from typing import Any, Callable, Iterable, Sequence
 from . import throughput as tm
 from .calibration import CalibrationFile, Inputs, Observation, observations_from_steps
 from .results import RunResult, RunStatus
-from .throughput import BRICK, CLIENT_LINK, DIRECTIONS, MEASURED, NODE_LINK, STORAGE, LayoutShape, Value, spread
+from .throughput import (BRICK, CLIENT_LINK, DIRECTIONS, MEASURED, NODE_LINK, READ, STORAGE, WRITE, LayoutShape, Value,
+                         spread)
 from .topology import BrickRef, Layout, Topology, Volume, VolumeType
 from .units import format_rate
 
@@ -186,31 +187,48 @@ def probe_inputs(run: RunResult, topo: Topology | None) -> Inputs:
     if not measured:
         raise ModelInputError(f"probe run {rid} holds no valid measurement")
     if shared:
-        measured.update(shared_cpu_costs(rid, sorted(shared)))
+        tcp = statistics.median(tcp_together) if tcp_together else (
+            max(statistics.median(v) for v in tcp_alone.values()) if tcp_alone else None)
+        disks = {d: statistics.median(v) if v else sums.get(d) for d, v in
+                 ((d, together.get(d, [])) for d in DIRECTIONS)}
+        measured.update(shared_cpu_costs(rid, sorted(shared), tcp, disks.get(WRITE)))
         notes.append(f"probe {rid}: {', '.join(sorted(shared))} run on the client's own kernel, so on its CPUs: "
-                     "each brick RPC and each stored copy costs the client too. One calibrated layout cannot tell "
-                     "that cost from the client's own (it stays assumed 0, the range says how far it may go); "
-                     "calibrate on a second layout of another fan-out (replica or disperse) to fit it")
+                     "each stored copy and each brick RPC costs the client too. What a stored byte costs is "
+                     "measured (TCP and the brick filesystems at once); what an extra brick RPC costs is taken as "
+                     "two thirds of what a request of the calibration layout costs beyond its bytes (an assumed "
+                     "split: a second layout of another fan-out fits it instead)")
     return Inputs((), measured, (f"probe {rid}",), tuple(notes))
 
 
 #: what an extra brick RPC of a 128 KiB request may cost where the servers share the client's
-#: CPUs, seconds (the pessimistic end of the assumption). Seen on the 2-core sandbox, fitted
-#: from two layouts: ≈ 0.15 ms of CPU for disperse, ≈ 0.8 ms for replica (and ≈ 2.5 ms of a
-#: replica stream's wait), where servers of their own add about nothing.
+#: CPUs, seconds (the pessimistic end while nothing has fitted it; ``calibration.fit`` derives
+#: it from the calibration layout's own request cost). Seen on the 2-core sandbox: ≈ 0.1 ms.
 SHARED_FANOUT_WORST = 3e-3
 SHARED_FANOUT_CPU_WORST = 1e-3
 
 
-def shared_cpu_costs(rid: str, hosts: Sequence[str]) -> dict[str, Value]:
-    """The fan-out costs where servers share the client's CPUs: still assumed 0 (nothing
-    measured them), with a range wide enough for what such a machine was seen to do."""
+def shared_cpu_costs(rid: str, hosts: Sequence[str], tcp_bps: float | None = None,
+                     disk_write_bps: float | None = None) -> dict[str, Value]:
+    """Where servers share the client's CPUs: what a stored byte costs those CPUs, measured —
+    sent over TCP (``tcp_bps``: the client to every server at once) and, writing, written into
+    a brick filesystem (``disk_write_bps``: every one at once), both CPU work on one kernel
+    (reads after a cache drop wait for the disk instead, which costs no CPU) — and the fan-out
+    costs, assumed 0 with a wide range until the fit derives them."""
     note = (f"assumed 0 … {{worst}} per extra brick RPC: probe {rid} found {', '.join(hosts)} on the client's "
-            "kernel (shared CPUs); fitted only from two layouts of different fan-out")
+            "kernel (shared CPUs); derived from the calibration layout's request cost when it is fitted")
     out = {}
     for d in DIRECTIONS:
         out[f"{tm.FANOUT}.{d}"] = tm.assumed_cost(0.0, SHARED_FANOUT_WORST, note.format(worst="3 ms"))
         out[f"{tm.FANOUT_CPU}.{d}"] = tm.assumed_cost(0.0, SHARED_FANOUT_CPU_WORST, note.format(worst="1 ms"))
+    if tcp_bps:
+        per_byte = {WRITE: 1.0 / tcp_bps + (1.0 / disk_write_bps if disk_write_bps else 0.0), READ: 1.0 / tcp_bps}
+        for d, cost in per_byte.items():
+            parts = f"TCP {format_rate(tcp_bps)}" + (
+                f" and the brick filesystems {format_rate(disk_write_bps)}, at once" if d == WRITE and disk_write_bps
+                else ", at once")
+            out[f"{tm.SHARED_BYTE}.{d}"] = spread(cost, MEASURED, f"probe {rid}: the shared CPUs store "
+                                                                 f"{format_rate(1.0 / cost)} of extra copies ({parts})",
+                                                  cost=True)
     return out
 
 

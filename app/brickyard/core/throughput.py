@@ -8,10 +8,12 @@ One client, N files written (or read) at once, each one stream of large sequenti
 For a layout, per data byte (``f``: brick RPCs per request, ``w``: bytes on the client's wire,
 ``t_ec``: erasure-coding seconds on the client, see ``SetShape``):
 
-- one stream: τ₁ = 1/S + t_call/block + (f − 1)·t_fan/q + (w − 1)/W + t_ec
-- the client's CPU over all streams: τ_C = 1/C + (f − 1)·t_fan_cpu/q + (w − 1)/W + t_ec
-  (S and C are what one stream and the whole client move on plain distribute: f = w = 1,
-  no EC; the other terms are what a layout adds to the same threads, so they add in time)
+- one stream: τ₁ = 1/S + t_call/block + (f − 1)·t_fan/q + (w − 1)/W + (s − 1)·σ + t_ec
+- the client's CPU over all streams: τ_C = 1/C + (f − 1)·t_fan_cpu/q + (w − 1)/W + (s − 1)·σ + t_ec
+  (S and C are what one stream and the whole client move on plain distribute: f = w = s = 1,
+  no EC; the other terms are what a layout adds to the same threads, so they add in time;
+  s: bytes stored per data byte, σ: what a stored byte costs CPUs the servers share with the
+  client — 0 for servers on machines of their own, measured by the probe where they are not)
 - erasure coding (gluster's non-systematic Vandermonde code): encoding writes d fragments,
   each a k-term product, so t_ec = d/G per data byte; decoding a read t_ec = k/G (G: the
   core's GF(2⁸) multiply-add rate)
@@ -67,6 +69,7 @@ WIRE = "client_wire_bps"         # bytes/s a client core pushes into sockets (ex
 FANOUT = "fanout_seconds"        # .write/.read: serial seconds a request waits per extra brick RPC
 FANOUT_CPU = "fanout_cpu_seconds"  # .write/.read: client CPU seconds per extra brick RPC
 CALL = "call_seconds"            # .write/.read: what one read()/write() call costs a stream
+SHARED_BYTE = "shared_cpu_seconds_per_byte"  # .write/.read: CPU a stored byte costs servers on the client's CPUs
 
 #: what each parameter means, for people (the README and the UI's tooltips use these)
 MEANING = {
@@ -81,9 +84,10 @@ MEANING = {
     FANOUT: "what each extra brick RPC of one request adds to its wait",
     FANOUT_CPU: "client CPU each extra brick RPC of one request costs",
     CALL: "what one read()/write() call costs a stream (small blocks)",
+    SHARED_BYTE: "what each extra stored byte costs CPUs the servers share with the client",
 }
 #: parameters that are costs (seconds): larger is slower
-COSTS = (FANOUT, FANOUT_CPU, CALL)
+COSTS = (FANOUT, FANOUT_CPU, CALL, SHARED_BYTE)
 
 
 def base(name: str) -> str:
@@ -157,8 +161,8 @@ WIRE_NOTE = "assumed: one copy of each extra byte into a socket, ≈ 5 GB/s per 
 CALL_DEFAULT = 50e-6
 CALL_NOTE = "assumed: a FUSE round trip per call, ≈ 50 µs"
 FANOUT_NOTE = ("assumed 0: servers on their own machines answer a request's RPCs in parallel; "
-               "where servers share CPUs with each other or the client (a sandbox, "
-               "hyperconverged nodes) calibrate on two layouts of different fan-out")
+               "where servers share CPUs with the client (a sandbox, hyperconverged nodes) a probe "
+               "finds it and the fit derives it, or calibrate on two layouts of different fan-out")
 
 
 def default_values() -> dict[str, Value]:
@@ -420,6 +424,11 @@ class _Eval:
         wire = self.v(WIRE, directional=False)
         if wire and s.wire(self.d) > 1:
             t += (s.wire(self.d) - 1) / wire
+        # servers on the client's own CPUs: each extra stored byte (a replica copy, parity)
+        # is received and written on those CPUs, which one stream and all of them wait for
+        shared = self.v(SHARED_BYTE)
+        if shared and s.stored(self.d) > 1:
+            t += (s.stored(self.d) - 1) * shared
         return t + self.ec_seconds(s)
 
     def slowest(self, s: SetShape) -> float | None:
