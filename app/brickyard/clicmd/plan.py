@@ -166,9 +166,7 @@ def format_estimate(e) -> list[str]:
         for n in e.model.notes:
             lines.append(f"  note: {n}")
         for r in e.model.residuals:
-            o = r.observation
-            lines.append(f"  fit: {o.layout} {o.direction} {o.concurrency} file(s): measured {fmt(o.bps)}, "
-                         f"model {fmt(r.predicted)} ({r.error:+.0%})")
+            lines.append(f"  fit: {r.describe()}")
     if e.missing:
         lines.append(f"  unknown: {'; '.join(e.missing)}")
     return lines

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLay
                                QListWidget, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 from ..core.calibration import describe_sources
-from ..core.units import format_rate, format_utc
+from ..core.units import format_utc
 from ..store.calibrate import CalibrationSourceError, load_inputs
 from .session import Session
 
@@ -159,9 +159,7 @@ class CalibrateDialog(QDialog):
             return
         lines = [f"<b>{html.escape(model.label)}</b>", html.escape(describe_sources(model))]
         for r in model.residuals[:8]:
-            o = r.observation
-            lines.append(html.escape(f"fit: {o.layout} {o.direction} {o.concurrency} file(s): measured "
-                                     f"{format_rate(o.bps)}, model {format_rate(r.predicted)} ({r.error:+.0%})"))
+            lines.append(html.escape(f"fit: {r.describe()}"))
         if len(model.residuals) > 8:
             lines.append(f"… and {len(model.residuals) - 8} more figures")
         lines += [html.escape(f"note: {n}") for n in model.notes]
