@@ -53,3 +53,28 @@ def test_plan_and_provision_dry_run_print_the_same_commands_on_the_same_host(tmp
     text = capsys.readouterr().out
     block = "\n".join(f"  {line}" for line in command_lines(plan_volume(scrambled(), scrambled().volumes[0]).commands))
     assert block in text and "peer probe node3" in text
+
+
+def test_plan_ends_with_each_clients_mount_as_provisioning_runs_it(tmp_path, capsys):
+    # `plan` used to stop at `volume start`: an admin pasting it had a volume no client mounted
+    from brickyard.core.topology import Client, Mount
+
+    topo = scrambled()
+    topo.clients.append(Client("client1"))
+    topo.volumes[0].mounts.append(Mount("client1", "/mnt/gv0", "noatime"))
+    path = tmp_path / "t.brickyard.json"
+    topofile.save(topo, path)
+    assert main(["plan", str(path), "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    mount = ["mount", "-t", "glusterfs", "-o", "noatime,backup-volfile-servers=node4:node1:node2", "node3:/gv0",
+             "/mnt/gv0"]
+    assert plan["mount_commands"] == [mount] and plan["mount_commands_hosts"] == ["client1"]
+    assert plan["commands_text"][-2:] == ["# run on client1 (a client: mount the started volume)",
+                                          " ".join(mount)]
+    assert main(["provision", str(path), "--dry-run", "--json"]) == 0
+    dry = json.loads(capsys.readouterr().out)
+    step = next(s for s in dry["steps"] if s["key"] == "mount:client1:/mnt/gv0")
+    assert step["host"] == "client1" and step["commands"][0][-3:] == [mount[-2], mount[-1], mount[4]]
+    assert main(["plan", str(path)]) == 0
+    assert "mount -t glusterfs -o noatime,backup-volfile-servers=node4:node1:node2 node3:/gv0 /mnt/gv0" in \
+        capsys.readouterr().out

@@ -128,6 +128,22 @@ def test_the_command_preview_is_the_planners_command_list_with_the_node_it_runs_
     assert "all run on node1" in win.commands.note.text()
 
 
+def test_the_command_preview_ends_with_each_clients_mount(tmp_path, qtbot):
+    from brickyard.core.topology import Client, Mount
+
+    from tests.cli.test_commands_agree import scrambled
+
+    topo = scrambled()
+    topo.clients.append(Client("client1"))
+    topo.volumes[0].mounts.append(Mount("client1", "/mnt/gv0"))
+    win = MainWindow(topo, tmp_path / "settings.ini", tmp_path / "autosave")
+    show_active(qtbot, win)
+    lines = win.commands.command_text().splitlines()
+    assert lines[-2:] == ["# run on client1 (a client: mount the started volume)",
+                          "mount -t glusterfs -o backup-volfile-servers=node4:node1:node2 node3:/gv0 /mnt/gv0"]
+    assert "then 1 mount(s) on the clients" in win.commands.note.text()
+
+
 def test_a_layout_gluster_refuses_shows_its_words_and_no_figures_state_or_commands(tmp_path, qtbot):
     # "replica": 0 in a file used to plan as "6 x 2", show capacity, a green UP and replica 2 commands
     topo = small_topology()

@@ -225,7 +225,7 @@ def format_plan(r: PlanResult, failures: list[str]) -> str:
         for f in sorted(r.findings, key=_severity_rank):
             lines.append(f"{f.severity.upper():<11} {f.message}")
     if r.commands:
-        lines += ["", "Commands:"] + [f"  {line}" for line in command_lines(r.commands)]
+        lines += ["", "Commands:"] + [f"  {line}" for line in command_lines(r.shown_commands)]
     elif r.errors:
         lines += ["", "Commands: none while gluster refuses a step (see ERROR above)."]
     lines += ["", *format_estimate(r.estimate)]

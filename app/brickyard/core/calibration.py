@@ -100,7 +100,7 @@ class Residual:
         return self.predicted / self.observation.bps - 1.0
 
     def describe(self) -> str:
-        """'dt8 write 8 files, 4 MiB blocks: measured 429.3 MB/s, model 429.3 MB/s (+0%)'."""
+        """'dt8 write 8 files, 4M blocks: measured 429.3 MB/s, model 429.3 MB/s (+0%)'."""
         o = self.observation
         files = "1 file" if o.concurrency == 1 else f"{o.concurrency} files"
         block = f", {format_block_size(o.block_size)} blocks" if o.block_size else ""

@@ -19,6 +19,7 @@ from operator import attrgetter
 from typing import Sequence
 
 from .layout import Resolved, resolve
+from .mounts import mount_argv
 from .topology import Topology, Volume
 
 GLUSTER = "gluster"
@@ -103,6 +104,15 @@ def volume_commands(topo: Topology, volume: Volume, resolved: Resolved | None = 
     return tuple(out)
 
 
+def mount_commands(volume: Volume) -> tuple[HostCommand, ...]:
+    """How each client the topology says mounts ``volume`` mounts it once it is started
+    (provisioning runs the same, creating a missing mount point first)."""
+    if not volume.bricks:
+        return ()
+    return tuple(HostCommand(f"mount:{m.client}:{m.path}", m.client, tuple(mount_argv(volume, m.path, m.options)))
+                 for m in volume.mounts)
+
+
 def provision_commands(topo: Topology, volume: Volume, resolved: Resolved | None = None,
                        mode_script: bool = False) -> list[list[str]]:
     """The argument lists of ``volume_commands``."""
@@ -118,7 +128,9 @@ def command_lines(commands: Sequence[HostCommand]) -> list[str]:
         if c.host != host:
             host = c.host
             lines.append(f"# run on {host}" + (" (it probes the other nodes into its trusted pool)"
-                                                 if c.key.startswith("peer-probe:") else ""))
+                                                 if c.key.startswith("peer-probe:") else
+                                                 " (a client: mount the started volume)"
+                                                 if c.key.startswith("mount:") else ""))
         lines.append(render(c.argv))
     return lines
 

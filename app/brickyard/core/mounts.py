@@ -9,6 +9,10 @@ Options beginning ``x-`` are dropped by it (comments for fstab and systemd).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .topology import Volume
 
 # mount.glusterfs 10.3, with_options(): KEY=VALUE options it reads
 WITH_VALUE = frozenset({
@@ -106,3 +110,30 @@ def client_name_problem(name: str) -> str | None:
     if not _NAME_RE.match(name):
         return f"{name!r}: a client name is a host name (letters, digits, '.', '-', '_')"
     return None
+
+
+def mount_source(volume: Volume) -> tuple[str, str]:
+    """``first-node:/volume`` and the backup-volfile-servers option naming the others."""
+    hosts = list(dict.fromkeys(r.node for r in volume.bricks))
+    backup = f"backup-volfile-servers={':'.join(hosts[1:])}" if len(hosts) > 1 else ""
+    return f"{hosts[0]}:/{volume.name}", backup
+
+
+def mount_options(volume: Volume, extra: str) -> str:
+    """The -o options of a mount: the admin's own, then the backup volfile servers."""
+    _, backup = mount_source(volume)
+    return ",".join(o for o in (extra, backup) if o)
+
+
+def fstab_line(volume: Volume, mount_path: str, extra: str) -> str:
+    """The /etc/fstab line that mounts ``volume`` at ``mount_path`` at boot (after the network)."""
+    source, _ = mount_source(volume)
+    opts = ",".join(o for o in ("defaults", "_netdev", mount_options(volume, extra)) if o)
+    return f"{source} {mount_path} glusterfs {opts} 0 0"
+
+
+def mount_argv(volume: Volume, mount_path: str, extra: str = "") -> list[str]:
+    """``mount -t glusterfs [-o OPTIONS] first-node:/volume PATH``: how a client mounts it."""
+    source, _ = mount_source(volume)
+    opts = mount_options(volume, extra)
+    return ["mount", "-t", "glusterfs", *(["-o", opts] if opts else []), source, mount_path]

@@ -60,6 +60,12 @@ class PlanResult:
     commands: tuple[gluster_cli.HostCommand, ...]  # each with the node it runs on
     estimate: Estimate | None
     placement_note: str = ""        # with auto_place: what was done, or why it was impossible
+    mount_commands: tuple[gluster_cli.HostCommand, ...] = ()   # each client's mount, after the start
+
+    @property
+    def shown_commands(self) -> tuple[gluster_cli.HostCommand, ...]:
+        """What an admin pastes: the gluster commands, then each client's mount."""
+        return self.commands + self.mount_commands if self.commands else ()
 
     @property
     def refused(self) -> bool:
@@ -125,7 +131,9 @@ class PlanResult:
         }
         doc["commands"] = [list(c.argv) for c in self.commands]
         doc["commands_hosts"] = [c.host for c in self.commands]
-        doc["commands_text"] = gluster_cli.command_lines(self.commands)
+        doc["mount_commands"] = [list(c.argv) for c in self.mount_commands]
+        doc["mount_commands_hosts"] = [c.host for c in self.mount_commands]
+        doc["commands_text"] = gluster_cli.command_lines(self.shown_commands)
         doc["estimate"] = None if self.estimate is None else self.estimate.to_json()
         return doc
 
@@ -200,6 +208,7 @@ def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
         commands=commands,
         estimate=est,
         placement_note=note,
+        mount_commands=gluster_cli.mount_commands(volume) if commands else (),
     )
 
 

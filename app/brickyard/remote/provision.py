@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ..core import gluster_cli
 from ..core.names import volname_cli_problem
-from ..core.mounts import mount_options_problem
+from ..core.mounts import fstab_line, mount_options, mount_options_problem, mount_source
 from ..core.plan import PlanResult, plan_volume
 from ..core.topology import Topology, Volume
 from .executor import Executor, ExecutorError
@@ -99,24 +99,6 @@ def check_names(topo: Topology, volume: Volume) -> None:
         problem = mount_options_problem(mount.options)
         if problem:
             raise ProvisionError(f"mount of {volume.name} on {mount.client}:{mount.path}: {problem}")
-
-
-def mount_source(volume: Volume) -> tuple[str, str]:
-    """``first-node:/volume`` and the backup-volfile-servers option naming the others."""
-    hosts = list(dict.fromkeys(r.node for r in volume.bricks))
-    backup = f"backup-volfile-servers={':'.join(hosts[1:])}" if len(hosts) > 1 else ""
-    return f"{hosts[0]}:/{volume.name}", backup
-
-
-def mount_options(volume: Volume, extra: str) -> str:
-    _, backup = mount_source(volume)
-    return ",".join(o for o in (extra, backup) if o)
-
-
-def fstab_line(volume: Volume, mount_path: str, extra: str) -> str:
-    source, _ = mount_source(volume)
-    opts = ",".join(o for o in ("defaults", "_netdev", mount_options(volume, extra)) if o)
-    return f"{source} {mount_path} glusterfs {opts} 0 0"
 
 
 @dataclass

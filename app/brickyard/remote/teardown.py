@@ -16,7 +16,8 @@ import shlex
 from ..core.topology import Topology, Volume
 from .clients import connected_clients, resolve_addresses
 from .executor import Executor, ExecutorError
-from .provision import check_names, fstab_line, fstab_line_check, mount_source
+from ..core.mounts import fstab_line, mount_source
+from .provision import check_names, fstab_line_check
 from .steps import Step
 from . import glusterstate
 

@@ -293,7 +293,7 @@ def _findings_and_commands(layout: LayoutPlan) -> list[Block]:
                                      (f.message, "small")], colour=colour, bullet="•", indent=10.0, space=1.5))
     blocks.append(Heading("The commands (each on the node named)", 3))
     if plan.commands:
-        blocks.append(Code(command_lines(plan.commands)))
+        blocks.append(Code(command_lines(plan.shown_commands)))
     else:
         blocks.append(Paragraph.of("None: Brickyard offers no commands while the plan has an error (see above).",
                                    "small"))

@@ -17,9 +17,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QDialog, QDialo
                                QHBoxLayout, QLabel, QPushButton, QWidget)
 
 from ...core import edits
-from ...core.mounts import mount_options_problem, mount_point_problem, option_words
 from ...core.topology import Client, Mount
-from ...remote.provision import fstab_line, mount_options, mount_source
+from ...core.mounts import fstab_line, mount_argv, mount_options_problem, mount_point_problem, option_words
 from ..panels.fields import ValidatedField
 from ..session import Session
 from .client_dialog import ClientDialog
@@ -127,10 +126,7 @@ class MountDialog(QDialog):
         if volume is None or not volume.bricks:
             self.preview.setText("(the volume has no bricks yet: the mount source is its first server)")
             return
-        source, _ = mount_source(volume)
-        opts = mount_options(volume, extra)
-        argv = ["mount", "-t", "glusterfs"] + (["-o", opts] if opts else []) + [source, path]
-        lines = [shlex.join(argv)]
+        lines = [shlex.join(mount_argv(volume, path, extra))]
         if self.fstab.isChecked():
             lines.append(f"/etc/fstab: {fstab_line(volume, path, extra)}")
         self.preview.setText("\n".join(lines))

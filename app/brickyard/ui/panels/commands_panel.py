@@ -41,10 +41,10 @@ class CommandsPanel(QWidget):
             self.text.setPlainText("")
             self.note.setText(self.session.plan_problem)
             return
-        if plan.commands != self._shown or not plan.commands:
-            self._shown = plan.commands
+        if plan.shown_commands != self._shown or not plan.commands:
+            self._shown = plan.shown_commands
             if plan.commands:
-                self.text.setPlainText("\n".join(command_lines(plan.commands)) + "\n")
+                self.text.setPlainText("\n".join(command_lines(plan.shown_commands)) + "\n")
             else:  # nothing runnable is offered while gluster refuses a step
                 what = "this volume" if plan.refused else "a step of this volume"
                 self.text.setPlainText(f"# No commands: gluster refuses {what}.\n"
@@ -56,8 +56,10 @@ class CommandsPanel(QWidget):
         elif plan.needs_force and not plan.volume.force:
             self.note.setText("gluster refuses this without force; tick force in the Layout panel to add it.")
         elif plan.commands:
+            mounts = len(plan.mount_commands)
             self.note.setText(f"{len(plan.commands)} command(s), all run on {plan.commands[0].host}"
-                              " (the topology's first node), as provisioning runs them.")
+                              " (the topology's first node), as provisioning runs them"
+                              + (f"; then {mounts} mount(s) on the clients." if mounts else "."))
 
     def copy_to_clipboard(self) -> None:
         QGuiApplication.clipboard().setText(self.command_text())
