@@ -122,6 +122,18 @@ def test_the_hosts_own_link_wins_over_the_topology_nic_which_stands_in_when_the_
         "physics bound on c1: 1 Gbit/s detected on the host (x)"]
 
 
+def test_a_declared_nic_wins_over_a_virtual_devices_nominal_speed_but_not_over_a_physical_one():
+    from brickyard.bench.physics import LinkInfo, choose_link
+
+    veth = LinkInfo(10 * GBIT, "sysfs speed of eth0 on c1: a veth device, so its driver's nominal speed, not a "
+                               "physical limit", nominal=True)
+    chosen = choose_link(veth, GBIT)
+    assert (chosen.bps, chosen.origin) == (GBIT, "topology") and "only a nominal 10 Gbit/s" in chosen.source
+    assert choose_link(veth, None) is veth                       # nothing declared: the nominal figure, labelled
+    nic = LinkInfo(10 * GBIT, "sysfs speed of eno1 (physical) on c1")
+    assert choose_link(nic, GBIT) is nic
+
+
 def test_a_typed_link_wins_over_what_the_hosts_report_and_says_so(tmp_path):
     import asyncio
 

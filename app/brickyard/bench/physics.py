@@ -154,10 +154,16 @@ class LinkInfo:
 def choose_link(detected: LinkInfo, nic_bps: float | None) -> LinkInfo:
     """The figure that bounds a host when no speed was typed (a typed one, ``Physics.link_bps``,
     wins over both): ``detected`` (what the host reports), else ``nic_bps`` (the topology's NIC
-    figure), else unknown (no check)."""
-    if detected.bps is not None or not detected.network or not nic_bps:
+    figure), else unknown (no check). A virtual device's nominal speed (a veth says 10 Gbit/s
+    whatever carries it) says less than the NIC figure an admin declared: the declared one wins."""
+    if not detected.network or not nic_bps:
         return detected
-    return LinkInfo(nic_bps, f"the host reports none: {detected.source}", origin="topology")
+    if detected.bps is None:
+        return LinkInfo(nic_bps, f"the host reports none: {detected.source}", origin="topology")
+    if detected.nominal:
+        return LinkInfo(nic_bps, f"the host reports only a nominal {format_link_speed(detected.bps)}: "
+                                 f"{detected.source}", origin="topology")
+    return detected
 
 
 def link_lines(extra: dict[str, Any], typed_as: str) -> list[str]:
