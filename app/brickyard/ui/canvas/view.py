@@ -35,6 +35,9 @@ class CanvasView(QGraphicsView):
         self.setScene(self.board)
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        # a drawing smaller than the view (after Fit, or a few nodes) starts at its top, as a
+        # page does, instead of floating in the middle with empty space above it
+        self.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignHCenter)
         # only what the band fully encloses: a band inside a site must not select the site
         self.setRubberBandSelectionMode(Qt.ItemSelectionMode.ContainsItemShape)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
