@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from brickyard.core.compare import provenance_diff
-from brickyard.core.results import Provenance, RunResult, RunStatus
+from brickyard.core.results import Provenance, RunResult, RunStatus, is_gluster_target
 from brickyard.core.runlabels import (
     gluster_versions,
     layout_matches,
@@ -103,3 +103,13 @@ def test_series_name_what_was_measured():
     assert series_of("nfs", "client1:/mnt/nas") == "nfs client1:/mnt/nas"
     assert run_series(_local("a" * 32)) == "local /var/tmp/base"
     assert run_series(dataclasses.replace(_run("b" * 32))) == "gluster gv0"
+
+
+def test_a_target_kind_is_gluster_only_when_one_of_its_comma_separated_kinds_is_exactly_gluster():
+    assert is_gluster_target("gluster")
+    assert is_gluster_target("local,gluster")            # a run over several targets counts when any is
+    for kind in ("local", "nfs", "tmpfs", "", None, "unknown", "glusterish", "not-gluster", "local,nfs"):
+        assert not is_gluster_target(kind), kind
+    # every user of the rule agrees: a kind that only contains the word is a baseline, not a volume
+    assert series_of("glusterish", "client1:/x", "gv0") == "glusterish client1:/x"
+    assert gluster_versions(_run("a", target_kind="glusterish").provenance) == []

@@ -101,6 +101,16 @@ def mostly_suspect(steps: "list[StepResult] | tuple[StepResult, ...]") -> bool:
     return measured > 0 and 2 * suspect > measured
 
 
+GLUSTER = "gluster"   # the target kind of a gluster mount (beside "local", "nfs", "tmpfs")
+
+
+def is_gluster_target(kind: str | None) -> bool:
+    """Whether a run's ``target_kind`` names a gluster mount. A run over several targets
+    stores their kinds comma-separated ("gluster,local"): it counts when any is gluster.
+    Kinds are whole words: a kind that only contains the letters ("glusterish") is not."""
+    return GLUSTER in (kind or "").split(",")
+
+
 @dataclass(frozen=True)
 class Provenance:
     """Everything needed to say what differed between two runs."""

@@ -21,7 +21,7 @@ import json
 import re
 from typing import Any, Callable, Sequence
 
-from .results import Provenance, RunResult
+from .results import Provenance, RunResult, is_gluster_target
 from .units import format_utc
 
 DEFAULT_MARK = "(DEFAULT)"
@@ -32,7 +32,7 @@ _VERSION = re.compile(r"(\d+(?:\.\d+)*)")
 
 def is_gluster(p: Provenance) -> bool:
     """Whether the run measured a gluster mount (a run over several targets counts when any is)."""
-    return "gluster" in p.target_kind.split(",")
+    return is_gluster_target(p.target_kind)
 
 
 def gluster_version(text: str) -> str:
@@ -57,7 +57,7 @@ def _version_key(v: str) -> tuple:
 def series_of(kind: str, target: str, volume: str = "") -> str:
     """'gluster gv0' for a volume, 'local /var/tmp/base' for a baseline path, 'nfs nas:/x'."""
     kinds = [k for k in (kind or "").split(",") if k]
-    if "gluster" in kinds and volume:
+    if is_gluster_target(kind) and volume:
         return f"gluster {volume}"
     head = kinds[0] if len(set(kinds)) == 1 else (",".join(dict.fromkeys(kinds)) or "unknown")
     if head == "local" or head == "tmpfs":

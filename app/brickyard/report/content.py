@@ -40,7 +40,7 @@ from ..core.decision import (BASELINE, ESTIMATED, LAYOUT, PREDICTED, DecisionTab
 from ..core.modelcheck import ModelCheck, check_table
 from ..core.modelinputs import PROBE_WORKLOAD, ModelInputError, probe_inputs
 from ..core.plan import PlanResult, plan_volume
-from ..core.results import RunResult
+from ..core.results import RunResult, is_gluster_target
 from ..core.runlabels import run_series
 from ..core.topology import Mount, Topology, Volume
 from ..core.units import format_utc
@@ -344,7 +344,7 @@ def run_mounts(runs: Sequence[RunResult]) -> tuple[Mount, ...]:
     out: dict[tuple[str, str], Mount] = {}
     for run in runs:
         p = run.provenance
-        if "gluster" not in p.target_kind.split(","):
+        if not is_gluster_target(p.target_kind):
             continue
         for target in p.target.split(","):
             client, sep, path = target.strip().partition(":")

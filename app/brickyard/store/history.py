@@ -34,7 +34,8 @@ from brickyard.core.runlabels import (
     series_of,
     version_matches,
 )
-from brickyard.core.results import Metric, Provenance, RunResult, RunStatus, StepResult, WorkerTiming
+from brickyard.core.results import (Metric, Provenance, RunResult, RunStatus, StepResult, WorkerTiming,
+                                    is_gluster_target)
 from brickyard.core.topology import Topology
 
 from . import codec
@@ -395,7 +396,7 @@ class HistoryStore:
         # A run that did not measure gluster shows no gluster version (runs stored before
         # that rule have the installed client's version in the column).
         return [RunSummary(run_id, workload, status[st], started, ended, volume or "", layout or "", target, hosts,
-                           _versions_text(glusters) if "gluster" in (kind or "") else "", steps, samples, error,
+                           _versions_text(glusters) if is_gluster_target(kind) else "", steps, samples, error,
                            kind or "")
                 for (run_id, workload, st, started, ended, target, hosts, glusters, steps, samples, error, volume,
                      layout, kind) in rows]
