@@ -58,3 +58,33 @@ def test_the_setting_and_the_environment_choose_and_a_bad_value_is_named(tmp_pat
     monkeypatch.setenv("BRICKYARD_UNITS", "MiB")
     with pytest.raises(SettingsError, match='BRICKYARD_UNITS: "units" must be "decimal"'):
         apply_unit_preference(path)
+
+
+def test_block_labels_are_binary_and_compact_for_axes_legends_and_notes():
+    assert units.format_block_label(4096) == "4 KiB"
+    assert units.format_block_label(2**20) == "1 MiB"
+    assert units.format_block_label(1536) == "1.5 KiB"
+    assert units.format_block_label(128 * 1024) == "128 KiB"
+    assert units.format_block_label(512 * 2**20) == "512 MiB"
+    assert units.format_block_label(2**40) == "1 TiB"
+    assert units.format_block_label(512) == "512 B"
+    assert units.format_block_label(2.0 ** 12) == "4 KiB"          # a log2 axis hands floats
+
+
+def test_durations_pick_s_ms_or_us_with_three_significant_figures():
+    assert units.format_duration(50e-6) == "50 µs"
+    assert units.format_duration(153.4e-6) == "153 µs"
+    assert units.format_duration(0.0125) == "12.5 ms"
+    assert units.format_duration(3.2) == "3.2 s"
+    assert units.format_duration(1500) == "1,500 s"
+    assert units.format_duration(0.5e-6) == "0.5 µs"
+    # a measured time in any unit goes through the same words
+    assert format_quantity(12.5, "us") == units.format_duration(12.5e-6)
+
+
+def test_link_speeds_are_written_in_bits_as_nics_are_sold():
+    assert units.format_link_speed(10e9 / 8) == "10 Gbit/s"
+    assert units.format_link_speed(940e6 / 8) == "940 Mbit/s"
+    assert units.format_link_speed(2.5e9 / 8) == "2.5 Gbit/s"
+    assert units.format_link_speed(1e9 / 8) == "1 Gbit/s"
+    assert units.format_link_speed(100e12 / 8) == "100 Tbit/s"

@@ -13,6 +13,7 @@ import pytest
 from PySide6.QtCore import QPointF
 
 from brickyard.core.series import sweep_by_block_size, value_at
+from brickyard.core.units import format_block_label
 from brickyard.store.synthetic import synthetic_run
 from brickyard.ui.history.charts import (
     LayoutBarChart,
@@ -21,7 +22,6 @@ from brickyard.ui.history.charts import (
     ScalingChart,
     ThroughputChart,
     TrendChart,
-    size_label,
 )
 
 MiB = 2**20
@@ -56,7 +56,7 @@ def test_block_size_axis_labels_powers_of_two_in_kib_mib_without_si_prefix(qapp)
     assert axis.autoSIPrefix is False
     assert axis.tickValues(11.7, 24.2, 900)[0][1] == [float(v) for v in range(12, 25)]
     assert axis.tickValues(11.7, 24.2, 500)[0][1] == [float(v) for v in range(12, 25, 2)]   # no overlap
-    assert size_label(1536) == "1.5 KiB"
+    assert format_block_label(1536) == "1.5 KiB"
 
 
 def test_throughput_chart_has_a_curve_per_run_and_concurrency_with_exact_hover(qtbot, runs, tmp_path):
@@ -89,7 +89,7 @@ def test_hover_follows_the_real_mouse(qtbot, runs):
     p = sweep_by_block_size(runs[0])[1][3]
     scene = chart.plot_item.vb.mapViewToScene(QPointF(np.log2(p.x), p.median / MB))
     chart.scene().sigMouseMoved.emit(scene)
-    assert chart.readout.isVisible() and f"block {size_label(p.x)}" in chart.readout.textItem.toPlainText()
+    assert chart.readout.isVisible() and f"block {format_block_label(p.x)}" in chart.readout.textItem.toPlainText()
 
 
 def test_layouts_side_by_side_at_one_block_size(qtbot, tmp_path):

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from .units import format_bytes
+
 INT_MIN = -(2**63)
 INT_MAX = 2**63 - 1           # what SQLite, PostgreSQL BIGINT and gluster's own counters hold
 MAX_DEPTH = 64                # no Brickyard file nests deeper than a dozen levels
@@ -188,7 +190,7 @@ def read_bytes(path: str | os.PathLike, *, limit: int, what: str = "file") -> by
 
 
 def _size(n: int) -> str:
-    return f"{n / MiB:.1f} MiB" if n >= MiB else f"{n} bytes"
+    return format_bytes(n, binary=True, digits=1) if n >= 1024 else f"{n} bytes"
 
 
 # ---- parsing ------------------------------------------------------------------------------

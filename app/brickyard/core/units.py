@@ -180,15 +180,21 @@ def format_quantity(value: float, unit: str, binary: bool | None = None) -> str:
     if unit == "B":
         return format_bytes(value, binary=_binary(binary), digits=1)
     if unit in _TIME_UNITS:
-        seconds = value * _TIME_UNITS[unit]
-        for name, factor in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-            if abs(seconds) >= factor or name == "µs":
-                return f"{seconds / factor:,.3g} {name}" if abs(seconds / factor) < 1000 else \
-                    f"{seconds / factor:,.0f} {name}"
+        return format_duration(value * _TIME_UNITS[unit])
     if unit == "ratio":
         return f"{value:.3g}"
     text = f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
     return f"{text} {unit}".strip()
+
+
+def format_duration(seconds: float) -> str:
+    """A time in s, ms or µs with three significant figures: 5e-5 → '50 µs', 0.0125 →
+    '12.5 ms', 3.2 → '3.2 s'; whole seconds from 1,000 s up ('1,500 s')."""
+    for name, factor in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if abs(seconds) >= factor or name == "µs":
+            value = seconds / factor
+            return f"{value:,.3g} {name}" if abs(value) < 1000 else f"{value:,.0f} {name}"
+    raise AssertionError("unreachable")
 
 
 MAX_LINK_BPS = 1e15 / 8   # a petabit per second
@@ -246,6 +252,20 @@ def format_block_size(n: int) -> str:
         if n >= factor and n % factor == 0:
             return f"{n // factor}{suffix}"
     return str(n)
+
+
+_BLOCK_LABEL_UNITS = (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
+
+
+def format_block_label(n: float) -> str:
+    """A block or request size for people, in binary units as every tool counts them:
+    4096 → '4 KiB', 2**20 → '1 MiB', 1536 → '1.5 KiB', 512 → '512 B' (axis ticks,
+    legends, notes; ``format_block_size`` is the dd argument form '4K')."""
+    for unit, factor in _BLOCK_LABEL_UNITS:
+        if n >= factor:
+            value = n / factor
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.3g} {unit}"
+    return f"{n:g} B"
 
 
 def format_utc(seconds: float | None, fmt: str = "%Y-%m-%d %H:%M") -> str:

@@ -18,6 +18,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QPointF
 from PySide6.QtGui import QColor, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen
 
 from ..core.topofile import write_atomic
+from ..core.units import format_bytes
 from ..remote.loop import Progress
 from .app import ensure_app
 from .blocks import Block, PageBreak
@@ -180,7 +181,7 @@ def write_pdf(build: Callable[[Typeset, float], Sequence[Block]], path: str | os
     if not ended or data.size() == 0:
         raise OSError(f"cannot write {path}: Qt's PDF writer could not finish the document")
     progress.check()
-    progress.set_progress(0.95, f"saving {path.name} ({data.size() / 1e6:.1f} MB)")
+    progress.set_progress(0.95, f"saving {path.name} ({format_bytes(data.size(), digits=1)})")
     write_atomic(path, bytes(data.data()))
     progress.set_progress(1.0, f"saved {path.name}")
     return len(pages)

@@ -34,12 +34,12 @@ from brickyard.core.compare import metric_unit
 from brickyard.core.results import RunStatus
 from brickyard.core.runlabels import series_of
 from brickyard.core.settings import UNITS_KEY
-from brickyard.core.units import binary_rates, format_utc, set_binary_rates
+from brickyard.core.units import binary_rates, format_block_label, format_utc, set_binary_rates
 from brickyard.store import HistoryStore, RunFilter, RunSummary
 from brickyard.store.exchange import ExchangeError
 from brickyard.store.settings import Settings
 
-from .charts import TrendChart, size_label
+from .charts import TrendChart
 from .compare_panel import ComparePanel
 from .model_check import ModelCheckPanel
 from .refresher import HistoryRefresher, Snapshot
@@ -502,7 +502,7 @@ class HistoryView(QWidget):
         points = self.store.metric_trend(metric, block_size=bs, concurrency=conc, direction=self.compare.direction,
                                          filters=self.filter_bar.filters())
         unit = metric_unit(self.compare.runs, metric) or self.store.metric_unit(metric)
-        where = " at " + ", ".join(p for p in (size_label(bs) if bs else "", f"×{conc}" if conc else "") if p) \
+        where = " at " + ", ".join(p for p in (format_block_label(bs) if bs else "", f"×{conc}" if conc else "") if p) \
             if bs or conc else " (all sweep points)"
         lines = len({p.series for p in points})
         self.trend_chart.set_points(points, unit, f"{metric.replace('_', ' ')}{where}: {len(points)} runs"

@@ -30,21 +30,11 @@ from PySide6.QtWidgets import QGraphicsItem
 from brickyard.core.compare import describe_point, describe_points, metric_unit, repeats_by_point
 from brickyard.core.results import Provenance, RunResult, RunStatus, StepResult
 from brickyard.core.series import SeriesPoint, scaling_efficiency, sweep_by_block_size, value_at
-from brickyard.core.units import format_quantity, format_utc, quantity_scale
+from brickyard.core.units import format_block_label, format_quantity, format_utc, quantity_scale
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
            "#7f7f7f", "#bcbd22")
-SIZE_UNITS = (("B", 1), ("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30), ("TiB", 2**40))
 HOVER_RADIUS_PX = 14
-
-
-def size_label(n: float) -> str:
-    """4096 → '4 KiB', 1048576 → '1 MiB', 1536 → '1.5 KiB'."""
-    for unit, factor in reversed(SIZE_UNITS):
-        if n >= factor:
-            value = n / factor
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.3g} {unit}"
-    return f"{n:g} B"
 
 
 def value_scale(unit: str, largest: float) -> tuple[float, str]:
@@ -87,7 +77,7 @@ class Log2SizeAxis(pg.AxisItem):
         return [(float(step), major), (1.0, minor)]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802
-        return [size_label(2.0 ** v) for v in values]
+        return [format_block_label(2.0 ** v) for v in values]
 
 
 class CategoryAxis(pg.AxisItem):
@@ -316,7 +306,7 @@ class ThroughputChart(BaseChart):
         def describe(i: int, pts=pts, name=name) -> str:
             p = pts[i]
             spread = f"\nrepeats {p.n}: {p.low / self.divisor:,.4g} … {p.high / self.divisor:,.4g}" if p.n > 1 else ""
-            return (f"{name}\nblock {size_label(p.x)}: {p.median / self.divisor:,.4g} {unit} (median){spread}"
+            return (f"{name}\nblock {format_block_label(p.x)}: {p.median / self.divisor:,.4g} {unit} (median){spread}"
                     f"\n= {exact(p.median, raw_unit)}")
 
         self.add_hoverable(xs, ys, describe)
@@ -364,7 +354,7 @@ class LayoutBarChart(BaseChart):
         unit = metric_unit(runs, metric)
         divisor, unit_label = value_scale(unit, max((p.high for _, p in kept), default=0.0))
         self.plot_item.setLabel("left", axis_label(metric, unit_label))
-        where = f"at block size {size_label(block_size)}, " \
+        where = f"at block size {format_block_label(block_size)}, " \
                 f"{'single' if concurrency == 1 else f'{concurrency} concurrent'}"
         if not kept:
             self.plot_item.setTitle(f"no run measured {where}", color="#a00")
@@ -538,7 +528,7 @@ class ScalingChart(BaseChart):
     def set_runs(self, runs: Sequence[RunResult], labels: Sequence[str], block_size: int,
                  metric: str = "throughput", direction: str | None = None) -> None:
         self.clear_chart()
-        self.plot_item.setTitle(f"at block size {size_label(block_size)}", color="#222")
+        self.plot_item.setTitle(f"at block size {format_block_label(block_size)}", color="#222")
         ideal = self.plot_item.plot([1, 1], [1, 1], pen=pg.mkPen("#999", style=Qt.PenStyle.DotLine))
         top = 1
         for i, (run, label) in enumerate(zip(runs, labels)):

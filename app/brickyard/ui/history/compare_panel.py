@@ -35,8 +35,9 @@ from brickyard.core.compare import (
 )
 from brickyard.core.results import RunResult
 from brickyard.core.series import block_sizes, concurrencies, directions
+from brickyard.core.units import format_block_label
 
-from .charts import LayoutBarChart, PointChart, ScalingChart, ThroughputChart, format_value, size_label
+from .charts import LayoutBarChart, PointChart, ScalingChart, ThroughputChart, format_value
 
 # offered before anything else a run measured, when the runs have them
 METRICS = ("throughput", "stonewall_throughput", "sum_of_rates", "tail", "elapsed")
@@ -185,7 +186,7 @@ class ComparePanel(QWidget):
     def set_point_choices(self, sizes: Sequence[int], concs: Sequence[int]) -> None:
         """Fill the block size / concurrency pickers, keeping the current choice when it is
         still offered (else 1 MiB or the largest size, and single)."""
-        for combo, values, fmt in ((self.block_combo, sizes, size_label),
+        for combo, values, fmt in ((self.block_combo, sizes, format_block_label),
                                    (self.conc_combo, concs, lambda c: f"×{c}")):
             keep = combo.currentData()
             combo.blockSignals(True)

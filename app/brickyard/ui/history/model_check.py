@@ -21,7 +21,7 @@ from brickyard.core.calibration import Inputs
 from brickyard.core.modelcheck import TOLERANCE, CheckRow, check_rows, leave_one_out
 from brickyard.core.modelinputs import PROBE_WORKLOAD, ModelInputError, probe_inputs
 from brickyard.core.results import RunResult
-from brickyard.core.units import format_block_size, format_rate
+from brickyard.core.units import format_block_label, format_block_size, format_rate
 
 HEAD = ("layout", "direction", "files", "block", "measured (median)", "predicted", "error", "range", "bound",
         "model")
@@ -86,7 +86,7 @@ class ModelCheckPanel(QWidget):
             within = sum(abs(r.error) <= TOLERANCE for r in tested)
             also = f" and probe run {', '.join(r.run_id[:12] for r in probes)}" if not extra.empty else ""
             self.summary.setText(f"Each of {len(layouts)} layout(s) predicted from the other layouts' runs{also}: "
-                                 f"{within} of {len(tested)} figures (1 MiB blocks and more) within "
+                                 f"{within} of {len(tested)} figures ({format_block_label(LARGE)} blocks and more) within "
                                  f"{TOLERANCE:.0%}. Red: further off."
                                  + "".join(f" {p}." for p in self.probe_problems))
         return self.rows

@@ -23,8 +23,9 @@ from ...core.compare import describe_point, metric_unit, point_of
 from ...core.results import Provenance, RunResult, RunStatus, StepResult
 from ...core.series import directions, sweep_by_block_size
 from ...core.stats import summarize
+from ...core.units import format_block_label
 from ..history.charts import (PALETTE, BaseChart, CategoryAxis, ThroughputChart, _pen, exact, format_value,
-                              size_label, value_scale)
+                              value_scale)
 
 #: the metric a run is charted by: the first its steps report
 HEADLINE_METRICS = ("throughput", "files_per_s", "objects_per_s", "ops_per_s", "tps", "lstat_us", "elapsed")
@@ -127,7 +128,7 @@ class SweepChart(ThroughputChart):
         def describe(i: int, pts=pts) -> str:
             p = pts[i]
             spread = f"\nrepeats {p.n}: {p.low / divisor:,.4g} … {p.high / divisor:,.4g}" if p.n > 1 else ""
-            return (f"{name}\nblock {size_label(p.x)}: {p.median / divisor:,.4g} {unit} (median){spread}"
+            return (f"{name}\nblock {format_block_label(p.x)}: {p.median / divisor:,.4g} {unit} (median){spread}"
                     f"\n= {exact(p.median, raw_unit)}")
 
         self.add_hoverable(xs, ys, describe)
