@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from ..core.results import RunResult, RunStatus, StepResult
 from ..core.topology import Topology
-from ..core.units import format_rate
+from ..core.units import format_link_speed, format_rate
 from ..remote.executor import Executor, ExecutorError
 from ..remote.local import LocalExecutor
 from ..remote.loop import Progress
@@ -82,7 +82,7 @@ class LinkBound:
     def describe(self) -> str:
         if self.bps is None:
             return self.source
-        return f"{self.bps * 8 / 1e9:g} Gbit/s ({format_rate(self.bps)}) from {self.source}"
+        return f"{format_link_speed(self.bps)} ({format_rate(self.bps)}) from {self.source}"
 
 
 def topology_link(topo: Topology, hosts: Iterable[str], servers: Iterable[str] = ()) -> LinkBound:

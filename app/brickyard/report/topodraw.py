@@ -22,7 +22,7 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from ..core.brick_looks import BrickLook, volume_looks
 from ..core.mounts import describe_mount
 from ..core.topology import Mount
-from ..core.units import format_bytes
+from ..core.units import format_bytes, format_link_speed
 from .content import LayoutPlan
 from .typeset import FAILED, INK, MUTED, Typeset, hatch, set_colour
 
@@ -94,7 +94,7 @@ class TopologyDrawing:
         cards_by_site: dict[str, list[_Card]] = {}
         for node in nodes:
             bricks = [(b.path, b.size_bytes, looks.look(node.name, b.path, node.site)) for b in node.bricks]
-            info = f"{node.nic_gbps:g} Gbit/s" if node.nic_gbps else ""
+            info = format_link_speed(node.nic_gbps * 1e9 / 8) if node.nic_gbps else ""
             cards_by_site.setdefault(node.site, []).append(
                 _Card(node.name, node.site, bricks, failed.node_failed(node.name, node.site), info))
         # bricks of the volume on nodes the topology does not know (a plan from run provenance)
@@ -116,7 +116,7 @@ class TopologyDrawing:
         for name, mounts in by_client.items():
             client = topo.client(name)
             site = client.site if client is not None else ""
-            info = f"{client.nic_gbps:g} Gbit/s" if client is not None and client.nic_gbps else ""
+            info = format_link_speed(client.nic_gbps * 1e9 / 8) if client is not None and client.nic_gbps else ""
             lines = [describe_mount(plan.volume.name, m.path, m.options, m.fstab) for m in mounts]
             clients_by_site.setdefault(site, []).append(_ClientCard(name, site, lines, info))
         topo_sites = [s.name for s in topo.sites]

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from ...core.brick_looks import BrickLook
 from ...core.topology import Brick, BrickRef, Client, Node, Site
-from ...core.units import format_bytes
+from ...core.units import format_bytes, format_link_speed
 from .. import style
 
 CARD_W = 290.0
@@ -103,7 +103,7 @@ class NodeItem(QGraphicsItem):
     def sync(self, node: Node) -> None:
         """Take name, header text and bricks from the model (chips reused by path)."""
         self.name = node.name
-        nic = f" · {node.nic_gbps:g} Gbit/s" if node.nic_gbps else ""
+        nic = f" · {format_link_speed(node.nic_gbps * 1e9 / 8)}" if node.nic_gbps else ""
         total = format_bytes(sum(b.size_bytes for b in node.bricks), digits=1)
         self.header = f"{len(node.bricks)} brick(s) · {total}{nic}"
         old = {b.path: b for b in self.bricks}

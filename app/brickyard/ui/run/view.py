@@ -33,7 +33,7 @@ from ...bench.lines import step_line
 from ...bench.request import (BenchRequest, FanOutSink, HostsUnreachable, executor_lookup, run_outcome,
                               run_request, topology_nics, volume_servers)
 from ...core.results import RunResult
-from ...core.units import UnitError, parse_link_rate
+from ...core.units import UnitError, format_link_speed, parse_link_rate
 from ...remote.hostkeys import HostKeyChanged, HostKeyError, UnknownHostKey
 from .. import hostkey_dialog
 from ..bridge import FutureWatcher, QtProgress, RemoteBridge
@@ -302,12 +302,12 @@ class RunView(QWidget):
             self._update_buttons()
             return
         if bps is not None:
-            self.link_hint.setText(f"Every client host is checked against {bps * 8 / 1e9:g} Gbit/s.")
+            self.link_hint.setText(f"Every client host is checked against {format_link_speed(bps)}.")
         else:
             hosts = [t.host for t in self.targets.mount_targets()] + [b.spec.host for b in self.targets.baseline_targets()]
             nics = topology_nics(self.session.topo, hosts)
             fallback = (" Where the OS says nothing, the topology's NIC speed: "
-                        + ", ".join(f"{h} {v * 8 / 1e9:g} Gbit/s" for h, v in nics.items()) + "." if nics else
+                        + ", ".join(f"{h} {format_link_speed(v)}" for h, v in nics.items()) + "." if nics else
                         " The topology gives no NIC speed to fall back on.")
             self.link_hint.setText("Empty: each client's link is read on the host at the start of the run (the device "
                                    "on the route to the servers)." + fallback)
