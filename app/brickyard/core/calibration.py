@@ -38,7 +38,8 @@ from .throughput import (ASSUMED, BRICK, CALL, CLIENT, CLIENT_LINK, DECLARED, DI
                          FITTED, MEASURED, NODE_LINK, READ, REQUEST_BYTES, SHARED_BYTE, STORAGE, STREAM, WRITE,
                          LayoutShape, Params, Value, predict, spread)
 from .topology import Topology
-from .units import UnitError, format_block_size, format_rate, parse_block_size, parse_link_rate
+from .units import (UnitError, format_block_label, format_block_size, format_duration, format_link_speed, format_rate,
+                    parse_block_size, parse_link_rate)
 
 FORMAT_VERSION = 1
 FILE_LIMIT = 1 << 20         # a calibration file is a small table: 1 MiB is plenty
@@ -159,7 +160,7 @@ def prior_params(topo: Topology, bricks: Iterable[Any] | None = None) -> Params:
             continue
         if node.nic_gbps:
             values[f"{NODE_LINK}@{node.name}"] = spread(node.nic_gbps * 1e9 / 8, DECLARED,
-                                                        f"{node.name}'s NIC, {node.nic_gbps:g} Gbit/s (topology)")
+                                                        f"{node.name}'s NIC, {format_link_speed(node.nic_gbps * 1e9 / 8)} (topology)")
         for b in node.bricks:
             name = f"{node.name}:{b.path}"
             if wanted is None or name in wanted:
@@ -183,7 +184,7 @@ def prior_params(topo: Topology, bricks: Iterable[Any] | None = None) -> Params:
     links = [c.nic_gbps for c in topo.clients]
     if links and all(links):
         slow = min(links)   # type: ignore[type-var]
-        values[CLIENT_LINK] = spread(slow * 1e9 / 8, DECLARED, f"the slowest client's NIC, {slow:g} Gbit/s (topology)")
+        values[CLIENT_LINK] = spread(slow * 1e9 / 8, DECLARED, f"the slowest client's NIC, {format_link_speed(slow * 1e9 / 8)} (topology)")
     elif not links:
         speeds = [n.nic_gbps for n in topo.nodes if n.nic_gbps]
         if speeds:   # no client drawn: one like the servers
@@ -338,7 +339,7 @@ def _fit_fanout(params: Params, obs: list[Observation], d: str, name: str, notes
         implied.append(max(0.0, (target - base) * REQUEST_BYTES / extra))
     value = statistics.median(implied)
     srcs = ", ".join(sorted({o.layout or o.shape.description for o in fanned}))
-    note = (f"{value * 1e6:.0f} µs per extra brick RPC of a {REQUEST_BYTES // 1024} KiB request, from {srcs} "
+    note = (f"{format_duration(value)} per extra brick RPC of a {format_block_label(REQUEST_BYTES)} request, from {srcs} "
             f"beside the plainest layout measured")
     return params.with_values({key: Value(value, FITTED, note, value * 1.5, value * 0.6)})
 
@@ -371,10 +372,10 @@ def _shared_fanout(params: Params) -> Params:
     if beyond <= 0:
         return params
     cost = RPC_SHARE * beyond
-    note = (f"{cost * 1e6:.0f} µs per extra brick RPC: ⅔ of what a "
-            f"{REQUEST_BYTES // 1024} KiB request costs the shared CPUs on the calibration layout "
-            f"({request * 1e6:.0f} µs: {client.note}) beyond storing its bytes ({REQUEST_BYTES * per_byte.value * 1e6:.0f} µs, "
-            f"probe)")
+    note = (f"{format_duration(cost)} per extra brick RPC: ⅔ of what a "
+            f"{format_block_label(REQUEST_BYTES)} request costs the shared CPUs on the calibration layout "
+            f"({format_duration(request)}: {client.note}) beyond storing its bytes "
+            f"({format_duration(REQUEST_BYTES * per_byte.value)}, probe)")
     changes = {}
     for d in DIRECTIONS:
         for name in (FANOUT, FANOUT_CPU):
@@ -453,9 +454,9 @@ def _fit_call(params: Params, small: list[Observation], d: str, notes: list[str]
     if not implied:
         return params
     value = statistics.median(implied)
-    sizes = ", ".join(sorted({str(o.block_size) for o in small}, key=int))
-    return params.with_values({key: Value(value, FITTED, f"{value * 1e6:.0f} µs per call, from one-file figures at "
-                                                        f"{sizes}-byte blocks", value * 1.5, value * 0.6)})
+    sizes = ", ".join(format_block_label(b) for b in sorted({o.block_size for o in small}))
+    return params.with_values({key: Value(value, FITTED, f"{format_duration(value)} per call, from one-file figures at "
+                                                        f"{sizes} blocks", value * 1.5, value * 0.6)})
 
 
 # ------------------------------------------------------------------ calibration files

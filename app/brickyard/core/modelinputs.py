@@ -20,7 +20,7 @@ from .results import RunResult, RunStatus
 from .throughput import (BRICK, CLIENT_LINK, DIRECTIONS, MEASURED, NODE_LINK, READ, STORAGE, WRITE, LayoutShape, Value,
                          spread)
 from .topology import BrickRef, Layout, Topology, Volume, VolumeType
-from .units import format_rate
+from .units import format_duration, format_rate
 
 PROBE_WORKLOAD = "probe"
 #: bricks together slower than this share of their sum alone share a disk or controller
@@ -218,8 +218,8 @@ def shared_cpu_costs(rid: str, hosts: Sequence[str], tcp_bps: float | None = Non
             "kernel (shared CPUs); derived from the calibration layout's request cost when it is fitted")
     out = {}
     for d in DIRECTIONS:
-        out[f"{tm.FANOUT}.{d}"] = tm.assumed_cost(0.0, SHARED_FANOUT_WORST, note.format(worst="3 ms"))
-        out[f"{tm.FANOUT_CPU}.{d}"] = tm.assumed_cost(0.0, SHARED_FANOUT_CPU_WORST, note.format(worst="1 ms"))
+        out[f"{tm.FANOUT}.{d}"] = tm.assumed_cost(0.0, SHARED_FANOUT_WORST, note.format(worst=format_duration(SHARED_FANOUT_WORST)))
+        out[f"{tm.FANOUT_CPU}.{d}"] = tm.assumed_cost(0.0, SHARED_FANOUT_CPU_WORST, note.format(worst=format_duration(SHARED_FANOUT_CPU_WORST)))
     if tcp_bps:
         per_byte = {WRITE: 1.0 / tcp_bps + (1.0 / disk_write_bps if disk_write_bps else 0.0), READ: 1.0 / tcp_bps}
         for d, cost in per_byte.items():
