@@ -99,3 +99,51 @@ def test_brickyard_bench_no_wait_refuses_a_busy_host_before_anything_runs(tmp_pa
     doc = json.loads(capsys.readouterr().out)
     assert code == 1 and doc["busy_host"] == "local" and "campaign demo" in doc["error"]
     assert list(target.iterdir()) == []     # nothing ran
+
+
+def test_two_clusters_node1_are_two_machines_and_do_not_block_each_other(tmp_path):
+    locks = HostLocks(tmp_path)
+    lab_a = {"node1": "ssh-host-key SHA256:AAAAcluster-a-node1"}
+    lab_b = {"node1": "ssh-host-key SHA256:BBBBcluster-b-node1"}
+    first = locks.try_acquire(["node1"], "campaign on cluster A", lab_a)
+    second = locks.try_acquire(["node1"], "Run view on cluster B", lab_b)     # another machine: not busy
+    assert first.held and second.held
+    assert locks.holder("node1", lab_a).startswith("campaign on cluster A")
+    assert locks.holder("node1", lab_b).startswith("Run view on cluster B")
+    # the same machine of cluster A is still refused, named as the runner calls it
+    with pytest.raises(HostBusy) as err:
+        locks.try_acquire(["node1"], "second run on cluster A", lab_a)
+    assert err.value.host == "node1" and "campaign on cluster A" in str(err.value)
+    first.release(), second.release()
+
+
+def test_one_machine_under_two_names_is_one_lock(tmp_path):
+    locks = HostLocks(tmp_path)
+    key = "ssh-host-key SHA256:same-machine"
+    held = locks.try_acquire(["client1"], "campaign", {"client1": key})
+    with pytest.raises(HostBusy) as err:
+        locks.try_acquire(["10.0.0.101"], "Run view", {"10.0.0.101": key})
+    assert err.value.host == "10.0.0.101" and "campaign" in str(err.value)
+    held.release()
+    # a host whose machine is unknown is locked by its name, as before
+    held = locks.try_acquire(["client1"], "by name")
+    with pytest.raises(HostBusy):
+        locks.try_acquire(["Client1"], "by name again", {})
+    held.release()
+
+
+def test_machine_keys_asks_each_executor_and_leaves_hosts_that_cannot_say_to_their_names():
+    from brickyard.bench.hostlock import machine_keys
+    from brickyard.remote.executor import ExecutorError
+
+    class Fake:
+        def __init__(self, host):
+            self.host = host
+
+        async def machine_key(self):
+            if self.host == "down":
+                raise ExecutorError(self.host, "unreachable")
+            return "" if self.host == "mute" else f"ssh-host-key SHA256:{self.host}"
+
+    keys = asyncio.run(machine_keys(["node1", "down", "mute", "node1", " "], Fake))
+    assert keys == {"node1": "ssh-host-key SHA256:node1"}

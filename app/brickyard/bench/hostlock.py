@@ -13,9 +13,13 @@ description), and the kernel drops it the moment its process dies: a SIGKILLed c
 leaves a host locked. The file holds who took it, for the refusal message; it is never
 deleted (deleting a lock file races with its next taker).
 
-Hosts are compared by the name the runner gives, lower-cased: "client1" and its IP address
-are two names for the kernel's lock. Runners pass the topology's names (SSH aliases), so one
-Brickyard install agrees with itself; "local" is this machine.
+A host is locked as the machine it is, not by its name: two clusters that both have a
+"node1" are two machines, and one machine reached as "client1" and by its IP address is one.
+Runners pass ``keys`` (host name → ``Executor.machine_key()``: the fingerprint of the SSH host
+key the machine proved it holds; ``machine_keys`` asks every host's executor), and the lock is
+taken on that key. A host whose key is unknown (not reachable yet, an executor that cannot
+say) is locked by its name, lower-cased, as before; "local" is this machine. Messages always
+name the host as the runner calls it.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Awaitable, Callable, Iterable, Mapping
 
 try:
     import fcntl
@@ -50,13 +54,34 @@ def lock_dir() -> Path:
     return Path(env) if env and os.path.isabs(env) else user_data_dir() / "locks"
 
 
-def host_key(host: str) -> str:
-    return host.strip().lower()
+def host_key(host: str, keys: Mapping[str, str] | None = None) -> str:
+    """What ``host``'s lock is taken on: its machine key from ``keys`` when known, else its
+    name, lower-cased (a machine key such as "ssh-host-key SHA256:…" holds a space, which no
+    host name does). Local executors give no key: "local" is locked by that name."""
+    machine = (keys or {}).get(host, "") or (keys or {}).get(host.strip(), "")
+    return machine or host.strip().lower()
 
 
-def _file_name(host: str) -> str:
-    key = host_key(host)
-    safe = re.sub(r"[^a-z0-9_.-]", "_", key)[:64]
+async def machine_keys(hosts: Iterable[str], executor_for: Callable[[str], object]) -> dict[str, str]:
+    """host → machine key, asked of each host's executor (``Executor.machine_key``; an SSH
+    executor connects, verifying the host key, if it has not yet). A host that cannot answer
+    (unreachable, an unknown key) is left out and locked by name: the run itself reports why
+    it cannot reach it."""
+    out: dict[str, str] = {}
+    for host in dict.fromkeys(h for h in hosts if h.strip()):
+        try:
+            ask: Callable[[], Awaitable[str]] | None = getattr(executor_for(host), "machine_key", None)
+            key = await ask() if ask is not None else ""
+        except Exception:  # noqa: BLE001 - any failure only means "lock by name"
+            key = ""
+        if key:
+            out[host] = key
+    return out
+
+
+def _file_name(key: str) -> str:
+    """The lock file of a ``host_key`` (a host name's file is named as before)."""
+    safe = re.sub(r"[^a-z0-9_.-]", "_", key.lower())[:64]
     return f"{safe}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.lock"
 
 
@@ -99,13 +124,14 @@ class HostLocks:
     def __init__(self, directory: str | os.PathLike | None = None):
         self.directory = Path(directory) if directory is not None else lock_dir()
 
-    def _open(self, host: str) -> int:
+    def _open(self, key: str) -> int:
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return os.open(self.directory / _file_name(host), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        return os.open(self.directory / _file_name(key), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
 
-    def holder(self, host: str) -> str:
-        """Who holds ``host`` now, or '' when it is free."""
-        fd = self._open(host)
+    def holder(self, host: str, keys: Mapping[str, str] | None = None) -> str:
+        """Who holds ``host`` (the machine ``keys`` gives for it, else the name) now, or ''
+        when it is free."""
+        fd = self._open(host_key(host, keys))
         try:
             if fcntl is None:
                 return ""
@@ -118,14 +144,20 @@ class HostLocks:
         finally:
             os.close(fd)
 
-    def try_acquire(self, hosts: Iterable[str], owner: str) -> HostLease:
+    def try_acquire(self, hosts: Iterable[str], owner: str, keys: Mapping[str, str] | None = None) -> HostLease:
         """Lock every host or none: raises ``HostBusy`` for the first busy one (sorted order,
-        so two runners asking for overlapping hosts cannot deadlock)."""
-        names = tuple(dict.fromkeys(host_key(h) for h in hosts if h.strip()))
+        so two runners asking for overlapping hosts cannot deadlock). ``keys`` (host →
+        machine key, ``machine_keys``) locks a host as the machine it is."""
+        by_key: dict[str, str] = {}
+        for h in hosts:
+            if h.strip():
+                by_key.setdefault(host_key(h, keys), h.strip().lower())
+        names = tuple(dict.fromkeys(by_key.values()))
         fds: list[int] = []
         try:
-            for host in sorted(names):
-                fd = self._open(host)
+            for key in sorted(by_key):
+                host = by_key[key]
+                fd = self._open(key)
                 if fcntl is not None:
                     try:
                         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -134,13 +166,13 @@ class HostLocks:
                         os.close(fd)
                         raise HostBusy(host, _describe(text)) from None
                 fds.append(fd)
-                _write(fd, {"owner": owner, "pid": os.getpid(), "since": time.time(), "host": host})
+                _write(fd, {"owner": owner, "pid": os.getpid(), "since": time.time(), "host": host, "machine": key})
         except BaseException:
             HostLease(names, fds, owner).release()
             raise
         return HostLease(names, fds, owner)
 
-    async def acquire(self, hosts: Iterable[str], owner: str, *,
+    async def acquire(self, hosts: Iterable[str], owner: str, *, keys: Mapping[str, str] | None = None,
                       is_cancelled: Callable[[], bool] = lambda: False,
                       on_wait: Callable[[HostBusy], None] | None = None,
                       poll: float = 0.5, timeout: float | None = None) -> HostLease:
@@ -152,7 +184,7 @@ class HostLocks:
         last = ""
         while True:
             try:
-                return self.try_acquire(hosts, owner)
+                return self.try_acquire(hosts, owner, keys)
             except HostBusy as busy:
                 if str(busy) != last and on_wait is not None:
                     on_wait(busy)

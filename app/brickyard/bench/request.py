@@ -26,7 +26,7 @@ from ..remote.loop import Progress
 from ..remote.steps import reach_hosts
 from .api import Workload
 from .engine import ResultSink, TargetSpec, run_benchmark
-from .hostlock import HostBusy, HostLocks
+from .hostlock import HostBusy, HostLocks, machine_keys
 
 ExecutorFor = Callable[[str], Executor]
 
@@ -164,9 +164,10 @@ async def run_request(request: BenchRequest, workload: Workload, executor_for: E
     lease = None
     if locks is not None:
         owner = f"Brickyard window: {request.workload} on {', '.join(t.text for t in request.targets)}"
-        lease = (await locks.acquire(request.hosts, owner, on_wait=on_wait,
+        keys = await machine_keys(request.hosts, executor_for)    # the machines, not their names
+        lease = (await locks.acquire(request.hosts, owner, keys=keys, on_wait=on_wait,
                                      is_cancelled=progress.is_cancelled if progress else lambda: False)
-                 if wait else locks.try_acquire(request.hosts, owner))
+                 if wait else locks.try_acquire(request.hosts, owner, keys))
     try:
         targets = [(t, executor_for(t.host)) for t in request.targets]
         servers = [executor_for(s) for s in request.servers]

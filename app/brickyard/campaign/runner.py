@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 from ..bench import registry
 from ..bench.engine import parse_target
-from ..bench.hostlock import HostBusy, HostLease, HostLocks
+from ..bench.hostlock import HostBusy, HostLease, HostLocks, machine_keys
 from ..bench.request import BenchRequest, FanOutSink, run_request, topology_nics, volume_servers, volume_targets
 from ..core import topofile
 from ..core.results import RunResult, RunStatus, StepResult
@@ -184,9 +184,10 @@ class CampaignRunner:
     async def _lease(self) -> HostLease:
         owner = f"campaign {self.spec.name} ({self.state.campaign_id[:12]})"
         hosts = self.hosts()
+        keys = await machine_keys(hosts, self.executor_for)    # the machines, not their names
         if not self.wait_for_hosts:
             try:
-                return self.locks.try_acquire(hosts, owner)
+                return self.locks.try_acquire(hosts, owner, keys)
             except HostBusy as exc:
                 raise CampaignError(str(exc)) from None
 
@@ -194,7 +195,7 @@ class CampaignRunner:
             self._emit("waiting", None, "waiting", f"waiting: {busy}")
 
         try:
-            return await self.locks.acquire(hosts, owner, is_cancelled=lambda: self._cancel is not None,
+            return await self.locks.acquire(hosts, owner, keys=keys, is_cancelled=lambda: self._cancel is not None,
                                             on_wait=waiting)
         except HostBusy as exc:
             raise CampaignError(f"cancelled while waiting: {exc}") from None

@@ -222,7 +222,7 @@ def _run(args, workload, params, targets, link) -> int:
         history = HistorySink(store)
         sinks.append(history)
 
-    from ..bench.hostlock import HostBusy, HostLocks
+    from ..bench.hostlock import HostBusy, HostLocks, machine_keys
 
     hosts = [t.host for t in targets] + list(args.server)
     owner = f"brickyard bench {workload.name} on {','.join(t.text for t in targets)}"
@@ -233,8 +233,9 @@ def _run(args, workload, params, targets, link) -> int:
     async def main():
         locks, lease = HostLocks(), None
         try:
-            lease = (locks.try_acquire(hosts, owner) if args.no_wait else
-                     await locks.acquire(hosts, owner, is_cancelled=progress.is_cancelled, on_wait=waiting))
+            keys = await machine_keys(hosts, executor)    # the machines, not their names
+            lease = (locks.try_acquire(hosts, owner, keys) if args.no_wait else
+                     await locks.acquire(hosts, owner, keys=keys, is_cancelled=progress.is_cancelled, on_wait=waiting))
             return await run_benchmark(workload, params, [(t, executor(t.host)) for t in targets],
                                        servers=[executor(h) for h in args.server], progress=progress,
                                        sink=FanOutSink(sinks), link_bps=link)

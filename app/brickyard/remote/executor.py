@@ -125,6 +125,12 @@ class Executor(abc.ABC):
     async def upload(self, data: bytes | Path, remote_path: str, mode: int = 0o644) -> None:
         """Write bytes (or a local file's bytes) to ``remote_path`` on the host."""
 
+    async def machine_key(self) -> str:
+        """What tells this machine apart from every other whatever name it is reached by
+        (an SSH host key's fingerprint), or '' when the executor cannot say: per-host
+        benchmark locks fall back to the name then."""
+        return ""
+
     @abc.abstractmethod
     async def close(self) -> None:
         """Release the connection (pooled executors close their pooled connection)."""

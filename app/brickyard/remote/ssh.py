@@ -617,6 +617,16 @@ class SshExecutor(Executor):
     async def login_user(self) -> str:
         return (await self._host()).resolved.user
 
+    async def machine_key(self) -> str:
+        """The fingerprint of the host key the machine proved it holds (verified against
+        known_hosts when the connection opened): one machine under two names is one key, two
+        clusters' "node1" are two. Without a key, where the SSH config led (address:port)."""
+        host = await self._host()
+        key = host.conn.get_server_host_key()
+        if key is not None:
+            return f"ssh-host-key {fingerprint(key)}"
+        return f"ssh {host.resolved.host}:{host.resolved.port}"
+
     async def _open(self, argv: Sequence[str], sudo: bool) -> tuple[_Host, asyncssh.SSHClientProcess, bool]:
         for attempt in (1, 2):
             host = await self._host()
