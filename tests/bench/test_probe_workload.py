@@ -68,3 +68,77 @@ def test_one_kernel_is_two_equal_boot_ids_and_nothing_else():
     assert not same_kernel(["0f3c"], ["77aa"])
     assert not same_kernel(["-"], ["-"])          # neither could read its boot id
     assert not same_kernel([], ["0f3c"])          # an older sender printed none
+
+
+def _receiver(port: int, here: str, client: str, wait: float = 10.0):
+    import subprocess
+    import sys
+
+    from brickyard_probe import RECEIVER
+
+    return subprocess.Popen([sys.executable, "-c", RECEIVER, str(port), str(wait), here, client],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _connect(host: str, port: int, source: str | None = None, payload: bytes = b""):
+    import socket
+    import time
+
+    for _ in range(200):
+        try:
+            s = socket.create_connection((host, port), timeout=5, source_address=(source, 0) if source else None)
+            break
+        except ConnectionRefusedError:
+            time.sleep(0.02)
+    else:
+        raise ConnectionRefusedError(host, port)
+    try:
+        s.sendall(payload)
+        s.shutdown(socket.SHUT_WR)
+        s.settimeout(5)
+        while s.recv(65536):   # the receiver closes when it is done (or at once, refusing: a reset)
+            pass
+    except ConnectionResetError:
+        pass
+    finally:
+        s.close()
+
+
+def test_the_tcp_receiver_listens_only_on_the_servers_address_and_counts_only_the_clients_bytes():
+    import random
+    import socket
+
+    port = random.randrange(40000, 60000)
+    rec = _receiver(port, "127.0.0.1", "127.0.0.2")
+    try:
+        _connect("127.0.0.1", port, source="127.0.0.3", payload=b"x" * 1000)     # not the client: closed
+        with pytest.raises(ConnectionRefusedError):                                 # not on every address
+            socket.create_connection(("127.0.0.4", port), timeout=2).close()
+        _connect("127.0.0.1", port, source="127.0.0.2", payload=b"y" * 4096)     # the client
+        out, err = rec.communicate(timeout=10)
+    finally:
+        rec.kill()
+    assert rec.returncode == 0, err
+    assert out.split()[0] == "4096"
+    assert "closed a connection from 127.0.0.3 (not the client)" in err
+
+
+def test_an_address_the_server_does_not_hold_is_reported_not_listened_on_everywhere():
+    rec = _receiver(45678, "192.0.2.77", "127.0.0.1", wait=1)      # TEST-NET: no interface has it
+    out, err = rec.communicate(timeout=10)
+    assert rec.returncode == 6 and "bind failed" in err
+
+
+def test_a_server_the_client_cannot_resolve_is_a_clear_problem_not_a_hang(tmp_path):
+    probe = registry.find("probe")
+    client = tmp_path / "client"
+    client.mkdir()
+    specs = [(TargetSpec("local", str(client)), LocalExecutor("local")),
+             (TargetSpec("srv", str(tmp_path)), LocalExecutor("srv"))]
+    params = {"clients": "local", "names": "srv=no-such-host.invalid", "disk_size": "1M", "block_size": "1M",
+              "tcp_bytes": "1M", "together": False}
+
+    run = asyncio.run(run_benchmark(probe, params, specs))
+    tcp = [s for s in run.steps if s.params.get("probe") == "tcp"]
+    assert tcp and not tcp[0].valid
+    assert "cannot resolve or route to no-such-host.invalid" in tcp[0].note

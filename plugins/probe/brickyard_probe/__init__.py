@@ -8,6 +8,13 @@ or a RAID controller move less together than the sum of what each moves alone). 
 (a target whose host is in ``clients``, e.g. ``client1:/tmp``) sends TCP to a receiver on
 each server: one server at a time, then all at once (the client's own link).
 
+The receiver never listens on every interface: the client first resolves each server's
+address itself (``RESOLVE``: the IP it will connect to and the source address its route
+gives), the receiver binds that IP only, and it closes any connection that does not come
+from the client's address, waiting on for the real one. A server that does not hold the
+address the client reaches it by (NAT) is reported, not measured: gluster clients reach
+bricks directly, so that is no address a volume could use either.
+
 Every program is an argument list: dd with the run directory's file, and two small fixed
 Python programs (a receiver that accepts one connection on a port and counts what arrives;
 a sender that pushes ``tcp_bytes`` of zeros and waits for the receiver to close). No text
@@ -26,24 +33,47 @@ _DD_LINE = re.compile(r"^(\d+) bytes .*copied, ([0-9.eE+-]+) s", re.MULTILINE)
 _ADDRESS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,252}$")
 KIB, MIB = 1024, 1024 * 1024
 
-#: accepts one connection on argv[1] (waiting at most argv[2] seconds), counts the bytes
-RECEIVER = """
+#: on the client: for each name in argv[1:], "NAME IP SOURCE" (the address it connects to and
+#: the source address of its route there) or "NAME - -" when it cannot resolve or route
+RESOLVE = """
 import socket, sys
-port, wait = int(sys.argv[1]), float(sys.argv[2])
-srv = socket.socket(socket.AF_INET6 if ':' in sys.argv[3] else socket.AF_INET, socket.SOCK_STREAM)
+for name in sys.argv[1:]:
+    try:
+        family, _, _, _, sa = socket.getaddrinfo(name, 9, 0, socket.SOCK_STREAM)[0]
+        u = socket.socket(family, socket.SOCK_DGRAM)
+        u.connect(sa)
+        print(name, sa[0], u.getsockname()[0])
+        u.close()
+    except (OSError, IndexError):
+        print(name, '-', '-')
+"""
+
+#: listens on argv[3] (the server address the client connects to) port argv[1] and accepts
+#: one connection from argv[4] (the client's address), waiting at most argv[2] seconds; closes
+#: any other; counts the bytes. Exit 3: port in use (try another); 6: cannot listen there
+RECEIVER = """
+import errno, ipaddress, socket, sys, time
+port, wait, here, client = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4]
+srv = socket.socket(socket.AF_INET6 if ':' in here else socket.AF_INET, socket.SOCK_STREAM)
 srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 try:
-    srv.bind((sys.argv[3], port))
+    srv.bind((here, port))
 except OSError as exc:
     print('bind failed:', exc, file=sys.stderr)
-    sys.exit(3)
+    sys.exit(3 if exc.errno == errno.EADDRINUSE else 6)
 srv.listen(1)
-srv.settimeout(wait)
-try:
-    conn, _ = srv.accept()
-except OSError:
-    print('no sender connected', file=sys.stderr)
-    sys.exit(4)
+deadline = time.monotonic() + wait
+while True:
+    srv.settimeout(max(0.01, deadline - time.monotonic()))
+    try:
+        conn, peer = srv.accept()
+    except OSError:
+        print('no sender connected', file=sys.stderr)
+        sys.exit(4)
+    if ipaddress.ip_address(peer[0].split('%')[0]) == ipaddress.ip_address(client.split('%')[0]):
+        break
+    print('closed a connection from', peer[0], '(not the client)', file=sys.stderr)
+    conn.close()
 srv.close()
 total, buf = 0, bytearray(1 << 20)
 while True:
@@ -163,6 +193,7 @@ class Probe(Workload):
             servers.setdefault(t.host, t)
         block = v["block_size"]
         count = max(1, v["disk_size"] // block)
+        routes: dict[str, tuple[str, str]] | None = None
         for repeat in range(ctx.repeats):
             for t in disks:
                 await self._disk(ctx, [t], "alone", block, count, repeat)
@@ -170,10 +201,13 @@ class Probe(Workload):
                 await self._disk(ctx, disks, "together", block, count, repeat)
             if senders and servers:
                 sender = senders[0]
+                if routes is None:
+                    routes = await self._routes(ctx, sender, [names.get(h, h) for h in servers])
                 for host, t in servers.items():
-                    await self._tcp(ctx, sender, [(host, t)], names, v["tcp_bytes"], "alone", repeat)
+                    await self._tcp(ctx, sender, [(host, t)], names, routes, v["tcp_bytes"], "alone", repeat)
                 if v["together"] and len(servers) > 1:
-                    await self._tcp(ctx, sender, list(servers.items()), names, v["tcp_bytes"], "together", repeat)
+                    await self._tcp(ctx, sender, list(servers.items()), names, routes, v["tcp_bytes"], "together",
+                                    repeat)
 
     # ---- brick filesystems ------------------------------------------------------------
     async def _disk(self, ctx, targets, scope: str, block: int, count: int, repeat: int) -> None:
@@ -208,17 +242,34 @@ class Probe(Workload):
             await ctx.remove(t, p)
 
     # ---- client → server TCP ------------------------------------------------------------
-    async def _tcp(self, ctx, sender, servers, names, nbytes: int, scope: str, repeat: int) -> None:
+    async def _routes(self, ctx, sender, addresses: list[str]) -> dict[str, tuple[str, str]]:
+        """address → (IP the client connects to, the client's source address), resolved on the
+        client itself; an address it cannot resolve or route is left out."""
+        res = await ctx.sh(sender, ["python3", "-c", RESOLVE, *dict.fromkeys(addresses)], timeout=60, check=False)
+        out = {}
+        for line in res.text.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] != "-" and _ADDRESS.match(parts[1]) and _ADDRESS.match(parts[2]):
+                out[parts[0]] = (parts[1], parts[2])
+        return out
+
+    async def _tcp(self, ctx, sender, servers, names, routes, nbytes: int, scope: str, repeat: int) -> None:
         last_problem = ""
+        unrouted = [names.get(h, h) for h, _t in servers if names.get(h, h) not in routes]
+        if unrouted:
+            self._tcp_failed(ctx, sender, servers, nbytes, scope, repeat,
+                             f"{sender.host} cannot resolve or route to {', '.join(unrouted)} (give names=HOST=ADDRESS)")
+            return
         for _attempt in range(3):      # a port someone else holds: try another
             port = random.randrange(40000, 60000)
             wait = 30.0
             workers = []
             for host, t in servers:
-                workers.append((t, ctx.exec_worker(["python3", "-c", RECEIVER, str(port), str(wait), "0.0.0.0"])))
+                ip, client_ip = routes[names.get(host, host)]
+                workers.append((t, ctx.exec_worker(["python3", "-c", RECEIVER, str(port), str(wait), ip, client_ip])))
             for host, _t in servers:
-                address = names.get(host, host)
-                workers.append((sender, ctx.exec_worker(["python3", "-c", SENDER, address, str(port), str(nbytes),
+                ip, _client_ip = routes[names.get(host, host)]
+                workers.append((sender, ctx.exec_worker(["python3", "-c", SENDER, ip, str(port), str(nbytes),
                                                          str(wait)], progress="wchar", progress_step=MIB)))
             label = "every server" if len(servers) > 1 else servers[0][0]
             ctx.progress(f"tcp {scope}: {sender.host} → {label}")
@@ -242,17 +293,25 @@ class Probe(Workload):
                 end = r.timing.end
                 timings.append(WorkerTiming(r.timing.worker, r.timing.host, end - seconds, end, bytes=sent, ops=1))
             for (host, _t), r in zip(servers, receivers):
-                if r.exit != 0:
+                if r.exit == 6:
+                    ip = routes[names.get(host, host)][0]
+                    problems.append(f"receiver on {host}: {sender.host} reaches {host} at {ip}, an address {host} "
+                                    f"cannot listen on (NAT?): {r.stderr.strip()[-200:]}")
+                elif r.exit != 0:
                     problems.append(f"receiver on {host}: {(r.stderr.strip() or f'exit {r.exit}')[-300:]}")
             params = {"probe": "tcp", "scope": scope, "direction": "write", "host": sender.host,
                       "to": servers[0][0] if len(servers) == 1 else "all", "servers": [h for h, _ in servers],
                       "concurrency": len(servers), "repeat": repeat, "bytes": nbytes, "same_kernel": shared}
             ctx.record(Measurement(params=params, workers=timings, problems=problems), direction="write")
             return
+        self._tcp_failed(ctx, sender, servers, nbytes, scope, repeat, f"no free port after 3 tries: {last_problem}")
+
+    @staticmethod
+    def _tcp_failed(ctx, sender, servers, nbytes: int, scope: str, repeat: int, problem: str) -> None:
         params = {"probe": "tcp", "scope": scope, "direction": "write", "host": sender.host, "to": "?",
                   "concurrency": len(servers), "repeat": repeat, "bytes": nbytes}
-        ctx.record(Measurement(params=params, workers=[WorkerTiming(0, sender.host, 0.0, 0.0, error=last_problem)],
-                               problems=[f"no free port after 3 tries: {last_problem}"]), direction="write")
+        ctx.record(Measurement(params=params, workers=[WorkerTiming(0, sender.host, 0.0, 0.0, error=problem)],
+                               problems=[problem]), direction="write")
 
     def validate(self, step) -> list[str]:
         problems = []
