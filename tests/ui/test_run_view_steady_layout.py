@@ -22,15 +22,16 @@ from brickyard.ui.run.live import LivePanel
 
 
 class LayoutRequests(QObject):
-    """Counts the layout requests a (graphics) widget receives."""
+    """Counts the layout requests (or ``kind`` events) a (graphics) widget receives."""
 
-    def __init__(self, target: QObject):
+    def __init__(self, target: QObject, kind: QEvent.Type = QEvent.Type.LayoutRequest):
         super().__init__()
         self.count = 0
+        self.kind = kind
         target.installEventFilter(self)
 
     def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
-        if event.type() == QEvent.Type.LayoutRequest:
+        if event.type() == self.kind:
             self.count += 1
         return False
 
@@ -153,3 +154,22 @@ def test_a_new_maximum_inside_the_band_moves_neither_the_y_range_nor_the_layout(
     chart.add_step(step(9, 4096, 900e6))
     settle()
     assert sweep.plot_item.getAxis("left").width() == 64
+
+
+def test_a_step_that_moves_the_axis_or_adds_a_curve_is_painted_once(qtbot):
+    # pyqtgraph moves the curves to a new range inside the paint itself, which dirtied them and
+    # made Qt paint the chart a second time straight after (two repaints in one frame, issue 13)
+    chart = shown_run_chart(qtbot)
+    chart.add_step(step(0, 4096, 100e6))
+    settle()
+    paints = LayoutRequests(chart.sweep_chart.viewport(), QEvent.Type.Paint)
+    ranges = chart.sweep_chart.plot_item.vb.viewRange()
+    legend_rows = len(chart.sweep_chart.legend.items)
+    # a wider x range; a new curve (and legend row, which shrinks the plot); both at once
+    for i, (bs, conc) in enumerate(((1 << 16, 1), (1 << 20, 4), (1 << 22, 2)), start=1):
+        paints.count = 0
+        chart.add_step(step(i, bs, 120e6, conc=conc))
+        settle()
+        assert paints.count == 1, f"step {i} painted {paints.count} times"
+    assert chart.sweep_chart.plot_item.vb.viewRange()[0] != ranges[0]
+    assert len(chart.sweep_chart.legend.items) == legend_rows + 2

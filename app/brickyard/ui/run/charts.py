@@ -229,6 +229,7 @@ class RunChart(QStackedWidget):
         self.setCurrentWidget(chart)
         self.point_count = chart.draw(runs, self.metric)
         set_title(chart, " " if steps else "points appear here as steps are measured", "#666")
+        settle_view(chart)
 
 
 class LiveRateChart(BaseChart):
@@ -288,6 +289,7 @@ class LiveRateChart(BaseChart):
             self._range = (x0, x1, y_top, divisor)
         self._place_now()
         self.now_text.setText(f"{format_value(bps, 'B/s')} now")
+        settle_view(self)
 
 
 def headroom(largest: float, shown: float) -> float:
@@ -301,6 +303,24 @@ def headroom(largest: float, shown: float) -> float:
     want = largest * 1.25
     power = 10.0 ** math.floor(math.log10(want))
     return next(m * power for m in (1, 1.5, 2, 3, 4, 5, 6, 8, 10) if m * power >= want * (1 - 1e-9))
+
+
+def settle_view(chart: BaseChart) -> None:
+    """Bring the chart's view up to date with the ranges and items just set, before it paints.
+
+    pyqtgraph defers this to the paint itself (``sigPrepareForPaint``): a range set since the
+    last paint then moves every curve *during* that paint, which marks them dirty and makes
+    Qt paint the chart a second time straight after the first (issue 13: the second of the
+    two chart repaints in a step's frame). Done here, one paint shows it all. The layouts go
+    first (a new curve's legend row, a title), as the view's size feeds its matrix. A chart
+    not on screen is left to its first paint, as it has no size to fit yet."""
+    if not chart.isVisible():
+        return
+    legend = getattr(chart, "legend", None)
+    if legend is not None:
+        legend.layout.activate()
+    chart.plot_item.layout.activate()
+    chart.plot_item.vb.prepareForPaint()
 
 
 def steady_axis(chart: BaseChart, width: int = 64) -> None:
