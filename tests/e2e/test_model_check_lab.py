@@ -6,7 +6,7 @@ run the README quotes — calibrates on the probe plus distribute and predicts t
 The bound is loose on purpose. On the sandbox the four servers and the client share this
 machine's two cores; the probe finds that (one boot id), measures what a stored byte costs those
 CPUs, and the fit derives what an extra brick RPC costs from distribute's own request cost, so
-the model is no longer biased either way there (the full run: 32 of 36 figures within 25 %,
+the model is no longer biased either way there (three full runs: 35, 36 and 31 of 36 within 25 %,
 README "How far off it is"). What the bound must absorb is the machine: one small dd step on a
 busy shared 2-core CI machine has run four times slower than the next (distribute's one-file
 4 MiB write: 27.5 MB/s between runs of 100–112). A slow calibration step makes every prediction

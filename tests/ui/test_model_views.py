@@ -141,3 +141,22 @@ def test_history_model_check_uses_a_probe_run_among_the_compared_ones(qtbot, tmp
     assert rows and all(f"probe {runs[2].run_id[:12]}" in r.model for r in rows)
     assert f"and probe run {runs[2].run_id[:12]}" in check.summary.text()
     store.close()
+
+
+def test_the_layout_panel_says_how_the_shared_cpus_rpc_cost_was_found(qtbot, tmp_path):
+    # it used to say "one calibrated layout cannot say what each brick RPC costs there" even
+    # after the fit derived that cost from the calibration layout
+    from brickyard.core import modelinputs
+
+    win = window(qtbot, tmp_path)
+    panel = win.findChildren(VerdictPanel)[0]
+    gv0 = win.session.topo.volumes[0]
+    cf = calibration.parse_file(json.dumps(CAL), "bench dt")
+    inputs = modelinputs.inputs_from_file(cf, win.session.topo, gv0.bricks)
+    shared = calibration.Inputs((), modelinputs.shared_cpu_costs("p1", ["n1", "n2"], 1.5e9, 2e9), ("probe p1",),
+                                ("probe p1: n1, n2 run on the client's own kernel, so on its CPUs",))
+    win.session.set_calibration(inputs + shared)
+    assert "derived from the calibration layout (an assumed split)" in panel.estimate.text()
+    win.session.set_calibration(inputs + calibration.Inputs((), modelinputs.shared_cpu_costs("p1", ["n1"]),
+                                                            ("probe p1",), shared.notes))
+    assert "is not known; the range allows for it" in panel.estimate.text()

@@ -217,7 +217,7 @@ def fit_params(prior: Params, inputs: Inputs) -> Model:
         mine = [o for o in obs if o.direction == direction]
         if mine:
             params = _fit_direction(params, mine, direction, notes)
-    params = _shared_fanout(params)
+    params = _shared_fanout(params, obs, notes)
     residuals = tuple(_residual(o, params) for o in obs)
     return Model(params, tuple(inputs.sources), tuple(dict.fromkeys(notes)), residuals)
 
@@ -353,29 +353,52 @@ def _fit_fanout(params: Params, obs: list[Observation], d: str, name: str, notes
 RPC_SHARE = 2 / 3
 
 
-def _shared_fanout(params: Params) -> Params:
+def _shared_fanout(params: Params, obs: Sequence[Observation], notes: list[str]) -> Params:
     """Where the probe found the servers on the client's CPUs (it measured what a stored byte
-    costs them) and the client's aggregate C was fitted on a layout, an extra brick RPC costs
-    those CPUs, and a stream's wait, ``RPC_SHARE`` of a request's cost beyond its bytes:
-    q ÷ C − q × (seconds per stored byte). Writes measure it (the probe's write figures are CPU
-    work on one kernel; a read after a cache drop waits on the disk, which costs no CPU); an
-    RPC's own cost does not depend on the way the data goes, so reads take the same. A fan-out
-    cost fitted from two layouts of different fan-out is kept."""
+    costs them, σ) and the client's aggregate C was fitted on a layout of one brick RPC per
+    request, an extra brick RPC costs those CPUs, and a stream's wait, ``RPC_SHARE`` of that
+    request's cost beyond its bytes: q ÷ C − q × σ. Writes measure it (the probe's write figures
+    are CPU work on one kernel; a read after a cache drop waits on the disk, which costs no
+    CPU); an RPC's own cost does not depend on the way the data goes, so reads take the same —
+    also when two layouts of different fan-out fitted the write side, which is then kept."""
     per_byte = params.values.get(f"{SHARED_BYTE}.{WRITE}")
+    if per_byte is None or per_byte.source != MEASURED or not per_byte.value:
+        return params
+    fitted = {name: params.values.get(f"{name}.{WRITE}") for name in (FANOUT, FANOUT_CPU)}
+    if all(v is not None and v.source == FITTED for v in fitted.values()):
+        changes = {}
+        for name, v in fitted.items():
+            old = params.values.get(f"{name}.{READ}")
+            if old is None or old.source not in (FITTED, MEASURED):
+                changes[f"{name}.{READ}"] = Value(v.value, FITTED, f"{v.note}; reads take the writes' cost",
+                                                  v.pessimistic, v.optimistic)
+        return params.with_values(changes)
     client = params.values.get(f"{CLIENT}.{WRITE}")
-    if (per_byte is None or per_byte.source != MEASURED or not per_byte.value or client is None
-            or client.source != FITTED or not client.value or client.value >= NO_LIMIT
-            or client.note.startswith("at least")):   # another bound carried the figure: C is unknown
+    many = [o for o in obs if o.direction == WRITE and o.large and o.concurrency > 1]
+    plain = min(many, key=_plainness, default=None)
+    if (client is None or client.source != FITTED or not client.value or client.value >= NO_LIMIT
+            or client.note.startswith("at least") or plain is None):   # C unknown: another bound carried it
+        notes.append("the shared CPUs' cost per extra brick RPC stays assumed: no layout's many-file writes "
+                     "measured what the client's CPUs move")
+        return params
+    first = plain.shape.first()
+    if first.rpcs(WRITE) > 1 or first.ec_passes(WRITE):
+        notes.append(f"the shared CPUs' cost per extra brick RPC stays assumed: the plainest layout measured "
+                     f"({plain.layout or plain.shape.description}) sends each request to {first.rpcs(WRITE)} "
+                     "bricks, so its figure already holds that cost; calibrate on distribute to derive it")
         return params
     request = REQUEST_BYTES / client.value
     beyond = request - REQUEST_BYTES * per_byte.value
     if beyond <= 0:
-        return params
+        # storing a byte "costs" more than a whole plain request: the probe's rates were not CPU
+        notes.append(f"the probe's cost per stored byte ({per_byte.note}) exceeds what a whole request of "
+                     f"{plain.layout or 'the calibration layout'} costs: it is not CPU work, left out")
+        return params.with_values({f"{SHARED_BYTE}.{WRITE}": Value(None, FITTED, "left out: see the notes")})
     cost = RPC_SHARE * beyond
-    note = (f"{format_duration(cost)} per extra brick RPC: ⅔ of what a "
-            f"{format_block_label(REQUEST_BYTES)} request costs the shared CPUs on the calibration layout "
-            f"({format_duration(request)}: {client.note}) beyond storing its bytes "
-            f"({format_duration(REQUEST_BYTES * per_byte.value)}, probe)")
+    note = (f"{format_duration(cost)} per extra brick RPC: {RPC_SHARE:.0%} (an assumed split) of what a "
+            f"{format_block_label(REQUEST_BYTES)} request costs the shared CPUs on "
+            f"{plain.layout or 'the calibration layout'} ({format_duration(request)}: {client.note}) beyond "
+            f"storing its bytes ({format_duration(REQUEST_BYTES * per_byte.value)}, probe)")
     changes = {}
     for d in DIRECTIONS:
         for name in (FANOUT, FANOUT_CPU):

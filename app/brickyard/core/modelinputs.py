@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Sequence
 from . import throughput as tm
 from .calibration import CalibrationFile, Inputs, Observation, observations_from_steps
 from .results import RunResult, RunStatus
-from .throughput import (BRICK, CLIENT_LINK, DIRECTIONS, MEASURED, NODE_LINK, READ, STORAGE, WRITE, LayoutShape, Value,
+from .throughput import (BRICK, CLIENT_LINK, DIRECTIONS, MEASURED, NODE_LINK, STORAGE, WRITE, LayoutShape, Value,
                          spread)
 from .topology import BrickRef, Layout, Topology, Volume, VolumeType
 from .units import format_duration, format_rate
@@ -186,17 +186,25 @@ def probe_inputs(run: RunResult, topo: Topology | None) -> Inputs:
                                                       f"{format_rate(rate)}")
     if not measured:
         raise ModelInputError(f"probe run {rid} holds no valid measurement")
-    if shared:
+    servers = set(tcp_alone) | {host for host, _path, _d in alone}
+    if shared and shared >= servers:
+        together_tcp = bool(tcp_together)
         tcp = statistics.median(tcp_together) if tcp_together else (
             max(statistics.median(v) for v in tcp_alone.values()) if tcp_alone else None)
-        disks = {d: statistics.median(v) if v else sums.get(d) for d, v in
-                 ((d, together.get(d, [])) for d in DIRECTIONS)}
-        measured.update(shared_cpu_costs(rid, sorted(shared), tcp, disks.get(WRITE)))
+        disk = statistics.median(together[WRITE]) if together.get(WRITE) else None
+        measured.update(shared_cpu_costs(rid, sorted(shared), tcp, disk, together_tcp))
         notes.append(f"probe {rid}: {', '.join(sorted(shared))} run on the client's own kernel, so on its CPUs: "
                      "each stored copy and each brick RPC costs the client too. What a stored byte costs is "
-                     "measured (TCP and the brick filesystems at once); what an extra brick RPC costs is taken as "
-                     "two thirds of what a request of the calibration layout costs beyond its bytes (an assumed "
-                     "split: a second layout of another fan-out fits it instead)")
+                     "measured (TCP and the brick filesystems); what an extra brick RPC costs is derived from a "
+                     "request of the calibration layout (an assumed split: a second layout of another fan-out fits "
+                     "it instead)")
+    elif shared:
+        # a client on one of the servers (hyperconverged): the other servers' TCP and disks are a
+        # network and devices, not CPU work on the client's kernel, so nothing is charged for it
+        measured.update(shared_cpu_costs(rid, sorted(shared)))
+        notes.append(f"probe {rid}: {', '.join(sorted(shared))} of {len(servers)} servers run on the client's own "
+                     "kernel; the model charges the client nothing for their work (as for servers of their own), "
+                     "and the range allows for it")
     return Inputs((), measured, (f"probe {rid}",), tuple(notes))
 
 
@@ -208,12 +216,13 @@ SHARED_FANOUT_CPU_WORST = 1e-3
 
 
 def shared_cpu_costs(rid: str, hosts: Sequence[str], tcp_bps: float | None = None,
-                     disk_write_bps: float | None = None) -> dict[str, Value]:
+                     disk_write_bps: float | None = None, tcp_together: bool = True) -> dict[str, Value]:
     """Where servers share the client's CPUs: what a stored byte costs those CPUs, measured —
-    sent over TCP (``tcp_bps``: the client to every server at once) and, writing, written into
-    a brick filesystem (``disk_write_bps``: every one at once), both CPU work on one kernel
-    (reads after a cache drop wait for the disk instead, which costs no CPU) — and the fan-out
-    costs, assumed 0 with a wide range until the fit derives them."""
+    sent over TCP (``tcp_bps``: the client to every server at once, or ``tcp_together`` False:
+    the fastest one at a time) and written into the brick filesystems (``disk_write_bps``: every
+    one at once; None: not measured), both CPU work on one kernel — and the fan-out costs,
+    assumed 0 with a wide range until the fit derives them. Only writes store extra copies
+    (replica, parity), so only writes are charged."""
     note = (f"assumed 0 … {{worst}} per extra brick RPC: probe {rid} found {', '.join(hosts)} on the client's "
             "kernel (shared CPUs); derived from the calibration layout's request cost when it is fitted")
     out = {}
@@ -221,12 +230,11 @@ def shared_cpu_costs(rid: str, hosts: Sequence[str], tcp_bps: float | None = Non
         out[f"{tm.FANOUT}.{d}"] = tm.assumed_cost(0.0, SHARED_FANOUT_WORST, note.format(worst=format_duration(SHARED_FANOUT_WORST)))
         out[f"{tm.FANOUT_CPU}.{d}"] = tm.assumed_cost(0.0, SHARED_FANOUT_CPU_WORST, note.format(worst=format_duration(SHARED_FANOUT_CPU_WORST)))
     if tcp_bps:
-        per_byte = {WRITE: 1.0 / tcp_bps + (1.0 / disk_write_bps if disk_write_bps else 0.0), READ: 1.0 / tcp_bps}
-        for d, cost in per_byte.items():
-            parts = f"TCP {format_rate(tcp_bps)}" + (
-                f" and the brick filesystems {format_rate(disk_write_bps)}, at once" if d == WRITE and disk_write_bps
-                else ", at once")
-            out[f"{tm.SHARED_BYTE}.{d}"] = spread(cost, MEASURED, f"probe {rid}: the shared CPUs store "
+        cost = 1.0 / tcp_bps + (1.0 / disk_write_bps if disk_write_bps else 0.0)
+        parts = f"TCP {format_rate(tcp_bps)} " + ("to every server at once" if tcp_together else "to one server")
+        parts += (f", the brick filesystems {format_rate(disk_write_bps)} all at once" if disk_write_bps else
+                  "; the brick filesystems were not written all at once, so their cost is left out")
+        out[f"{tm.SHARED_BYTE}.{WRITE}"] = spread(cost, MEASURED, f"probe {rid}: the shared CPUs store "
                                                                  f"{format_rate(1.0 / cost)} of extra copies ({parts})",
                                                   cost=True)
     return out

@@ -122,8 +122,15 @@ class VerdictPanel(QWidget):
         if est.calibrated:
             text = f"<i>{html.escape(est.label)}</i>" + text
         if est.model is not None and any("client's own kernel" in n for n in est.model.notes):
-            text += ("<span style='color:#9a6700'>the servers share the client's CPUs (one kernel): one calibrated "
-                     "layout cannot say what each brick RPC costs there; the range allows for it (hover)</span>")
+            fan = est.model.params.get("fanout_cpu_seconds", "write")
+            if fan is not None and fan.source == "fitted":
+                what = ("what each extra brick RPC costs them is " +
+                        ("fitted from two layouts" if "beside the plainest layout" in fan.note else
+                         "derived from the calibration layout (an assumed split)"))
+            else:
+                what = "what each extra brick RPC costs them is not known; the range allows for it"
+            text += ("<span style='color:#9a6700'>the servers share the client's CPUs (one kernel): "
+                     f"{what} (hover)</span>")
         tips = [f"{p.direction}, {'one file' if p.concurrency == 1 else f'{p.concurrency} files'}: "
                 f"{p.bound} — {p.why}" for p in est.predictions]
         if est.model is not None:
