@@ -68,9 +68,10 @@ def test_plan_ends_with_each_clients_mount_as_provisioning_runs_it(tmp_path, cap
     plan = json.loads(capsys.readouterr().out)
     mount = ["mount", "-t", "glusterfs", "-o", "noatime,backup-volfile-servers=node4:node1:node2", "node3:/gv0",
              "/mnt/gv0"]
-    assert plan["mount_commands"] == [mount] and plan["mount_commands_hosts"] == ["client1"]
-    assert plan["commands_text"][-2:] == ["# run on client1 (a client: mount the started volume)",
-                                          " ".join(mount)]
+    assert plan["mount_commands"] == [["mkdir", "-p", "/mnt/gv0"], mount]
+    assert plan["mount_commands_hosts"] == ["client1", "client1"]
+    assert plan["commands_text"][-3:] == ["# run on client1 (a client: mount the started volume)",
+                                          "mkdir -p /mnt/gv0", " ".join(mount)]
     assert main(["provision", str(path), "--dry-run", "--json"]) == 0
     dry = json.loads(capsys.readouterr().out)
     step = next(s for s in dry["steps"] if s["key"] == "mount:client1:/mnt/gv0")
@@ -78,3 +79,21 @@ def test_plan_ends_with_each_clients_mount_as_provisioning_runs_it(tmp_path, cap
     assert main(["plan", str(path)]) == 0
     assert "mount -t glusterfs -o noatime,backup-volfile-servers=node4:node1:node2 node3:/gv0 /mnt/gv0" in \
         capsys.readouterr().out
+
+
+def test_the_shown_mounts_add_the_fstab_line_and_leave_out_what_provisioning_refuses():
+    from brickyard.core.gluster_cli import mount_commands
+    from brickyard.core.topology import Client, Mount
+
+    topo = scrambled()
+    topo.clients.append(Client("client1"))
+    vol = topo.volumes[0]
+    vol.mounts += [Mount("client1", "/mnt/gv0", fstab=True), Mount("ghost", "/mnt/g"),
+                   Mount("client1", "/mnt/x y"), Mount("client1", "/mnt/o", "bogus-option")]
+    lines = command_lines(mount_commands(topo, vol))
+    assert lines == [
+        "# run on client1 (a client: mount the started volume)",
+        "mkdir -p /mnt/gv0",
+        "mount -t glusterfs -o backup-volfile-servers=node4:node1:node2 node3:/gv0 /mnt/gv0",
+        "sh -c 'echo \"$1\" >> /etc/fstab' sh 'node3:/gv0 /mnt/gv0 glusterfs "
+        "defaults,_netdev,backup-volfile-servers=node4:node1:node2 0 0'"]

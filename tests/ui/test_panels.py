@@ -139,7 +139,7 @@ def test_the_command_preview_ends_with_each_clients_mount(tmp_path, qtbot):
     win = MainWindow(topo, tmp_path / "settings.ini", tmp_path / "autosave")
     show_active(qtbot, win)
     lines = win.commands.command_text().splitlines()
-    assert lines[-2:] == ["# run on client1 (a client: mount the started volume)",
+    assert lines[-3:] == ["# run on client1 (a client: mount the started volume)", "mkdir -p /mnt/gv0",
                           "mount -t glusterfs -o backup-volfile-servers=node4:node1:node2 node3:/gv0 /mnt/gv0"]
     assert "then 1 mount(s) on the clients" in win.commands.note.text()
 

@@ -132,7 +132,7 @@ async def run_benchmark(
     """Measure ``workload`` on ``targets``; see the module docstring for the end states.
     ``link_bps`` (bytes/s) is every client's link for the physics check; without it each
     client's is detected, and ``link_hints`` (host → bytes/s, e.g. the topology's NIC field)
-    stands in where detection finds no speed; the figures taken, and which source each is,
+    stands in where detection finds no speed or only a virtual device's nominal one; the figures taken, and which source each is,
     are logged through ``progress`` (``link_typed_as`` names where a typed one came from). Raises ParamError for bad parameters (before
     anything runs on a host)."""
     values = workload.resolve(params)

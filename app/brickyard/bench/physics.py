@@ -13,7 +13,8 @@ says is recorded with where it came from, and "unknown" stays unknown:
   (reached through the loopback device): no check on that host, said so.
 
 Which figure bounds a host, in order: a link speed the user typed (``--link``, the Run tab's
-Link field) for every client; else what was detected on the host; else the topology's NIC
+Link field) for every client; else what was detected on the host, unless that is a virtual
+device's nominal speed and the topology declares a NIC figure; else the topology's NIC
 figure for it. ``LinkInfo.origin`` records which, and ``link_lines`` says it, the one text the
 CLI and the Run tab print.
 """

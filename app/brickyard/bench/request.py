@@ -38,7 +38,8 @@ class BenchRequest:
     ``targets`` run together (one run, workers released at one instant); a baseline is a
     request of its own. ``servers`` are topology node names; ``link_bps`` the physics bound
     for every client (None: each client's link is detected on the host, ``link_hints`` —
-    host → bytes/s, e.g. the topology's NIC speeds — standing in where the OS says nothing);
+    host → bytes/s, e.g. the topology's NIC speeds — standing in where the OS says nothing or
+    only a virtual device's nominal speed);
     ``volume`` the topology volume the targets mount ('' for a baseline)."""
 
     workload: str
@@ -108,7 +109,7 @@ def topology_link(topo: Topology, hosts: Iterable[str], servers: Iterable[str] =
 
 def topology_nics(topo: Topology, hosts: Iterable[str]) -> dict[str, float]:
     """host → bytes/s for each of ``hosts`` the topology gives a NIC speed (the engine's
-    ``link_hints``: used where detection on the host finds no speed)."""
+    ``link_hints``: used where detection on the host finds no speed, or a nominal one)."""
     out = {}
     for name in hosts:
         machine = topo.client(name) or topo.node(name)

@@ -19,7 +19,7 @@ from operator import attrgetter
 from typing import Sequence
 
 from .layout import Resolved, resolve
-from .mounts import mount_argv
+from .mounts import fstab_line, mount_argv, mount_problem
 from .topology import Topology, Volume
 
 GLUSTER = "gluster"
@@ -104,13 +104,24 @@ def volume_commands(topo: Topology, volume: Volume, resolved: Resolved | None = 
     return tuple(out)
 
 
-def mount_commands(volume: Volume) -> tuple[HostCommand, ...]:
-    """How each client the topology says mounts ``volume`` mounts it once it is started
-    (provisioning runs the same, creating a missing mount point first)."""
+def mount_commands(topo: Topology, volume: Volume) -> tuple[HostCommand, ...]:
+    """How each client the topology says mounts ``volume`` mounts it once it is started, as
+    provisioning does: create the mount point, mount, and (``fstab``) add the boot-time line.
+    A mount provisioning would refuse (``mounts.mount_problem``) is left out."""
     if not volume.bricks:
         return ()
-    return tuple(HostCommand(f"mount:{m.client}:{m.path}", m.client, tuple(mount_argv(volume, m.path, m.options)))
-                 for m in volume.mounts)
+    out: list[HostCommand] = []
+    for m in volume.mounts:
+        if mount_problem(topo, m):
+            continue
+        key = f"mount:{m.client}:{m.path}"
+        out.append(HostCommand(f"mkdir:{m.client}:{m.path}", m.client, ("mkdir", "-p", m.path)))
+        out.append(HostCommand(key, m.client, tuple(mount_argv(volume, m.path, m.options))))
+        if m.fstab:
+            line = fstab_line(volume, m.path, m.options)
+            out.append(HostCommand(f"fstab:{m.client}:{m.path}", m.client,
+                                   ("sh", "-c", 'echo "$1" >> /etc/fstab', "sh", line)))
+    return tuple(out)
 
 
 def provision_commands(topo: Topology, volume: Volume, resolved: Resolved | None = None,
@@ -130,7 +141,7 @@ def command_lines(commands: Sequence[HostCommand]) -> list[str]:
             lines.append(f"# run on {host}" + (" (it probes the other nodes into its trusted pool)"
                                                  if c.key.startswith("peer-probe:") else
                                                  " (a client: mount the started volume)"
-                                                 if c.key.startswith("mount:") else ""))
+                                                 if c.key.startswith(("mkdir:", "mount:", "fstab:")) else ""))
         lines.append(render(c.argv))
     return lines
 

@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .topology import Volume
+    from .topology import Mount, Topology, Volume
 
 # mount.glusterfs 10.3, with_options(): KEY=VALUE options it reads
 WITH_VALUE = frozenset({
@@ -137,3 +137,11 @@ def mount_argv(volume: Volume, mount_path: str, extra: str = "") -> list[str]:
     source, _ = mount_source(volume)
     opts = mount_options(volume, extra)
     return ["mount", "-t", "glusterfs", *(["-o", opts] if opts else []), source, mount_path]
+
+
+def mount_problem(topo: Topology, mount: Mount) -> str | None:
+    """Why provisioning would refuse this mount (a client the topology lacks, a bad mount
+    point or option), or None."""
+    if topo.client(mount.client) is None:
+        return f"client {mount.client!r} is not in the topology"
+    return mount_point_problem(mount.path) or mount_options_problem(mount.options)

@@ -208,7 +208,7 @@ def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
         commands=commands,
         estimate=est,
         placement_note=note,
-        mount_commands=gluster_cli.mount_commands(volume) if commands else (),
+        mount_commands=gluster_cli.mount_commands(topo, volume) if commands else (),
     )
 
 

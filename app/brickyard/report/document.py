@@ -291,7 +291,7 @@ def _findings_and_commands(layout: LayoutPlan) -> list[Block]:
             colour = FAILED if f.severity == "error" else ""
             blocks.append(Paragraph([(SEVERITY_WORDS.get(f.severity, f.severity) + ": ", "small-bold"),
                                      (f.message, "small")], colour=colour, bullet="•", indent=10.0, space=1.5))
-    blocks.append(Heading("The commands (each on the node named)", 3))
+    blocks.append(Heading("The commands (each on the machine named)", 3))
     if plan.commands:
         blocks.append(Code(command_lines(plan.shown_commands)))
     else:

@@ -56,7 +56,7 @@ class CommandsPanel(QWidget):
         elif plan.needs_force and not plan.volume.force:
             self.note.setText("gluster refuses this without force; tick force in the Layout panel to add it.")
         elif plan.commands:
-            mounts = len(plan.mount_commands)
+            mounts = sum(c.key.startswith("mount:") for c in plan.mount_commands)
             self.note.setText(f"{len(plan.commands)} command(s), all run on {plan.commands[0].host}"
                               " (the topology's first node), as provisioning runs them"
                               + (f"; then {mounts} mount(s) on the clients." if mounts else "."))
