@@ -80,6 +80,20 @@ def _short(run_id: str) -> str:
     return run_id[:12]
 
 
+def split_probe_runs(runs: Sequence[RunResult], topology_for: Callable[[RunResult], Topology | None]
+                     ) -> tuple[list[RunResult], list[RunResult], Inputs, list[str]]:
+    """Runs shown together (History's Model check, a report): (the other runs, the probe runs,
+    what the probe runs calibrate every layout's prediction on, why a probe run could not)."""
+    probes = [r for r in runs if r.workload == PROBE_WORKLOAD]
+    extra, problems = Inputs(), []
+    for run in probes:
+        try:
+            extra = extra + probe_inputs(run, topology_for(run))
+        except ModelInputError as exc:
+            problems.append(str(exc))
+    return [r for r in runs if r.workload != PROBE_WORKLOAD], probes, extra, problems
+
+
 def inputs_from_run(run: RunResult, topo: Topology | None) -> Inputs:
     """One stored run: a probe run gives measured parameters, a run on a gluster volume gives
     observations of its layout. Anything else (a baseline, a run that measured nothing) is

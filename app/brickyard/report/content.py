@@ -38,7 +38,7 @@ from ..core.calibration import Inputs
 from ..core.decision import (BASELINE, ESTIMATED, LAYOUT, PREDICTED, DecisionTable, LayoutEntry, build_table,
                              plan_label)
 from ..core.modelcheck import ModelCheck, check_table
-from ..core.modelinputs import PROBE_WORKLOAD, ModelInputError, probe_inputs
+from ..core.modelinputs import split_probe_runs
 from ..core.plan import PlanResult, plan_volume
 from ..core.results import RunResult, is_gluster_target
 from ..core.runlabels import run_series
@@ -200,15 +200,9 @@ def content_from_runs(store: Any, run_ids: Sequence[str], topology: Topology | N
             return topofile.loads(text) if text else topology
         except topofile.TopologyFileError:
             return topology
-    probes = [r for r in runs if r.workload == PROBE_WORKLOAD]
-    entries = entries_from_runs([r for r in runs if r.workload != PROBE_WORKLOAD], topo_of)
+    others, probes, extra, _problems = split_probe_runs(runs, topo_of)   # probes calibrate every prediction
+    entries = entries_from_runs(others, topo_of)
     table = build_table(entries)
-    extra = Inputs()
-    for run in probes:             # a probe run among them calibrates every layout's prediction
-        try:
-            extra = extra + probe_inputs(run, topo_of(run))
-        except ModelInputError:
-            pass
     volumes = [e.plan.volume.name for e in entries if e.plan is not None]
     targets = [e.key for e in entries if e.kind == BASELINE]
     names = list(dict.fromkeys(volumes))       # one volume re-created with other layouts: named once

@@ -17,9 +17,8 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from brickyard.core.decision_runs import entries_from_runs
-from brickyard.core.calibration import Inputs
 from brickyard.core.modelcheck import TOLERANCE, CheckRow, check_rows, leave_one_out
-from brickyard.core.modelinputs import PROBE_WORKLOAD, ModelInputError, probe_inputs
+from brickyard.core.modelinputs import split_probe_runs
 from brickyard.core.results import RunResult
 from brickyard.core.units import format_block_label, format_block_size, format_rate
 
@@ -49,14 +48,8 @@ class ModelCheckPanel(QWidget):
         self.probe_problems: list[str] = []
 
     def show_runs(self, runs: Sequence[RunResult], topology_for: Callable) -> list[CheckRow]:
-        probes = [r for r in runs if r.workload == PROBE_WORKLOAD]
-        entries = entries_from_runs([r for r in runs if r.workload != PROBE_WORKLOAD], topology_for)
-        extra, self.probe_problems = Inputs(), []
-        for run in probes:          # a probe run among them calibrates every prediction
-            try:
-                extra = extra + probe_inputs(run, topology_for(run))
-            except ModelInputError as exc:
-                self.probe_problems.append(str(exc))
+        others, probes, extra, self.probe_problems = split_probe_runs(runs, topology_for)
+        entries = entries_from_runs(others, topology_for)   # a probe run among them calibrates every prediction
         models = leave_one_out(entries, extra)
         self.rows = check_rows(entries, models, min_block=LARGE)
         self.table.setRowCount(len(self.rows))
