@@ -306,7 +306,8 @@ class RunView(QWidget):
         else:
             hosts = [t.host for t in self.targets.mount_targets()] + [b.spec.host for b in self.targets.baseline_targets()]
             nics = topology_nics(self.session.topo, hosts)
-            fallback = (" Where the OS says nothing, the topology's NIC speed: "
+            fallback = (" Where the OS says nothing, or only a virtual device's nominal speed, the topology's NIC "
+                        "speed: "
                         + ", ".join(f"{h} {format_link_speed(v)}" for h, v in nics.items()) + "." if nics else
                         " The topology gives no NIC speed to fall back on.")
             self.link_hint.setText("Empty: each client's link is read on the host at the start of the run (the device "
