@@ -152,3 +152,18 @@ def test_one_layout_and_a_probe_run_is_checked_against_the_probe_calibration(sto
     words = flat(section_text(out))
     assert f"was calibrated on probe run {probe.run_id[:12]}" in words and "not on any layout's runs" in words
     assert f"over {len(check.points)} measured figures" in words
+
+
+def test_a_layouts_commands_end_with_the_mount_its_drawing_shows(store, tmp_path):
+    # the layout drawing showed "client1 ▸ hrep at /mnt/…" (from the runs' targets) while the
+    # commands under it stopped at `volume start`: the mount was in the picture, not the commands
+    from brickyard.report.topodraw import layout_mounts
+
+    content = content_from_runs(store, sandbox_ids(store, HREP))
+    layout = content.layouts[0]
+    mount = layout_mounts(layout)[0]
+    out = tmp_path / "hrep.pdf"
+    export_report(content, out)
+    text = flat(pdfcheck.text(out))
+    assert f"# run on {mount.client} (a client: mount the started volume) mkdir -p {mount.path}" in text
+    assert "mount -t glusterfs" in text and f":/hrep {mount.path}" in text

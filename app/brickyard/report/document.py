@@ -8,15 +8,17 @@ HTML writer call it, so the two carry the same words and numbers.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..core.decision import BASELINE, ESTIMATED, MEASURED, PLANNED, PREDICTED, Column, DecisionTable
-from ..core.topology import VolumeType
-from ..core.gluster_cli import command_lines
+from ..core.topology import Client, VolumeType
+from ..core.gluster_cli import HostCommand, command_lines, mount_commands
 from ..core.layout import TYPE_NAMES, resolve
 from ..core.units import describe_size, format_rate, format_utc
 from .blocks import Block, Cell, Code, Col, Figure, Heading, Paragraph, Table
 from .content import LayoutPlan, ReportContent
 from .sentences import layout_sentence, reading
-from .topodraw import TopologyDrawing
+from .topodraw import TopologyDrawing, layout_mounts
 from .typeset import ACCENT, ESTIMATE, FAILED, MUTED, PREDICT, Typeset
 
 COLUMN_GAP = 10.0      # between layouts in the decision table: no two figures run together
@@ -278,6 +280,17 @@ def layout_section(layout: LayoutPlan, number: str) -> list[Block]:
     return blocks + _findings_and_commands(layout)
 
 
+def _mount_commands(layout: LayoutPlan) -> tuple[HostCommand, ...]:
+    """Each client's mount the drawing shows (``layout_mounts``: the runs' targets, else the
+    volume's own), as provisioning runs it."""
+    mounts = layout_mounts(layout)
+    known = {c.name for c in layout.topology.clients}
+    topo = replace(layout.topology, clients=[*layout.topology.clients,
+                                             *(Client(n) for n in dict.fromkeys(m.client for m in mounts)
+                                               if n not in known)])
+    return mount_commands(topo, replace(layout.plan.volume, mounts=list(mounts)))
+
+
 def _findings_and_commands(layout: LayoutPlan) -> list[Block]:
     plan = layout.plan
     blocks: list[Block] = []
@@ -293,7 +306,7 @@ def _findings_and_commands(layout: LayoutPlan) -> list[Block]:
                                      (f.message, "small")], colour=colour, bullet="•", indent=10.0, space=1.5))
     blocks.append(Heading("The commands (each on the machine named)", 3))
     if plan.commands:
-        blocks.append(Code(command_lines(plan.shown_commands)))
+        blocks.append(Code(command_lines(plan.commands + _mount_commands(layout))))
     else:
         blocks.append(Paragraph.of("None: Brickyard offers no commands while the plan has an error (see above).",
                                    "small"))
