@@ -1,7 +1,7 @@
 """The Help menu: Welcome, the user guide (F1), keyboard shortcuts, the log folder, About.
 
-- **User guide** (F1) shows the README (the one shipped with this Brickyard, so it matches
-  the version) rendered, opened at its "User guide" section, with its screenshots.
+- **User guide** (F1) shows the guide's chapters (``ui/guide.py``) with contents and search,
+  opened at the chapter about the tab in front.
 - **Keyboard shortcuts** lists every action of the window that has keys, read from the
   actions themselves (menus first, in menu order), so the list cannot fall behind.
 - **Open log folder** opens ``core.paths.user_log_dir()`` in the file manager, or shows its
@@ -14,16 +14,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QImage, QKeySequence, QTextDocument
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QLabel, QMainWindow, QMenu, QMessageBox,
-                               QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..core import applog
 from .about import component_versions, plugin_versions, report_text
-from .files import shipped
-
-GUIDE_HEADING = "User guide"
+from .guide import show_user_guide
 
 
 def add_help_menu(window: QMainWindow) -> QMenu:
@@ -46,80 +44,6 @@ def add_help_menu(window: QMainWindow) -> QMenu:
     action = menu.addAction("&About Brickyard")
     action.triggered.connect(lambda: show_about(window))
     return menu
-
-
-# ---- user guide ---------------------------------------------------------------------------
-GUIDE_IMAGE_WIDTH = 900
-
-
-class _GuideBrowser(QTextBrowser):
-    """A text browser that shows the README's screenshots at a readable width, not at the
-    1600 px they were taken at (which made the whole guide scroll sideways)."""
-
-    def loadResource(self, kind: int, url: QUrl):  # noqa: N802 - Qt's name
-        resource = super().loadResource(kind, url)
-        if kind != QTextDocument.ResourceType.ImageResource.value:
-            return resource
-        image = resource if isinstance(resource, QImage) else QImage.fromData(resource) \
-            if isinstance(resource, (QByteArray, bytes)) else QImage()
-        if not image.isNull() and image.width() > GUIDE_IMAGE_WIDTH:
-            return image.scaledToWidth(GUIDE_IMAGE_WIDTH, Qt.TransformationMode.SmoothTransformation)
-        return resource
-
-
-class UserGuide(QDialog):
-    """The README, rendered, at the user guide section."""
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setWindowTitle("Brickyard user guide")
-        self.setObjectName("user-guide")
-        self.browser = _GuideBrowser()
-        self.browser.setOpenExternalLinks(True)
-        readme = shipped("README.md")
-        if readme.is_file():
-            self.browser.setSearchPaths([str(readme.parent)])
-            self.browser.setMarkdown(readme.read_text(encoding="utf-8"))
-            self.source = readme
-        else:
-            self.browser.setPlainText(f"The user guide (README.md) is not part of this installation: {readme} is missing.")
-            self.source = None
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.rejected.connect(self.close)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.browser)
-        layout.addWidget(buttons)
-        screen = (parent.screen() if parent is not None else QGuiApplication.primaryScreen()).availableGeometry()
-        self.resize(min(1000, screen.width() - 80), min(900, screen.height() - 80))
-
-    def heading_position(self, heading: str = GUIDE_HEADING) -> int:
-        """Where the heading ``heading`` starts in the document (-1: not there)."""
-        block = self.browser.document().begin()
-        while block.isValid():
-            if block.blockFormat().headingLevel() and block.text().strip() == heading:
-                return block.position()
-            block = block.next()
-        return -1
-
-    def go_to(self, heading: str = GUIDE_HEADING) -> bool:
-        position = self.heading_position(heading)
-        if position < 0:
-            return False
-        block = self.browser.document().findBlock(position)
-        layout = self.browser.document().documentLayout()
-        self.browser.verticalScrollBar().setValue(int(layout.blockBoundingRect(block).top()))
-        return True
-
-
-def show_user_guide(window: QWidget) -> UserGuide:
-    guide = getattr(window, "_user_guide", None)
-    if guide is None:
-        guide = UserGuide(window)
-        window._user_guide = guide
-    guide.show()
-    guide.raise_()
-    guide.go_to()
-    return guide
 
 
 # ---- keyboard shortcuts -------------------------------------------------------------------

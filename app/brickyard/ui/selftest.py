@@ -5,7 +5,7 @@ history and logs are never touched, and the temporary files are removed at the e
 Steps, each printed as ``ok`` or ``FAIL`` with what it found:
 
 1. **window**: Qt starts offscreen and the main window is built with its menus and the
-   welcome view (icons, the README for F1).
+   welcome view (icons, the user guide's chapters and their pictures for F1).
 2. **examples**: every shipped example topology loads and plans; the JSON Schema is there.
 3. **plugins**: every workload plugin loads (entry points — built-ins and third-party
    ones installed beside Brickyard — and the user's plugins folder); a probe plugin dropped
@@ -114,7 +114,7 @@ class SelfTest:
         from PySide6.QtWidgets import QApplication
 
         app = QApplication.instance() or QApplication([sys.argv[0], "-platform", "offscreen"])
-        from .files import shipped
+        from .guide import guide_problems
         from .mainwindow import MainWindow
         from .style import app_icon
 
@@ -129,8 +129,7 @@ class SelfTest:
         problems = []
         if app_icon().isNull():
             problems.append("no icon (resources/icons)")
-        if not shipped("README.md").is_file():
-            problems.append("no README.md for Help ▸ User guide")
+        problems += guide_problems()
         if not window.welcome.example_buttons:
             problems.append("the welcome view offers no example")
         tabs = window.tabs.count()
