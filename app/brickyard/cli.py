@@ -1,74 +1,57 @@
 """`brickyard`: headless commands over the same services the app uses.
 
-Each subcommand lives in ``brickyard.clicmd.<name>`` with ``register(subparsers)`` that adds
-its parser and sets ``func(args) -> int``. Exit codes: 0 done, 1 the thing checked failed
-(an invalid layout, a failed step), 2 bad input (a one-line error names it), 130 Ctrl-C.
+Each command lives in ``brickyard.clicmd.<module>`` as a ``COMMAND`` in the one command shape
+(``clicmd.command``: parse → run a service → print text or JSON → exit code). ``COMMANDS``
+below names each command word's module and one-line help: ``brickyard --help`` lists them
+without importing any, and a command line imports only the module of its command. Exit
+codes: 0 done, 1 the thing checked failed (an invalid layout, a failed step), 2 bad input
+(a one-line error names it), 130 Ctrl-C.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import json
-import math
 import os
 import sys
-import traceback
+from typing import NamedTuple
 
 from . import __version__
+from .clicmd.command import Refused, UsageError, emit_json, json_safe
 
-# command word -> the module that registers it. Only the module of the command being run is
-# imported (SSH and SQL libraries cost a second or more at start-up); --help imports them all.
-COMMAND_MODULES = {
-    "plan": "brickyard.clicmd.plan",
-    "preflight": "brickyard.clicmd.preflight",
-    "provision": "brickyard.clicmd.provision",
-    "teardown": "brickyard.clicmd.teardown",
-    "import": "brickyard.clicmd.import_",
-    "lab": "brickyard.clicmd.lab",
-    "bench": "brickyard.clicmd.bench",
-    "history": "brickyard.clicmd.history",
-    "campaign": "brickyard.clicmd.campaign",
-    "decision": "brickyard.clicmd.decision",
-    "probe": "brickyard.clicmd.probe",
-    "report": "brickyard.clicmd.report",
+__all__ = ["COMMANDS", "Refused", "UsageError", "build_parser", "emit_json", "json_safe", "main"]
+
+
+class CommandEntry(NamedTuple):
+    """What the CLI knows about a command word before importing its module."""
+
+    module: str
+    help: str
+    #: its SSH and run events go to the log file (core.applog): commands that reach hosts or run work
+    logged: bool = False
+
+
+COMMANDS: dict[str, CommandEntry] = {
+    "plan": CommandEntry("brickyard.clicmd.plan", "check a volume layout the way gluster would"),
+    "preflight": CommandEntry("brickyard.clicmd.preflight", "check every host before provisioning", True),
+    "provision": CommandEntry("brickyard.clicmd.provision", "create a planned volume on its hosts over SSH", True),
+    "teardown": CommandEntry("brickyard.clicmd.teardown",
+                             "unmount, stop and delete a volume; remove only what Brickyard created", True),
+    "import": CommandEntry("brickyard.clicmd.import_", "build a topology file from a running cluster", True),
+    "lab": CommandEntry("brickyard.clicmd.lab",
+                        "a throw-away gluster cluster in network namespaces on this machine (root)", True),
+    "bench": CommandEntry("brickyard.clicmd.bench", "run a benchmark workload over SSH or locally", True),
+    "history": CommandEntry("brickyard.clicmd.history",
+                            "list, show, compare, export and import stored benchmark runs"),
+    "campaign": CommandEntry("brickyard.clicmd.campaign",
+                             "run one workload set on several layouts of the same bricks, resumably", True),
+    "decision": CommandEntry("brickyard.clicmd.decision",
+                             "the decision table (capacity, failures, measured speed) of a campaign or of stored runs"),
+    "probe": CommandEntry("brickyard.clicmd.probe", "measure brick filesystems and client→server TCP before "
+                                                    "provisioning (calibrates the throughput model)", True),
+    "report": CommandEntry("brickyard.clicmd.report",
+                           "export a PDF or HTML report of a campaign, stored runs or a planned volume"),
 }
-
-
-#: commands that reach hosts or run work: their SSH and run events go to the log file (core.applog)
-LOGGED_COMMANDS = frozenset({"preflight", "provision", "teardown", "import", "lab", "bench", "campaign", "probe"})
-
-
-class UsageError(Exception):
-    """Bad input from the user, exit code 2: one line, or for a file with several problems
-    one line per problem (``problems``: the strictjson Problems, also in the JSON document)."""
-
-    def __init__(self, message: str, problems: list | None = None):
-        super().__init__(message)
-        self.problems = list(problems or [])
-
-
-def json_safe(value: object) -> object:
-    """``value`` with every non-finite float (NaN, Infinity) as null: stdout under --json is
-    always strict JSON, which has no NaN."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    return value
-
-
-def emit_json(doc: object, indent: int | None = 2) -> None:
-    """Print one JSON document on stdout: strict JSON (no NaN), UTF-8, flushed. Every command
-    prints its --json output through here."""
-    text = json.dumps(json_safe(doc), indent=indent, ensure_ascii=False, allow_nan=False, default=str)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:   # a lone surrogate from somewhere: escape it rather than fail
-        text = json.dumps(json_safe(doc), indent=indent, ensure_ascii=True, allow_nan=False, default=str)
-    print(text, flush=True)
 
 
 class _BadArguments(Exception):
@@ -90,20 +73,18 @@ def _clip_quoted(message: str) -> str:
     return re.sub(r"'([^']{41,})'", clip, message)
 
 
-def build_parser(command: str | None = None, version_only: bool = False) -> argparse.ArgumentParser:
-    """The parser for every command, only for ``command`` when it names one, or for none
-    when all that is asked is ``--version``."""
+def build_parser(command: str | None = None, load_all: bool = False) -> argparse.ArgumentParser:
+    """The parser of ``brickyard``: every command word with its one-line help, and the full
+    parser (its module imported) only for ``command``, or for every command with
+    ``load_all``. Listing the commands imports none of them."""
     parser = _Parser(prog="brickyard", description="Plan, provision and benchmark GlusterFS volumes.")
     parser.add_argument("--version", action="version", version=f"brickyard {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    if version_only:
-        wanted = []
-    elif command in COMMAND_MODULES:
-        wanted = [COMMAND_MODULES[command]]
-    else:
-        wanted = list(COMMAND_MODULES.values())
-    for name in wanted:
-        importlib.import_module(name).register(sub)
+    for word, entry in COMMANDS.items():
+        if load_all or word == command:
+            importlib.import_module(entry.module).COMMAND.attach(sub, word, entry.help)
+        else:   # listed for --help; never parsed into (the command word loads the real one)
+            sub.add_parser(word, help=entry.help, add_help=False)
     return parser
 
 
@@ -135,19 +116,20 @@ def main(argv: list[str] | None = None) -> int:
     command = _command_word(argv)
     as_json = "--json" in argv
     try:
-        parser = build_parser(command, version_only=command is None and "--version" in argv)
+        parser = build_parser(command)
         args = parser.parse_args(argv)
     except _BadArguments as exc:
         return _failed(str(exc), str(exc).partition(": error: ")[2], 2, as_json)
     except KeyboardInterrupt:
         return _failed("brickyard: interrupted", "interrupted (Ctrl-C)", 130, as_json)
-    if not getattr(args, "func", None):
+    command_object = getattr(args, "command_object", None)
+    if command_object is None:
         if as_json:
             return _failed("brickyard: give a command (brickyard --help lists them)", "no command given", 2, True)
         parser.print_help()
         return 2
     as_json = bool(getattr(args, "json", False))
-    if args.command in LOGGED_COMMANDS:
+    if COMMANDS[args.command].logged:
         from .core import applog
 
         applog.setup(f"brickyard {args.command}")
@@ -158,17 +140,21 @@ def main(argv: list[str] | None = None) -> int:
     except SettingsError as exc:
         return _failed(f"brickyard {args.command}: {exc}", str(exc), 2, as_json)
     try:
-        return int(args.func(args) or 0)
+        return command_object.execute(args)
     except UsageError as exc:
         return _failed(f"brickyard {args.command}: {exc}", str(exc), 2, as_json, exc.problems)
+    except Refused as exc:
+        return _failed(exc.line, str(exc), exc.code, as_json, **exc.extra)
     except KeyboardInterrupt:
         return _failed(f"brickyard {args.command}: interrupted", "interrupted (Ctrl-C)", 130, as_json)
     except BrokenPipeError:  # `brickyard plan … | head`: the reader left; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except Exception as exc:  # noqa: BLE001 - a bug: the traceback for the report, JSON for the script
-        traceback.print_exc()
         import logging
+        import traceback
+
+        traceback.print_exc()
 
         logging.getLogger("brickyard").exception("brickyard %s: internal error", args.command)
         return _failed(f"brickyard {args.command}: internal error (a bug in Brickyard, please report it): "

@@ -1,47 +1,77 @@
-"""The CLI imports only what the command being run needs."""
+"""The CLI imports only what the command being run needs: `brickyard --help` and `--version`
+list and name the commands without importing any command module (nor SSH, SQL or Qt)."""
 
+import importlib
 import subprocess
 import sys
+
+import pytest
+
+from brickyard import cli
+from brickyard.clicmd.command import Command
 
 from ..conftest import EXAMPLES
 
 PROBE = """
 import sys
 from brickyard import cli
-code = cli.main(sys.argv[1:])
+try:
+    code = cli.main(sys.argv[1:])
+except SystemExit as exc:    # --help and --version exit from inside argparse
+    code = exc.code
 heavy = sorted({m.split('.')[0] for m in sys.modules} & {'asyncssh', 'sqlalchemy', 'alembic', 'PySide6'})
 print('HEAVY', ','.join(heavy))
+print('COMMANDS', ','.join(sorted(m for m in sys.modules if m.startswith('brickyard.clicmd.'))))
 sys.exit(code)
 """
 
 
-def _heavy_modules_loaded(*args: str) -> tuple[int, str]:
+def _modules_loaded(*args: str) -> tuple[int, str, str]:
     proc = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=120)
-    line = next(l for l in proc.stdout.splitlines() if l.startswith("HEAVY"))
-    return proc.returncode, line.removeprefix("HEAVY").strip()
+    lines = dict(line.split(" ", 1) if " " in line else (line, "") for line in proc.stdout.splitlines()
+                 if line.startswith(("HEAVY", "COMMANDS")))
+    return proc.returncode, lines["HEAVY"].strip(), lines["COMMANDS"].strip()
 
 
 def test_plan_loads_no_ssh_sql_or_qt_library():
-    code, heavy = _heavy_modules_loaded("plan", str(EXAMPLES / "three-site.brickyard.json"))
+    code, heavy, _ = _modules_loaded("plan", str(EXAMPLES / "three-site.brickyard.json"))
     assert code == 0
     assert heavy == ""
 
 
-def test_version_loads_no_command_module():
-    proc = subprocess.run([sys.executable, "-c", "import sys; from brickyard import cli; "
-                           "sys.argv=['brickyard','--version']; "
-                           "import contextlib\ntry:\n cli.main(['--version'])\nexcept SystemExit: pass\n"
-                           "print(sorted(m for m in sys.modules if m.startswith('brickyard.clicmd.')))"],
-                          capture_output=True, text=True, timeout=60)
-    from brickyard import __version__
-
-    assert f"brickyard {__version__}" in proc.stdout
-    assert proc.stdout.strip().endswith("[]")
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], []])
+def test_help_and_version_import_no_command_and_no_ssh_sql_or_qt(argv):
+    code, heavy, commands = _modules_loaded(*argv)
+    assert code in (0, 2)
+    assert heavy == ""
+    assert commands == "brickyard.clicmd.command"      # the shape only, no command's module
 
 
-def test_help_still_lists_every_command():
-    from brickyard import cli
+def test_a_command_line_imports_only_its_own_command_module():
+    code, _, commands = _modules_loaded("decision", "--help")
+    assert code == 0
+    command_modules = {entry.module for entry in cli.COMMANDS.values()}
+    assert set(commands.split(",")) & command_modules == {"brickyard.clicmd.decision"}
 
-    text = cli.build_parser().format_help()
-    for word in cli.COMMAND_MODULES:
-        assert word in text
+
+def test_help_lists_every_command_with_its_one_line_help(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for word, entry in cli.COMMANDS.items():
+        assert f"{word} {' '.join(entry.help.split())}" in text
+
+
+@pytest.mark.parametrize("word", sorted(cli.COMMANDS))
+def test_every_command_module_holds_one_command_in_the_shape_and_takes_json(word):
+    module = importlib.import_module(cli.COMMANDS[word].module)
+    assert isinstance(module.COMMAND, Command)
+    parser = cli.build_parser(word)
+    sub = next(a for a in parser._actions if a.dest == "command")
+    full = sub.choices[word]
+    assert full.description == module.COMMAND.description
+    actions = getattr(module.COMMAND, "actions", ())
+    parsers = ([next(a for a in full._actions if a.dest == f"{word}_command").choices[w] for w, _, _ in actions]
+               if actions else [full])
+    for p in parsers:
+        assert any("--json" in a.option_strings for a in p._actions), p.prog

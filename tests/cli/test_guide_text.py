@@ -183,9 +183,9 @@ def _command_source(path: list[str]) -> str:
     """The source of a command's module (an option hidden from --help is still defined there)."""
     if path[0] == "brickyard-gui":
         return (PACKAGE / "ui" / "app.py").read_text()
-    from brickyard.cli import COMMAND_MODULES
+    from brickyard.cli import COMMANDS
 
-    module = COMMAND_MODULES.get(path[1]) if len(path) > 1 else "brickyard.cli"
+    module = COMMANDS[path[1]].module if len(path) > 1 and path[1] in COMMANDS else "brickyard.cli"
     return (ROOT / "app" / (module.replace(".", "/") + ".py")).read_text()
 
 

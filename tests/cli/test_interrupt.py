@@ -11,7 +11,7 @@ import signal
 
 import pytest
 
-from brickyard.clicmd.remote_common import print_report, run_with_pool
+from brickyard.clicmd.remote_common import report_outcome, run_with_pool
 from brickyard.remote.local import LocalExecutor
 from brickyard.remote.loop import Progress
 from brickyard.remote.ssh import SshPool
@@ -48,10 +48,10 @@ def test_ctrl_c_during_a_step_prints_the_report_and_exits_130(capsys):
 
     report = run_with_pool(_args(), body)
     assert [o.status for o in report.outcomes] == [DONE, FAILED, PENDING] and report.interrupted
-    assert print_report(report, True) == 130
+    assert report_outcome(report).show(True) == 130
     doc = json.loads(capsys.readouterr().out)
     assert doc["interrupted"] and doc["exit"] == 130 and doc["failed_step"] == "slow"
-    assert print_report(report, False) == 130
+    assert report_outcome(report).show(False) == 130
     text = capsys.readouterr().out
     assert "INTERRUPTED at step 'wait a long time' on here" in text
     assert "done (1): here: do something quick" in text and "left (2)" in text
@@ -70,6 +70,6 @@ def test_ctrl_c_after_the_last_step_keeps_the_finished_report(capsys, monkeypatc
 
     report = run_with_pool(_args(), body)  # Ctrl-C while the connections close
     assert report.ok and report.interrupted and [o.status for o in report.outcomes] == [DONE]
-    assert print_report(report, True) == 130
+    assert report_outcome(report).show(True) == 130
     doc = json.loads(capsys.readouterr().out)
     assert doc["ok"] and doc["steps"][0]["status"] == "done" and doc["exit"] == 130

@@ -20,3 +20,13 @@ def test_an_unknown_client_or_volume_exits_2(capsys):
     assert main(["probe", RAID5, "--client", "nobody", "--dry-run"]) == 2
     assert "no such client" in capsys.readouterr().err
     assert main(["probe", RAID5, "--volume", "nope", "--dry-run"]) == 2
+
+
+def test_dry_run_with_json_prints_one_json_document_of_the_targets(capsys):
+    import json
+
+    code = main(["probe", RAID5, "--dry-run", "--json"])
+    doc = json.loads(capsys.readouterr().out)   # was the text lines, not JSON
+    assert code == 0 and doc["ok"] is True
+    assert doc["targets"] == [f"n00{i}:/mnt/gluster" for i in range(1, 9)] + ["client:/tmp"]
+    assert doc["params"] == {"clients": "client"}

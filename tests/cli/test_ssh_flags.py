@@ -41,7 +41,7 @@ MALFORMED = {
 
 
 def _commands_taking_the_flag() -> set[str]:
-    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    sub = next(a for a in build_parser(load_all=True)._actions if isinstance(a, argparse._SubParsersAction))
     return {name for name, parser in sub.choices.items()
             if any("--accept-host-key" in a.option_strings for a in parser._actions)}
 

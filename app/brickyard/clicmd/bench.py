@@ -19,30 +19,80 @@ import sys
 from typing import Any
 
 from ..bench.lines import step_line
-from ..cli import emit_json
 from ..core.results import RunResult, RunStatus, mostly_suspect, suspect_steps
 from ..core.units import format_quantity, parse_link_rate
-from .remote_common import add_ssh_arguments
+from .command import Outcome, Refused, UsageError
+from .remote_common import RemoteCommand
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bench", help="run a benchmark workload over SSH or locally")
-    p.add_argument("--target", action="append", default=[], metavar="HOST:PATH",
-                   help="where to measure (repeat for several client hosts); local:PATH for this machine")
-    p.add_argument("--workload", metavar="NAME", help="workload name (see --list)")
-    p.add_argument("--param", action="append", default=[], metavar="K=V", help="workload parameter (repeatable)")
-    p.add_argument("--server", action="append", default=[], metavar="HOST",
-                   help="gluster server: caches dropped there before reads; volume info read from the first")
-    p.add_argument("--link", metavar="RATE", help="client link speed for the physics check, e.g. 1Gbit, 10Gbit, "
-                                                  "117MB/s (default: each client's, found through sysfs)")
-    p.add_argument("--save", action="store_true", help="store the run in the history database as it is measured")
-    p.add_argument("--db", metavar="URL", help="history database for --save (SQLAlchemy URL; default as "
-                                               "`brickyard history`)")
-    p.add_argument("--list", action="store_true", help="list the workloads found (and broken plugins) and exit")
-    p.add_argument("--no-wait", action="store_true",
-                   help="refuse (exit 1) instead of waiting when a host is running another benchmark")
-    add_ssh_arguments(p)
-    p.set_defaults(func=run)
+class BenchCommand(RemoteCommand):
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("--target", action="append", default=[], metavar="HOST:PATH",
+                       help="where to measure (repeat for several client hosts); local:PATH for this machine")
+        p.add_argument("--workload", metavar="NAME", help="workload name (see --list)")
+        p.add_argument("--param", action="append", default=[], metavar="K=V",
+                       help="workload parameter (repeatable)")
+        p.add_argument("--server", action="append", default=[], metavar="HOST",
+                       help="gluster server: caches dropped there before reads; volume info read from the first")
+        p.add_argument("--link", metavar="RATE",
+                       help="client link speed for the physics check, e.g. 1Gbit, 10Gbit, 117MB/s (default: each "
+                            "client's, found through sysfs)")
+        p.add_argument("--save", action="store_true", help="store the run in the history database as it is measured")
+        p.add_argument("--db", metavar="URL", help="history database for --save (SQLAlchemy URL; default as "
+                                                   "`brickyard history`)")
+        p.add_argument("--list", action="store_true",
+                       help="list the workloads found (and broken plugins) and exit")
+        p.add_argument("--no-wait", action="store_true",
+                       help="refuse (exit 1) instead of waiting when a host is running another benchmark")
+
+    def run(self, args: argparse.Namespace) -> Outcome:
+        from ..bench import registry
+
+        if args.list:
+            return _list_workloads(registry.discover(), args.json)
+        if not args.workload:
+            raise UsageError("give --workload NAME (see --list)")
+        if not args.target:
+            raise UsageError("give at least one --target HOST:PATH (or local:PATH)")
+        from ..bench.api import ParamError
+        from ..bench.engine import TargetError, parse_target
+
+        try:
+            workload = registry.find(args.workload)
+            params = _params(args.param)
+            workload.resolve(params)
+            targets = [parse_target(t) for t in args.target]
+            link = parse_link_rate(args.link) if args.link else None
+        except (LookupError, ParamError, TargetError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+        if args.server:
+            from ..remote.executor import ExecutorError
+            from ..remote.ssh import check_host_name
+
+            for server in args.server:
+                try:
+                    check_host_name(server)
+                except ExecutorError as exc:
+                    raise UsageError(f"--server {exc}") from None
+        return run_workload(args, workload, params, targets, link)
+
+
+COMMAND = BenchCommand()
+
+
+def _list_workloads(entries: list, as_json: bool) -> Outcome:
+    """``bench --list``: each workload with its parameters, or why its plugin is broken."""
+    if as_json:
+        return Outcome(0, doc={"ok": True, "workloads": [_entry_json(e) for e in entries]}, indent=1)
+    lines = []
+    for entry in entries:
+        if entry.ok:
+            w = entry.workload
+            lines.append(f"{entry.name}: {w.title}")
+            lines.extend(f"    {p.describe()}" for p in w.all_params())
+        else:
+            lines.append(f"{entry.name}: BROKEN ({entry.source}): {entry.error}")
+    return Outcome(0, text=lines)
 
 
 def _params(pairs: list[str]) -> dict[str, str]:
@@ -126,51 +176,9 @@ def physics_lines(run: RunResult) -> list[str]:
     return link_lines(run.provenance.extra, "--link")
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..bench import registry
-    from ..cli import UsageError
-
-    if args.list:
-        if args.json:
-            emit_json({"ok": True, "workloads": [_entry_json(e) for e in registry.discover()]}, indent=1)
-            return 0
-        for entry in registry.discover():
-            if entry.ok:
-                w = entry.workload
-                print(f"{entry.name}: {w.title}")
-                for p in w.all_params():
-                    print(f"    {p.describe()}")
-            else:
-                print(f"{entry.name}: BROKEN ({entry.source}): {entry.error}")
-        return 0
-    if not args.workload:
-        raise UsageError("give --workload NAME (see --list)")
-    if not args.target:
-        raise UsageError("give at least one --target HOST:PATH (or local:PATH)")
-    from ..bench.api import ParamError
-    from ..bench.engine import TargetError, parse_target
-
-    try:
-        workload = registry.find(args.workload)
-        params = _params(args.param)
-        workload.resolve(params)
-        targets = [parse_target(t) for t in args.target]
-        link = parse_link_rate(args.link) if args.link else None
-    except (LookupError, ParamError, TargetError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
-    if args.server:
-        from ..remote.executor import ExecutorError
-        from ..remote.ssh import check_host_name
-
-        for server in args.server:
-            try:
-                check_host_name(server)
-            except ExecutorError as exc:
-                raise UsageError(f"--server {exc}") from None
-    return _run(args, workload, params, targets, link)
-
-
-def _run(args, workload, params, targets, link) -> int:
+def run_workload(args: argparse.Namespace, workload, params, targets, link) -> Outcome:
+    """Run one workload on its targets (``bench``, ``probe``): each step's line as it is
+    measured, then the summary over repeats, flags, the physics check and the run's state."""
     from ..bench.engine import run_benchmark
     from ..bench.request import FanOutSink
     from ..remote.local import LocalExecutor
@@ -206,7 +214,6 @@ def _run(args, workload, params, targets, link) -> int:
     sinks: list[Any] = [PrintSink()]
     store = history = None
     if args.save or args.db:
-        from ..cli import UsageError
         from ..store import HistoryStore
         from ..store.sink import HistorySink
 
@@ -257,11 +264,8 @@ def _run(args, workload, params, targets, link) -> int:
                     interrupted = True
                     progress.cancel()
                 except HostBusy as busy:   # --no-wait, or Ctrl-C while waiting: nothing ran
-                    if args.json:
-                        emit_json({"ok": False, "error": str(busy), "busy_host": busy.host,
-                                          "exit": 130 if interrupted else 1}, indent=1)
-                    print(f"brickyard bench: {busy}", file=sys.stderr)
-                    return 130 if interrupted else 1
+                    raise Refused(str(busy), code=130 if interrupted else 1,
+                                  line=f"brickyard {args.command}: {busy}", busy_host=busy.host) from None
     finally:
         if store is not None:
             store.close()
@@ -273,31 +277,30 @@ def _run(args, workload, params, targets, link) -> int:
     if args.json:
         extra = {"history": saved} if saved is not None else {}
         suspect = [s.index for s in result.steps if s.suspect]
-        emit_json({"ok": code == 0, **to_jsonable(result), "summary": to_jsonable(rows), "suspect_steps": suspect,
-                   "physics": physics_lines(result), **extra, "exit_code": code}, indent=1)
-    else:
-        if rows:
-            print("summary over repeats:")
-            for row in rows:
-                print(_show_summary(row))
-        from ..bench.context import FLAG_MEANINGS
+        return Outcome(code, doc={"ok": code == 0, **to_jsonable(result), "summary": to_jsonable(rows),
+                                  "suspect_steps": suspect, "physics": physics_lines(result), **extra,
+                                  "exit_code": code}, indent=1)
+    lines = []
+    if rows:
+        lines.append("summary over repeats:")
+        lines.extend(_show_summary(row) for row in rows)
+    from ..bench.context import FLAG_MEANINGS
 
-        flags = sorted({f for s in result.steps for f in s.flags})
-        if flags:
-            print("flags: " + "; ".join(f"{f} = {FLAG_MEANINGS[f]}" if f in FLAG_MEANINGS else f for f in flags))
-        for line in physics_lines(result):
-            print(line)
-        for host, removed in (result.provenance.extra.get("leftovers_removed") or {}).items():
-            print(f"removed what killed runs had left on {host}: {', '.join(removed)}")
-        tail = f": {result.error}" if result.error else ""
-        said = ""
-        if saved is not None:
-            said = (f"; saved as run {result.run_id[:12]}" if saved["saved"] else
-                    f"; NOT saved to the history ({saved['stored_as']}): {saved['problem']}")
-        print(f"{workload.name} on {','.join(t.text for t in targets)}: {result.status.value}"
-              f" ({len(result.steps)} steps, {sum(1 for s in result.steps if not s.valid)} invalid, "
-              f"{suspect_steps(result.steps)[0]} suspect){tail}{said}")
-    return code
+    flags = sorted({f for s in result.steps for f in s.flags})
+    if flags:
+        lines.append("flags: " + "; ".join(f"{f} = {FLAG_MEANINGS[f]}" if f in FLAG_MEANINGS else f for f in flags))
+    lines.extend(physics_lines(result))
+    for host, removed in (result.provenance.extra.get("leftovers_removed") or {}).items():
+        lines.append(f"removed what killed runs had left on {host}: {', '.join(removed)}")
+    tail = f": {result.error}" if result.error else ""
+    said = ""
+    if saved is not None:
+        said = (f"; saved as run {result.run_id[:12]}" if saved["saved"] else
+                f"; NOT saved to the history ({saved['stored_as']}): {saved['problem']}")
+    lines.append(f"{workload.name} on {','.join(t.text for t in targets)}: {result.status.value}"
+                 f" ({len(result.steps)} steps, {sum(1 for s in result.steps if not s.valid)} invalid, "
+                 f"{suspect_steps(result.steps)[0]} suspect){tail}{said}")
+    return Outcome(code, text=lines)
 
 
 def _saved(result: RunResult, history: Any, store: Any) -> dict[str, Any] | None:

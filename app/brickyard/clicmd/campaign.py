@@ -23,71 +23,73 @@ import sys
 import time
 from typing import Any
 
-from ..cli import UsageError, emit_json
-from .remote_common import add_ssh_arguments, host_key_exit, make_pool
+from .command import Outcome, Refused, UsageError
+from .inputs import load_topology
+from .remote_common import RemoteCommand, make_pool
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("campaign", help="run one workload set on several layouts of the same bricks, resumably",
-                       description="Pre-flight, provision, benchmark and tear down each layout of a campaign "
-                                   "file in turn, then print the decision table.")
-    p.add_argument("file", nargs="?", help="a campaign file (*.campaign.json)")
-    p.add_argument("--topology", metavar="FILE", help="plan on this topology instead of the file's \"topology\"")
-    p.add_argument("--dry-run", action="store_true", help="print every step and command of every layout; run nothing")
-    p.add_argument("--yes", action="store_true", help="accept the questions gluster would ask for each layout")
-    p.add_argument("--resume", action="store_true", help="go on with the unfinished campaign of FILE")
-    p.add_argument("--abandon", action="store_true",
-                   help="tear down what the unfinished campaign of FILE provisioned and close it")
-    p.add_argument("--no-wait", action="store_true", help="refuse instead of waiting when a host is busy")
-    p.add_argument("--list", action="store_true", help="list stored campaigns and exit")
-    p.add_argument("--db", metavar="URL", help="history database (default as `brickyard history`)")
-    add_ssh_arguments(p)
-    p.set_defaults(func=run)
+class CampaignCommand(RemoteCommand):
+    description = ("Pre-flight, provision, benchmark and tear down each layout of a campaign file in turn, then "
+                   "print the decision table.")
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("file", nargs="?", help="a campaign file (*.campaign.json)")
+        p.add_argument("--topology", metavar="FILE", help="plan on this topology instead of the file's \"topology\"")
+        p.add_argument("--dry-run", action="store_true",
+                       help="print every step and command of every layout; run nothing")
+        p.add_argument("--yes", action="store_true", help="accept the questions gluster would ask for each layout")
+        p.add_argument("--resume", action="store_true", help="go on with the unfinished campaign of FILE")
+        p.add_argument("--abandon", action="store_true",
+                       help="tear down what the unfinished campaign of FILE provisioned and close it")
+        p.add_argument("--no-wait", action="store_true", help="refuse instead of waiting when a host is busy")
+        p.add_argument("--list", action="store_true", help="list stored campaigns and exit")
+        p.add_argument("--db", metavar="URL", help="history database (default as `brickyard history`)")
+
+    def run(self, args: argparse.Namespace) -> Outcome:
+        from ..campaign import CampaignFileError, load
+
+        if args.list:
+            return _list(args)
+        if not args.file:
+            raise UsageError("give a campaign FILE (or --list)")
+        if sum(map(bool, (args.resume, args.abandon, args.dry_run))) > 1:
+            raise UsageError("--resume, --abandon and --dry-run exclude each other")
+        topology = load_topology(args.topology) if args.topology else None
+        if args.resume or args.abandon:
+            return _continue(args, topology)
+        try:
+            spec = load(args.file, topology=topology)
+        except CampaignFileError as exc:
+            raise UsageError(str(exc), exc.problems) from None
+        if args.dry_run:
+            return _dry_run(spec)
+        from ..campaign.dryrun import questions
+
+        asked = questions(spec)
+        if asked and not args.yes:
+            lines = [f"gluster would ask before creating {name}: {q}" for name, qs in asked.items() for q in qs]
+            raise Refused("\n".join(lines + ["Run again with --yes to accept these and start the campaign."]),
+                          questions=asked)
+        store = _open(args)
+        try:
+            unfinished = [r for r in store.campaigns.list(source=spec.source, unfinished=True)]
+            if unfinished:
+                r = unfinished[0]
+                raise Refused(f"campaign {r.campaign_id[:12]} of {args.file} is {r.status} "
+                              f"({r.state.get('message') or 'not finished'}): --resume finishes it, --abandon tears "
+                              "down what it provisioned and closes it")
+            from ..campaign import CampaignRunner
+
+            return _drive(args, store, lambda ex, on_event: CampaignRunner.start(
+                spec, store, ex, on_event=on_event, wait_for_hosts=not args.no_wait))
+        finally:
+            store.close()
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..campaign import CampaignFileError, load
-    from .plan import _load
-
-    if args.list:
-        return _list(args)
-    if not args.file:
-        raise UsageError("give a campaign FILE (or --list)")
-    if sum(map(bool, (args.resume, args.abandon, args.dry_run))) > 1:
-        raise UsageError("--resume, --abandon and --dry-run exclude each other")
-    topology = _load(args.topology) if args.topology else None
-    if args.resume or args.abandon:
-        return _continue(args, topology)
-    try:
-        spec = load(args.file, topology=topology)
-    except CampaignFileError as exc:
-        raise UsageError(str(exc), exc.problems) from None
-    if args.dry_run:
-        return _dry_run(spec, args.json)
-    from ..campaign.dryrun import questions
-
-    asked = questions(spec)
-    if asked and not args.yes:
-        lines = [f"gluster would ask before creating {name}: {q}" for name, qs in asked.items() for q in qs]
-        return _refused("\n".join(lines + ["Run again with --yes to accept these and start the campaign."]),
-                        args.json, questions=asked)
-    store = _open(args)
-    try:
-        unfinished = [r for r in store.campaigns.list(source=spec.source, unfinished=True)]
-        if unfinished:
-            r = unfinished[0]
-            return _refused(f"campaign {r.campaign_id[:12]} of {args.file} is {r.status} "
-                            f"({r.state.get('message') or 'not finished'}): --resume finishes it, --abandon tears "
-                            "down what it provisioned and closes it", args.json)
-        from ..campaign import CampaignRunner
-
-        return _drive(args, store, lambda ex, on_event: CampaignRunner.start(
-            spec, store, ex, on_event=on_event, wait_for_hosts=not args.no_wait))
-    finally:
-        store.close()
+COMMAND = CampaignCommand()
 
 
-def _continue(args: argparse.Namespace, topology) -> int:
+def _continue(args: argparse.Namespace, topology) -> Outcome:
     from ..campaign import CampaignFileError, CampaignRunner
 
     source = os.path.abspath(args.file)
@@ -97,12 +99,10 @@ def _continue(args: argparse.Namespace, topology) -> int:
         if not records:
             done = store.campaigns.list(source=source)
             tail = f" (the last one, {done[0].campaign_id[:12]}, is {done[0].status})" if done else ""
-            return _refused(f"no unfinished campaign of {args.file} to {'resume' if args.resume else 'abandon'}{tail}",
-                            args.json)
+            raise Refused(f"no unfinished campaign of {args.file} to {'resume' if args.resume else 'abandon'}{tail}")
         record = records[0]
         if store.campaigns.owner_alive(record):
-            return _refused(f"campaign {record.campaign_id[:12]} is running now in process {record.owner_pid}",
-                            args.json)
+            raise Refused(f"campaign {record.campaign_id[:12]} is running now in process {record.owner_pid}")
         try:
             CampaignRunner.resume(record, None, lambda h: None)  # type: ignore[arg-type,return-value]
         except CampaignFileError as exc:
@@ -123,7 +123,7 @@ def _continue(args: argparse.Namespace, topology) -> int:
         store.close()
 
 
-def _abandon(args, store, record) -> int:
+def _abandon(args, store, record) -> Outcome:
     from ..campaign import CampaignRunner
     from ..campaign.state import C_ABANDONED
 
@@ -132,21 +132,23 @@ def _abandon(args, store, record) -> int:
         runner.cancel(teardown=True)
         return runner
 
-    code = _drive(args, store, build, final=False)
+    outcome = _drive(args, store, build, final=False)
     rec = store.campaigns.get(record.campaign_id)
     if rec.status == "cancelled":
         state = dict(rec.state, status=C_ABANDONED, message="abandoned: " + str(rec.state.get("message", "")))
         store.campaigns.save_state(rec.campaign_id, state, C_ABANDONED)
-        print(f"campaign {rec.campaign_id[:12]} abandoned; nothing it provisioned is left", file=sys.stderr)
-        return 0
-    return code or 1
+        outcome.code = 0
+        outcome.notes = [*outcome.notes, f"campaign {rec.campaign_id[:12]} abandoned; nothing it provisioned is left"]
+    else:
+        outcome.code = outcome.code or 1
+    return outcome
 
 
-def _drive(args, store, build, final: bool = True) -> int:
+def _drive(args, store, build, final: bool = True) -> Outcome:
     """Run a campaign runner on a loop thread; Ctrl-C interrupts it (resumable)."""
     from ..campaign import CampaignError
     from ..bench.request import executor_lookup
-    from ..remote.hostkeys import HostKeyError, UnknownHostKey
+    from ..remote.hostkeys import UnknownHostKey
     from ..remote.hosts import TopologyHosts
     from ..remote.loop import AsyncLoopThread
 
@@ -188,16 +190,15 @@ def _drive(args, store, build, final: bool = True) -> int:
                                   file=sys.stderr)
         except CampaignError as exc:   # a busy host (--no-wait), or Ctrl-C while waiting for one
             if interrupted:
-                print(f"brickyard campaign: interrupted: {exc}", file=sys.stderr)
-                return 130
-            return _refused(str(exc), args.json)
+                raise Refused(f"interrupted: {exc}", code=130, line=f"brickyard campaign: interrupted: {exc}") from None
+            raise Refused(str(exc)) from None
         except UnknownHostKey as exc:
             if args.json or not sys.stdin.isatty() or exc.fingerprint in accepted:
-                return host_key_exit(exc, args.json)
+                raise
             print(f"{exc.host}: the host key of {exc.lookup} is not known yet:\n  {exc.algorithm} {exc.fingerprint}",
                   file=sys.stderr)
             if input("Type 'yes' to trust it and remember it in Brickyard's known_hosts: ").strip() != "yes":
-                return host_key_exit(exc, args.json)
+                raise
             accepted.add(exc.fingerprint)
             exc.accept()
             runner = holder[0]
@@ -207,14 +208,12 @@ def _drive(args, store, build, final: bool = True) -> int:
             build = (lambda ex, on_event, record=record: CampaignRunner.resume(
                 record, store, ex, on_event=on_event, wait_for_hosts=not args.no_wait))
             continue
-        except HostKeyError as exc:
-            return host_key_exit(exc, args.json)
         break
     runner = holder[0]
     return _finish(args, store, runner, state, interrupted, final)
 
 
-def _finish(args, store, runner, state, interrupted: bool, final: bool) -> int:
+def _finish(args, store, runner, state, interrupted: bool, final: bool) -> Outcome:
     from ..campaign.results import campaign_table
     from ..campaign.state import C_COMPLETE, FAILED, SKIPPED
     from .decision import render
@@ -229,19 +228,15 @@ def _finish(args, store, runner, state, interrupted: bool, final: bool) -> int:
                "decision_table": table.to_json() if table else None}
         if interrupted:
             doc["interrupted"] = True
-        emit_json(doc, indent=1)
-        return code
-    print(f"campaign {runner.spec.name} ({state.campaign_id[:12]}): {state.status}: {state.message}")
+        return Outcome(code, doc=doc, indent=1)
+    lines = [f"campaign {runner.spec.name} ({state.campaign_id[:12]}): {state.status}: {state.message}"]
     for s in runner.steps:
         st = state.step(s.key)
         if st.status in (FAILED, SKIPPED):
-            print(f"  {st.status}: {s.title}: {st.message}")
+            lines.append(f"  {st.status}: {s.title}: {st.message}")
     if table is not None and any(r.run_ids for r in table.rows):
-        print()
-        for line in render(table):
-            print(line)
-        print(f"\n(as CSV: brickyard decision --campaign {state.campaign_id[:12]} --format csv)")
-    return code
+        lines += ["", *render(table), f"\n(as CSV: brickyard decision --campaign {state.campaign_id[:12]} --format csv)"]
+    return Outcome(code, text=lines)
 
 
 class _Printer:
@@ -284,17 +279,13 @@ def _dur(seconds: float | None) -> str:
     return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"
 
 
-def _dry_run(spec, as_json: bool) -> int:
+def _dry_run(spec) -> Outcome:
     from ..campaign.dryrun import describe, dry_run_text
 
-    if as_json:
-        emit_json({"ok": True, "exit": 0, **describe(spec)}, indent=1)
-    else:
-        print("\n".join(dry_run_text(spec)))
-    return 0
+    return Outcome(0, doc={"ok": True, "exit": 0, **describe(spec)}, indent=1, text=dry_run_text(spec))
 
 
-def _list(args) -> int:
+def _list(args) -> Outcome:
     store = _open(args)
     try:
         records = store.campaigns.list()
@@ -302,31 +293,23 @@ def _list(args) -> int:
     finally:
         store.close()
     if args.json:
-        emit_json([{"campaign_id": r.campaign_id, "name": r.name, "source": r.source, "status": r.status,
-                    "running_now": bool(alive.get(r.campaign_id)),
-                           "message": r.state.get("message", ""), "created_at": r.created_at,
-                           "updated_at": r.updated_at} for r in records], indent=1)
-        return 0
+        return Outcome(0, doc=[{"campaign_id": r.campaign_id, "name": r.name, "source": r.source,
+                                "status": r.status, "running_now": bool(alive.get(r.campaign_id)),
+                                "message": r.state.get("message", ""), "created_at": r.created_at,
+                                "updated_at": r.updated_at} for r in records], indent=1)
+    lines = []
     for r in records:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
         status = r.status if r.status != "running" or alive.get(r.campaign_id) else "stopped"
-        print(f"{r.campaign_id[:12]}  {when}  {status:<11}  {r.name}  {r.source}")
+        lines.append(f"{r.campaign_id[:12]}  {when}  {status:<11}  {r.name}  {r.source}")
         if status == "stopped":
-            print("    its process is gone (killed, or the machine went down): --resume goes on")
+            lines.append("    its process is gone (killed, or the machine went down): --resume goes on")
         if r.state.get("message"):
-            print(f"    {r.state['message']}")
-    return 0
+            lines.append(f"    {r.state['message']}")
+    return Outcome(0, text=lines)
 
 
 def _open(args):
     from .history import _open as open_store
 
     return open_store(args)
-
-
-def _refused(message: str, as_json: bool, **extra: Any) -> int:
-    if as_json:
-        emit_json({"ok": False, "error": message, "exit": 1, **extra}, indent=2)
-    else:
-        print(message, file=sys.stderr)
-    return 1

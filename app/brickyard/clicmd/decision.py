@@ -15,76 +15,74 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
-from ..cli import UsageError
 from ..core.decision import DecisionTable, build_table
 from ..core.units import UnitError, parse_block_size
+from .command import Command, Outcome, UsageError, json_safe
+from .inputs import load_topology
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("decision", help="the decision table (capacity, failures, measured speed) of a campaign "
-                                        "or of stored runs")
-    p.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="stored runs (unique prefixes do)")
-    p.add_argument("--campaign", metavar="ID", help="a campaign's table (its completed cells)")
-    p.add_argument("--topology", metavar="FILE", help="the topology the runs were made on (brick sizes, sites)")
-    p.add_argument("--workload", metavar="NAME", help="which workload's throughput (default: dd if any)")
-    p.add_argument("--block-size", action="append", default=[], metavar="SIZE",
-                   help="block sizes to show (repeatable; default: those of 2M and more, at most three)")
-    p.add_argument("--sort", metavar="COLUMN", help="order the layouts by this column key (best first)")
-    p.add_argument("--all-columns", action="store_true", help="also raw size and best-case failures")
-    p.add_argument("--calibrate", action="append", default=[], metavar="RUN_ID|FILE.json",
-                   help="predict every layout with the throughput model calibrated on these (probe runs, runs of a "
-                        "layout, calibration files); default: each layout from the other layouts' runs")
-    p.add_argument("--no-model-check", action="store_true",
-                   help="leave out the model's predicted and error columns")
-    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    p.add_argument("-o", "--output", default="-", help="file to write ('-': standard output)")
-    p.add_argument("--db", metavar="URL", help="history database (default as `brickyard history`)")
-    p.add_argument("--json", action="store_true", help="same as --format json")
-    p.set_defaults(func=run)
+class DecisionCommand(Command):
+    json_help = "same as --format json"
 
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="stored runs (unique prefixes do)")
+        p.add_argument("--campaign", metavar="ID", help="a campaign's table (its completed cells)")
+        p.add_argument("--topology", metavar="FILE", help="the topology the runs were made on (brick sizes, sites)")
+        p.add_argument("--workload", metavar="NAME", help="which workload's throughput (default: dd if any)")
+        p.add_argument("--block-size", action="append", default=[], metavar="SIZE",
+                       help="block sizes to show (repeatable; default: those of 2M and more, at most three)")
+        p.add_argument("--sort", metavar="COLUMN", help="order the layouts by this column key (best first)")
+        p.add_argument("--all-columns", action="store_true", help="also raw size and best-case failures")
+        p.add_argument("--calibrate", action="append", default=[], metavar="RUN_ID|FILE.json",
+                       help="predict every layout with the throughput model calibrated on these (probe runs, runs "
+                            "of a layout, calibration files); default: each layout from the other layouts' runs")
+        p.add_argument("--no-model-check", action="store_true",
+                       help="leave out the model's predicted and error columns")
+        p.add_argument("--format", choices=("table", "csv", "json"), default="table")
+        p.add_argument("-o", "--output", default="-", help="file to write ('-': standard output)")
+        p.add_argument("--db", metavar="URL", help="history database (default as `brickyard history`)")
 
-def run(args: argparse.Namespace) -> int:
-    from .history import _open, resolve
+    def run(self, args: argparse.Namespace) -> Outcome:
+        from .history import _open
 
-    if not args.campaign and not args.run_ids:
-        raise UsageError("give --campaign ID or one or more RUN_IDs")
-    try:
-        sizes = [parse_block_size(s) for s in args.block_size]
-    except UnitError as exc:
-        raise UsageError(f"--block-size: {exc}") from None
-    options = {"workload": args.workload, "block_sizes": sizes or None}
-    store = _open(args)
-    try:
-        if args.campaign:
-            entries, topo = campaign_entries(store, args.campaign)
-        else:
-            entries, topo = runs_entries(store, args)
-        options.update(model_options(store, entries, topo, args))
-        table = build_table(entries, **{k: v for k, v in options.items() if v is not None})
-    finally:
-        store.close()
-    if args.sort:
+        if not args.campaign and not args.run_ids:
+            raise UsageError("give --campaign ID or one or more RUN_IDs")
         try:
-            table = table.sorted_by(args.sort)
-        except KeyError as exc:
-            raise UsageError(f"--sort: {exc.args[0]}") from None
-    fmt = "json" if args.json else args.format
-    from ..cli import json_safe
-
-    text = (json.dumps(json_safe(table.to_json()), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
-            if fmt == "json" else table.to_csv() if fmt == "csv"
-            else "\n".join(render(table, all_columns=args.all_columns)) + "\n")
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
+            sizes = [parse_block_size(s) for s in args.block_size]
+        except UnitError as exc:
+            raise UsageError(f"--block-size: {exc}") from None
+        options = {"workload": args.workload, "block_sizes": sizes or None}
+        store = _open(args)
+        try:
+            if args.campaign:
+                entries, topo = campaign_entries(store, args.campaign)
+            else:
+                entries, topo = runs_entries(store, args)
+            options.update(model_options(store, entries, topo, args))
+            table = build_table(entries, **{k: v for k, v in options.items() if v is not None})
+        finally:
+            store.close()
+        if args.sort:
+            try:
+                table = table.sorted_by(args.sort)
+            except KeyError as exc:
+                raise UsageError(f"--sort: {exc.args[0]}") from None
+        fmt = "json" if args.json else args.format
+        text = (json.dumps(json_safe(table.to_json()), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+                if fmt == "json" else table.to_csv() if fmt == "csv"
+                else "\n".join(render(table, all_columns=args.all_columns)) + "\n")
+        if args.output == "-":
+            return Outcome(0, text=text) if not args.json else Outcome(0, doc=table.to_json(), indent=1)
         try:
             with open(args.output, "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)
         except OSError as exc:
             raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-    return 0
+        return Outcome(0)
+
+
+COMMAND = DecisionCommand()
 
 
 def campaign_entries(store, campaign_id: str):
@@ -105,14 +103,12 @@ def campaign_entries(store, campaign_id: str):
 def runs_entries(store, args: argparse.Namespace):
     """(entries, topology or None) of a table of stored runs."""
     from ..core.decision_runs import entries_from_runs
-    from .history import resolve
-    from .plan import _load
-
     from ..core import topofile
+    from .history import resolve
 
     runs = store.load_runs([resolve(store, r) for r in args.run_ids])
     if args.topology:
-        topo = _load(args.topology)
+        topo = load_topology(args.topology)
         return entries_from_runs(runs, topo), topo
 
     def topo_of(run):   # the topology each run was saved with, where it was

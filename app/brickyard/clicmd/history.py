@@ -18,7 +18,7 @@ import sys
 import time
 from typing import Any
 
-from ..cli import UsageError, emit_json
+from .command import Command, Group, Outcome, UsageError
 from ..core.compare import (
     compare_runs,
     describe_layout,
@@ -35,47 +35,144 @@ from ..store.codec import run_to_dict
 from ..core.units import format_utc
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--db", metavar="URL", help="history database (SQLAlchemy URL); default: BRICKYARD_DB, "
-                                                      "settings, then the SQLite file in the user data dir")
-    common.add_argument("--json", action="store_true", help="machine-readable output")
-    p = sub.add_parser("history", help="list, show, compare, export and import stored benchmark runs")
-    hs = p.add_subparsers(dest="history_command", metavar="ACTION", parser_class=type(p))
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+class HistoryList(Command):
+    def add_arguments(self, ls: argparse.ArgumentParser) -> None:
+        for flag, dest, what in (("--volume", "volume", "volume name"), ("--layout", "layout", "layout label or type"),
+                                 ("--workload", "workload", "workload name"), ("--host", "host", "server host"),
+                                 ("--gluster-version", "gluster_version", "gluster version on any host"),
+                                 ("--option", "option", "volume option NAME or NAME=VALUE"),
+                                 ("--status", "status", "running, complete, partial, failed or interrupted")):
+            ls.add_argument(flag, dest=dest, default="", help=what)
+        ls.add_argument("--since", metavar="DATE", help="started on or after (YYYY-MM-DD or ISO time, UTC)")
+        ls.add_argument("--until", metavar="DATE", help="started before (YYYY-MM-DD or ISO time, UTC)")
+        ls.add_argument("--limit", type=int, metavar="N")
 
-    ls = hs.add_parser("list", parents=[common], help="stored runs, newest first")
-    for flag, dest, what in (("--volume", "volume", "volume name"), ("--layout", "layout", "layout label or type"),
-                             ("--workload", "workload", "workload name"), ("--host", "host", "server host"),
-                             ("--gluster-version", "gluster_version", "gluster version on any host"),
-                             ("--option", "option", "volume option NAME or NAME=VALUE"),
-                             ("--status", "status", "running, complete, partial, failed or interrupted")):
-        ls.add_argument(flag, dest=dest, default="", help=what)
-    ls.add_argument("--since", metavar="DATE", help="started on or after (YYYY-MM-DD or ISO time, UTC)")
-    ls.add_argument("--until", metavar="DATE", help="started before (YYYY-MM-DD or ISO time, UTC)")
-    ls.add_argument("--limit", type=int, metavar="N")
-    ls.set_defaults(func=_list)
+    def run(self, args: argparse.Namespace) -> Outcome:
+        filters = RunFilter(volume=args.volume, layout=args.layout, workload=args.workload, host=args.host,
+                            gluster_version=args.gluster_version, option=args.option, status=args.status,
+                            since=parse_date(args.since, "--since") if args.since else None,
+                            until=parse_date(args.until, "--until") if args.until else None, limit=args.limit)
+        if args.limit is not None and args.limit < 1:
+            raise UsageError(f"--limit must be at least 1, not {args.limit}")
+        if args.status and args.status not in ("running", "complete", "partial", "failed", "interrupted"):
+            raise UsageError(f"--status {args.status!r}: use running, complete, partial, failed or interrupted")
+        with _open(args) as store:
+            runs = store.list_runs(filters)
+        if args.json:
+            return Outcome(0, doc=[{**s.__dict__, "status": s.status.value} for s in runs], indent=1)
+        if not runs:
+            return Outcome(0, notes=["no runs match"])
+        return Outcome(0, text=_table(
+            [[_when(s.started_at), s.run_id[:12], s.status.value, s.workload, s.volume, s.layout,
+              s.gluster_versions, s.hosts, str(s.step_count)] for s in runs],
+            ["started (UTC)", "run", "status", "workload", "volume", "layout", "gluster", "hosts", "steps"]))
 
-    show = hs.add_parser("show", parents=[common], help="one run: provenance and per-step metrics")
-    show.add_argument("run_id")
-    show.set_defaults(func=_show)
 
-    cmp_ = hs.add_parser("compare", parents=[common], help="what differs between runs, then each metric's change")
-    cmp_.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="the first is the baseline")
-    cmp_.add_argument("--metric", action="append", default=[],
-                      help="metric name (repeatable; default: the workload's headline: throughput for dd and "
-                           "fio, tps and init_seconds for pgbench, files_per_s for randread, …)")
-    cmp_.set_defaults(func=_compare)
+class HistoryShow(Command):
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("run_id")
 
-    exp = hs.add_parser("export", parents=[common], help="write runs to JSON (importable) or CSV")
-    exp.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="runs to export (default: all)")
-    exp.add_argument("--format", choices=("json", "csv"), default="json")
-    exp.add_argument("-o", "--output", default="-", help="file to write ('-': standard output)")
-    exp.set_defaults(func=_export)
+    def run(self, args: argparse.Namespace) -> Outcome:
+        with _open(args) as store:
+            try:
+                run = store.load_run(resolve(store, args.run_id))
+            except StoreError as exc:
+                raise UsageError(str(exc)) from None
+        if args.json:
+            return Outcome(0, doc=run_to_dict(run), indent=1)
+        p = run.provenance
+        lines = [f"run {run.run_id}  {run.workload}  {run.status.value}  {_when(run.started_at)} → "
+                 f"{_when(run.ended_at)} UTC"]
+        if run.error:
+            lines.append(f"  {run.error}")
+        lines.append(f"  target {p.target} ({p.target_kind})  volume {p.volume_name or '-'}  {describe_layout(p.layout)}")
+        for host, info in sorted(p.hosts.items()):
+            lines.append(f"  {host}: " + ", ".join(f"{k} {v}" for k, v in info.items()))
+        for name, value in sorted(p.volume_options.items()):
+            lines.append(f"  option {name} = {value}")
+        rows = []
+        for step in run.steps:
+            for m in step.metrics:
+                rows.append([str(step.index), str(step.repeat), describe_point(point_of(step)), m.name, _fmt(m.value, m.unit),
+                             "" if step.valid else "invalid " + step.note])
+        return Outcome(0, text=[*lines, *_table(rows, ["step", "rep", "point", "metric", "value", "note"])])
 
-    imp = hs.add_parser("import", parents=[common], help="add the runs of a JSON export that are not stored yet")
-    imp.add_argument("file")
-    imp.set_defaults(func=_import)
+
+class HistoryCompare(Command):
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="the first is the baseline")
+        p.add_argument("--metric", action="append", default=[],
+                       help="metric name (repeatable; default: the workload's headline: throughput for dd and "
+                            "fio, tps and init_seconds for pgbench, files_per_s for randread, …)")
+
+    def run(self, args: argparse.Namespace) -> Outcome:
+        if len(args.run_ids) < 2:
+            raise UsageError("compare needs at least two run ids (the first is the baseline)")
+        with _open(args) as store:
+            runs = store.load_runs([resolve(store, r) for r in args.run_ids])
+        data = comparison_data(runs, args.metric or None)
+        if args.json:
+            return Outcome(0, doc=data, indent=1)
+        return Outcome(0, text=comparison_lines(data, headline=not args.metric))
+
+
+class HistoryExport(Command):
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="runs to export (default: all)")
+        p.add_argument("--format", choices=("json", "csv"), default="json")
+        p.add_argument("-o", "--output", default="-", help="file to write ('-': standard output)")
+
+    def run(self, args: argparse.Namespace) -> Outcome:
+        if args.json and args.output == "-" and args.format == "csv":
+            raise UsageError("--format csv --json: CSV is not JSON; write it to a file with -o FILE "
+                             "(the JSON then says what was written)")
+        with _open(args) as store:
+            ids = [resolve(store, r) for r in args.run_ids]
+            out = sys.stdout if args.output == "-" else args.output
+            try:
+                report = store.export_json(ids, out) if args.format == "json" else store.export_csv(ids, out)
+            except OSError as exc:
+                raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+        notes = [f"brickyard history export: left out run {run_id}: its stored data would not import again: "
+                 f"{'; '.join(reasons[:3])}{' …' if len(reasons) > 3 else ''}" for run_id, reasons in report.left_out]
+        if args.output == "-":     # the export itself is on stdout
+            return Outcome(0, notes=notes)
+        notes.append(f"exported {report.written} runs to {args.output}")
+        return Outcome(0, doc={"ok": True, "file": args.output, "format": args.format, "runs": report.written,
+                               "left_out": [{"run_id": r, "problems": p[:10], "problem_count": len(p)}
+                                            for r, p in report.left_out]}, notes=notes)
+
+
+class HistoryImport(Command):
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("file")
+
+    def run(self, args: argparse.Namespace) -> Outcome:
+        from ..store.exchange import ExchangeError
+
+        with _open(args) as store:
+            try:
+                report = store.import_json(args.file)
+            except ExchangeError as exc:
+                raise UsageError(f"nothing imported: {exc}", exc.problems) from None
+        return Outcome(0, doc={"ok": True, "added": report.added, "skipped": report.skipped}, indent=None,
+                       text=f"imported {len(report.added)} runs; {len(report.skipped)} were already in the history")
+
+
+class HistoryCommand(Group):
+    actions = (("list", "stored runs, newest first", HistoryList()),
+               ("show", "one run: provenance and per-step metrics", HistoryShow()),
+               ("compare", "what differs between runs, then each metric's change", HistoryCompare()),
+               ("export", "write runs to JSON (importable) or CSV", HistoryExport()),
+               ("import", "add the runs of a JSON export that are not stored yet", HistoryImport()))
+
+    def shared_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("--db", metavar="URL", help="history database (SQLAlchemy URL); default: BRICKYARD_DB, "
+                                                   "settings, then the SQLite file in the user data dir")
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+COMMAND = HistoryCommand()
 
 
 def parse_date(text: str, flag: str) -> float:
@@ -110,60 +207,9 @@ def _when(ts: float | None) -> str:
     return format_utc(ts)
 
 
-def _print_table(rows: list[list[str]], head: list[str]) -> None:
+def _table(rows: list[list[str]], head: list[str]) -> list[str]:
     widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
-    for r in [head, *rows]:
-        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
-
-
-def _list(args: argparse.Namespace) -> int:
-    filters = RunFilter(volume=args.volume, layout=args.layout, workload=args.workload, host=args.host,
-                        gluster_version=args.gluster_version, option=args.option, status=args.status,
-                        since=parse_date(args.since, "--since") if args.since else None,
-                        until=parse_date(args.until, "--until") if args.until else None, limit=args.limit)
-    if args.limit is not None and args.limit < 1:
-        raise UsageError(f"--limit must be at least 1, not {args.limit}")
-    if args.status and args.status not in ("running", "complete", "partial", "failed", "interrupted"):
-        raise UsageError(f"--status {args.status!r}: use running, complete, partial, failed or interrupted")
-    with _open(args) as store:
-        runs = store.list_runs(filters)
-    if args.json:
-        emit_json([{**s.__dict__, "status": s.status.value} for s in runs], indent=1)
-        return 0
-    if not runs:
-        print("no runs match", file=sys.stderr)
-        return 0
-    _print_table([[_when(s.started_at), s.run_id[:12], s.status.value, s.workload, s.volume, s.layout,
-                   s.gluster_versions, s.hosts, str(s.step_count)] for s in runs],
-                 ["started (UTC)", "run", "status", "workload", "volume", "layout", "gluster", "hosts", "steps"])
-    return 0
-
-
-def _show(args: argparse.Namespace) -> int:
-    with _open(args) as store:
-        try:
-            run = store.load_run(resolve(store, args.run_id))
-        except StoreError as exc:
-            raise UsageError(str(exc)) from None
-    if args.json:
-        emit_json(run_to_dict(run), indent=1)
-        return 0
-    p = run.provenance
-    print(f"run {run.run_id}  {run.workload}  {run.status.value}  {_when(run.started_at)} → {_when(run.ended_at)} UTC")
-    if run.error:
-        print(f"  {run.error}")
-    print(f"  target {p.target} ({p.target_kind})  volume {p.volume_name or '-'}  {describe_layout(p.layout)}")
-    for host, info in sorted(p.hosts.items()):
-        print(f"  {host}: " + ", ".join(f"{k} {v}" for k, v in info.items()))
-    for name, value in sorted(p.volume_options.items()):
-        print(f"  option {name} = {value}")
-    rows = []
-    for step in run.steps:
-        for m in step.metrics:
-            rows.append([str(step.index), str(step.repeat), describe_point(point_of(step)), m.name, _fmt(m.value, m.unit),
-                         "" if step.valid else "invalid " + step.note])
-    _print_table(rows, ["step", "rep", "point", "metric", "value", "note"])
-    return 0
+    return ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head, *rows]]
 
 
 def _fmt(value: float, unit: str) -> str:
@@ -193,74 +239,31 @@ def comparison_data(runs: list[RunResult], metrics: list[str] | None = None) -> 
     return out
 
 
-def _compare(args: argparse.Namespace) -> int:
-    if len(args.run_ids) < 2:
-        raise UsageError("compare needs at least two run ids (the first is the baseline)")
-    with _open(args) as store:
-        runs = store.load_runs([resolve(store, r) for r in args.run_ids])
-    data = comparison_data(runs, args.metric or None)
-    if args.json:
-        emit_json(data, indent=1)
-        return 0
-    print("What differs:")
+def comparison_lines(data: dict[str, Any], headline: bool) -> list[str]:
+    """``history compare`` for a terminal: what differs, then one table per run against the
+    baseline, each named."""
+    lines = ["What differs:"]
     if not data["differences"]:
-        print("  nothing recorded differs")
+        lines.append("  nothing recorded differs")
     labels = [r["label"] for r in data["runs"]]
     for d in data["differences"]:
-        print(f"  {d['field']}: " + "  |  ".join(f"{v}" for v in d["values"]))
-    print("\nRuns: " + ",  ".join(f"{r['label']} = {r['run_id'][:12]}" for r in data["runs"]))
-    print(f"Metric: {', '.join(data['metric_names'])}" + ("" if args.metric else " (the workload's headline)"))
+        lines.append(f"  {d['field']}: " + "  |  ".join(f"{v}" for v in d["values"]))
+    lines.append("\nRuns: " + ",  ".join(f"{r['label']} = {r['run_id'][:12]}" for r in data["runs"]))
+    lines.append(f"Metric: {', '.join(data['metric_names'])}" + (" (the workload's headline)" if headline else ""))
     if not data["metrics"]:
-        print(f"\nno sweep point was measured by both runs for {', '.join(data['metric_names'])}")
-        return 0
-    for other in data["runs"][1:]:        # one table per run against the baseline, each named
+        lines.append(f"\nno sweep point was measured by both runs for {', '.join(data['metric_names'])}")
+        return lines
+    for other in data["runs"][1:]:
         rows = [m for m in data["metrics"] if m["other"] == other["run_id"]]
-        print(f"\n{other['label']} ({other['run_id'][:12]}) against the baseline {labels[0]} "
-              f"({data['runs'][0]['run_id'][:12]}):")
+        lines.append(f"\n{other['label']} ({other['run_id'][:12]}) against the baseline {labels[0]} "
+                     f"({data['runs'][0]['run_id'][:12]}):")
         if not rows:
-            print("  no sweep point was measured by both runs")
+            lines.append("  no sweep point was measured by both runs")
             continue
-        _print_table([[m["point_label"], m["metric"], _fmt(m["baseline_median"], m["unit"]),
-                       _fmt(m["other_median"], m["unit"]), f"{m['ratio'] - 1:+.1%}", m["sentence"], m["certainty"]]
-                      for m in rows],
-                     ["point", "metric", f"{labels[0]} (median)", f"{other['label']} (median)", "change", "",
-                      "how sure"])
-    return 0
+        lines += _table([[m["point_label"], m["metric"], _fmt(m["baseline_median"], m["unit"]),
+                          _fmt(m["other_median"], m["unit"]), f"{m['ratio'] - 1:+.1%}", m["sentence"],
+                          m["certainty"]] for m in rows],
+                        ["point", "metric", f"{labels[0]} (median)", f"{other['label']} (median)", "change", "",
+                         "how sure"])
+    return lines
 
-
-def _export(args: argparse.Namespace) -> int:
-    if args.json and args.output == "-" and args.format == "csv":
-        raise UsageError("--format csv --json: CSV is not JSON; write it to a file with -o FILE "
-                         "(the JSON then says what was written)")
-    with _open(args) as store:
-        ids = [resolve(store, r) for r in args.run_ids]
-        out = sys.stdout if args.output == "-" else args.output
-        try:
-            report = store.export_json(ids, out) if args.format == "json" else store.export_csv(ids, out)
-        except OSError as exc:
-            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-    for run_id, reasons in report.left_out:
-        print(f"brickyard history export: left out run {run_id}: its stored data would not import again: "
-              f"{'; '.join(reasons[:3])}{' …' if len(reasons) > 3 else ''}", file=sys.stderr)
-    if args.output != "-":
-        print(f"exported {report.written} runs to {args.output}", file=sys.stderr)
-        if args.json:
-            emit_json({"ok": True, "file": args.output, "format": args.format, "runs": report.written,
-                       "left_out": [{"run_id": r, "problems": p[:10], "problem_count": len(p)}
-                                    for r, p in report.left_out]})
-    return 0
-
-
-def _import(args: argparse.Namespace) -> int:
-    from ..store.exchange import ExchangeError
-
-    with _open(args) as store:
-        try:
-            report = store.import_json(args.file)
-        except ExchangeError as exc:
-            raise UsageError(f"nothing imported: {exc}", exc.problems) from None
-    if args.json:
-        emit_json({"ok": True, "added": report.added, "skipped": report.skipped}, indent=None)
-    else:
-        print(f"imported {len(report.added)} runs; {len(report.skipped)} were already in the history")
-    return 0

@@ -9,73 +9,71 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
-from ..cli import UsageError, emit_json
-from ..core import topofile
 from ..core.failures import FailureSpecError
 from ..core.gluster_cli import command_lines
 from ..core.layout import TYPE_NAMES, resolve
 from ..core.plan import PlanResult, plan_volume
 from ..core.planmodel import SEVERITIES
-from ..core.topology import BrickRef, Layout, Topology, TopologyError, Volume, VolumeType
+from ..core.topology import BrickRef, Layout, Topology, Volume, VolumeType
 from ..core.units import describe_size, format_rate
+from .command import Command, Outcome, UsageError
+from .inputs import add_topology_arguments, load_topology, pick_volume
 
 TYPES = [t.value for t in VolumeType]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("plan", help="check a volume layout the way gluster would",
-                       description="Check a volume layout as gluster 10 would; show sets, capacity "
-                                   "(TB and TiB), failures survived, the exact commands and a "
-                                   "throughput estimate.")
-    p.add_argument("file", help="a topology file (*.brickyard.json)")
-    p.add_argument("--volume", metavar="NAME", help="the volume to plan (default: the file's only volume)")
-    p.add_argument("--type", choices=TYPES, help="what-if: another volume type")
-    p.add_argument("--replica", type=int, metavar="N", help="what-if: replica count")
-    p.add_argument("--arbiter", type=int, metavar="N", help="what-if: arbiter count (1)")
-    p.add_argument("--disperse", type=int, metavar="N", help="what-if: disperse count")
-    p.add_argument("--redundancy", type=int, metavar="N", help="what-if: redundancy count")
-    p.add_argument("--disperse-data", type=int, metavar="D",
-                   help="what-if: data bricks per disperse set (gluster derives the rest)")
-    p.add_argument("--thin-arbiter", metavar="NODE:/PATH",
-                   help="what-if: replica 2 thin-arbiter 1 with this brick of the topology as its thin-arbiter")
-    p.add_argument("--auto-place", action="store_true",
-                   help="reorder the bricks so no set has two bricks on one node")
-    p.add_argument("--fail", metavar="SPEC", default="",
-                   help="comma-separated failures: node2, site:Helsinki, brick:node2:/data/b1")
-    p.add_argument("--force", action="store_true", help="plan as with 'force' at the end of volume create")
-    p.add_argument("--calibrate", action="append", default=[], metavar="RUN_ID|FILE.json",
-                   help="predict throughput with the model calibrated on stored runs (a dd/fio run on a layout, "
-                        "a probe run) or a calibration file; repeatable")
-    p.add_argument("--db", metavar="URL", help="history database for --calibrate RUN_ID (default as `brickyard history`)")
-    p.add_argument("--json", action="store_true", help="print the plan as JSON")
-    p.set_defaults(func=run)
+class PlanCommand(Command):
+    description = ("Check a volume layout as gluster 10 would; show sets, capacity (TB and TiB), failures "
+                   "survived, the exact commands and a throughput estimate.")
+    json_help = "print the plan as JSON"
 
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        add_topology_arguments(p, "the volume to plan (default: the file's only volume)")
+        p.add_argument("--type", choices=TYPES, help="what-if: another volume type")
+        p.add_argument("--replica", type=int, metavar="N", help="what-if: replica count")
+        p.add_argument("--arbiter", type=int, metavar="N", help="what-if: arbiter count (1)")
+        p.add_argument("--disperse", type=int, metavar="N", help="what-if: disperse count")
+        p.add_argument("--redundancy", type=int, metavar="N", help="what-if: redundancy count")
+        p.add_argument("--disperse-data", type=int, metavar="D",
+                       help="what-if: data bricks per disperse set (gluster derives the rest)")
+        p.add_argument("--thin-arbiter", metavar="NODE:/PATH",
+                       help="what-if: replica 2 thin-arbiter 1 with this brick of the topology as its thin-arbiter")
+        p.add_argument("--auto-place", action="store_true",
+                       help="reorder the bricks so no set has two bricks on one node")
+        p.add_argument("--fail", metavar="SPEC", default="",
+                       help="comma-separated failures: node2, site:Helsinki, brick:node2:/data/b1")
+        p.add_argument("--force", action="store_true", help="plan as with 'force' at the end of volume create")
+        p.add_argument("--calibrate", action="append", default=[], metavar="RUN_ID|FILE.json",
+                       help="predict throughput with the model calibrated on stored runs (a dd/fio run on a "
+                            "layout, a probe run) or a calibration file; repeatable")
+        p.add_argument("--db", metavar="URL",
+                       help="history database for --calibrate RUN_ID (default as `brickyard history`)")
 
-def _load(path: str) -> Topology:
-    try:
-        return topofile.load(path)
-    except FileNotFoundError:
-        raise UsageError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a directory, not a topology file") from None
-    except topofile.TopologyFileError as exc:
-        raise UsageError(str(exc), exc.problems) from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-
-
-def _pick_volume(topo: Topology, name: str | None) -> Volume:
-    if name:
+    def run(self, args: argparse.Namespace) -> Outcome:
+        topo = load_topology(args.file)
+        volume = pick_volume(topo, args.volume)
+        volume = replace(volume, layout=what_if_layout(volume.layout, args),
+                         force=volume.force or args.force)
+        if args.thin_arbiter:
+            try:
+                volume = replace(volume, thin_arbiter_brick=BrickRef.parse(args.thin_arbiter))
+            except ValueError as exc:
+                raise UsageError(f"--thin-arbiter: {exc}") from None
+        elif args.type and not volume.layout.thin_arbiter:
+            volume = replace(volume, thin_arbiter_brick=None)  # another type: no thin-arbiter
+        failures = [s for s in args.fail.split(",") if s.strip()]
+        model = calibrated_model(topo, volume, args.calibrate, args) if args.calibrate else None
         try:
-            return topo.require_volume(name)
-        except TopologyError as exc:
+            result = plan_volume(topo, volume, failures, auto_place=args.auto_place, model=model)
+        except FailureSpecError as exc:
             raise UsageError(str(exc)) from None
-    if len(topo.volumes) == 1:
-        return topo.volumes[0]
-    if not topo.volumes:
-        raise UsageError("the file defines no volume; add one to the file")
-    names = ", ".join(v.name for v in topo.volumes)
-    raise UsageError(f"the file defines {len(topo.volumes)} volumes ({names}); choose one with --volume")
+        code = 0 if result.valid else 1
+        if args.json:
+            return Outcome(code, doc=result.to_json())
+        return Outcome(code, text=format_plan(result, failures))
+
+
+COMMAND = PlanCommand()
 
 
 def what_if_layout(base: Layout, args: argparse.Namespace) -> Layout:
@@ -110,31 +108,6 @@ def what_if_layout(base: Layout, args: argparse.Namespace) -> Layout:
         disperse_data=(args.disperse_data if getattr(args, "disperse_data", None) is not None
                        else base.disperse_data),
     )
-
-
-def run(args: argparse.Namespace) -> int:
-    topo = _load(args.file)
-    volume = _pick_volume(topo, args.volume)
-    volume = replace(volume, layout=what_if_layout(volume.layout, args),
-                     force=volume.force or args.force)
-    if args.thin_arbiter:
-        try:
-            volume = replace(volume, thin_arbiter_brick=BrickRef.parse(args.thin_arbiter))
-        except ValueError as exc:
-            raise UsageError(f"--thin-arbiter: {exc}") from None
-    elif args.type and not volume.layout.thin_arbiter:
-        volume = replace(volume, thin_arbiter_brick=None)  # another type: no thin-arbiter
-    failures = [s for s in args.fail.split(",") if s.strip()]
-    model = calibrated_model(topo, volume, args.calibrate, args) if args.calibrate else None
-    try:
-        result = plan_volume(topo, volume, failures, auto_place=args.auto_place, model=model)
-    except FailureSpecError as exc:
-        raise UsageError(str(exc)) from None
-    if args.json:
-        emit_json(result.to_json())
-    else:
-        print(format_plan(result, failures))
-    return 0 if result.valid else 1
 
 
 def calibrated_model(topo: Topology, volume: Volume, specs: list[str], args: argparse.Namespace):

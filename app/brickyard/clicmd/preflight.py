@@ -14,67 +14,67 @@ from ..core.topology import TopologyError
 from ..remote.hostkeys import UnknownHostKey
 from ..remote.hosts import TopologyHosts
 from ..remote.preflight import preflight
-from ..cli import UsageError, emit_json
-from .plan import _load
-from .remote_common import add_ssh_arguments, run_with_pool
+from .command import Outcome, UsageError
+from .inputs import add_topology_arguments, load_topology
+from .remote_common import RemoteCommand, run_with_pool
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("preflight", help="check every host before provisioning",
-                       description="Per host: reachable, authenticated, root or sudo, gluster and glusterd, "
-                                   "peers, brick paths (creatable, empty, not root fs, not a mount point, "
-                                   "xattrs, free space), clock; on clients the FUSE client, fio, python3, tar.")
-    p.add_argument("file", help="a topology file (*.brickyard.json)")
-    p.add_argument("--volume", metavar="NAME", help="check only the hosts and bricks of this volume")
-    p.add_argument("--record", action="store_true",
-                   help="write the free space measured on each brick's filesystem into FILE (the plan's "
-                        "'free now')")
-    add_ssh_arguments(p)
-    p.set_defaults(func=run)
+class PreflightCommand(RemoteCommand):
+    description = ("Per host: reachable, authenticated, root or sudo, gluster and glusterd, peers, brick paths "
+                   "(creatable, empty, not root fs, not a mount point, xattrs, free space), clock; on clients "
+                   "the FUSE client, fio, python3, tar.")
 
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        add_topology_arguments(p, "check only the hosts and bricks of this volume")
+        p.add_argument("--record", action="store_true",
+                       help="write the free space measured on each brick's filesystem into FILE (the plan's "
+                            "'free now')")
 
-def run(args: argparse.Namespace) -> int:
-    topo = _load(args.file)
-    if args.volume:
-        try:
-            topo.require_volume(args.volume)
-        except TopologyError as exc:
-            raise UsageError(str(exc)) from None
-    hosts = TopologyHosts(topo)
+    def run(self, args: argparse.Namespace) -> Outcome:
+        topo = load_topology(args.file)
+        if args.volume:
+            try:
+                topo.require_volume(args.volume)
+            except TopologyError as exc:
+                raise UsageError(str(exc)) from None
+        hosts = TopologyHosts(topo)
 
-    async def body(pool):
-        hosts.pool = pool
-        return await preflight(topo, hosts, args.volume)
+        async def body(pool):
+            hosts.pool = pool
+            return await preflight(topo, hosts, args.volume)
 
-    report = run_with_pool(args, body)
-    unknown = [h.host_key_error for h in report.hosts if isinstance(h.host_key_error, UnknownHostKey)]
-    if unknown and not args.json and sys.stdin is not None and sys.stdin.isatty():
-        accepted = 0
-        for exc in unknown:
-            print(f"{exc.host}: the host key of {exc.lookup} is not known yet:\n  {exc.algorithm} {exc.fingerprint}",
-                  file=sys.stderr)
-            if input("Type 'yes' to trust it and remember it in Brickyard's known_hosts: ").strip() == "yes":
-                print(f"stored in {exc.accept()}", file=sys.stderr)
-                accepted += 1
-        if accepted:
-            report = run_with_pool(args, body)
-    recorded = _record(args.file, report) if args.record else None
-    if args.json:
-        doc = report.to_json()
+        report = run_with_pool(args, body)
+        unknown = [h.host_key_error for h in report.hosts if isinstance(h.host_key_error, UnknownHostKey)]
+        if unknown and not args.json and sys.stdin is not None and sys.stdin.isatty():
+            accepted = 0
+            for exc in unknown:
+                print(f"{exc.host}: the host key of {exc.lookup} is not known yet:\n  {exc.algorithm} "
+                      f"{exc.fingerprint}", file=sys.stderr)
+                if input("Type 'yes' to trust it and remember it in Brickyard's known_hosts: ").strip() == "yes":
+                    print(f"stored in {exc.accept()}", file=sys.stderr)
+                    accepted += 1
+            if accepted:
+                report = run_with_pool(args, body)
+        recorded = _record(args.file, report) if args.record else None
+        code = 0 if report.ok else 1
+        if args.json:
+            doc = report.to_json()
+            if recorded is not None:
+                doc["recorded"] = recorded
+            return Outcome(code, doc=doc)
+        lines = [report.text()]
         if recorded is not None:
-            doc["recorded"] = recorded
-        emit_json(doc, indent=2)
-    else:
-        print(report.text())
-        if recorded is not None:
-            print(f"recorded the free space of {recorded} brick(s) in {args.file}")
-    return 0 if report.ok else 1
+            lines.append(f"recorded the free space of {recorded} brick(s) in {args.file}")
+        return Outcome(code, text=lines)
+
+
+COMMAND = PreflightCommand()
 
 
 def _record(path: str, report) -> int:
     """Write each measured brick's free space into the topology file (read again now, so
     nothing else in it changes)."""
-    topo = _load(path)
+    topo = load_topology(path)
     edit = record_free_space(topo, report.free_space(), report.finished)
     if edit is None:
         return 0

@@ -17,24 +17,46 @@ from __future__ import annotations
 import argparse
 import posixpath
 
-from ..cli import UsageError
-from .remote_common import add_ssh_arguments
+from .command import Outcome, UsageError
+from .inputs import add_topology_arguments, load_topology
+from .remote_common import RemoteCommand
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("probe", help="measure brick filesystems and client→server TCP before provisioning "
-                                     "(calibrates the throughput model)")
-    p.add_argument("file", help="a topology file (*.brickyard.json)")
-    p.add_argument("--volume", metavar="NAME", help="the volume whose bricks to probe (default: every brick)")
-    p.add_argument("--client", metavar="NAME", help="the client to send TCP from (default: the first client)")
-    p.add_argument("--param", action="append", default=[], metavar="K=V",
-                   help="probe parameter (disk_size, block_size, tcp_bytes, together, repeats)")
-    p.add_argument("--save", action="store_true", help="store the run in the history (to --calibrate on it)")
-    p.add_argument("--db", metavar="URL", help="history database for --save")
-    p.add_argument("--no-wait", action="store_true", help="refuse instead of waiting for a busy host")
-    p.add_argument("--dry-run", action="store_true", help="print the targets and parameters and stop")
-    add_ssh_arguments(p)
-    p.set_defaults(func=run)
+class ProbeCommand(RemoteCommand):
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        add_topology_arguments(p, "the volume whose bricks to probe (default: every brick)")
+        p.add_argument("--client", metavar="NAME", help="the client to send TCP from (default: the first client)")
+        p.add_argument("--param", action="append", default=[], metavar="K=V",
+                       help="probe parameter (disk_size, block_size, tcp_bytes, together, repeats)")
+        p.add_argument("--save", action="store_true", help="store the run in the history (to --calibrate on it)")
+        p.add_argument("--db", metavar="URL", help="history database for --save")
+        p.add_argument("--no-wait", action="store_true", help="refuse instead of waiting for a busy host")
+        p.add_argument("--dry-run", action="store_true", help="print the targets and parameters and stop")
+
+    def run(self, args: argparse.Namespace) -> Outcome:
+        from ..bench import registry
+        from ..bench.api import ParamError
+        from ..bench.engine import TargetError, parse_target
+        from .bench import _params, run_workload
+
+        topo = load_topology(args.file)
+        targets, params = targets_of(topo, args.volume, args.client)
+        try:
+            params.update(_params(args.param))
+            workload = registry.find("probe")
+            workload.resolve(params)
+            specs = [parse_target(t) for t in targets]
+        except (LookupError, ParamError, TargetError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+        if args.dry_run:
+            return Outcome(0, doc={"ok": True, "targets": targets, "params": params},
+                           text=["probe targets: " + " ".join(targets),
+                                 "parameters: " + " ".join(f"{k}={v}" for k, v in params.items())])
+        args.server = []
+        return run_workload(args, workload, params, specs, None)
+
+
+COMMAND = ProbeCommand()
 
 
 def targets_of(topo, volume_name: str | None = None, client: str | None = None) -> tuple[list[str], dict[str, str]]:
@@ -70,27 +92,3 @@ def targets_of(topo, volume_name: str | None = None, client: str | None = None) 
         targets.append(f"{chosen}:/tmp")
         params["clients"] = chosen
     return targets, params
-
-
-def run(args: argparse.Namespace) -> int:
-    from ..bench import registry
-    from ..bench.api import ParamError
-    from ..bench.engine import TargetError, parse_target
-    from .bench import _params, _run
-    from .plan import _load
-
-    topo = _load(args.file)
-    targets, params = targets_of(topo, args.volume, args.client)
-    try:
-        params.update(_params(args.param))
-        workload = registry.find("probe")
-        workload.resolve(params)
-        specs = [parse_target(t) for t in targets]
-    except (LookupError, ParamError, TargetError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
-    if args.dry_run:
-        print("probe targets: " + " ".join(targets))
-        print("parameters: " + " ".join(f"{k}={v}" for k, v in params.items()))
-        return 0
-    args.server = []
-    return _run(args, workload, params, specs, None)

@@ -1,5 +1,6 @@
 """What every command that reaches hosts over SSH shares: the SSH flags, the pool, host-key
-acceptance, and printing a step report as text or JSON."""
+acceptance, a refused host key or an unreachable host as exit 1, and a step report as text or
+JSON."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable, TypeVar
 
-from ..cli import UsageError, emit_json
+from .command import Command, Outcome, Refused
 
 if TYPE_CHECKING:   # SSH libraries load only when a command reaches a host (`bench local:` needs none)
     from ..remote.loop import Progress
@@ -66,7 +67,25 @@ def add_ssh_arguments(p: argparse.ArgumentParser) -> None:
                    help="accept this unknown host key fingerprint once and remember it (repeatable)")
     p.add_argument("--ask-password", action="store_true",
                    help="ask for an SSH password when keys fail and keep it in the OS keyring only")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+class RemoteCommand(Command):
+    """A command that reaches hosts over SSH: it takes the SSH flags, and a host key refused
+    or a host that cannot be reached ends it with exit 1 naming the host (and the key)."""
+
+    def attach(self, subparsers, name, help, shared=None):
+        parser = super().attach(subparsers, name, help, shared)
+        add_ssh_arguments(parser)
+        return parser
+
+    def execute(self, args: argparse.Namespace) -> int:
+        try:
+            return super().execute(args)
+        except Exception as exc:
+            refused = host_refusal(exc)
+            if refused is None:
+                raise
+            raise refused from exc
 
 
 def _interactive() -> bool:
@@ -140,18 +159,22 @@ def run_with_pool(args: argparse.Namespace, body: Callable[[SshPool], Awaitable[
             print(f"stored in {exc.accept()}", file=sys.stderr)
 
 
-def host_key_exit(exc: Exception, as_json: bool) -> int:
-    """Report a refused host key (exit 1)."""
-    from ..remote.hostkeys import HostKeyChanged, UnknownHostKey, host_key_json
+def host_refusal(exc: Exception) -> Refused | None:
+    """A refused host key (its fingerprint and what to do in the JSON) or an executor's
+    error (a host unreachable, a command that could not start) as the command's refusal;
+    None for anything else."""
+    from ..remote.executor import ExecutorError
 
-    doc = {"ok": False, "error": str(exc), "exit": 1, "host": getattr(exc, "host", "")}
-    if isinstance(exc, (UnknownHostKey, HostKeyChanged)):
-        doc["host_key"] = host_key_json(exc)
-    if as_json:
-        emit_json(doc, indent=2)
-    else:
-        print(f"error: {exc}", file=sys.stderr)
-    return 1
+    if not isinstance(exc, ExecutorError):
+        return None
+    from ..remote.hostkeys import HostKeyChanged, HostKeyError, UnknownHostKey, host_key_json
+
+    if isinstance(exc, HostKeyError):
+        extra = {"host": getattr(exc, "host", "")}
+        if isinstance(exc, (UnknownHostKey, HostKeyChanged)):
+            extra["host_key"] = host_key_json(exc)
+        return Refused(str(exc), line=f"error: {exc}", **extra)
+    return Refused(str(exc))
 
 
 def cli_progress(as_json: bool) -> Progress:
@@ -162,14 +185,67 @@ def cli_progress(as_json: bool) -> Progress:
     return Progress(on_log=None if quiet else (lambda line: print(line, file=sys.stderr, flush=True)))
 
 
-def print_report(report: RunReport, as_json: bool) -> int:
-    """The report on stdout; exit 0 done, 1 a step failed, 130 interrupted by Ctrl-C."""
+def report_outcome(report: RunReport) -> Outcome:
+    """A step report: exit 0 done, 1 a step failed, 130 interrupted by Ctrl-C."""
     from ..remote.commandline import dry_run_lines
 
     code = 130 if report.interrupted else 0 if report.ok else 1
-    if as_json:
-        emit_json({**report.to_json(), "exit": code}, indent=2)
-    else:
-        for line in dry_run_lines(report) if report.dry_run else report.summary():
-            print(line)
-    return code
+    return Outcome(code, doc={**report.to_json(), "exit": code},
+                   text=dry_run_lines(report) if report.dry_run else report.summary())
+
+
+class VolumeStepsCommand(RemoteCommand):
+    """A command that runs steps on one volume's hosts (provision, teardown): FILE and
+    ``--volume``, ``--dry-run`` prints every command per host, otherwise the steps run over
+    SSH and their report is the outcome. A volume the steps refuse (``ProvisionError``,
+    ``TopologyError``) is exit 1 before anything runs."""
+
+    #: the report's action word
+    action = ""
+    volume_help = ""
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        from .inputs import add_topology_arguments
+
+        add_topology_arguments(p, self.volume_help)
+        self.add_step_arguments(p)
+        p.add_argument("--dry-run", action="store_true", help="print every command per host and run nothing")
+
+    def add_step_arguments(self, p: argparse.ArgumentParser) -> None:
+        """The command's own flags."""
+
+    def plan(self, topo, volume, args: argparse.Namespace) -> tuple[list, list[str], object]:
+        """(the steps, notes for the dry run, what ``run_steps`` needs)."""
+        raise NotImplementedError
+
+    def confirm(self, volume, planned: object, args: argparse.Namespace) -> None:
+        """Refuse (UsageError, Refused) what must be confirmed before anything runs."""
+
+    async def run_steps(self, topo, volume, planned: object, hosts, progress: Progress,
+                        args: argparse.Namespace) -> RunReport:
+        raise NotImplementedError
+
+    def run(self, args: argparse.Namespace) -> Outcome:
+        from ..core.topology import TopologyError
+        from ..remote.hosts import TopologyHosts
+        from ..remote.provision import ProvisionError
+        from ..remote.steps import dry_run
+        from .inputs import load_topology, pick_volume
+
+        topo = load_topology(args.file)
+        volume = pick_volume(topo, args.volume)
+        try:
+            steps, notes, planned = self.plan(topo, volume, args)
+        except (ProvisionError, TopologyError) as exc:
+            raise Refused(str(exc)) from None
+        if args.dry_run:
+            return report_outcome(dry_run(self.action, volume.name, steps, notes))
+        self.confirm(volume, planned, args)
+        hosts = TopologyHosts(topo)
+        progress = cli_progress(args.json)
+
+        async def body(pool: SshPool) -> RunReport:
+            hosts.pool = pool
+            return await self.run_steps(topo, volume, planned, hosts, progress, args)
+
+        return report_outcome(run_with_pool(args, body))

@@ -14,32 +14,77 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli import UsageError, emit_json
+from .command import Command, Outcome, UsageError
+from .inputs import load_topology, pick_volume
 
 TEXT_LIMIT = 200
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="export a PDF or HTML report of a campaign, stored runs or a planned volume",
-                       description="The decision table first, then topology, layouts, charts, history comparison, "
-                                   "run hygiene, environment and raw numbers, as PDF (A4/Letter) or HTML.")
-    p.add_argument("--runs", metavar="ID,ID…", help="stored runs (unique id prefixes do), comma-separated")
-    p.add_argument("--campaign", metavar="ID", help="a stored campaign (its completed cells and planned layouts)")
-    p.add_argument("--topology", metavar="FILE", help="a topology file: with --volume, the planner's report of that "
-                                                     "volume; with --runs, the topology the runs were made on")
-    p.add_argument("--volume", metavar="NAME", help="the volume of --topology to report on (default: its only one)")
-    p.add_argument("--fail", metavar="SPEC", default="",
-                   help="a failure scenario to draw and plan (with --topology): node2, site:Helsinki, "
-                        "brick:node2:/data/b1, comma-separated")
-    p.add_argument("--title", metavar="TEXT", help="the report's title")
-    p.add_argument("--author", metavar="TEXT", help="who made it (default: your user name)")
-    p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size of the PDF (default a4)")
-    p.add_argument("--out", metavar="FILE", help="FILE.pdf or FILE.html (needed)")
-    p.add_argument("--db", metavar="URL", help="history database (default as `brickyard history`)")
-    p.add_argument("--json", action="store_true", help="say what was written as JSON")
-    # the app's writer process (report/worker.py): JSON requests on stdin, JSON lines on stdout
-    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    p.set_defaults(func=run)
+class ReportCommand(Command):
+    description = ("The decision table first, then topology, layouts, charts, history comparison, run hygiene, "
+                   "environment and raw numbers, as PDF (A4/Letter) or HTML.")
+    json_help = "say what was written as JSON"
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("--runs", metavar="ID,ID…", help="stored runs (unique id prefixes do), comma-separated")
+        p.add_argument("--campaign", metavar="ID", help="a stored campaign (its completed cells and planned layouts)")
+        p.add_argument("--topology", metavar="FILE",
+                       help="a topology file: with --volume, the planner's report of that volume; with --runs, the "
+                            "topology the runs were made on")
+        p.add_argument("--volume", metavar="NAME", help="the volume of --topology to report on (default: its only one)")
+        p.add_argument("--fail", metavar="SPEC", default="",
+                       help="a failure scenario to draw and plan (with --topology): node2, site:Helsinki, "
+                            "brick:node2:/data/b1, comma-separated")
+        p.add_argument("--title", metavar="TEXT", help="the report's title")
+        p.add_argument("--author", metavar="TEXT", help="who made it (default: your user name)")
+        p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size of the PDF (default a4)")
+        p.add_argument("--out", metavar="FILE", help="FILE.pdf or FILE.html (needed)")
+        p.add_argument("--db", metavar="URL", help="history database (default as `brickyard history`)")
+        # the app's writer process (report/worker.py): JSON requests on stdin, JSON lines on stdout
+        p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+
+    def run(self, args: argparse.Namespace) -> Outcome:
+        from ..report import ReportInputError, export_report, report_format, write_error_words
+
+        if args.worker:         # the app's File ▸ Export PDF…: requests on stdin, progress on stdout
+            from ..report.worker import main
+
+            return Outcome(main())
+        if not args.out:
+            raise UsageError("--out FILE.pdf or FILE.html is needed")
+        kind = check_sources(args)
+        title, author = _text(args.title, "--title"), _text(args.author, "--author")
+        from pathlib import Path
+
+        out = Path(args.out)
+        if out.is_dir():
+            raise UsageError(f"--out {args.out} is a folder; give a file name ending in .pdf or .html")
+        try:
+            report_format(args.out)
+        except ReportInputError as exc:
+            raise UsageError(str(exc)) from None
+        if not out.resolve().parent.is_dir():
+            raise UsageError(f"--out {args.out}: the folder {out.resolve().parent} does not exist")
+        content = _content(kind, args, title, author)
+        try:
+            result = export_report(content, out, args.paper)
+        except ReportInputError as exc:
+            raise UsageError(str(exc)) from None
+        except OSError as exc:
+            raise UsageError(write_error_words(args.out, exc)) from None
+        if args.json:
+            doc = {"ok": True, **result.to_json(), "kind": content.kind, "title": content.title,
+                   "author": content.author, "runs": list(content.run_ids),
+                   "decision_table": content.table.to_json()}
+            if kind == "campaign":
+                doc["campaign"] = args.campaign
+            return Outcome(0, doc=doc, indent=1)
+        paper = "A4" if args.paper == "a4" else "Letter"
+        pages = f"{result.pages} page{'s' if result.pages != 1 else ''}, {paper}, " if result.pages is not None else ""
+        return Outcome(0, text=f"report: {result.path} ({pages}{result.bytes / 1000:.0f} kB)")
+
+
+COMMAND = ReportCommand()
 
 
 def _text(value: str | None, flag: str) -> str:
@@ -83,57 +128,12 @@ def check_sources(args: argparse.Namespace) -> str:
     raise UsageError("give --campaign ID, --runs ID,ID… or --topology FILE [--volume NAME]")
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..report import ReportInputError, export_report, report_format, write_error_words
-
-    if args.worker:         # the app's File ▸ Export PDF…: requests on stdin, progress on stdout
-        from ..report.worker import main
-
-        return main()
-    if not args.out:
-        raise UsageError("--out FILE.pdf or FILE.html is needed")
-    kind = check_sources(args)
-    title, author = _text(args.title, "--title"), _text(args.author, "--author")
-    from pathlib import Path
-
-    out = Path(args.out)
-    if out.is_dir():
-        raise UsageError(f"--out {args.out} is a folder; give a file name ending in .pdf or .html")
-    try:
-        report_format(args.out)
-    except ReportInputError as exc:
-        raise UsageError(str(exc)) from None
-    if not out.resolve().parent.is_dir():
-        raise UsageError(f"--out {args.out}: the folder {out.resolve().parent} does not exist")
-    content = _content(kind, args, title, author)
-    try:
-        result = export_report(content, out, args.paper)
-    except ReportInputError as exc:
-        raise UsageError(str(exc)) from None
-    except OSError as exc:
-        raise UsageError(write_error_words(args.out, exc)) from None
-    if args.json:
-        doc = {"ok": True, **result.to_json(), "kind": content.kind, "title": content.title,
-               "author": content.author, "runs": list(content.run_ids),
-               "decision_table": content.table.to_json()}
-        if kind == "campaign":
-            doc["campaign"] = args.campaign
-        emit_json(doc, indent=1)
-    else:
-        pages = f"{result.pages} page{'s' if result.pages != 1 else ''}, {args.paper.upper() if args.paper == 'a4' else 'Letter'}, " \
-            if result.pages is not None else ""
-        print(f"report: {result.path} ({pages}{result.bytes / 1000:.0f} kB)")
-    return 0
-
-
 def _content(kind: str, args: argparse.Namespace, title: str, author: str):
     from ..core.failures import FailureSpecError
     from ..report import ReportInputError, content_from_campaign, content_from_plan, content_from_runs
-    from .plan import _load, _pick_volume
-
     if kind == "plan":
-        topo = _load(args.topology)
-        volume = _pick_volume(topo, args.volume)
+        topo = load_topology(args.topology)
+        volume = pick_volume(topo, args.volume)
         failures = [s.strip() for s in args.fail.split(",") if s.strip()]
         try:
             return content_from_plan(topo, volume, failures, title=title, author=author)
@@ -143,7 +143,7 @@ def _content(kind: str, args: argparse.Namespace, title: str, author: str):
     from ..store import StoreError
     from .history import _open, resolve
 
-    topo = _load(args.topology) if args.topology else None
+    topo = load_topology(args.topology) if args.topology else None
     ids = _run_ids(args.runs) if kind == "runs" else []
     store = _open(args)
     try:
