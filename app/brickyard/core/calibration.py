@@ -152,35 +152,48 @@ def prior_params(topo: Topology, bricks: Iterable[Any] | None = None) -> Params:
     directions), each node's and the clients' ``nic_gbps`` (bits → bytes). ``bricks``: only
     these bricks and their nodes (a plan needs no more)."""
     values = tm.default_values()
-    wanted = None if bricks is None else {str(b) for b in bricks}
-    nodes = set() if wanted is None else {w.partition(":")[0] for w in wanted}
-    speeds: dict[str, float | None] = {}
+    wanted: dict[str, set[str]] | None = None
+    if bricks is not None:
+        wanted = {}
+        for b in bricks:
+            paths = wanted.get(b.node)
+            if paths is None:
+                paths = wanted[b.node] = set()
+            paths.add(b.path)
+    # every wanted brick's speed first, no names built: a 24,000-brick plan of identical disks
+    # needs none
+    speeds: list[float | None] = []
+    chosen: list[tuple[str, list]] = []
     for node in topo.nodes:
-        if wanted is not None and node.name not in nodes:
+        paths = None if wanted is None else wanted.get(node.name)
+        if wanted is not None and paths is None:
             continue
         if node.nic_gbps:
             values[f"{NODE_LINK}@{node.name}"] = spread(node.nic_gbps * 1e9 / 8, DECLARED,
                                                         f"{node.name}'s NIC, {format_link_speed(node.nic_gbps * 1e9 / 8)} (topology)")
-        for b in node.bricks:
-            name = f"{node.name}:{b.path}"
-            if wanted is None or name in wanted:
-                speeds[name] = float(b.speed_bps) if b.speed_bps else None
+        mine = node.bricks if paths is None else [b for b in node.bricks if b.path in paths]
+        chosen.append((node.name, mine))
+        speeds.extend([b.speed_bps or None for b in mine])
     # the most common speed is the default, the others per brick: a 24,000-brick plan of
     # identical disks holds two entries, not 48,000 (a brick with no speed has none)
-    known = [v for v in speeds.values() if v]
-    common = Counter(known).most_common(1)[0][0] if known and len(known) == len(speeds) else None
+    counts = Counter(speeds)
+    common = counts.most_common(1)[0][0] if counts and None not in counts else None
     shared: dict[float, Value] = {}
-    for name, speed in speeds.items():
-        if not speed:
-            continue
-        v = shared.get(speed)
-        if v is None:
-            v = shared[speed] = spread(speed, DECLARED, "the brick's speed_bps (topology)")
+    if common:
+        shared[common] = spread(float(common), DECLARED, "the brick's speed_bps (topology)")
         for d in DIRECTIONS:
-            if speed == common:
-                values[f"{BRICK}.{d}"] = v
-            else:
-                values[f"{BRICK}.{d}@{name}"] = v
+            values[f"{BRICK}.{d}"] = shared[common]
+    if len(counts) > 1:
+        for node_name, mine in chosen:
+            for b in mine:
+                speed = b.speed_bps
+                if not speed or speed == common:
+                    continue
+                v = shared.get(speed)
+                if v is None:
+                    v = shared[speed] = spread(float(speed), DECLARED, "the brick's speed_bps (topology)")
+                for d in DIRECTIONS:
+                    values[f"{BRICK}.{d}@{node_name}:{b.path}"] = v
     links = [c.nic_gbps for c in topo.clients]
     if links and all(links):
         slow = min(links)   # type: ignore[type-var]

@@ -38,8 +38,11 @@ luck beyond its expectation (a given set of file names may land better or worse)
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
+from operator import attrgetter
 from typing import Iterable, Mapping
 
 from .topology import BrickRef
@@ -201,6 +204,19 @@ class Params:
             self._tables[key] = table   # type: ignore[attr-defined]
         return table
 
+    def node_links(self, end: str = "") -> tuple[dict[str, float | None], float | None]:
+        """({node: its link's rate}, the rate of a node without one) at one end of the range,
+        built once per Params (a 1,000-server plan reads it for every server)."""
+        key = ("links", end)
+        table = self._tables.get(key)   # type: ignore[attr-defined]
+        if table is None:
+            prefix = f"{NODE_LINK}@"
+            rates = {k[len(prefix):]: v.at(end) for k, v in self.values.items() if k.startswith(prefix)}
+            default = self.values.get(NODE_LINK)
+            table = (rates, None if default is None else default.at(end))
+            self._tables[key] = table   # type: ignore[attr-defined]
+        return table
+
     def get(self, name: str, direction: str = "", where: str = "") -> Value | None:
         key = name + (f".{direction}" if direction else "")
         if where and f"{key}@{where}" in self.values:
@@ -235,9 +251,17 @@ class SetShape:
     d: int = 1
     arbiter: BrickRef | None = None
 
-    @property
-    def copies(self) -> int:
-        return len(self.bricks) if self.kind == "replica" else 1
+    def __init__(self, kind: str, bricks: tuple[BrickRef, ...], k: int = 1, d: int = 1,
+                 arbiter: BrickRef | None = None):
+        # the frozen dataclass __init__ in one step (see planmodel.BrickSet): a 24,000-brick
+        # plan builds 8,000 of these for every estimate
+        copies = len(bricks) if kind == "replica" else 1
+        self.__dict__.update(kind=kind, bricks=bricks, k=k, d=d, arbiter=arbiter, copies=copies,
+                             structure=(kind, k, d, copies))
+
+    copies: int = field(init=False, repr=False, compare=False)
+    #: what the model needs of a set besides its bricks' rates: (kind, k, d, copies)
+    structure: tuple[str, int, int, int] = field(init=False, repr=False, compare=False)
 
     @cached_property
     def brick_keys(self) -> tuple[str, ...]:
@@ -291,48 +315,110 @@ class LayoutShape:
         return tuple(b for s in self.sets for b in s.bricks)
 
     def nodes(self) -> list[str]:
-        return list(dict.fromkeys(b.node for s in self.sets for b in (*s.bricks, *((s.arbiter,) if s.arbiter else ()))))
+        return list(self._nodes)
+
+    @cached_property
+    def _nodes(self) -> tuple[str, ...]:
+        nodes = dict.fromkeys(self._node_bricks)
+        nodes.update(dict.fromkeys(s.arbiter.node for s in self.sets if s.arbiter is not None))
+        return tuple(nodes)
 
     def first(self) -> SetShape:
         return self.sets[0]
+
+    @cached_property
+    def structures(self) -> dict[tuple[str, int, int, int], int]:
+        """How many sets of each ``SetShape.structure``: worked out once per shape, so each
+        evaluation groups 8,000 sets by looking at a handful of entries."""
+        out: dict[tuple[str, int, int, int], int] = {}
+        for s in self.sets:
+            key = s.structure
+            out[key] = out.get(key, 0) + 1
+        return out
+
+    @cached_property
+    def _brick_sets(self) -> dict[str, list[int]]:
+        """"node:/path" → the indices of the sets holding that brick (built only when some
+        brick has a rate of its own)."""
+        out: dict[str, list[int]] = {}
+        for i, s in enumerate(self.sets):
+            for key in s.brick_keys:
+                out.setdefault(key, []).append(i)
+        return out
+
+    def sets_with(self, bricks: Iterable[str]) -> set[int]:
+        """Indices of the sets holding any of ``bricks`` ("node:/path")."""
+        index = self._brick_sets
+        out: set[int] = set()
+        for b in bricks:
+            out.update(index.get(b, ()))
+        return out
+
+    @cached_property
+    def _node_bricks(self) -> dict[str, dict[tuple[str, int, int, int], int]]:
+        """Per server: how many bricks of sets of each structure it holds (one pass, at C
+        speed where the sets are all alike)."""
+        out: dict[str, dict[tuple[str, int, int, int], int]] = {}
+        if len(self.structures) == 1:
+            (key,) = self.structures
+            counts = Counter(map(_NODE_OF, chain.from_iterable(map(_BRICKS_OF, self.sets))))
+            return {node: {key: n} for node, n in counts.items()}
+        for s in self.sets:
+            key = s.structure
+            for b in s.bricks:
+                counts = out.get(b.node)
+                if counts is None:
+                    counts = out[b.node] = {}
+                counts[key] = counts.get(key, 0) + 1
+        return out
 
     @cached_property
     def _loads(self) -> dict[tuple[str, bool], dict[str, float]]:
         """Per direction and (one file, many files): the share of the data each server's
         bricks carry (many files: sets equally loaded). Worked out once per shape."""
         out: dict[tuple[str, bool], dict[str, float]] = {}
+        shares = {key: next(s for s in self.sets if s.structure == key) for key in self.structures}
         for d in DIRECTIONS:
-            for one in (True, False):
-                load: dict[str, float] = {}
-                sets = self.sets[:1] if one else self.sets
-                weight = 1.0 if one else 1.0 / len(self.sets)
-                for s in sets:
-                    share = weight * s.brick_share(d)
-                    for b in s.bricks:
-                        load[b.node] = load.get(b.node, 0.0) + share
-                out[(d, one)] = load
+            share = {key: s.brick_share(d) for key, s in shares.items()}
+            one: dict[str, float] = {}
+            first = self.sets[0]
+            for b in first.bricks:
+                one[b.node] = one.get(b.node, 0.0) + first.brick_share(d)
+            out[(d, True)] = one
+            weight = 1.0 / len(self.sets)
+            out[(d, False)] = {node: weight * sum(n * share[key] for key, n in counts.items())
+                               for node, counts in self._node_bricks.items()}
         return out
 
     def node_loads(self, direction: str, one: bool) -> dict[str, float]:
         return self._loads[(direction, one)] if self.sets else {}
 
 
+_NODE_OF = attrgetter("node")
+_BRICKS_OF = attrgetter("bricks")
+
+
 def shape_of(sets: Iterable, description: str = "") -> LayoutShape:
     """A LayoutShape from the planner's ``BrickSet``s (duck-typed: bricks, arbiter,
     data_bricks, redundancy); a short, broken tail set (no data bricks) is left out."""
     out = []
+    append = out.append
     for s in sets:
         if s.data_bricks <= 0:
             continue
-        data = tuple(b for b in s.bricks if b != s.arbiter)
-        # a thin arbiter is written only when a data brick is down: not in a request's fan-out
-        arbiter = None if getattr(s, "thin_arbiter", False) else s.arbiter
+        bricks, arbiter = tuple(s.bricks), s.arbiter
         if s.redundancy:
-            out.append(SetShape("disperse", tuple(s.bricks), k=s.data_bricks, d=len(s.bricks)))
-        elif len(data) > 1 or arbiter is not None:
-            out.append(SetShape("replica", data, arbiter=arbiter))
+            append(SetShape("disperse", bricks, s.data_bricks, len(bricks)))
+            continue
+        # the arbiter is the set's last brick; a thin arbiter is written only when a data brick
+        # is down: not in a request's fan-out
+        data = bricks[:-1] if arbiter is not None and bricks and bricks[-1] == arbiter else bricks
+        if arbiter is not None and getattr(s, "thin_arbiter", False):
+            arbiter = None
+        if len(data) > 1 or arbiter is not None:
+            append(SetShape("replica", data, 1, 1, arbiter))
         else:
-            out.append(SetShape("distribute", data))
+            append(SetShape("distribute", data))
     return LayoutShape(tuple(out), description)
 
 
@@ -393,6 +479,7 @@ class _Eval:
         self.shape, self.p, self.d, self.end = shape, params, direction, end
         self._slowest: dict[int, float | None] = {}
         self._groups: dict[tuple, int] | None = None
+        self._links: dict[bool, tuple[float | None, str]] = {}
 
     def v(self, name: str, where: str = "", directional: bool = True) -> float | None:
         return self.p.value(name, self.d if directional else "", where, self.end)
@@ -448,12 +535,22 @@ class _Eval:
         return slow
 
     def groups(self) -> dict[tuple, int]:
-        """Sets by (kind, k, d, copies, slowest brick): how many of each."""
+        """Sets by (kind, k, d, copies, slowest brick): how many of each. Only the sets holding
+        a brick with a rate of its own are looked at one by one; every other set's slowest
+        brick is the default rate, so its group comes from the shape's structure counts."""
         if self._groups is None:
-            groups: dict[tuple, int] = {}
-            for s in self.shape.sets:
-                key = (s.kind, s.k, s.d, s.copies, self.slowest(s))
-                groups[key] = groups.get(key, 0) + 1
+            rates, default = self.p.brick_rates(self.d, self.end)
+            shape = self.shape
+            groups: dict[tuple, int] = {(*key, default): n for key, n in shape.structures.items()}
+            if rates:
+                sets = shape.sets
+                for i in shape.sets_with(rates):
+                    s = sets[i]
+                    plain = (*s.structure, default)
+                    groups[plain] -= 1
+                    key = (*s.structure, self.slowest(s))
+                    groups[key] = groups.get(key, 0) + 1
+                groups = {k: n for k, n in groups.items() if n}
             self._groups = groups
         return self._groups
 
@@ -518,14 +615,20 @@ class _Eval:
     def _node_links(self, n: int) -> tuple[float | None, str]:
         """The data rate at which the busiest server link fills: each server carries its
         bricks' share of the data of their sets (sets equally loaded)."""
+        one = n == 1
+        found = self._links.get(one)
+        if found is not None:
+            return found
         best: float | None = None
         name = ""
-        for node, share in self.shape.node_loads(self.d, n == 1).items():
-            link = self.v(NODE_LINK, node, directional=False)
+        links, default = self.p.node_links(self.end)
+        for node, share in self.shape.node_loads(self.d, one).items():
+            link = links.get(node, default)
             if link and share > 0:
                 bound = link / share
                 if best is None or bound < best:
                     best, name = bound, node
+        self._links[one] = (best, name)
         return best, name
 
 
