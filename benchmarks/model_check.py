@@ -80,6 +80,8 @@ def measure(lab: Path, db: str, size: str, layouts: list[dict]) -> tuple[str, st
         path = Path(folder) / "model-check.campaign.json"
         path.write_text(json.dumps(spec, indent=1))
         campaign = cli("campaign", str(path), "--yes", "--topology", topo, "--ssh-config", ssh, "--db", db)
+    if "campaign_id" not in campaign:
+        raise SystemExit(f"the campaign did not run: {json.dumps(campaign)[:3000]}")
     return probe["run_id"], campaign["campaign_id"], time.monotonic() - t0
 
 
