@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QScrollArea, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from ..core.topology import BrickRef, Topology
 from .bridge import RemoteBridge
@@ -63,6 +63,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.canvas, "Planner")
+        self.tabs.currentChanged.connect(self._tab_changed)
         self.setCentralWidget(self.tabs)
         self.layout_panel = LayoutPanel(self.session)
         self.verdict = VerdictPanel(self.session)
@@ -200,6 +201,16 @@ class MainWindow(QMainWindow):
                           "selected in History, side by side")
         action.triggered.connect(lambda: self.open_decision())
         add_help_menu(self)
+
+    def _tab_changed(self, _index: int) -> None:
+        """The planner's keys belong to the Planner tab; coming back to it, the canvas takes
+        the keyboard unless a planner widget still has it."""
+        front = self.tabs.currentWidget() is self.canvas
+        self.canvas.set_in_front(front)
+        if front:
+            focus = QApplication.focusWidget()
+            if focus is None or not focus.isVisible() or focus is self.tabs.tabBar():
+                self.canvas.setFocus()
 
     def _show_refusal(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)

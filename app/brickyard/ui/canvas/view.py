@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QKeySequence, QMouseEvent, QPainter, QPen, QWheelEvent
 from PySide6.QtWidgets import QApplication, QGraphicsRectItem, QGraphicsView, QMenu, QWidget
+from shiboken6 import isValid
 
 from ...core import editing, edits
 from ...core.topology import Brick, BrickRef, Node, Site, Topology
@@ -20,6 +21,9 @@ from .scene import TopologyScene
 
 DEFAULT_BRICK_BYTES = 10**12
 COMPACT_BELOW = 0.3
+# keys every widget has a meaning for: they act on the canvas only while it has the focus, so
+# Ctrl+A in a table selects its rows and Del in a list deletes from that list
+FOCUS_ACTIONS = ("delete", "select_all")
 
 
 class CanvasView(QGraphicsView):
@@ -50,6 +54,7 @@ class CanvasView(QGraphicsView):
         self._ghost: QGraphicsRectItem | None = None
         self._drop_target: BrickItem | None = None
         self.actions_by_name: dict[str, QAction] = {}
+        self._live = True
         self._make_actions()
 
     # ---- actions --------------------------------------------------------------------
@@ -85,11 +90,38 @@ class CanvasView(QGraphicsView):
             action.triggered.connect(lambda _=False, s=slot: s())
             self._register(name, action)
         self.actions_by_name["delete"].setShortcuts([QKeySequence.StandardKey.Delete, QKeySequence("Backspace")])
+        for name in FOCUS_ACTIONS:
+            self.actions_by_name[name].setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        # after the stack's own connections: the stack enables Undo, the canvas may veto it
+        self._can = {"undo": stack.canUndo(), "redo": stack.canRedo()}
+        stack.canUndoChanged.connect(self._can_undo_changed)
+        stack.canRedoChanged.connect(self._can_redo_changed)
 
     def _register(self, name: str, action: QAction) -> None:
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.actions_by_name[name] = action
         self.addAction(action)
+
+    def _can_undo_changed(self, can: bool) -> None:
+        self._can["undo"] = can
+        self._enable_actions()
+
+    def _can_redo_changed(self, can: bool) -> None:
+        self._can["redo"] = can
+        self._enable_actions()
+
+    def _enable_actions(self) -> None:
+        for name, action in self.actions_by_name.items():
+            if isValid(action):          # a stack outliving the canvas still signals as it goes
+                action.setEnabled(self._live and self._can.get(name, True))
+
+    def set_in_front(self, front: bool) -> None:
+        """The canvas's actions work only while it is in front (the main window's Planner
+        tab): they sit in the window's menus too, and a menu makes a shortcut window-wide, so
+        N on History added a node and Del deleted one behind the user's back. A canvas on
+        its own is always in front."""
+        self._live = front
+        self._enable_actions()
 
     # ---- edits ----------------------------------------------------------------------
     def _target_site(self) -> str:

@@ -9,7 +9,7 @@ import dataclasses
 from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QDate, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QKeySequence, QShortcut
+from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -279,6 +279,9 @@ class HistoryView(QWidget):
         self.right.currentChanged.connect(lambda _i: self.refresh_trend())
         self.right.currentChanged.connect(lambda _i: self.refresh_model_check())
         self.units_combo.currentIndexChanged.connect(self._units_changed)
+        copy_key = QShortcut(QKeySequence.StandardKey.Copy, self.table)
+        copy_key.setContext(Qt.ShortcutContext.WidgetShortcut)
+        copy_key.activated.connect(self.copy_selected_rows)
         reload_key = QShortcut(QKeySequence(Qt.Key.Key_F5), self)
         reload_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         reload_key.activated.connect(self.reload)
@@ -441,6 +444,21 @@ class HistoryView(QWidget):
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
         picked = [self.model.rows[r] for r in rows]
         return [r.run_id for r in sorted(picked, key=lambda s: s.started_at)]
+
+    def copy_selected_rows(self) -> str:
+        """Ctrl+C in the list: the selected runs as the table shows them, tab-separated
+        under the column titles (full run ids), ready to paste into a spreadsheet or ticket."""
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        lines = ["\t".join(COLUMNS)]
+        for row in rows:
+            cells = [str(self.model.data(self.model.index(row, c)) or "") for c in range(len(COLUMNS))]
+            cells[1] = self.model.rows[row].run_id
+            lines.append("\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in cells))
+        text = "\n".join(lines) + "\n" if rows else ""
+        if text:
+            QGuiApplication.clipboard().setText(text)
+            self.sig_status.emit(f"copied {len(rows)} runs")
+        return text
 
     def compare_selected(self) -> None:
         ids = self.selected_run_ids()
