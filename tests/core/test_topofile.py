@@ -122,3 +122,26 @@ def test_renaming_a_client_follows_into_mounts_and_latencies_and_refuses_a_taken
     with pytest.raises(TopologyError, match="exists already"):
         topo.rename_client("www", "other")
     topofile.loads(topofile.dumps(topo))  # still a valid file: every reference resolves
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda t: setattr(t.nodes[0], "nic_gbps", float("inf")), "nodes[0].nic_gbps"),
+    (lambda t: setattr(t.nodes[0], "nic_gbps", float("nan")), "nodes[0].nic_gbps"),
+    (lambda t: setattr(t.nodes[0].bricks[0], "size_bytes", 2**70), "nodes[0].bricks[0].size_bytes"),
+    (lambda t: setattr(t.nodes[0].bricks[0], "speed_bps", 1e300), "nodes[0].bricks[0].speed_bps"),
+    (lambda t: setattr(t.nodes[1], "ssh_port", 70000), "nodes[1].ssh_port"),
+])
+def test_save_reads_its_own_text_back_and_never_writes_a_file_it_would_refuse(tmp_path, change, field):
+    """issue 21 item 2: Save wrote "nic_gbps": Infinity, and `brickyard plan` then refused the file."""
+    topo = topofile.load(EXAMPLE_FILES[0])
+    out = tmp_path / "t.brickyard.json"
+    topofile.save(topo, out)
+    good = out.read_bytes()
+    change(topo)
+    with pytest.raises(topofile.TopologySaveError) as err:
+        topofile.save(topo, out)
+    assert field in err.value.report() and "was not saved" in err.value.report()
+    assert out.read_bytes() == good and [p.name for p in tmp_path.iterdir()] == ["t.brickyard.json"]
+    with pytest.raises(topofile.TopologySaveError):
+        topofile.save(topo, tmp_path / "new.brickyard.json")
+    assert not (tmp_path / "new.brickyard.json").exists()

@@ -78,6 +78,15 @@ class TopologyFileError(JsonFileError):
     """A file that cannot be loaded; ``problems`` lists every one found (``str()`` too)."""
 
 
+class TopologySaveError(TopologyFileError):
+    """A topology the writer would not read back (an infinite NIC speed, a size beyond 64 bits):
+    nothing was written, and ``problems`` names each field as the reader does."""
+
+    def report(self) -> str:
+        return (f"{self.source} was not saved: Brickyard could not open it again. Fix these and save again:\n"
+                + "\n".join(f"  {p}" for p in self.problems))
+
+
 # ---- reading --------------------------------------------------------------------------
 
 _Reader = Reader
@@ -360,9 +369,22 @@ def dumps(topo: Topology) -> str:
     return json.dumps(to_dict(topo), indent=2, ensure_ascii=False) + "\n"
 
 
+def checked_dumps(topo: Topology, source: str = "<topology>") -> str:
+    """``dumps(topo)``, read back by ``loads`` first: a text this Brickyard would refuse to open
+    (raises TopologySaveError naming every field) is never handed to a writer."""
+    text = dumps(topo)
+    try:
+        loads(text, source)
+    except TopologyFileError as exc:
+        raise TopologySaveError(source, exc.problems) from None
+    return text
+
+
 def save(topo: Topology, path: str | os.PathLike) -> None:
-    """Write atomically: a temp file in the same folder, fsync, rename, fsync the folder."""
-    write_atomic(Path(path), dumps(topo).encode("utf-8"))
+    """Write atomically: a temp file in the same folder, fsync, rename, fsync the folder. The
+    text is read back first (``checked_dumps``): a file the app would refuse is never written,
+    and the file already there stays as it was."""
+    write_atomic(Path(path), checked_dumps(topo, str(path)).encode("utf-8"))
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -33,14 +33,16 @@ from typing import AsyncIterator, Callable, Sequence, TypeVar
 
 import asyncssh
 
+from ..core.hostnames import HOST_RE, USER_RE
 from . import passwords
 from .executor import CommandFailed, CommandResult, CommandTimeout, Executor, ExecutorError, RemoteProcess
 from .hostkeys import HostKeyChanged, HostKeyError, KnownHosts, UnknownHostKey, brickyard_known_hosts, fingerprint, known_hosts_name
 
-# what an SSH host alias, DNS name or IP address can look like; anything else is refused
-# before it reaches a resolver, a config lookup or a log line
-_HOST_RE = re.compile(r"^(?!-)[A-Za-z0-9_.%:\-]{1,253}$")
-_USER_RE = re.compile(r"^(?!-)[A-Za-z0-9_.@\-]{1,64}$")
+# what an SSH host alias, DNS name or IP address can look like (core.hostnames: the fields that
+# take them check the same); anything else is refused before it reaches a resolver, a config
+# lookup or a log line
+_HOST_RE = HOST_RE
+_USER_RE = USER_RE
 _PGID_RE = re.compile(rb"^brickyard-pgid=(\d+)$")
 _WRAPPER = 'echo "brickyard-pgid=$$" >&2; exec "$@"'
 _CHUNK = 65536

@@ -215,6 +215,9 @@ class FileController(QObject):
         except OSError as exc:
             self._error(f"{path}: cannot save: {exc.strerror or exc}")
             return False
+        except topofile.TopologySaveError as exc:
+            self._error(exc.report())
+            return False
         self.path = path
         self.recovered = False
         self.session.stack.setClean()
@@ -243,7 +246,12 @@ class FileController(QObject):
         if not self.dirty or index == self._autosaved_index:
             return False
         self.autosave_dir.mkdir(parents=True, exist_ok=True)
-        topofile.save(self.session.topo, self.autosave_path)
+        try:
+            topofile.save(self.session.topo, self.autosave_path)
+        except topofile.TopologySaveError as exc:   # Save says what is wrong; keep the last good autosave
+            self.sig_error.emit(exc.report())
+            self._autosaved_index = index
+            return False
         note = {"path": str(self.path) if self.path else None, "pid": os.getpid(), "saved_at": time.time()}
         topofile.write_atomic(self.autosave_path.with_suffix(".meta"), json.dumps(note).encode())
         self._autosaved_index = index

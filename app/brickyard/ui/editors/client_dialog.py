@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout,
 from ...core import edits
 from ...core.mounts import client_name_problem
 from ...core.topology import Client
-from ..panels.fields import ValidatedField, parse_gbps, parse_name, parse_port, parse_text
+from ..panels.fields import ValidatedField, parse_address, parse_gbps, parse_host_name, parse_port, parse_user
 from ..session import Session
 
 
@@ -26,7 +26,7 @@ class ClientDialog(QDialog):
         self.taken = set(taken)  # names already used by edits not yet pushed
         self.setWindowTitle(f"Client {name}" if self.original else "Add client")
         client = self.original or Client(self._free_name())
-        self.name = ValidatedField(parse_name)
+        self.name = ValidatedField(parse_host_name)
         self.name.set_value(client.name)
         self.name.edit.setObjectName("client.name")
         self.site = QComboBox()
@@ -35,11 +35,11 @@ class ClientDialog(QDialog):
         for site in session.topo.sites:
             self.site.addItem(site.name, site.name)
         self.site.setCurrentIndex(max(self.site.findData(client.site), 0))
-        self.address = ValidatedField(parse_text)
+        self.address = ValidatedField(parse_address)
         self.address.set_value(client.address)
         self.address.edit.setObjectName("client.address")
         self.address.edit.setPlaceholderText("IP or SSH alias (empty: the name)")
-        self.user = ValidatedField(parse_name)
+        self.user = ValidatedField(parse_user)
         self.user.set_value(client.ssh_user)
         self.port = ValidatedField(parse_port, str)
         self.port.set_value(client.ssh_port)

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any, Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
 
+from ...core.brickrules import path_char_problem
+from ...core.hostnames import host_problem, user_problem
+from ...core.topofile import MAX_GBPS, MAX_PORT, MAX_RATE_BPS
 from ...core.units import UnitError, format_bytes, parse_size
 
+_NUMBER_AND_UNIT = re.compile(r"^\d+(\.\d+)?\s*(|[kKMGTP]i?B?|B)$")
 INVALID_STYLE = "QLineEdit { border: 2px solid #c62828; background: #fdecea; }"
 
 
@@ -33,8 +39,8 @@ def mark_field(edit: QLineEdit, label: QLabel, problem: str | None) -> None:
 
 
 class ValidatedField(QWidget):
-    """A line edit that parses its text on Enter/focus-out and emits the value only when
-    it parses and differs from what the model holds."""
+    """A line edit that checks its text as it is typed (the reason under it, whole) and, on
+    Enter/focus-out, emits the value only when it parses and differs from what the model holds."""
 
     sig_value_entered = Signal(object)
     """object: the parsed value the user entered (the model may still refuse it)."""
@@ -54,6 +60,7 @@ class ValidatedField(QWidget):
         box.addWidget(self.error)
         self.error.hide()
         self.edit.editingFinished.connect(self._finished)
+        self.edit.textEdited.connect(self._typed)
 
     def set_value(self, value: Any) -> None:
         """Show the model's value (and clear any mark), unless the user is typing."""
@@ -80,6 +87,14 @@ class ValidatedField(QWidget):
     def set_problem(self, problem: str | None) -> None:
         mark_field(self.edit, self.error, problem)
 
+    def _typed(self, text: str) -> None:
+        try:
+            self.parse(text)
+        except (ValueError, UnitError) as exc:
+            self.set_problem(str(exc))
+        else:
+            self.set_problem(None)
+
     def _finished(self) -> None:
         try:
             value = self.parse(self.edit.text())
@@ -102,14 +117,44 @@ def parse_name(text: str) -> str:
     return text
 
 
+def parse_host_name(text: str) -> str:
+    """A node's name: gluster and SSH reach it by this name when it has no address."""
+    text = parse_name(text)
+    problem = host_problem(text, "a host name")
+    if problem:
+        raise ValueError(problem)
+    return text
+
+
+def parse_address(text: str) -> str:
+    """An SSH address as the SSH layer reads it; empty: the name is the address."""
+    text = text.strip()
+    problem = host_problem(text) if text else None
+    if problem:
+        raise ValueError(problem)
+    return text
+
+
+def parse_user(text: str) -> str:
+    text = text.strip()
+    problem = user_problem(text)
+    if problem:
+        raise ValueError(problem)
+    return text
+
+
 def parse_text(text: str) -> str:
     return text.strip()
 
 
 def parse_path(text: str) -> str:
+    """A brick path gluster can serve (``core.brickrules.path_char_problem``: no spaces, ':', quotes…)."""
     text = text.strip()
     if not text.startswith("/"):
         raise ValueError(f"a brick path must be absolute (start with '/'), not {text!r}")
+    problem = path_char_problem(text)
+    if problem:
+        raise ValueError(f"{text!r}: {problem}")
     return text
 
 
@@ -118,7 +163,7 @@ def parse_port(text: str) -> int:
         port = int(text.strip())
     except ValueError:
         raise ValueError(f"a port is a whole number from 1 to 65535, not {text!r}") from None
-    if not 1 <= port <= 65535:
+    if not 1 <= port <= MAX_PORT:
         raise ValueError(f"a port is from 1 to 65535, not {port}")
     return port
 
@@ -131,8 +176,16 @@ def parse_gbps(text: str) -> float | None:
         value = float(text)
     except ValueError:
         raise ValueError(f"a link speed in Gbit/s, e.g. 1 or 10 or 25, not {text!r}") from None
+    if not math.isfinite(value) or not 0 < value <= MAX_GBPS:
+        raise ValueError(f"a link speed is more than 0 and at most {MAX_GBPS:,.0f} Gbit/s, not {text!r}")
+    return value
+
+
+def parse_size_field(text: str) -> int:
+    """A brick's size ('14 TB', '12.7 TiB', '500G'): more than nothing, at most what a file holds."""
+    value = parse_size(text)
     if value <= 0:
-        raise ValueError("a link speed must be more than 0 Gbit/s")
+        raise ValueError("a brick size must be more than 0 bytes")
     return value
 
 
@@ -142,9 +195,17 @@ def parse_rate(text: str) -> float | None:
     if not text:
         return None
     per_second = text.removesuffix("/s").strip()
-    value = parse_size(per_second)
+    too_fast = f"{text!r} is faster than any disk (at most {show_size(int(MAX_RATE_BPS))}/s)"
+    try:
+        value = parse_size(per_second)
+    except UnitError:
+        if _NUMBER_AND_UNIT.match(per_second):
+            raise ValueError(too_fast) from None
+        raise ValueError(f"not a speed: {text!r} (write e.g. 500 MB/s, 1.2 GB/s or 300M)") from None
     if value <= 0:
         raise ValueError("a speed must be more than 0")
+    if value > MAX_RATE_BPS:
+        raise ValueError(too_fast)
     return float(value)
 
 

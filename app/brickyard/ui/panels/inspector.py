@@ -15,11 +15,11 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QPushButton, QStac
 from ...core import edits
 from ...core.mounts import describe_mount
 from ...core.topology import BrickRef
-from ...core.units import describe_size, parse_size
+from ...core.units import describe_size
 from ..editors.clients_panel import run_mount_dialog
 from ..session import Session
-from .fields import (ValidatedField, parse_gbps, parse_name, parse_path, parse_port, parse_rate, parse_text,
-                     show_rate, show_size)
+from .fields import (ValidatedField, parse_address, parse_gbps, parse_host_name, parse_name, parse_path, parse_port,
+                     parse_rate, parse_size_field, parse_text, parse_user, show_rate, show_size)
 
 Selection = tuple[str, str | BrickRef] | None  # ("site"|"node"|"brick"|"client", name or ref)
 
@@ -41,15 +41,17 @@ class Inspector(QWidget):
         self.fields: dict[str, dict[str, ValidatedField]] = {}
         self.site_combos: dict[str, QComboBox] = {}
         self._page("site", [("name", "Name", parse_name, str), ("description", "Description", parse_text, str)])
-        self._page("node", [("name", "Host name", parse_name, str), ("address", "SSH address", parse_text, str),
-                            ("ssh_user", "SSH user", parse_name, str), ("ssh_port", "SSH port", parse_port, str),
+        self._page("node", [("name", "Host name", parse_host_name, str),
+                            ("address", "SSH address", parse_address, str),
+                            ("ssh_user", "SSH user", parse_user, str), ("ssh_port", "SSH port", parse_port, str),
                             ("nic_gbps", "NIC (Gbit/s)", parse_gbps, lambda v: f"{v:g}")], site=True)
-        self._page("brick", [("path", "Path", parse_path, str), ("size_bytes", "Size", parse_size, show_size),
+        self._page("brick", [("path", "Path", parse_path, str), ("size_bytes", "Size", parse_size_field, show_size),
                              ("filesystem", "Filesystem", parse_text, str), ("mount", "Mount point", parse_text, str),
                              ("fs_type", "FS type", parse_text, str), ("disk_kind", "Disk kind", parse_text, str),
                              ("speed_bps", "Speed", parse_rate, show_rate)])
-        self._page("client", [("name", "Name", parse_name, str), ("address", "SSH address", parse_text, str),
-                              ("ssh_user", "SSH user", parse_name, str),
+        self._page("client", [("name", "Name", parse_host_name, str),
+                              ("address", "SSH address", parse_address, str),
+                              ("ssh_user", "SSH user", parse_user, str),
                               ("ssh_port", "SSH port", parse_port, str),
                               ("nic_gbps", "NIC (Gbit/s)", parse_gbps, lambda v: f"{v:g}")], site=True)
         self.size_note = QLabel()

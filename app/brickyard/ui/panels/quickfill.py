@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLineEdit,
-                               QSpinBox, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QSpinBox,
+                               QWidget)
 
 from ...core import editing, edits
 from ...core.topology import Site
-from ...core.units import parse_size
+from ...core.units import UnitError
 from ..session import Session
-from .fields import ValidatedField, parse_name, parse_path, parse_text, show_size
+from .fields import ValidatedField, parse_host_name, parse_path, parse_size_field, parse_text, show_size
 
 
 class QuickFillDialog(QDialog):
@@ -26,12 +26,12 @@ class QuickFillDialog(QDialog):
         self.bricks.setRange(0, 200)
         self.bricks.setValue(2)
         last = next((b for _, b in topo.all_bricks()), None)
-        self.size = ValidatedField(parse_size, show_size)
+        self.size = ValidatedField(parse_size_field, show_size)
         self.size.set_value(last.size_bytes if last else 10**12)
         self.site = QComboBox()
         self.site.setEditable(True)
         self.site.addItems([s.name for s in topo.sites])
-        self.stem = ValidatedField(parse_name)
+        self.stem = ValidatedField(parse_host_name)
         self.stem.set_value("node")
         self.path_stem = ValidatedField(parse_path)
         self.path_stem.set_value("/data/brick")
@@ -49,6 +49,16 @@ class QuickFillDialog(QDialog):
         form.addRow("Brick paths", self.path_stem)
         form.addRow("Disk kind", self.disk_kind)
         form.addRow("", self.to_volume)
+        self.preview = QLabel()
+        self.preview.setObjectName("quickfill-preview")
+        self.preview.setWordWrap(True)
+        form.addRow("Adds", self.preview)
+        for spin in (self.count, self.bricks):
+            spin.valueChanged.connect(lambda _v: self._show_preview())
+        for field in (self.size, self.stem, self.path_stem):
+            field.edit.textChanged.connect(lambda _t: self._show_preview())
+        self.site.currentTextChanged.connect(lambda _t: self._show_preview())
+        self._show_preview()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._accept)
         buttons.rejected.connect(self.reject)
@@ -68,6 +78,25 @@ class QuickFillDialog(QDialog):
         if site and topo.site(site) is None:
             return edits.Compound(fill.text + f" in new site {site}", [edits.AddSite(Site(site)), *fill.parts])
         return fill
+
+    def _show_preview(self) -> None:
+        """The names and paths the fill will make, as they will be used ('node4–node6, each with
+        /data/brick1, /data/brick2 of 1 TB'), or nothing while a field is wrong."""
+        try:
+            size, stem, path_stem = (parse_size_field(self.size.edit.text()), parse_host_name(self.stem.edit.text()),
+                                     parse_path(self.path_stem.edit.text()))
+        except (ValueError, UnitError):
+            self.preview.setText("")
+            return
+        fill = editing.quick_fill(self.session.topo, self.count.value(), self.bricks.value(), size, stem=stem,
+                                  path_stem=path_stem)
+        nodes = [p.node for p in fill.parts]
+        names = nodes[0].name if len(nodes) == 1 else f"{nodes[0].name} … {nodes[-1].name}"
+        paths = [b.path for b in nodes[0].bricks]
+        shown = ", ".join(paths[:3]) + (f" … {paths[-1]}" if len(paths) > 3 else "")
+        site = self.site.currentText().strip()
+        self.preview.setText(f"{len(nodes)} node(s) {names}" + (f" in {site}" if site else "")
+                             + (f", each with the bricks {shown} of {show_size(size)}" if paths else ", no bricks"))
 
     def _accept(self) -> None:
         if self.edit() is not None:
