@@ -55,34 +55,43 @@ def mount_point_problem(path: str) -> str | None:
 
 
 def mount_options_problem(text: str) -> str | None:
-    """Why ``mount.glusterfs`` 10.3 would refuse these ``-o`` options, or None."""
+    """Why ``mount.glusterfs`` 10.3 would refuse these ``-o`` options, or None: every bad word
+    named, not only the first (a fix of one must not reveal the next only on the next try)."""
     text = text.strip()
     if not text:
         return None
-    if any(c.isspace() for c in text) or any(c in text for c in "\"'`\\"):
+    if any(c in text for c in "\"'`\\"):
         return "mount options are comma-separated without spaces or quotes, e.g. noatime,log-level=WARNING"
-    for item in text.split(","):
-        if not item:
-            return f"{text!r}: an empty option between commas"
+    problems: list[str] = []
+    refused: list[str] = []
+    if any(c.isspace() for c in text):
+        problems.append("mount options are comma-separated without spaces, e.g. noatime,log-level=WARNING")
+    items = [item.strip() for item in text.split(",")]
+    if any(not item for item in items):
+        problems.append(f"{text!r}: an empty option between commas")
+    for item in (i for i in items if i):
         key, sep, value = item.partition("=")
         if key.startswith("x-"):
             continue
         if sep:
             if key not in WITH_VALUE:
-                hint = " (it takes no value)" if key in WITHOUT_VALUE else ""
-                return f"mount.glusterfs refuses {item!r}: Invalid option: {key}{hint}"
-            if not value:
-                return f"{key}= needs a value"
-            if key == "log-level" and value.upper() not in LOG_LEVELS:
-                return (f"mount.glusterfs ignores log-level={value} (\"invalid log level {value}, using INFO\"): "
-                        f"one of {', '.join(LOG_LEVELS)}")
-            if key == ADDED_BY_BRICKYARD:
-                return ("Brickyard adds backup-volfile-servers itself (every other server of the volume); "
-                        "leave it out")
+                hint = "; it takes no value" if key in WITHOUT_VALUE else ""
+                refused.append(f"{item!r} (Invalid option: {key}{hint})")
+            elif not value:
+                problems.append(f"{key}= needs a value")
+            elif key == "log-level" and value.upper() not in LOG_LEVELS:
+                problems.append(f"mount.glusterfs ignores log-level={value} (\"invalid log level {value}, using "
+                                f"INFO\"): one of {', '.join(LOG_LEVELS)}")
+            elif key == ADDED_BY_BRICKYARD:
+                problems.append("Brickyard adds backup-volfile-servers itself (every other server of the volume); "
+                                "leave it out")
         elif item not in WITHOUT_VALUE and item != "defaults":  # mount(8) strips 'defaults'
-            hint = " (it needs =VALUE)" if item in WITH_VALUE else ""
-            return f"mount.glusterfs refuses {item!r}: Invalid option {item}{hint}"
-    return None
+            hint = "; it needs =VALUE" if item in WITH_VALUE else ""
+            refused.append(f"{item!r} (Invalid option {item}{hint})")
+    if refused:
+        listed = refused[0] if len(refused) == 1 else ", ".join(refused[:-1]) + " and " + refused[-1]
+        problems.insert(0, f"mount.glusterfs refuses {listed}")
+    return "; ".join(problems) or None
 
 
 def describe_mount(volume: str, path: str, options: str = "", fstab: bool = False) -> str:

@@ -98,8 +98,8 @@ class ParamField(QWidget):
             return str(exc)
         return None
 
-    def _changed(self) -> None:
-        problem = self.problem()
+    def show_problem(self, problem: str | None) -> None:
+        """Mark the field with ``problem`` (its own parse error, or a cross-check naming it)."""
         if self.edit is not None:
             mark_field(self.edit, self.error, problem)
             self.edit.setToolTip(problem or param_tooltip(self.param))
@@ -107,6 +107,9 @@ class ParamField(QWidget):
             self.error.setText(problem or "")
             self.error.setStyleSheet(ERROR_STYLE)
             self.error.setVisible(bool(problem))
+
+    def _changed(self) -> None:
+        self.show_problem(self.problem())
         self.sig_changed.emit()
 
 
@@ -209,7 +212,29 @@ class ParamForm(QWidget):
         self.sig_changed.emit()
 
     def _update_problem(self) -> None:
+        """Cross-parameter problems: one that starts with a parameter's name ('options: fio
+        refuses …') marks that parameter's field, as its own parse errors do; the rest show under
+        the form."""
         fields_bad = any(f.problem() for f in self.fields.values())
-        cross = [] if fields_bad or self.workload is None else self.problems()
-        self.problem_label.setText("\n".join(cross))
-        self.problem_label.setVisible(bool(cross))
+        cross = [] if fields_bad or self.workload is None else self.cross_problems()
+        general = []
+        for text in cross:
+            name = text.split(":", 1)[0].strip()
+            field = self.fields.get(name)
+            if field is not None and ":" in text:
+                field.show_problem(text)
+            else:
+                general.append(text)
+        self.problem_label.setText("\n".join(general))
+        self.problem_label.setVisible(bool(general))
+
+    def cross_problems(self) -> list[str]:
+        """The workload's own cross-checks (``Workload.check``) of the current texts, one by one."""
+        if self.workload is None:
+            return []
+        try:
+            values = {p.name: p.parse(self.texts()[p.name]) if p.name in self.fields else p.parse(p.default)
+                      for p in self.workload.all_params()}
+        except ParamError as exc:
+            return [str(exc)]
+        return list(self.workload.check(values))
