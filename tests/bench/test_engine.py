@@ -77,7 +77,7 @@ def test_bad_parameters_fail_before_anything_runs(tmp_path):
         asyncio.run(run_benchmark(dd, {"block_sizes": "1G"}, local(tmp_path)))
 
 
-def test_cancel_ends_the_run_partial_with_measured_steps_kept(tmp_path):
+def test_cancel_ends_the_run_cancelled_with_measured_steps_kept(tmp_path):
     progress = Progress()
     sink = Recorder()
     seen = threading.Event()
@@ -89,7 +89,7 @@ def test_cancel_ends_the_run_partial_with_measured_steps_kept(tmp_path):
 
     run = asyncio.run(run_benchmark(Sleeper(), {"steps": "5", "repeats": "1", "seconds": "0.3"}, local(tmp_path),
                                     progress=progress, sink=CancelAfterFirst()))
-    assert run.status is RunStatus.PARTIAL and run.error.startswith("cancelled by the user")
+    assert run.status is RunStatus.CANCELLED and run.error.startswith("cancelled by the user")
     assert len(run.steps) == 1
     assert os.listdir(tmp_path) == []
     del sink, seen

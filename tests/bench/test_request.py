@@ -120,8 +120,10 @@ def test_outcome_names_complete_partial_with_host_stalled_cancelled_and_failed()
     assert out.kind == "partial" and "c1 failed" in out.text and "1 step measured" in out.text
     out = run_outcome(run(RunStatus.PARTIAL, [ok, stall], "c1: I/O stalled: no worker made progress for 30 s", "c1"))
     assert out.kind == "stalled" and out.text.startswith("stalled on c1: I/O stalled")
-    out = run_outcome(run(RunStatus.FAILED, [], "cancelled by the user"))
+    out = run_outcome(run(RunStatus.CANCELLED, [], "cancelled by the user"))
     assert out.kind == "cancelled" and "0 steps" in out.text
+    out = run_outcome(run(RunStatus.PARTIAL, [ok], "cancelled by the user"))     # stored by an older Brickyard
+    assert out.kind == "cancelled" and "1 step measured" in out.text
     out = run_outcome(run(RunStatus.FAILED, [], "dd is missing on c1", ""))
     assert out.kind == "failed" and out.text == "failed: dd is missing on c1"
 

@@ -16,21 +16,23 @@ from brickyard.store.engine import create_history_engine, current_revision, head
 from brickyard.store.models import Base
 from brickyard.store.synthetic import synthetic_run
 
+HEAD = "0006_cancelled_run_status"
+
 
 def test_empty_database_migrates_to_head_and_matches_the_models(db_url):
     engine = create_history_engine(db_url)
     assert current_revision(engine) is None
     migrate(engine)
-    assert current_revision(engine) == head_revision() == "0005"
+    assert current_revision(engine) == head_revision() == HEAD
     with engine.connect() as conn:
         diffs = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata)
     assert diffs == []
     migrate(engine)                           # a second start-up is a no-op
-    assert current_revision(engine) == "0005"
+    assert current_revision(engine) == HEAD
     engine.dispose()
 
 
-@pytest.mark.parametrize("start", ["0001", "0002", "0003", "0004"])
+@pytest.mark.parametrize("start", ["0001", "0002", "0003", "0004", "0005"])
 def test_previous_revision_upgrades_keeping_runs_and_marks_orphans_interrupted(db_url, start):
     engine = create_history_engine(db_url)
     migrate(engine, start)
@@ -54,7 +56,7 @@ def test_previous_revision_upgrades_keeping_runs_and_marks_orphans_interrupted(d
     engine.dispose()
 
     store = HistoryStore(db_url)             # start-up migrates to head
-    assert current_revision(store.engine) == "0005"
+    assert current_revision(store.engine) == HEAD
     assert "ix_steps_point" in {i["name"] for i in sa.inspect(store.engine).get_indexes("steps")}
     old = store.load_run("old1")
     assert old.status is RunStatus.RUNNING and old.steps[0].metric("throughput").value == 1.25e8
@@ -177,3 +179,45 @@ def test_stonewall_estimates_of_old_runs_are_renamed_not_mixed_with_measured_one
     store.add_run(new_run)                           # a measured stonewall keeps its name
     assert all(m.label != legacy.ESTIMATE_LABEL for s in store.load_run(new_run.run_id).steps for m in s.metrics)
     store.close()
+
+
+def test_runs_an_older_brickyard_stored_partial_or_failed_after_a_cancel_become_cancelled(db_url):
+    """Revision 0006: History and the CLI say cancelled where the Run tab did (issue 21 item 7), in
+    the database and in an old export being imported."""
+    import dataclasses
+
+    engine = create_history_engine(db_url)
+    migrate(engine, "0005")
+    with engine.begin() as conn:
+        for run_id, status, error, steps in (("c1", "partial", "cancelled by the user", 3),
+                                             ("c2", "failed", "cancelled by the user", 0),
+                                             ("p1", "partial", "gfs2 stopped answering", 2)):
+            conn.execute(sa.text(
+                "INSERT INTO runs (run_id, workload, status, started_at, error, failed_host, target, target_kind,"
+                " brickyard_version, hosts, gluster_versions, provenance_json, step_count, sample_count) VALUES"
+                " (:id, 'dd', :st, 1.0, :err, '', 'local:/x', 'local', '0.0.9', 'local', '',"
+                " '{\"brickyard_version\": \"0.0.9\", \"hosts\": {}, \"target\": \"local:/x\", \"target_kind\": \"local\"}',"
+                " :steps, 0)"), {"id": run_id, "st": status, "err": error, "steps": steps})
+    engine.dispose()
+    store = HistoryStore(db_url)
+    assert current_revision(store.engine) == HEAD
+    assert [store.load_run(r).status for r in ("c1", "c2", "p1")] == [RunStatus.CANCELLED, RunStatus.CANCELLED,
+                                                                       RunStatus.PARTIAL]
+    from brickyard.store import RunFilter
+    assert {s.run_id for s in store.list_runs(RunFilter(status="cancelled"))} == {"c1", "c2"}
+    old = dataclasses.replace(synthetic_run(random.Random(3), repeats=1), status=RunStatus.PARTIAL,
+                              error="cancelled by the user")
+    store.add_run(old)                               # an old export, imported now
+    assert store.load_run(old.run_id).status is RunStatus.CANCELLED
+    store.close()
+    from alembic import command
+
+    from brickyard.store.engine import _alembic_config
+
+    engine = create_history_engine(db_url)
+    with engine.begin() as conn:                     # and back: what an older Brickyard can read
+        command.downgrade(_alembic_config(conn), "0005")
+    with engine.connect() as conn:
+        rows = dict(conn.execute(sa.text("SELECT run_id, status FROM runs")).all())
+    assert (rows["c1"], rows["c2"], rows["p1"]) == ("partial", "failed", "partial")
+    engine.dispose()

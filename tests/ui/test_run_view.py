@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit
 from brickyard.bench import registry
 from brickyard.bench.api import Measurement, Param, Workload
 from brickyard.bench.hostlock import HostLocks
+from brickyard.core.results import RunStatus
 from brickyard.core.topology import Brick, BrickRef, Client, Layout, Mount, Node, Topology, Volume, VolumeType
 from brickyard.remote.local import LocalExecutor
 from brickyard.remote.services import RemoteServices
@@ -238,7 +239,9 @@ def test_cancel_stops_the_workers_keeps_what_was_measured_and_removes_the_runs_f
         view.cancel()
     [run] = done.args[0]
     assert view.live.state_kind == "cancelled" and "cancelled" in view.live.state.text()
-    assert run.error.startswith("cancelled by the user")
+    assert run.error.startswith("cancelled by the user") and run.status is RunStatus.CANCELLED
+    assert store.load_run(run.run_id).status is RunStatus.CANCELLED       # History says what the Run tab says
+    assert not view.message.text().startswith("Cancelling")             # the workers have stopped: note gone
     assert not [p for p in (tmp_path / "mnt").iterdir()]
     assert not view.running and view.start_button.isEnabled()
     assert opened == [], "a cancelled run stays in view instead of jumping to History"

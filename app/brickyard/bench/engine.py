@@ -4,8 +4,8 @@
 Progress``) and a result sink that receives each step as it is measured (the store writes
 them as they arrive). Failure modes end the run in a named state, never as a crash:
 
-- cancel → the agents kill their workers and remove the run directories; status PARTIAL
-  (steps kept) or FAILED (none measured), error "cancelled by the user";
+- cancel → the agents kill their workers and remove the run directories; status CANCELLED
+  (the steps measured so far kept), error "cancelled by the user";
 - a host dying → PARTIAL/FAILED with ``failed_host`` set and the steps measured so far kept;
 - a stalled mount → a step flagged ``stall`` (invalid) and the run PARTIAL with the stall named.
 
@@ -271,7 +271,7 @@ async def run_benchmark(
                 return finish(RunStatus.PARTIAL if run.steps else RunStatus.FAILED, str(exc), getattr(exc, "host", ""))
             for s in sessions:
                 await s.agent.cancel()
-            return finish(RunStatus.PARTIAL if run.steps else RunStatus.FAILED, "cancelled by the user")
+            return finish(RunStatus.CANCELLED, "cancelled by the user")
         except StepStalled as exc:
             stalled = True
             measured = bool(run.steps)

@@ -202,7 +202,7 @@ def run_outcome(run: RunResult) -> RunOutcome:
         return RunOutcome("running", f"running: {kept}")
     if run.status is RunStatus.COMPLETE:
         return RunOutcome("complete", f"complete: {kept}")
-    if run.error.startswith("cancelled by the user"):
+    if run.status is RunStatus.CANCELLED or run.error.startswith("cancelled by the user"):
         return RunOutcome("cancelled", f"cancelled: {kept} and kept; the run's files were removed")
     if any("stall" in s.flags for s in run.steps):
         host = run.failed_host or "a host"

@@ -29,7 +29,7 @@ from ..core.compare import (
     run_labels,
 )
 from ..core.units import format_quantity
-from ..core.results import RunResult
+from ..core.results import RunResult, RunStatus
 from ..store import DatabaseError, HistoryStore, RunFilter, SettingsError, StoreError
 from ..store.codec import run_to_dict
 from ..core.units import format_utc
@@ -41,7 +41,7 @@ class HistoryList(Command):
                                  ("--workload", "workload", "workload name"), ("--host", "host", "server host"),
                                  ("--gluster-version", "gluster_version", "gluster version on any host"),
                                  ("--option", "option", "volume option NAME or NAME=VALUE"),
-                                 ("--status", "status", "running, complete, partial, failed or interrupted")):
+                                 ("--status", "status", "running, complete, partial, failed, interrupted or cancelled")):
             ls.add_argument(flag, dest=dest, default="", help=what)
         ls.add_argument("--since", metavar="DATE", help="started on or after (YYYY-MM-DD or ISO time, UTC)")
         ls.add_argument("--until", metavar="DATE", help="started before (YYYY-MM-DD or ISO time, UTC)")
@@ -54,8 +54,9 @@ class HistoryList(Command):
                             until=parse_date(args.until, "--until") if args.until else None, limit=args.limit)
         if args.limit is not None and args.limit < 1:
             raise UsageError(f"--limit must be at least 1, not {args.limit}")
-        if args.status and args.status not in ("running", "complete", "partial", "failed", "interrupted"):
-            raise UsageError(f"--status {args.status!r}: use running, complete, partial, failed or interrupted")
+        statuses = [s.value for s in RunStatus]
+        if args.status and args.status not in statuses:
+            raise UsageError(f"--status {args.status!r}: use {', '.join(statuses[:-1])} or {statuses[-1]}")
         with _open(args) as store:
             runs = store.list_runs(filters)
         if args.json:

@@ -106,7 +106,7 @@ def inputs_from_run(run: RunResult, topo: Topology | None) -> Inputs:
     if vol is None:
         raise ModelInputError(f"run {_short(run.run_id)} measured {run.provenance.target or 'no volume'} "
                               "(a baseline, not a gluster layout): nothing to calibrate a layout model on")
-    if run.status in (RunStatus.FAILED, RunStatus.RUNNING):
+    if run.status in (RunStatus.FAILED, RunStatus.RUNNING) or (run.status is RunStatus.CANCELLED and not run.steps):
         raise ModelInputError(f"run {_short(run.run_id)} is {run.status.value}: no figures to calibrate on")
     if topo is None or any(topo.brick(b) is None for b in vol.bricks):
         topo = _bricks_only(vol)

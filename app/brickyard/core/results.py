@@ -17,9 +17,10 @@ from typing import Any
 class RunStatus(str, enum.Enum):
     RUNNING = "running"
     COMPLETE = "complete"
-    PARTIAL = "partial"        # some steps measured, then a host died / stalled / was cancelled
+    PARTIAL = "partial"        # some steps measured, then a host died or stalled
     FAILED = "failed"          # nothing usable measured
     INTERRUPTED = "interrupted"  # the app died mid-run (found at next start-up)
+    CANCELLED = "cancelled"    # the user stopped it; the steps measured before are kept
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from brickyard.core.results import (Metric, Provenance, RunResult, RunStatus, St
 from brickyard.core.topology import Topology
 
 from . import codec
-from .legacy import stored_name
+from .legacy import stored_name, stored_status
 from .engine import IMMEDIATE, create_history_engine, migrate
 from .models import Run, RunHost, RunOption, Sample, Step, TopologySnapshot, VolumeLayout, WorkerTimingRow
 from .owner import pid_alive, process_start
@@ -225,7 +225,7 @@ class HistoryStore:
                    ended_at: float | None = None) -> None:
         status = RunStatus(status)
         if status is RunStatus.RUNNING:
-            raise StoreError("finish_run needs a final status (complete, partial, failed, interrupted)")
+            raise StoreError("finish_run needs a final status (complete, partial, failed, interrupted, cancelled)")
         with self._write() as conn:
             done = conn.execute(update(Run).where(Run.run_id == run_id).values(
                 status=status.value, error=error, failed_host=failed_host,
@@ -281,7 +281,7 @@ class HistoryStore:
         topology_id = self._topology_id(conn, topology) if topology is not None else None
         now = self._clock()
         values = dict(
-            run_id=run.run_id, workload=run.workload, status=run.status.value, started_at=run.started_at,
+            run_id=run.run_id, workload=run.workload, status=stored_status(run).value, started_at=run.started_at,
             ended_at=run.ended_at, error=run.error, failed_host=run.failed_host, volume_id=volume_id,
             topology_id=topology_id, **_provenance_columns(p), step_count=len(run.steps),
             sample_count=sum(len(s.metrics) for s in run.steps),

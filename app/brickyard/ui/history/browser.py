@@ -46,7 +46,7 @@ from .refresher import HistoryRefresher, Snapshot
 
 COLUMNS = ("started (UTC)", "run", "status", "workload", "volume or path", "layout", "gluster", "hosts", "steps")
 STATUS_COLORS = {RunStatus.RUNNING: "#1f6feb", RunStatus.PARTIAL: "#9a6700", RunStatus.FAILED: "#b42318",
-                 RunStatus.INTERRUPTED: "#b42318"}
+                 RunStatus.INTERRUPTED: "#b42318", RunStatus.CANCELLED: "#6e7781"}
 ANY = "(any)"
 
 

@@ -548,6 +548,8 @@ class RunView(QWidget):
         self.timer.stop()
         self.live.idle()
         self._request = None
+        if self._cancelled and self.message.text().startswith("Cancelling"):
+            self._say("")          # the workers have stopped: the run's state says how it ended
         if self.results:
             lines = [f"{self._batch[i].label}: {run_outcome(r).text}" for i, r in enumerate(self.results)]
             if len(self.results) > 1:
