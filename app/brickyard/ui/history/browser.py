@@ -48,6 +48,7 @@ COLUMNS = ("started (UTC)", "run", "status", "workload", "volume or path", "layo
 STATUS_COLORS = {RunStatus.RUNNING: "#1f6feb", RunStatus.PARTIAL: "#9a6700", RunStatus.FAILED: "#b42318",
                  RunStatus.INTERRUPTED: "#b42318", RunStatus.CANCELLED: "#6e7781"}
 ANY = "(any)"
+FOLLOW_AT_MOST = 24      # more selected rows than this: Compare waits for "Compare selected"
 
 
 class RunTableModel(QAbstractTableModel):
@@ -282,6 +283,12 @@ class HistoryView(QWidget):
         copy_key = QShortcut(QKeySequence.StandardKey.Copy, self.table)
         copy_key.setContext(Qt.ShortcutContext.WidgetShortcut)
         copy_key.activated.connect(self.copy_selected_rows)
+        self._selecting = False
+        self._follow = QTimer(self)          # a burst of arrow keys loads the runs once
+        self._follow.setSingleShot(True)
+        self._follow.setInterval(150)
+        self._follow.timeout.connect(self._follow_selection)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
         reload_key = QShortcut(QKeySequence(Qt.Key.Key_F5), self)
         reload_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         reload_key.activated.connect(self.reload)
@@ -355,15 +362,32 @@ class HistoryView(QWidget):
 
     def _reselect(self, run_ids: set[str]) -> None:
         sel = self.table.selectionModel()
-        for row, r in enumerate(self.model.rows):
-            if r.run_id in run_ids:
-                sel.select(self.model.index(row, 0), sel.SelectionFlag.Select | sel.SelectionFlag.Rows)
+        self._selecting = True           # the same runs again: Compare stays as it is
+        try:
+            for row, r in enumerate(self.model.rows):
+                if r.run_id in run_ids:
+                    sel.select(self.model.index(row, 0), sel.SelectionFlag.Select | sel.SelectionFlag.Rows)
+        finally:
+            self._selecting = False
+
+    def _selection_changed(self) -> None:
+        if not self._selecting:
+            self._follow.start()
+
+    def _follow_selection(self) -> None:
+        """Compare follows the rows the user selects (a click, arrow keys, Ctrl+A): what it shows
+        is the selection, not what was selected when Compare was last pressed."""
+        ids = self.selected_run_ids()
+        if not ids or set(ids) == {r.run_id for r in self.compare.runs}:
+            return
+        if len(ids) > FOLLOW_AT_MOST:
+            self.sig_status.emit(f"{len(ids)} runs selected: Compare selected charts them all together")
+            return
+        self._show_compared(self.store.load_runs(ids))
+        self.refresh_trend()
 
     def _show_compared(self, runs: list) -> None:
-        tab = self.compare.tabs.currentIndex()
         self.compare.show_runs(runs)
-        if self.compare.tabs.currentIndex() != tab and len(runs) > 1:
-            self.compare.tabs.setCurrentIndex(tab)
         self._compared_state = {r.run_id: (r.status.value, len(r.steps)) for r in runs}
         self._model_check_stale = True
         self.refresh_model_check()
@@ -487,10 +511,14 @@ class HistoryView(QWidget):
         self.right.setCurrentWidget(self.compare)
         shown = [r.run_id for r in runs]
         sel = self.table.selectionModel()
-        sel.clearSelection()
-        for row, r in enumerate(self.model.rows):       # only rows already fetched: no full load
-            if r.run_id in shown:
-                sel.select(self.model.index(row, 0), sel.SelectionFlag.Select | sel.SelectionFlag.Rows)
+        self._selecting = True           # Compare shows these runs and their history already
+        try:
+            sel.clearSelection()
+            for row, r in enumerate(self.model.rows):       # only rows already fetched: no full load
+                if r.run_id in shown:
+                    sel.select(self.model.index(row, 0), sel.SelectionFlag.Select | sel.SelectionFlag.Rows)
+        finally:
+            self._selecting = False
         self.refresh_trend()
         return shown
 

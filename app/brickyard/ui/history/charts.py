@@ -10,7 +10,8 @@
 - ``LiveChart``: a ThroughputChart fed step by step while a run is going.
 
 Every chart shows the exact value of the point under the mouse; legends sit under the plot,
-never over the data; values are written in the one unit convention of ``core.units``. pyqtgraph's automatic SI
+never over the data; a chart with nothing to draw says why, without axes (an empty 0–1 scale
+read as a measurement of nothing); value labels over bars thin out rather than overlap; values are written in the one unit convention of ``core.units``. pyqtgraph's automatic SI
 prefixes are off everywhere (they give "k" on log axes and mix with our own units); values
 are scaled to a readable unit here and the axis label names it.
 """
@@ -81,18 +82,61 @@ class Log2SizeAxis(pg.AxisItem):
 
 
 class CategoryAxis(pg.AxisItem):
-    """Bar labels under a bar chart."""
+    """Bar labels under a bar chart, wrapped onto up to three lines to fit under their bars;
+    where even that would run names into each other only every k-th is written (the hover
+    readout names every point)."""
+
+    MAX_LINES = 3
 
     def __init__(self, orientation: str = "bottom") -> None:
         super().__init__(orientation)
         self.enableAutoSIPrefix(False)
         self.names: list[str] = []
+        self._room = 0.0                 # pixels each written name may take
+
+    def _metrics(self) -> pg.QtGui.QFontMetricsF:
+        return pg.QtGui.QFontMetricsF(self.style.get("tickFont") or pg.QtWidgets.QApplication.font())
+
+    def wrap(self, name: str, room: float) -> list[str] | None:
+        """``name`` in lines no wider than ``room`` pixels, or None when it does not fit."""
+        metrics, lines = self._metrics(), [""]
+        for word in name.split():
+            line = f"{lines[-1]} {word}".strip()
+            if metrics.horizontalAdvance(line) <= room:
+                lines[-1] = line
+            elif metrics.horizontalAdvance(word) <= room and lines[-1]:
+                lines.append(word)
+            else:
+                return None
+        return lines if len(lines) <= self.MAX_LINES else None
+
+    def label_step(self, minVal: float, maxVal: float, size: float) -> int:
+        """Write every k-th name: the smallest k whose room fits each name in MAX_LINES lines."""
+        shown = [n for i, n in enumerate(self.names) if minVal - 0.5 <= i <= maxVal + 0.5]
+        per_name = size / (maxVal - minVal) if maxVal > minVal else 0.0
+        if not shown or per_name <= 0:
+            self._room = size
+            return 1
+        for step in range(1, len(self.names) + 1):
+            self._room = step * per_name - 10
+            if all(self.wrap(n, self._room) is not None for n in shown):
+                return step
+        return max(1, len(self.names))
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802
-        return [(1.0, [float(i) for i in range(len(self.names)) if minVal - 0.5 <= i <= maxVal + 0.5])]
+        step = self.label_step(minVal, maxVal, size)
+        return [(float(step), [float(i) for i in range(0, len(self.names), step)
+                               if minVal - 0.5 <= i <= maxVal + 0.5])]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802
-        return [self.names[int(v)] if 0 <= int(v) < len(self.names) else "" for v in values]
+        out = []
+        for v in values:
+            name = self.names[int(v)] if 0 <= int(v) < len(self.names) else ""
+            lines = self.wrap(name, self._room) if self._room > 0 else None
+            # pyqtgraph reserves 0.8 of a text's height under the axis: one blank line more keeps
+            # the last line of a wrapped name from being cut
+            out.append("\n".join(lines) + ("\n" if len(lines) > 1 else "") if lines else name)
+        return out
 
 
 @dataclass
@@ -175,11 +219,57 @@ class BaseChart(pg.PlotWidget):
         self.plot_item.addItem(self.readout, ignoreBounds=True)
         self.plot_item.addItem(self.marker, ignoreBounds=True)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.value_labels: list[pg.TextItem] = []
+        self.empty = False
+        self.plot_item.vb.sigRangeChanged.connect(self._range_changed)
+
+    def _range_changed(self, *_args) -> None:
+        self.thin_labels()
+
+    def set_empty(self, text: str) -> None:
+        """Nothing to draw: ``text`` says why, in place of the plot; no axes or grid, which
+        would read as a scale (0.2 … 0.8) of a measurement that does not exist."""
+        self.empty = True
+        self.plot_item.setTitle(text or " ", color="#555")
+        self._title = (text or " ", "#555")       # what run.charts.set_title compares against
+        for name in ("left", "bottom"):
+            self.plot_item.hideAxis(name)
+
+    def show_axes(self) -> None:
+        """Something to draw: the axes (and their grid) are back."""
+        if self.empty:
+            self.empty = False
+            for name in ("left", "bottom"):
+                self.plot_item.showAxis(name)
+            self.plot_item.layout.activate()     # the plot's geometry is right at once, not at the next paint
+
+    def thin_labels(self) -> int:
+        """Hide value labels that would overlap one shown already (the taller bar's label is
+        kept first); the hover readout still gives every value. Returns how many show."""
+        labels = [t for t in self.value_labels if t.scene() is not None]
+        if not labels:
+            return 0
+        vb = self.plot_item.vb
+        boxes = []
+        for t in labels:
+            anchor = vb.mapViewToScene(t.pos())
+            size = t.textItem.boundingRect()
+            left = anchor.x() - size.width() * t.anchor.x()
+            top = anchor.y() - size.height() * t.anchor.y()
+            boxes.append(pg.QtCore.QRectF(left, top, size.width(), size.height()).adjusted(-2, 0, 2, 0))
+        shown: list = []
+        for i in sorted(range(len(labels)), key=lambda k: (-labels[k].pos().y(), labels[k].pos().x())):
+            fits = not any(boxes[i].intersects(b) for b in shown)
+            labels[i].setVisible(fits)
+            if fits:
+                shown.append(boxes[i])
+        return len(shown)
 
     def clear_chart(self) -> None:
         for item in list(self.plot_item.items):
             if item not in (self.readout, self.marker):
                 self.plot_item.removeItem(item)
+        self.value_labels = []
         self.legend.clear()
         self.legend.updateSize()
         self._hoverables.clear()
@@ -189,6 +279,12 @@ class BaseChart(pg.PlotWidget):
     def close(self) -> bool:
         """Take the legend out of the plot's layout before pyqtgraph clears the scene:
         PySide crashes when scene.clear() deletes widgets still held by a layout."""
+        self.value_labels = []             # items the scene is about to delete: never touched again
+        if self.plotItem is not None:
+            try:
+                self.plot_item.vb.sigRangeChanged.disconnect(self._range_changed)
+            except (RuntimeError, TypeError):
+                pass
         legend = self.__dict__.get("legend")
         if legend is not None and self.plotItem is not None:
             legend.clear()
@@ -200,12 +296,14 @@ class BaseChart(pg.PlotWidget):
     def finish_legend(self) -> None:
         """Lay the legend out for the current width (call after adding the curves)."""
         self.legend.fit_columns(max(200.0, self.width() - 80.0))
-
+        self.plot_item.layout.activate()         # its row under the plot has its height now
     def resizeEvent(self, ev) -> None:  # noqa: N802 (Qt API)
         super().resizeEvent(ev)
         legend = self.__dict__.get("legend")          # resize events come before __init__ ends
         if legend is not None and legend.items:
             self.finish_legend()
+        if self.__dict__.get("value_labels"):
+            self.thin_labels()
 
     def add_hoverable(self, xs: Sequence[float], ys: Sequence[float], describe: Callable[[int], str]) -> None:
         self._hoverables.append(_Hoverable(np.asarray(xs, float), np.asarray(ys, float), describe))
@@ -260,6 +358,7 @@ class ThroughputChart(BaseChart):
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.divisor, self.unit_label, self.raw_unit = 1.0, "", ""
         self._light = False
+        self.set_empty("pick runs to chart them against block size")
 
     def set_runs(self, runs: Sequence[RunResult], labels: Sequence[str], metric: str = "throughput",
                  direction: str | None = None) -> None:
@@ -278,13 +377,15 @@ class ThroughputChart(BaseChart):
                 name = f"{label} · {'single' if conc == 1 else f'{conc} concurrent'}"
                 color = k if alone else i
                 self._add_curve(name, pts, _pen(color, dashed=conc > 1, width=1 if self._light else 2), color, conc)
-        if runs and not n_curves:
+        if not n_curves:
             has_sweep = any(isinstance(s.params.get("block_size"), int) for r in runs for s in r.steps)
-            why = f"no {metric.replace('_', ' ')} was measured" + ("" if has_sweep else
-                                                                 ": these runs have no block-size sweep (see By point)")
-            self.plot_item.setTitle(why, color="#a00")
-        else:
-            self.plot_item.setTitle(" ", color="#222")
+            self.set_empty("pick runs to chart them against block size" if not runs else
+                           f"no {metric.replace('_', ' ')} was measured at any block size" if has_sweep else
+                           f"{'this run has' if len(runs) == 1 else 'these runs have'} no block-size sweep: "
+                           "its figures are under By point")
+            return
+        self.show_axes()
+        self.plot_item.setTitle(" ", color="#222")
         self.plot_item.enableAutoRange()
         self.finish_legend()
 
@@ -343,7 +444,7 @@ class LayoutBarChart(BaseChart):
         super().__init__(parent, bottom=self.category_axis)
         self.legend.hide()            # the bars are named on the axis
         self.bars: pg.BarGraphItem | None = None
-        self.value_labels: list[pg.TextItem] = []
+        self.set_empty("pick runs to set them side by side")
 
     def set_runs(self, runs: Sequence[RunResult], labels: Sequence[str], block_size: int, concurrency: int = 1,
                  metric: str = "throughput", direction: str | None = None) -> None:
@@ -357,8 +458,9 @@ class LayoutBarChart(BaseChart):
         where = f"at block size {format_block_label(block_size)}, " \
                 f"{'single' if concurrency == 1 else f'{concurrency} concurrent'}"
         if not kept:
-            self.plot_item.setTitle(f"no run measured {where}", color="#a00")
+            self.set_empty(f"no run measured {where}" if runs else "pick runs to set them side by side")
             return
+        self.show_axes()
         self.plot_item.setTitle(where, color="#222")
         xs = np.arange(len(kept), dtype=float)
         ys = np.array([p.median for _, p in kept]) / divisor
@@ -384,6 +486,7 @@ class LayoutBarChart(BaseChart):
             self.value_labels.append(text)
         self.plot_item.setXRange(-0.6, len(kept) - 0.4)
         self.plot_item.setYRange(0, float(max(ys + highs)) * 1.18 or 1.0)
+        self.thin_labels()
 
 
 class PointChart(BaseChart):
@@ -396,13 +499,12 @@ class PointChart(BaseChart):
         self.category_axis = CategoryAxis()
         super().__init__(parent, bottom=self.category_axis)
         self.bars: list[pg.BarGraphItem] = []
-        self.value_labels: list[pg.TextItem] = []
+        self.set_empty("pick runs to chart every point they measured")
 
     def set_runs(self, runs: Sequence[RunResult], labels: Sequence[str], metric: str,
                  direction: str | None = None) -> None:
         self.clear_chart()
         self.bars.clear()
-        self.value_labels.clear()
         per_run = [repeats_by_point(r, metric) for r in runs]
         if direction:
             per_run = [{pt: v for pt, v in d.items() if dict(pt).get("direction", f'"{direction}"')
@@ -414,8 +516,10 @@ class PointChart(BaseChart):
         self.plot_item.setLabel("left", axis_label(metric, unit_label))
         self.category_axis.names, shared = describe_points(points)
         if not points:
-            self.plot_item.setTitle(f"no {metric.replace('_', ' ')} was measured", color="#a00")
+            self.set_empty(f"no {metric.replace('_', ' ')} was measured" if runs else
+                           "pick runs to chart every point they measured")
             return
+        self.show_axes()
         self.plot_item.setTitle(f"all at {shared}" if shared else " ", color="#222")
         width = 0.8 / max(1, len(runs))
         top = 0.0
@@ -462,6 +566,7 @@ class PointChart(BaseChart):
         self.plot_item.setXRange(-0.6, len(points) - 0.4)
         self.plot_item.setYRange(0, top * 1.18 or 1.0)
         self.finish_legend()
+        self.thin_labels()
 
 
 class TrendChart(BaseChart):
@@ -475,6 +580,7 @@ class TrendChart(BaseChart):
         self.plot_item.setLabel("bottom", "run start (UTC)")
         self.curve: pg.PlotDataItem | None = None          # the first (largest) series
         self.series: dict[str, pg.PlotDataItem] = {}
+        self.set_empty("runs the filters let through, over time, at the chosen point")
 
     def set_points(self, points: Sequence[Sequence], unit: str, title: str, metric: str = "throughput") -> None:
         """``points``: (started_at, run_id, value, series) as ``HistoryStore.metric_trend``
@@ -513,6 +619,10 @@ class TrendChart(BaseChart):
                         f"\n= {exact(raw[j], unit)}")
 
             self.add_hoverable(xs, ys, describe)
+        if points:
+            self.show_axes()
+        else:
+            self.set_empty(f"{title} — nothing to draw")
         self.plot_item.enableAutoRange()
         self.finish_legend()
 
@@ -524,6 +634,7 @@ class ScalingChart(BaseChart):
         super().__init__(parent)
         self.plot_item.setLabel("bottom", "concurrent workers (N)")
         self.plot_item.setLabel("left", "scaling efficiency (1 = N × single)")
+        self.set_empty("pick runs with concurrent steps to see how they scale")
 
     def set_runs(self, runs: Sequence[RunResult], labels: Sequence[str], block_size: int,
                  metric: str = "throughput", direction: str | None = None) -> None:
@@ -556,6 +667,11 @@ class ScalingChart(BaseChart):
                 return f"{label}\n{int(p.x)} workers: efficiency {p.median:.3f}{spread_text}"
 
             self.add_hoverable(xs, ys, describe)
+        if not self._hoverables:
+            self.set_empty(f"no concurrent steps at block size {format_block_label(block_size)}: nothing scales"
+                           if runs else "pick runs with concurrent steps to see how they scale")
+            return
+        self.show_axes()
         ideal.setData([1, top], [1, 1])
         self.plot_item.enableAutoRange()
         self.finish_legend()

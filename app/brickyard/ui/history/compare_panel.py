@@ -156,8 +156,22 @@ class ComparePanel(QWidget):
         self.direction_combo.setCurrentIndex(max(0, self.direction_combo.findText(keep)))
         self.direction_combo.blockSignals(False)
         self._redraw()
-        if len(self.runs) == 1 and self.tabs.currentIndex() == 0:     # nothing to compare: chart it
+        self.show_a_view_with_figures()
+
+    def show_a_view_with_figures(self) -> None:
+        """Bring forward a view these runs have figures for: one run is charted rather than
+        compared with nothing; runs without a block-size sweep (fio presets, pgbench) are charted
+        by point, not on a block-size axis that would say nothing was measured."""
+        current = self.tabs.currentWidget()
+        sweep_views = (self.throughput_chart, self.layout_chart, self.scaling_chart)
+        if not self.runs:
+            return
+        if len(self.runs) == 1 and self.tabs.currentIndex() == 0:      # nothing to compare: chart it
             self.tabs.setCurrentWidget(self.throughput_chart if self.has_sweep else self.point_chart)
+        elif current in sweep_views and not self.has_sweep:
+            self.tabs.setCurrentWidget(self.point_chart)
+        elif current is self.point_chart and self.has_sweep and self.point_chart.empty:
+            self.tabs.setCurrentWidget(self.throughput_chart)
 
     @property
     def has_sweep(self) -> bool:
@@ -233,8 +247,11 @@ class ComparePanel(QWidget):
     def _redraw_point_charts(self) -> None:
         bs, conc = self.block_combo.currentData(), self.conc_combo.currentData()
         if bs is None:
-            self.layout_chart.clear_chart()
-            self.scaling_chart.clear_chart()
+            for chart, idle in ((self.layout_chart, "pick runs to set them side by side"),
+                                (self.scaling_chart, "pick runs with concurrent steps to see how they scale")):
+                chart.clear_chart()
+                chart.set_empty("no block-size sweep in these runs: their figures are under By point"
+                                if self.runs else idle)
             return
         self.layout_chart.set_runs(self.runs, self.labels, int(bs), int(conc or 1), self.current_metric,
                                    self.direction)

@@ -195,6 +195,8 @@ class RunChart(QStackedWidget):
     """Every run of the batch on one chart, points appearing as steps land; ``begin`` starts
     the next run's curves. Block-size sweeps on the log₂ axis, anything else per sweep point."""
 
+    EMPTY = "points appear here as steps are measured"
+
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.sweep_chart = SweepChart()
@@ -228,7 +230,11 @@ class RunChart(QStackedWidget):
         chart = self.sweep_chart if sweep else self.point_chart
         self.setCurrentWidget(chart)
         self.point_count = chart.draw(runs, self.metric)
-        set_title(chart, " " if steps else "points appear here as steps are measured", "#666")
+        if steps:
+            chart.show_axes()
+            set_title(chart, " ", "#666")
+        elif not chart.empty or getattr(chart, "_title", None) != (self.EMPTY, "#555"):
+            chart.set_empty(self.EMPTY)
         settle_view(chart)
 
 
@@ -242,8 +248,11 @@ class LiveRateChart(BaseChart):
     WINDOW_S = 300.0
     X_STEP_S = 60.0
 
+    TITLE = "live throughput inside the running step"
+    EMPTY = "live throughput inside the running step: drawn while a step runs"
+
     def __init__(self, parent=None) -> None:
-        super().__init__(parent, title="live throughput inside the running step")
+        super().__init__(parent, title=self.TITLE)
         self.legend.hide()
         self.plot_item.setLabel("bottom", "elapsed (s)")
         self.samples: deque[tuple[float, float]] = deque(maxlen=2000)
@@ -255,6 +264,7 @@ class LiveRateChart(BaseChart):
         self.latest = math.nan
         self._unit = ""
         self._range: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+        self.set_empty(self.EMPTY)
 
     def _place_now(self, *_args) -> None:
         self.now_text.setPos(self.plot_item.vb.width() - 6, 2)
@@ -264,8 +274,13 @@ class LiveRateChart(BaseChart):
         self.latest = math.nan
         self.curve.setData([], [])
         self.now_text.setText("")
+        if not self.empty:
+            self.set_empty(self.EMPTY)
 
     def add(self, seconds: float, bps: float) -> None:
+        if self.empty:                       # the first sample of a step: axes back, once
+            self.show_axes()
+            set_title(self, self.TITLE, "#222")
         self.samples.append((seconds, bps))
         self.latest = bps
         while self.samples and self.samples[0][0] < seconds - self.WINDOW_S:
