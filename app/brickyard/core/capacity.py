@@ -22,6 +22,8 @@ what it can take now.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .brickrules import thin_arbiter_reachable
 from .layout import Resolved
 from .planmodel import WARNING, BrickSet, Capacity, Finding, SharedFilesystem, TopologyIndex
@@ -95,15 +97,22 @@ def analyse(topo: Topology, volume: Volume, sets: tuple[tuple[BrickRef, ...], ..
     return built, cap
 
 
-def reserve_bytes(size: int, option: str | None) -> int:
-    """What storage/posix keeps back on a brick's filesystem of ``size`` bytes
-    (``storage.reserve``: default 1; under 100 a percentage, else bytes; 0 none)."""
+@lru_cache(maxsize=64)
+def _reserve_value(option: str | None) -> float:
+    """``storage.reserve`` as a number (parsed once per value: a plan asks for every brick)."""
     text = "1" if option is None else option.strip()
     value = parse_percent(text)
     if value is None:
         value = parse_bytesize(text)
         if value is None:
             value = 1.0  # a value gluster refuses: the volume option finding says so
+    return value
+
+
+def reserve_bytes(size: int, option: str | None) -> int:
+    """What storage/posix keeps back on a brick's filesystem of ``size`` bytes
+    (``storage.reserve``: default 1; under 100 a percentage, else bytes; 0 none)."""
+    value = _reserve_value(option)
     if value < 100:
         return int(size * value / 100 + 0.5)
     return int(value)

@@ -26,6 +26,25 @@ GLUSTER = "gluster"
 _NODE = attrgetter("node")
 
 
+# Create one brick directory and say who made it. $1 brick path, $2 volume. Writes nothing
+# when the directory exists already (it is then not Brickyard's); the marker file beside it
+# (PARENT/.NAME.brickyard-created) lets teardown remove only what Brickyard made.
+BRICK_MKDIR_SCRIPT = r'''
+p="$1"; v="$2"
+[ -d "$p" ] && exit 0
+[ -e "$p" ] && { echo "$p exists and is not a directory" >&2; exit 3; }
+top="$p"
+while [ ! -e "$(dirname -- "$top")" ]; do top="$(dirname -- "$top")"; done
+mkdir -p -- "$p" || exit 4
+printf 'brickyard-created\t%s\t%s\t%s\n' "$p" "$top" "$v" > "$(dirname -- "$p")/.$(basename -- "$p").brickyard-created"
+'''
+
+
+def brick_mkdir_argv(path: str, volume: str) -> list[str]:
+    """Create brick directory ``path`` for ``volume`` (on the brick's node, as root)."""
+    return ["sh", "-c", BRICK_MKDIR_SCRIPT, "sh", path, volume]
+
+
 def _gluster(mode_script: bool) -> list[str]:
     return [GLUSTER, "--mode=script"] if mode_script else [GLUSTER]
 
@@ -154,3 +173,73 @@ def render(argv: Sequence[str]) -> str:
 def _check_name(name: str) -> None:
     if not name or name.startswith("-"):
         raise ValueError(f"not a volume name for a gluster command: {name!r}")
+
+
+# ---- changing a live volume (core.change plans these; remote.change runs them) ---------------
+# Every change command carries --mode=script (no question waits for a terminal) and --xml:
+# gluster 10 exits 0 even when it refuses, and only <opRet> says so; the runner reads it.
+CHANGE = (GLUSTER, "--mode=script", "--xml")
+
+
+def _bricks(bricks: Sequence[object]) -> list[str]:
+    out = [str(b) for b in bricks]
+    for text in out:
+        if text.startswith("-") or ":/" not in text:
+            raise ValueError(f"not a brick host:/path for a gluster command: {text!r}")
+    return out
+
+
+def add_brick_argv(name: str, bricks: Sequence[object], replica: int | None = None, arbiter: int = 0,
+                   force: bool = False) -> list[str]:
+    """``volume add-brick NAME [replica N [arbiter 1]] BRICK… [force]``: whole new sets, or with
+    ``replica`` one more brick for every set (raising the replica count)."""
+    _check_name(name)
+    words = ["replica", str(replica)] + (["arbiter", str(arbiter)] if arbiter else []) if replica else []
+    return [*CHANGE, "volume", "add-brick", name, *words, *_bricks(bricks), *(["force"] if force else [])]
+
+
+def remove_brick_argv(name: str, bricks: Sequence[object], action: str) -> list[str]:
+    """``volume remove-brick NAME BRICK… start|status|stop|commit`` (never ``force``: that
+    drops the data on the bricks without migrating it)."""
+    _check_name(name)
+    if action not in ("start", "status", "stop", "commit"):
+        raise ValueError(f"not a remove-brick action: {action!r}")
+    return [*CHANGE, "volume", "remove-brick", name, *_bricks(bricks), action]
+
+
+def rebalance_argv(name: str, action: str, fix_layout: bool = False) -> list[str]:
+    """``volume rebalance NAME [fix-layout] start``, ``… status``, ``… stop``."""
+    _check_name(name)
+    if action not in ("start", "status", "stop"):
+        raise ValueError(f"not a rebalance action: {action!r}")
+    return [*CHANGE, "volume", "rebalance", name, *(["fix-layout"] if fix_layout and action == "start" else []), action]
+
+
+def replace_brick_argv(name: str, old: object, new: object) -> list[str]:
+    """``volume replace-brick NAME OLD NEW commit force`` (the only form gluster 10 has)."""
+    _check_name(name)
+    return [*CHANGE, "volume", "replace-brick", name, *_bricks([old, new]), "commit", "force"]
+
+
+def heal_summary_argv(name: str) -> list[str]:
+    _check_name(name)
+    return [*CHANGE, "volume", "heal", name, "info", "summary"]
+
+
+def heal_count_argv(name: str) -> list[str]:
+    """No XML in gluster 10.3 for this one (core.gluster_progress.parse_heal_count reads it)."""
+    _check_name(name)
+    return [GLUSTER, "--mode=script", "volume", "heal", name, "statistics", "heal-count"]
+
+
+def volume_status_argv(name: str, what: str) -> list[str]:
+    """``volume status NAME detail|tasks --xml``."""
+    _check_name(name)
+    if what not in ("detail", "tasks"):
+        raise ValueError(f"not a volume status view: {what!r}")
+    return [*CHANGE, "volume", "status", name, what]
+
+
+def volume_info_argv(name: str) -> list[str]:
+    _check_name(name)
+    return [*CHANGE, "volume", "info", name]

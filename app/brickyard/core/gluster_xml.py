@@ -6,7 +6,8 @@
   disperseCount, redundancyCount, ``bricks/brick`` in order (name ``host:/path``, hostUuid,
   isArbiter) and ``options/option`` (name, value).
 - ``gluster volume status VOL detail --xml``: ``volStatus/volumes/volume/node`` per brick
-  (hostname, path, status 1/0, sizeTotal, sizeFree, device, fsName, mntOptions); the
+  (hostname, path, status 1/0, sizeTotal, sizeFree, inodesTotal, inodesFree, device, fsName,
+  mntOptions); the
   self-heal daemons are ``node`` entries too, told apart by a path that is not absolute. A
   brick whose node's glusterd is down is simply absent.
 - ``gluster peer status --xml``: ``peerStatus/peer`` (uuid, hostname, hostnames, connected,
@@ -103,6 +104,8 @@ class BrickStatus:
     device: str = ""
     fs_name: str = ""
     mount_options: str = ""
+    inodes_total: int | None = None
+    inodes_free: int | None = None
 
 
 @dataclass(frozen=True)
@@ -209,6 +212,8 @@ def parse_volume_status(xml: bytes | str) -> dict[str, list[BrickStatus]]:
             where = f"volume {name} brick {host}:{path}"
             size = node.findtext("sizeTotal")
             free = node.findtext("sizeFree")
+            inodes = node.findtext("inodesTotal")
+            ifree = node.findtext("inodesFree")
             bricks.append(BrickStatus(
                 ref=BrickRef(host, path), online=_int(node, "status", where, default=0) == 1,
                 peer_id=(node.findtext("peerid") or "").strip(),
@@ -216,7 +221,9 @@ def parse_volume_status(xml: bytes | str) -> dict[str, list[BrickStatus]]:
                 size_free=_int(node, "sizeFree", where) if free is not None else None,
                 device=(node.findtext("device") or "").strip(),
                 fs_name=(node.findtext("fsName") or "").strip(),
-                mount_options=(node.findtext("mntOptions") or "").strip()))
+                mount_options=(node.findtext("mntOptions") or "").strip(),
+                inodes_total=_int(node, "inodesTotal", where) if inodes is not None else None,
+                inodes_free=_int(node, "inodesFree", where) if ifree is not None else None))
     return out
 
 

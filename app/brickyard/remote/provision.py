@@ -35,17 +35,9 @@ MARKER_SUFFIX = ".brickyard-created"
 _NAME_RE = re.compile(r"^(?!-)[A-Za-z0-9_.\-]{1,253}$")
 _OPTION_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
 
-# Create one brick directory and say who made it. $1 brick path, $2 volume.
-# Writes nothing when the directory exists already (it is then not Brickyard's).
-MKDIR_SCRIPT = r'''
-p="$1"; v="$2"
-[ -d "$p" ] && exit 0
-[ -e "$p" ] && { echo "$p exists and is not a directory" >&2; exit 3; }
-top="$p"
-while [ ! -e "$(dirname -- "$top")" ]; do top="$(dirname -- "$top")"; done
-mkdir -p -- "$p" || exit 4
-printf 'brickyard-created\t%s\t%s\t%s\n' "$p" "$top" "$v" > "$(dirname -- "$p")/.$(basename -- "$p").brickyard-created"
-'''
+# Create one brick directory and say who made it (core.gluster_cli: a change plan makes its
+# new bricks the same way).
+MKDIR_SCRIPT = gluster_cli.BRICK_MKDIR_SCRIPT
 
 # Mount the volume unless it is mounted there already. $1 server:/volume, $2 mount point, $3 options.
 # A mount point it has to create gets the same marker as a brick directory, so teardown can
@@ -158,7 +150,7 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
     for ref in volume.bricks:
         steps.append(Step(
             f"mkdir:{ref}", f"create brick directory {ref.path}", ref.node,
-            [["sh", "-c", MKDIR_SCRIPT, "sh", ref.path, volume.name]],
+            [gluster_cli.brick_mkdir_argv(ref.path, volume.name)],
             undo=f"teardown removes {shlex.quote(ref.path)} if Brickyard created it",
             done_check=_dir_exists(ref.path),
         ))
