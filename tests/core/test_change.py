@@ -103,7 +103,11 @@ def test_shrink_starts_waits_and_commits_the_retiring_set_and_nothing_else():
     topo = with_volume(lab_topology(), "xdr", REP2, XDR[:2])
     plan = plan_change(topo, "xdr", live("xdr"))
     assert plan.ok and plan.kinds == ("shrink",)
-    assert kinds(plan) == ["remove-brick-start", "remove-brick-wait", "remove-brick-commit", "read-back"]
+    # a replicated volume ends with heal read clean: the migration wrote through its sets
+    # then a rebalance (files on the sets that stay may no longer be where they hash: clients
+    # would get ENOENT for them with lookup-optimize), and heal read clean
+    assert kinds(plan) == ["remove-brick-start", "remove-brick-wait", "remove-brick-commit", "rebalance-start",
+                           "rebalance-wait", "heal-wait", "read-back"]
     gone = ["node3:/srv/brick2/xdr", "node1:/srv/brick2/xdr2"]
     assert argv(plan, "remove-brick-start") == [["gluster", "--mode=script", "--xml", "volume", "remove-brick",
                                                  "xdr", *gone, "start"]]
@@ -208,7 +212,7 @@ def test_a_brick_swapped_on_distribute_is_migrated_not_replaced():
     assert plan.ok and plan.kinds == ("migrate",)
     assert "replace-brick" not in kinds(plan)
     assert kinds(plan) == ["mkdir", "add-brick", "remove-brick-start", "remove-brick-wait", "remove-brick-commit",
-                           "read-back"]
+                           "rebalance-start", "rebalance-wait", "read-back"]
     assert any("no copy to heal from" in n for n in plan.notes)
     new = next(b for b in plan.bricks if b.role == cm.NEW)
     old = next(b for b in plan.bricks if b.role == cm.RETIRING)
@@ -238,6 +242,7 @@ def test_a_running_remove_brick_of_the_retiring_bricks_is_continued():
     remaining = ["node1:/srv/brick1/xd", "node2:/srv/brick1/xd"]
     plan = plan_change(with_volume(lab_topology(), "xd", DIST, remaining), "xd", state)
     assert plan.ok and kinds(plan)[:3] == ["remove-brick-start", "remove-brick-wait", "remove-brick-commit"]
+    assert kinds(plan)[3:] == ["rebalance-start", "rebalance-wait", "read-back"]
     assert any("continues it" in n for n in plan.notes)
     # the drawing that keeps the bricks stops it instead (a rollback)
     everything = remaining + ["node3:/srv/brick1/xd", "node4:/srv/brick1/xd"]

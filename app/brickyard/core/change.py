@@ -225,6 +225,7 @@ class _Planner:
         else:
             result, bricks, steps, kinds = self._same_geometry(cres)
         after = _analyse(self.ptopo, result, self.index)
+        self.plan_result = result
         self._refuse_findings(after, bricks)
         steps = self._finish_steps(steps, result, kinds)
         bricks, movement, steps = self._costs(bricks, after, steps, kinds)
@@ -522,6 +523,9 @@ class _Planner:
             steps += self._shrink_steps([b for i in retiring for b in cur_sets[i]], cur_sets, retiring)
         else:
             steps = self._in_flight(steps, result_bricks) + steps if live.task(gp.REMOVE_BRICK) else steps
+        if self.cres.set_size > 1 and any(s.kind == REBALANCE_WAIT for s in steps):
+            steps.append(self._heal_wait("heal:after", (), "files moved through the replica or disperse sets; "
+                                         "the change is done when heal has nothing pending on any brick"))
         self._after_index = after_index
         self._retiring = sorted(retiring)
         return result, bricks, steps, kinds
@@ -546,8 +550,10 @@ class _Planner:
         return steps
 
     def _heal_wait(self, key: str, bricks: tuple[BrickRef, ...], reason: str) -> ChangeStep:
-        return ChangeStep(key, HEAL_WAIT, "wait until heal reports nothing pending on every brick", reason,
-                          self.origin, (), bricks, watch=tuple(cli.heal_summary_argv(self.name)))
+        return ChangeStep(key, HEAL_WAIT, "wait until heal reports nothing pending on every brick",
+                          reason + "; while entries wait and their count does not fall, an index heal is launched",
+                          self.origin, (tuple(cli.heal_launch_argv(self.name)),), bricks,
+                          watch=tuple(cli.heal_summary_argv(self.name)))
 
     def _expand_steps(self, new_sets, migrate: bool) -> list[ChangeStep]:
         flat = [b for s in new_sets for b in s]
@@ -612,6 +618,21 @@ class _Planner:
              tuple(cli.remove_brick_argv(self.name, gone, "commit"))), tuple(gone), predicted=QUICK,
             undo="not undone: the bricks have left the volume (their directories stay on their servers, with "
                  "gluster's metadata; remove them by hand once checked)"))
+        # After the commit the sets that stay have new hash ranges, and a file already on one of
+        # them that now hashes to another has no link file there: with cluster.lookup-optimize
+        # (on by default in gluster 10) clients get ENOENT for it until a rebalance moves it
+        # (seen on the sandbox after a 3 x 2 -> 2 x 2 shrink). So a shrink ends with one.
+        why = ("after remove-brick the sets that stay have new hash ranges; files already on them that now hash "
+               "to another set have no link file there, and with cluster.lookup-optimize (gluster 10's default) "
+               "clients cannot see them until a rebalance moves them")
+        steps.append(ChangeStep(
+            "rebalance-start:after-remove", REBALANCE_START, "start a rebalance of the sets that stay", why,
+            self.origin, (tuple(cli.rebalance_argv(self.name, "start")),), predicted=QUICK,
+            undo=f"gluster volume rebalance {self.name} stop (files moved so far stay moved, and readable)"))
+        steps.append(ChangeStep(
+            "rebalance-wait:after-remove", REBALANCE_WAIT, "wait until that rebalance has completed on every node",
+            "it scans every file; done when every node reports completed", self.origin, (),
+            watch=tuple(cli.rebalance_argv(self.name, "status"))))
         return steps
 
     def _in_flight(self, steps, result_bricks) -> list[ChangeStep]:
@@ -643,7 +664,7 @@ class _Planner:
         for host in probes:
             head.append(ChangeStep(f"peer-probe:{host}", PROBE, f"probe {host} into the trusted pool",
                                    f"{host} holds new bricks and is not in {self.name}'s pool yet", self.origin,
-                                   (tuple(cli.peer_probe_argv(host, mode_script=True)),), predicted=QUICK,
+                                   (tuple(cli.peer_probe_argv(host, mode_script=True, xml=True)),), predicted=QUICK,
                                    undo=f"gluster peer detach {host} (only if no volume uses it)"))
         if probes:
             head.append(ChangeStep("peers-connected", PEERS_WAIT, "wait until every peer sees the new peers connected",
@@ -684,7 +705,7 @@ class _Planner:
                 s = self.before_sets[i]
                 flows[f"heal:{new}"] = cost.heal_flow(new, s, loads[i], arbiter=old == s.arbiter)
         fix_only = self.fix_layout and EXPAND in kinds
-        expanding = any(s.kind == REBALANCE_WAIT for s in steps)
+        expanding = any(s.key == "rebalance-wait" for s in steps)
         source_sets, source_loads = self.before_sets, loads
         index_after = dict(self._after_index)
         if expanding:
@@ -724,8 +745,13 @@ class _Planner:
                 into.update(flow.into)
                 total_bytes += flow.bytes
                 total_entries += flow.entries
+            elif step.key == "rebalance-wait:after-remove":   # scans every file, moves few
+                nodes = max(len({b.node for b in self.plan_result.bricks}), 1)
+                step = replace(step, predicted=rates.migrate.seconds(0, sum(l.entries for l in loads) / nodes))
             elif step.kind == REBALANCE_WAIT:
                 step = replace(step, predicted=Range(1.0, 5.0, 60.0))   # fix-layout: directories only
+            elif step.kind == HEAL_WAIT:
+                step = replace(step, predicted=Range(3.0, 6.0, 120.0))  # after a migration: a few entries
             if step.predicted is not None:
                 seconds = seconds + step.predicted
             timed.append(step)

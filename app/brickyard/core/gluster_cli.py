@@ -49,10 +49,10 @@ def _gluster(mode_script: bool) -> list[str]:
     return [GLUSTER, "--mode=script"] if mode_script else [GLUSTER]
 
 
-def peer_probe_argv(host: str, mode_script: bool = False) -> list[str]:
+def peer_probe_argv(host: str, mode_script: bool = False, xml: bool = False) -> list[str]:
     if not host or host.startswith("-"):
         raise ValueError(f"not a host name for gluster peer probe: {host!r}")
-    return [*_gluster(mode_script), "peer", "probe", host]
+    return [*_gluster(mode_script), *(["--xml"] if xml else []), "peer", "probe", host]
 
 
 def volume_create_argv(topo: Topology, volume: Volume, force: bool | None = None,
@@ -224,6 +224,13 @@ def replace_brick_argv(name: str, old: object, new: object) -> list[str]:
 def heal_summary_argv(name: str) -> list[str]:
     _check_name(name)
     return [*CHANGE, "volume", "heal", name, "info", "summary"]
+
+
+def heal_launch_argv(name: str) -> list[str]:
+    """``volume heal NAME``: start an index heal now rather than at the self-heal daemon's next
+    crawl (no XML in gluster 10.3: "Launching heal operation … has been successful")."""
+    _check_name(name)
+    return [GLUSTER, "--mode=script", "volume", "heal", name]
 
 
 def heal_count_argv(name: str) -> list[str]:
