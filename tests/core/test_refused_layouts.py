@@ -169,3 +169,14 @@ def test_glusterd_checks_brick_volfile_names_before_it_writes_any_volfile():
     # 223: staging passes, the commit fails on the first volfile it cannot write
     assert name_findings("w" * 223, [ref])[0].message.startswith("Failed to create volume files")
     assert name_findings("w" * 200, [ref]) == []
+
+
+def test_volfile_names_are_checked_brick_by_brick_among_thousands():
+    # the lengths are bounded first; a finding still names the one brick whose volfile is too long
+    bricks = [BrickRef(f"node{i:04}", f"/bricks/d{i % 24:02}/brick") for i in range(24000)]
+    assert name_findings("gv0", bricks) == []
+    long_node, long_path = BrickRef("n" * 120, "/b"), BrickRef("node1", "/" + "p" * 120)
+    assert name_findings("v" * 20, [*bricks, long_node, long_path]) == []   # no brick has both
+    worst = BrickRef("n" * 120, "/" + "p" * 120)
+    (f,) = name_findings("v" * 20, [*bricks, worst, long_node])
+    assert f.code == "volfile-path-too-long" and f.bricks == (worst,)   # 266 characters
