@@ -28,7 +28,7 @@ import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 from .units import format_bytes
 
@@ -211,13 +211,12 @@ class _Bad:
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> _Object:
-    obj = _Object()
-    dups = []
-    for key, value in pairs:
-        if key in obj:
-            dups.append(key)
-        obj[key] = value
-    obj.duplicates = dups
+    obj = _Object(pairs)          # the last of a key given twice wins, as in json.loads
+    if len(obj) == len(pairs):
+        obj.duplicates = ()
+    else:
+        seen: set[str] = set()
+        obj.duplicates = [key for key, _ in pairs if key in seen or seen.add(key)]
     return obj
 
 
@@ -226,6 +225,11 @@ def _parse_int(text: str) -> Any:
     if digits > 19:   # beyond 64 bits for sure; int() of 4,301+ digits would even raise
         return _Bad(f"an integer of {digits} digits is out of range (at most {INT_MAX})")
     return int(text)
+
+
+# what ``scan`` refuses in a string can only come into JSON text as one of these escapes (NUL,
+# a surrogate); a raw control character is a syntax error, and UTF-8 text holds no surrogate
+_SUSPECT_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
 
 
 def _parse_float(text: str) -> Any:
@@ -241,16 +245,84 @@ def _parse_constant(name: str) -> Any:
 
 def parse(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Problem]]:
     """Parse ``text``; the data (refused values replaced by INVALID) and every problem.
-    A syntax error is one problem with its line, and the data is None."""
+    A syntax error is one problem with its line, and the data is None.
+
+    The parser's hooks see every key given twice and every refused number, and the text
+    shows whether a string can hold what ``scan`` refuses; only then (or when the data nests
+    too deeply) does ``scan`` walk every value to name the problems with their paths."""
+    suspect: list[bool] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> _Object:
+        obj = _Object(items)
+        if len(obj) == len(items):
+            obj.duplicates = ()
+            return obj
+        suspect.append(True)
+        return _pairs(items)
+
+    def parse_int(text: str) -> Any:
+        if len(text) < 19:      # 18 digits and a sign: always a 64-bit integer
+            return int(text)
+        value = _parse_int(text)
+        if type(value) is _Bad or not INT_MIN <= value <= INT_MAX:
+            suspect.append(True)
+        return value
+
+    def parse_float(text: str) -> Any:
+        value = float(text)
+        if math.isfinite(value):
+            return value
+        suspect.append(True)
+        return _parse_float(text)
+
+    def parse_constant(name: str) -> Any:
+        suspect.append(True)
+        return _parse_constant(name)
+
     try:
-        data = json.loads(text, object_pairs_hook=_pairs, parse_int=_parse_int, parse_float=_parse_float,
-                          parse_constant=_parse_constant)
+        data = json.loads(text, object_pairs_hook=pairs, parse_int=parse_int, parse_float=parse_float,
+                          parse_constant=parse_constant)
     except json.JSONDecodeError as exc:
         return None, [Problem("", f"not valid JSON: {exc.msg} (column {exc.colno})", exc.lineno)]
     except RecursionError:
         return None, [Problem("", f"nested too deeply (Brickyard reads at most {max_depth} levels)")]
+    if (not suspect and _SUSPECT_ESCAPE.search(text) is None and (text.isascii() or _encodes(text))
+            and _depth_within(data, max_depth)):
+        return data, []
     data, problems = scan(data, max_depth=max_depth)
     return data, problems
+
+
+_SCALARS = {str, int, float, bool, type(None), _Bad}
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _depth_within(data: Any, max_depth: int) -> bool:
+    """Whether no container nests ``max_depth`` levels deep (scan's limit), level by level."""
+    level, depth = [data], 0
+    while level:
+        below: list = []
+        for value in level:
+            if type(value) is list:
+                values: Iterable = value
+            elif isinstance(value, dict):
+                values = value.values()
+            else:
+                continue
+            if depth >= max_depth:
+                return False
+            kinds = set(map(type, values))
+            if not kinds <= _SCALARS and any(issubclass(k, (list, dict)) for k in kinds):
+                below.extend(v for v in values if type(v) is list or isinstance(v, dict))
+        level, depth = below, depth + 1
+    return True
 
 
 def _text_problem(text: str) -> str | None:
@@ -269,40 +341,44 @@ def scan(data: Any, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Problem]]:
     with each refused value replaced by INVALID, and the problems. Iterative: any depth."""
     problems: list[Problem] = []
     root = [data]
-    # (container, key in container, value, path, depth)
-    stack: list[tuple[Any, Any, Any, str, int]] = [(root, 0, data, "", 0)]
+    # (container, key in container, value, where, depth); ``where`` is (parent's where, key),
+    # made a path string only for a problem
+    stack: list[tuple[Any, Any, Any, Any, int]] = [(root, 0, data, None, 0)]
     while stack:
-        parent, key, value, path, depth = stack.pop()
+        parent, key, value, where, depth = stack.pop()
         if isinstance(value, _Bad):
-            problems.append(Problem(path, value.why))
+            problems.append(Problem(_path(where), value.why))
             parent[key] = INVALID
         elif isinstance(value, bool) or value is None:
             continue
         elif isinstance(value, int):
             if not INT_MIN <= value <= INT_MAX:
-                problems.append(Problem(path, f"integer out of range (at most {INT_MAX})"))
+                problems.append(Problem(_path(where), f"integer out of range (at most {INT_MAX})"))
                 parent[key] = INVALID
         elif isinstance(value, float):
             if not math.isfinite(value):
-                problems.append(Problem(path, f"{value} is not a number JSON allows (write a finite number)"))
+                problems.append(Problem(_path(where), f"{value} is not a number JSON allows (write a finite number)"))
                 parent[key] = INVALID
         elif isinstance(value, str):
-            why = _text_problem(value)
-            if why:   # kept as it is (references to it still resolve); the load fails anyway
-                problems.append(Problem(path, why))
+            if not value.isascii() or "\x00" in value:
+                why = _text_problem(value)
+                if why:   # kept as it is (references to it still resolve); the load fails anyway
+                    problems.append(Problem(_path(where), why))
         elif isinstance(value, (dict, list)):
             if depth >= max_depth:
+                path = _path(where)
                 short = path if len(path) <= 80 else path[:60] + "…"
                 problems.append(Problem(short, f"nested too deeply (Brickyard reads at most {max_depth} levels)"))
                 parent[key] = INVALID
                 continue
             if isinstance(value, dict):
                 for dup in getattr(value, "duplicates", ()):
-                    problems.append(Problem(join(path, dup), "appears twice in one object (which one is meant?)"))
+                    problems.append(Problem(join(_path(where), dup), "appears twice in one object (which one is meant?)"))
                 bad_keys = []
                 for k in value:
                     why = _text_problem(k) if isinstance(k, str) else "is not a string key"
                     if why:
+                        path = _path(where)
                         problems.append(Problem(join(path, k) if isinstance(k, str) else path, f"key {why}"))
                         bad_keys.append(k)
                 for k in bad_keys:
@@ -311,9 +387,21 @@ def scan(data: Any, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Problem]]:
             else:
                 items = list(enumerate(value))
             for k, v in reversed(list(items)):
-                stack.append((value, k, v, join(path, k), depth + 1))
+                stack.append((value, k, v, (where, k), depth + 1))
     problems.sort(key=lambda p: _path_order(p.path))
     return root[0], problems
+
+
+def _path(where: Any) -> str:
+    """The path string of a ``where`` chain ``(((None, "nodes"), 2), "name")``."""
+    keys = []
+    while where is not None:
+        where, key = where
+        keys.append(key)
+    path = ""
+    for key in reversed(keys):
+        path = join(path, key)
+    return path
 
 
 def _path_order(path: str) -> tuple:
@@ -353,7 +441,6 @@ class Reader:
         if key not in data:
             return default
         value = data[key]
-        here = join(path, key)
         if value is INVALID:
             return default
         if value is None and nullable:
@@ -364,21 +451,36 @@ class Reader:
             ok = True
         if not ok:
             names = " or ".join(_TYPE_WORDS.get(k, k.__name__) for k in kinds)
-            self.problem(here, f"must be {names}{' or null' if nullable else ''}, not {kind(value)}")
+            self.problem(join(path, key), f"must be {names}{' or null' if nullable else ''}, not {kind(value)}")
             return default
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if minimum is not None and value < minimum:
-                self.problem(here, f"must be at least {minimum:g}, not {value}")
+                self.problem(join(path, key), f"must be at least {minimum:g}, not {value}")
                 return default
             if maximum is not None and value > maximum:
-                self.problem(here, f"must be at most {maximum:g}, not {value}")
+                self.problem(join(path, key), f"must be at most {maximum:g}, not {value}")
                 return default
         if isinstance(value, str) and key == "name" and not value.strip():
-            self.problem(here, "must not be empty")
+            self.problem(join(path, key), "must not be empty")
         if isinstance(value, str) and max_length is not None and len(value) > max_length:
-            self.problem(here, f"must be at most {max_length} characters, not {len(value)}")
+            self.problem(join(path, key), f"must be at most {max_length} characters, not {len(value)}")
             return default
         return value
+
+    def record(self, raw: Any, path: str, schema: "Record") -> dict | None:
+        """Every field of ``schema`` read from the object ``raw`` (defaults filled in), or
+        None when it is not an object; its problems go on the list. An object whose keys
+        and value types were seen before without a problem is read without building a path
+        (a 24,000-brick file has a handful of shapes); any other goes through ``obj`` and
+        ``field`` one by one, so the problems and their order are those."""
+        values = schema.fast(raw)
+        if values is not None:
+            return values
+        d = self.obj(raw, path, schema.allowed, schema.required)
+        if d is None:
+            return None
+        return {key: self.field(d, key, path, f.kind, f.default, f.nullable, f.minimum, f.maximum)
+                for key, f in schema.fields.items()}
 
     def array(self, data: dict, key: str, path: str) -> list:
         value = data.get(key, [])
@@ -407,6 +509,78 @@ class Reader:
                 self.problem(key, f"must be {' or '.join(map(str, known))}, not {value}")
             return None
         return value
+
+
+class Field(NamedTuple):
+    """How ``Reader.field`` reads one field (its arguments)."""
+
+    kind: type | tuple
+    default: Any = None
+    nullable: bool = False
+    minimum: float | None = None
+    maximum: float | None = None
+
+
+class Record:
+    """An object's schema for ``Reader.record``: its fields in the order they are read, the
+    keys it requires and the keys it allows (the fields, and keys the caller reads itself)."""
+
+    def __init__(self, fields: dict[str, Field], required: Iterable[str], allowed: Iterable[str] | None = None):
+        self.fields = fields
+        self.required = set(required)
+        self.allowed = set(fields if allowed is None else allowed)
+        self.defaults = {key: f.default for key, f in fields.items()}
+        # (keys, value types) -> the checks left for each object of that shape, or None when
+        # an object of that shape always has a problem
+        self._shapes: dict[tuple, tuple | None] = {}
+
+    def fast(self, raw: Any) -> dict | None:
+        """The values of an object that certainly has no problem, else None."""
+        if type(raw) is not _Object and type(raw) is not dict:
+            return None
+        shape = (tuple(raw), tuple(map(type, raw.values())))
+        checks = self._shapes.get(shape, False)
+        if checks is False:
+            checks = self._shapes[shape] = self._checks(*shape)
+        if checks is None:
+            return None
+        complete, bounds, names = checks
+        for key, low, high in bounds:
+            value = raw[key]
+            if (low is not None and value < low) or (high is not None and value > high):
+                return None
+        for key in names:
+            if not raw[key].strip():
+                return None
+        return raw if complete else {**self.defaults, **raw}
+
+    def _checks(self, keys: tuple, types: tuple) -> tuple | None:
+        """For objects of this shape: (every field given, the numbers to bound, the names to
+        check for blanks), or None when the shape alone means a problem for ``field``."""
+        if not self.allowed.issuperset(keys) or not self.required.issubset(keys):
+            return None
+        bounds, names = [], []
+        for key, value_type in zip(keys, types):
+            f = self.fields.get(key)
+            if f is None:
+                continue
+            kinds = f.kind if isinstance(f.kind, tuple) else (f.kind,)
+            if value_type is type(None):
+                if not f.nullable:
+                    return None
+                continue
+            if value_type is bool:
+                if bool not in kinds:
+                    return None
+                continue
+            if value_type not in kinds and not (value_type is int and float in kinds):
+                return None           # a subclass of a kind, too: ``field`` decides
+            if value_type in (int, float) and (f.minimum is not None or f.maximum is not None):
+                bounds.append((key, f.minimum, f.maximum))
+            if value_type is str and key == "name":
+                names.append(key)
+        complete = set(keys) == set(self.fields)
+        return complete, tuple(bounds), tuple(names)
 
 
 _TYPE_WORDS = {str: "a string", int: "an integer", float: "a number", bool: "true/false",

@@ -106,6 +106,26 @@ _VOLUME = {"name", "type", "replica", "arbiter", "disperse", "redundancy", "bric
 _VOLUME_V2 = _VOLUME | {"thin_arbiter", "thin_arbiter_brick", "disperse_data"}
 _MOUNT = {"client", "path", "options", "fstab"}
 
+# each object's fields as the Reader reads them, in that order (its problems come in it)
+F = strictjson.Field
+_SITE_RECORD = strictjson.Record({"name": F(str, ""), "description": F(str, "")}, {"name"})
+_HOST_FIELDS = {"name": F(str, ""), "site": F(str, ""), "address": F(str, ""), "ssh_user": F(str, "root"),
+                "ssh_port": F(int, 22, minimum=1, maximum=MAX_PORT),
+                "nic_gbps": F(float, None, nullable=True, minimum=0, maximum=MAX_GBPS)}
+_NODE_RECORD = strictjson.Record(_HOST_FIELDS, {"name"}, _NODE)      # its "bricks" are read one by one
+_CLIENT_RECORD = strictjson.Record(_HOST_FIELDS, {"name"}, _CLIENT)
+_BRICK_FIELDS = {"path": F(str, ""), "size_bytes": F(int, 0, minimum=0), "filesystem": F(str, ""),
+                 "mount": F(str, ""), "fs_type": F(str, "xfs"), "disk_kind": F(str, ""),
+                 "speed_bps": F(float, None, nullable=True, minimum=0, maximum=MAX_RATE_BPS),
+                 "free_bytes": F(int, None, nullable=True, minimum=0), "free_measured": F(str, "")}
+_BRICK_RECORDS = {1: strictjson.Record(_BRICK_FIELDS, {"path", "size_bytes"}, _BRICK),
+                  2: strictjson.Record(_BRICK_FIELDS, {"path", "size_bytes"}, _BRICK_V2)}
+_LATENCY_RECORD = strictjson.Record({"a": F(str, ""), "b": F(str, ""),
+                                     "rtt_ms": F(float, 0.0, minimum=0, maximum=MAX_RTT_MS),
+                                     "measured": F(bool, False)}, {"a", "b", "rtt_ms"})
+_MOUNT_RECORD = strictjson.Record({"client": F(str, ""), "path": F(str, ""), "options": F(str, ""),
+                                   "fstab": F(bool, False)}, {"client", "path"})
+
 
 def from_dict(data: Any, source: str = "<topology>", problems: list[Problem] | None = None) -> Topology:
     """Build a Topology from parsed JSON, or raise TopologyFileError listing every problem
@@ -119,7 +139,7 @@ def from_dict(data: Any, source: str = "<topology>", problems: list[Problem] | N
     version = r.integer_version(top, "format_version", READS) if "format_version" in top else None
     if version is None:
         raise TopologyFileError(source, r.problems)   # another version: the rest means something else
-    brick_fields = _BRICK_V2 if version >= 2 else _BRICK
+    brick_record = _BRICK_RECORDS[2 if version >= 2 else 1]
     volume_fields = _VOLUME_V2 if version >= 2 else _VOLUME
 
     topo = Topology(
@@ -127,61 +147,33 @@ def from_dict(data: Any, source: str = "<topology>", problems: list[Problem] | N
         description=r.field(top, "description", "", str, ""),
     )
     for i, raw in enumerate(r.array(top, "sites", "")):
-        path = f"sites[{i}]"
-        d = r.obj(raw, path, _SITE, {"name"})
+        d = r.record(raw, f"sites[{i}]", _SITE_RECORD)
         if d is not None:
-            topo.sites.append(Site(r.field(d, "name", path, str, ""), r.field(d, "description", path, str, "")))
+            topo.sites.append(Site(d["name"], d["description"]))
     for i, raw in enumerate(r.array(top, "nodes", "")):
         path = f"nodes[{i}]"
-        d = r.obj(raw, path, _NODE, {"name"})
+        d = r.record(raw, path, _NODE_RECORD)
         if d is None:
             continue
-        node = Node(
-            name=r.field(d, "name", path, str, ""),
-            site=r.field(d, "site", path, str, ""),
-            address=r.field(d, "address", path, str, ""),
-            ssh_user=r.field(d, "ssh_user", path, str, "root"),
-            ssh_port=r.field(d, "ssh_port", path, int, 22, minimum=1, maximum=MAX_PORT),
-            nic_gbps=r.field(d, "nic_gbps", path, float, None, nullable=True, minimum=0, maximum=MAX_GBPS),
-        )
-        for j, braw in enumerate(r.array(d, "bricks", path)):
-            bpath = f"{path}.bricks[{j}]"
-            b = r.obj(braw, bpath, brick_fields, {"path", "size_bytes"})
+        node = Node(d["name"], d["site"], d["address"], d["ssh_user"], d["ssh_port"], d["nic_gbps"])
+        for j, braw in enumerate(r.array(raw, "bricks", path)):
+            b = brick_record.fast(braw)   # Reader.record's first step, inline: 24,000 calls fewer
             if b is None:
-                continue
-            node.bricks.append(Brick(
-                path=r.field(b, "path", bpath, str, ""),
-                size_bytes=r.field(b, "size_bytes", bpath, int, 0, minimum=0),
-                filesystem=r.field(b, "filesystem", bpath, str, ""),
-                mount=r.field(b, "mount", bpath, str, ""),
-                fs_type=r.field(b, "fs_type", bpath, str, "xfs"),
-                disk_kind=r.field(b, "disk_kind", bpath, str, ""),
-                speed_bps=r.field(b, "speed_bps", bpath, float, None, nullable=True, minimum=0, maximum=MAX_RATE_BPS),
-                free_bytes=r.field(b, "free_bytes", bpath, int, None, nullable=True, minimum=0),
-                free_measured=r.field(b, "free_measured", bpath, str, ""),
-            ))
+                b = r.record(braw, f"{path}.bricks[{j}]", brick_record)
+                if b is None:
+                    continue
+            node.bricks.append(Brick(b["path"], b["size_bytes"], b["filesystem"], b["mount"], b["fs_type"],
+                                     b["disk_kind"], b["speed_bps"], b["free_bytes"], b["free_measured"]))
         topo.nodes.append(node)
     for i, raw in enumerate(r.array(top, "clients", "")):
-        path = f"clients[{i}]"
-        d = r.obj(raw, path, _CLIENT, {"name"})
+        d = r.record(raw, f"clients[{i}]", _CLIENT_RECORD)
         if d is not None:
-            topo.clients.append(Client(
-                name=r.field(d, "name", path, str, ""),
-                site=r.field(d, "site", path, str, ""),
-                address=r.field(d, "address", path, str, ""),
-                ssh_user=r.field(d, "ssh_user", path, str, "root"),
-                ssh_port=r.field(d, "ssh_port", path, int, 22, minimum=1, maximum=MAX_PORT),
-                nic_gbps=r.field(d, "nic_gbps", path, float, None, nullable=True, minimum=0, maximum=MAX_GBPS),
-            ))
+            topo.clients.append(Client(d["name"], d["site"], d["address"], d["ssh_user"], d["ssh_port"],
+                                       d["nic_gbps"]))
     for i, raw in enumerate(r.array(top, "latencies", "")):
-        path = f"latencies[{i}]"
-        d = r.obj(raw, path, _LATENCY, {"a", "b", "rtt_ms"})
+        d = r.record(raw, f"latencies[{i}]", _LATENCY_RECORD)
         if d is not None:
-            topo.latencies.append(Latency(
-                r.field(d, "a", path, str, ""), r.field(d, "b", path, str, ""),
-                r.field(d, "rtt_ms", path, float, 0.0, minimum=0, maximum=MAX_RTT_MS),
-                r.field(d, "measured", path, bool, False),
-            ))
+            topo.latencies.append(Latency(d["a"], d["b"], d["rtt_ms"], d["measured"]))
     for i, raw in enumerate(r.array(top, "volumes", "")):
         path = f"volumes[{i}]"
         d = r.obj(raw, path, volume_fields, {"name", "type"})
@@ -218,6 +210,11 @@ def _read_volume(r: _Reader, d: dict, path: str) -> Volume:
             r.problem(_join(path, "thin_arbiter_brick"), str(exc))
     bricks = []
     for k, text in enumerate(r.array(d, "bricks", path)):
+        if type(text) is str:      # BrickRef.parse, without its exception for a good one
+            node, sep, brick_path = text.partition(":")
+            if sep and node and brick_path:
+                bricks.append(BrickRef(node, brick_path))
+                continue
         here = f"{path}.bricks[{k}]"
         if text is INVALID:
             continue
@@ -234,11 +231,9 @@ def _read_volume(r: _Reader, d: dict, path: str) -> Volume:
             r.problem(_join(_join(path, "options"), key), f"must be a string (gluster option values are text), not {_kind(value)}")
     mounts = []
     for k, raw in enumerate(r.array(d, "mounts", path)):
-        here = f"{path}.mounts[{k}]"
-        m = r.obj(raw, here, _MOUNT, {"client", "path"})
+        m = r.record(raw, f"{path}.mounts[{k}]", _MOUNT_RECORD)
         if m is not None:
-            mounts.append(Mount(r.field(m, "client", here, str, ""), r.field(m, "path", here, str, ""),
-                                r.field(m, "options", here, str, ""), r.field(m, "fstab", here, bool, False)))
+            mounts.append(Mount(m["client"], m["path"], m["options"], m["fstab"]))
     return Volume(
         name=r.field(d, "name", path, str, ""),
         layout=layout,
@@ -269,7 +264,12 @@ def _check_references(r: _Reader, topo: Topology) -> None:
         for i, item in enumerate(items):
             if item.site and item.site not in sites:
                 r.problem(f"{what}[{i}].site", f"names site {item.site!r}, which is not in 'sites'")
+    bricks: set[tuple[str, str]] = set()   # (node, path): a BrickRef each would cost 15 ms at 24,000
     for i, node in enumerate(topo.nodes):
+        paths = [brick.path for brick in node.bricks]
+        if len(set(paths)) == len(paths) and all(p.startswith("/") for p in paths):
+            bricks.update((node.name, p) for p in paths)
+            continue
         seen_paths: set[str] = set()
         for j, brick in enumerate(node.bricks):
             here = f"nodes[{i}].bricks[{j}].path"
@@ -278,14 +278,14 @@ def _check_references(r: _Reader, topo: Topology) -> None:
             if brick.path in seen_paths:
                 r.problem(here, f"node {node.name!r} lists {brick.path!r} twice")
             seen_paths.add(brick.path)
-    bricks = {ref for ref, _ in topo.all_bricks()}
+            bricks.add((node.name, brick.path))
     clients = {c.name for c in topo.clients}
     for i, volume in enumerate(topo.volumes):
         for k, ref in enumerate(volume.bricks):
-            if ref not in bricks:
+            if (ref.node, ref.path) not in bricks:
                 r.problem(f"volumes[{i}].bricks[{k}]", f"{ref} is not a brick of any node")
         ta = volume.thin_arbiter_brick
-        if ta is not None and ta not in bricks:
+        if ta is not None and (ta.node, ta.path) not in bricks:
             r.problem(f"volumes[{i}].thin_arbiter_brick", f"{ta} is not a brick of any node")
         for k, mount in enumerate(volume.mounts):
             if mount.client not in clients:
