@@ -165,10 +165,15 @@ def format_plan(r: PlanResult, failures: list[str]) -> str:
         lines.append("(gluster creates it only with force: the figures below are for the volume force would create)")
     lines.append("")
     lines.append(f"{'Set':>4}  {'Usable':<26} Bricks")
+    usable: dict[int, str] = {}          # 8,000 sets of one size: one text
     for s in r.sets:
-        role = " (thin-arbiter)" if s.thin_arbiter else " (arbiter)"
-        bricks = " ".join(f"{b}{role if b == s.arbiter else ''}" for b in s.bricks)
-        lines.append(f"{s.index + 1:>4}  {describe_size(s.usable_bytes):<26} {bricks}")
+        size = usable.get(s.usable_bytes) or usable.setdefault(s.usable_bytes, describe_size(s.usable_bytes))
+        if s.arbiter is None:
+            bricks = " ".join(map(str, s.bricks))
+        else:
+            role = " (thin-arbiter)" if s.thin_arbiter else " (arbiter)"
+            bricks = " ".join(f"{b}{role if b == s.arbiter else ''}" for b in s.bricks)
+        lines.append(f"{s.index + 1:>4}  {size:<26} {bricks}")
     c = r.capacity
     lines += [
         "",
