@@ -220,4 +220,34 @@ def test_runs_an_older_brickyard_stored_partial_or_failed_after_a_cancel_become_
     with engine.connect() as conn:
         rows = dict(conn.execute(sa.text("SELECT run_id, status FROM runs")).all())
     assert (rows["c1"], rows["c2"], rows["p1"]) == ("partial", "failed", "partial")
+
+
+def test_the_shipped_head_is_read_without_alembic_as_alembic_reads_it():
+    from brickyard.store.engine import shipped_head
+
+    assert shipped_head() == head_revision()
+
+
+def test_alembic_loads_only_when_a_migration_is_due(tmp_path):
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 'history.sqlite3'}"
+    probe = ("import sys; from brickyard.store import HistoryStore; HistoryStore(sys.argv[1]).close(); "
+             "print(sorted({'alembic', 'mako'} & set(sys.modules)))")
+
+    def opened() -> str:
+        proc = subprocess.run([sys.executable, "-c", probe, url], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.strip()
+
+    assert opened() == "['alembic', 'mako']"     # a new file: the schema is created by the migrations
+    assert opened() == "[]"                      # at the newest revision: nothing to migrate, no Alembic
+    engine = create_history_engine(url)
+    with engine.begin() as conn:                 # an older revision (as an older Brickyard left it)
+        conn.execute(sa.text("UPDATE alembic_version SET version_num = '0004'"))
+    engine.dispose()
+    assert opened() == "['alembic', 'mako']"
+    engine = create_history_engine(url)
+    assert current_revision(engine) == head_revision()
     engine.dispose()

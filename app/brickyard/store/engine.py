@@ -8,7 +8,10 @@ failing half-way through a batch.
 
 Migrations (Alembic scripts shipped inside the package, no alembic.ini) run at start-up
 inside one transaction that holds a lock (SQLite: the write lock; PostgreSQL: an advisory
-lock), so two instances starting at once migrate once.
+lock), so two instances starting at once migrate once. Alembic (with Mako and Pygments, a
+second of imports) loads only when a migration is due: a database already at the newest
+revision is recognised by reading its ``alembic_version`` row against the revision ids the
+shipped scripts declare.
 """
 
 from __future__ import annotations
@@ -16,18 +19,20 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import time
+import re
+from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.pool import StaticPool
 
 from brickyard.core.units import format_bytes
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 BUSY_TIMEOUT_MS = 30_000
@@ -128,6 +133,8 @@ def _enter_wal(cur: sqlite3.Cursor) -> None:
 
 
 def _alembic_config(conn: Connection | None = None) -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.attributes["connection"] = conn
@@ -135,18 +142,65 @@ def _alembic_config(conn: Connection | None = None) -> Config:
 
 
 def head_revision() -> str:
+    from alembic.script import ScriptDirectory
+
     head = ScriptDirectory.from_config(_alembic_config()).get_current_head()
     assert head is not None, "no migration scripts shipped"
     return head
 
 
 def current_revision(engine: Engine) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     with engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()
 
 
+_DECLARED = re.compile(r"^(down_revision|revision)\s*(?::[^=\n]*)?=\s*(.*?)\s*(?:#.*)?$", re.M)
+
+
+@lru_cache(maxsize=1)
+def shipped_head() -> str | None:
+    """The newest revision the shipped scripts declare (``revision = "…"`` and
+    ``down_revision = …`` in migrations/versions), read without Alembic; None when the
+    scripts do not make one plain line (a merge, a form this reader does not know): then
+    Alembic decides."""
+    revisions: dict[str, str | None] = {}
+    for script in sorted((MIGRATIONS / "versions").glob("*.py")):
+        declared = dict(m.groups() for m in _DECLARED.finditer(script.read_text(encoding="utf-8")))
+        rev, down = declared.get("revision", ""), declared.get("down_revision", "")
+        if not re.fullmatch(r"""(["'])[\w.-]+\1""", rev) or not re.fullmatch(r"""None|(["'])[\w.-]+\1""", down):
+            return None
+        revisions[rev[1:-1]] = None if down == "None" else down[1:-1]
+    heads = set(revisions) - set(revisions.values())
+    roots = [r for r, down in revisions.items() if down is None]
+    if len(heads) != 1 or len(roots) != 1 or not set(revisions.values()) - {None} <= set(revisions):
+        return None
+    return heads.pop()
+
+
+def _at_shipped_head(engine: Engine) -> bool:
+    """Whether the database's ``alembic_version`` holds exactly the shipped head (read
+    without Alembic: the table and its one row as Alembic writes them)."""
+    head = shipped_head()
+    if head is None:
+        return False
+    with engine.connect() as conn:
+        if not inspect(conn).has_table("alembic_version"):
+            return False
+        rows = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    return rows == [head]
+
+
 def migrate(engine: Engine, target: str = "head") -> None:
-    """Upgrade the schema to ``target`` (a revision id or "head"), under a migration lock."""
+    """Upgrade the schema to ``target`` (a revision id or "head"), under a migration lock.
+    At the shipped head already: nothing to do, and Alembic is not loaded."""
+    if target == "head" and _at_shipped_head(engine):
+        return
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
     known = {script.revision for script in ScriptDirectory.from_config(_alembic_config()).walk_revisions()}
     with engine.connect() as plain:
         conn = plain.execution_options(**{IMMEDIATE: True})

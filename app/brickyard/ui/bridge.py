@@ -29,15 +29,15 @@ import threading
 import weakref
 from concurrent.futures import CancelledError, Future
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
 from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit, QWidget
 
-from ..remote.loop import Progress
-from ..remote.services import RemoteServices
-from ..remote.ssh import SshOptions
+if TYPE_CHECKING:   # the SSH layer (asyncssh, cryptography) loads when a host is first reached
+    from ..remote.services import RemoteServices
+    from ..remote.ssh import SshOptions
 
 SSH_CONFIG_ENV = "BRICKYARD_SSH_CONFIG"
 PROMPT_TIMEOUT = 600.0  # seconds the loop thread waits for an answer before giving up
@@ -158,6 +158,8 @@ class QtProgress(QObject):
     """One finished piece of the work (e.g. one host's pre-flight checks)."""
 
     def __init__(self, parent: QObject | None = None):
+        from ..remote.loop import Progress
+
         super().__init__(parent)
         self.progress = Progress(on_progress=GuiCall(self, "sig_progress"), on_log=GuiCall(self, "sig_log"))
         self.item = GuiCall(self, "sig_item")   # report a finished piece (any thread): sig_item
@@ -269,7 +271,7 @@ class RemoteBridge(QObject):
         if parent is None:   # owned by Qt, never by whichever thread drops the last reference
             self.prompt.setParent(self)
         self._ssh_config = [str(ssh_config)] if ssh_config else default_ssh_config()
-        self._make = make_services or RemoteServices
+        self._make = make_services
         self._services: RemoteServices | None = None
         self._watchers: set[FutureWatcher] = set()
         self._notes_shown = 0
@@ -285,12 +287,18 @@ class RemoteBridge(QObject):
         return self._ssh_config
 
     def options(self) -> SshOptions:
+        from ..remote.ssh import SshOptions
+
         return SshOptions(config_files=self._ssh_config, passphrase=self.prompt.passphrase,
                           password_prompt=self.prompt.password)
 
     @property
     def services(self) -> RemoteServices:
         if self._services is None:
+            if self._make is None:
+                from ..remote.services import RemoteServices
+
+                self._make = RemoteServices
             self._services = self._make(self.options())
         return self._services
 

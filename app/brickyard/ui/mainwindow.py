@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
@@ -27,9 +28,11 @@ from .panels.inspector import Inspector
 from .panels.layout_panel import LayoutPanel
 from .panels.quickfill import QuickFillDialog
 from .panels.verdict_panel import VerdictPanel
-from .preflight_view import PreflightView
 from .session import Session
 from .window_state import WindowLayout
+
+if TYPE_CHECKING:   # the SSH layer loads with the first view that reaches a host
+    from .preflight_view import PreflightView
 
 def _history_view(module) -> QWidget:
     """The history browser over the user's history database (``store.HistoryStore.open``)."""
@@ -327,6 +330,8 @@ class MainWindow(QMainWindow):
     def open_preflight(self, run: bool = False) -> PreflightView:
         """Show the Pre-flight tab (built once); ``run`` starts the checks unless they are running."""
         if self.preflight is None:
+            from .preflight_view import PreflightView
+
             self.preflight = PreflightView(self.session, self.remote)
             self.preflight.sig_status.connect(self._show_refusal)
         self._show_tab("Pre-flight", self.preflight)
