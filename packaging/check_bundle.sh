@@ -27,6 +27,10 @@ start=$(date +%s)
 "$bundle/brickyard" --self-test
 echo "self-test took $(( $(date +%s) - start )) s"
 
+echo "== bundle: Brickyard's modules are frozen bytecode (no start compiles them)"
+loose="$(find "$bundle/_internal/brickyard" -name "*.py" ! -path "*/store/migrations/*" ! -path "*/bench/agent/*" | head -5)"
+[ -z "$loose" ] || { echo "Python sources in the bundle outside the PYZ archive: $loose" >&2; exit 1; }
+
 echo "== bundle: brickyard-gui and brickyard name their own usage"
 "$bundle/brickyard-gui" --help | head -1 | grep -q "usage: brickyard-gui"
 "$bundle/brickyard" --version
