@@ -190,3 +190,20 @@ def test_in_memory_sqlite_keeps_one_database_for_the_store():
     store.add_run(run)
     assert store.load_run(run.run_id) == run
     store.close()
+
+
+def test_filter_choices_and_pickers_list_each_stored_value_once_in_order(store):
+    import dataclasses
+
+    rng = random.Random(8)
+    store.add_run(synthetic_run(rng, gluster="10.3", block_sizes=(1 << 20, 4096), concurrencies=(8, 1), repeats=1))
+    store.add_run(synthetic_run(rng, gluster="9.6", block_sizes=(65536,), concurrencies=(4,), repeats=1,
+                                workload="fio"))
+    local = synthetic_run(rng, gluster="11.1", block_sizes=(4096,), concurrencies=(1,), repeats=1)
+    # a local baseline on a machine that has gluster 11.1 installed: not a gluster version measured
+    store.add_run(dataclasses.replace(local, provenance=dataclasses.replace(
+        local.provenance, target="local:/var/tmp/base", target_kind="local")))
+    assert store.sweep_values() == ([4096, 65536, 1 << 20], [1, 4, 8])
+    choices = store.filter_choices()
+    assert choices.gluster_versions == ["9.6", "10.3"]
+    assert choices.workloads == ["dd", "fio"] and choices.hosts == ["gfs1", "gfs2", "gfs3"]

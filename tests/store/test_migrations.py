@@ -16,7 +16,7 @@ from brickyard.store.engine import create_history_engine, current_revision, head
 from brickyard.store.models import Base
 from brickyard.store.synthetic import synthetic_run
 
-HEAD = "0006_cancelled_run_status"
+HEAD = "steps_concurrency_index"
 
 
 def test_empty_database_migrates_to_head_and_matches_the_models(db_url):
@@ -32,7 +32,7 @@ def test_empty_database_migrates_to_head_and_matches_the_models(db_url):
     engine.dispose()
 
 
-@pytest.mark.parametrize("start", ["0001", "0002", "0003", "0004", "0005"])
+@pytest.mark.parametrize("start", ["0001", "0002", "0003", "0004", "0005", "0006_cancelled_run_status"])
 def test_previous_revision_upgrades_keeping_runs_and_marks_orphans_interrupted(db_url, start):
     engine = create_history_engine(db_url)
     migrate(engine, start)
@@ -57,7 +57,9 @@ def test_previous_revision_upgrades_keeping_runs_and_marks_orphans_interrupted(d
 
     store = HistoryStore(db_url)             # start-up migrates to head
     assert current_revision(store.engine) == HEAD
-    assert "ix_steps_point" in {i["name"] for i in sa.inspect(store.engine).get_indexes("steps")}
+    indexes = {i["name"] for i in sa.inspect(store.engine).get_indexes("steps")}
+    assert {"ix_steps_point", "ix_steps_concurrency"} <= indexes
+    assert store.sweep_values() == ([4096], [])   # the 0001-era step: a block size, no concurrency
     old = store.load_run("old1")
     assert old.status is RunStatus.RUNNING and old.steps[0].metric("throughput").value == 1.25e8
     assert store.mark_interrupted_runs() == ["old1"]
@@ -244,8 +246,9 @@ def test_alembic_loads_only_when_a_migration_is_due(tmp_path):
     assert opened() == "['alembic', 'mako']"     # a new file: the schema is created by the migrations
     assert opened() == "[]"                      # at the newest revision: nothing to migrate, no Alembic
     engine = create_history_engine(url)
-    with engine.begin() as conn:                 # an older revision (as an older Brickyard left it)
-        conn.execute(sa.text("UPDATE alembic_version SET version_num = '0004'"))
+    with engine.begin() as conn:                 # one revision behind (as an older Brickyard left it)
+        conn.execute(sa.text("UPDATE alembic_version SET version_num = '0006_cancelled_run_status'"))
+        conn.execute(sa.text("DROP INDEX ix_steps_concurrency"))
     engine.dispose()
     assert opened() == "['alembic', 'mako']"
     engine = create_history_engine(url)

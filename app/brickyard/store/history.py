@@ -110,6 +110,18 @@ class FilterChoices:
     options: list[str]           # "name=value" as set in at least one run
 
 
+def _distinct_values(conn: Connection, column: Any) -> list:
+    """The distinct non-null values of an indexed column, in order: one index probe per value
+    (a loose index scan), where ``SELECT DISTINCT`` reads every row (200,000 steps for a
+    handful of block sizes). Works on SQLite and PostgreSQL alike."""
+    table, name = column.table.name, column.name      # the model's own names, never user input
+    rows = conn.execute(text(
+        f"WITH RECURSIVE v(x) AS (SELECT MIN({name}) FROM {table} WHERE {name} IS NOT NULL "
+        f"UNION ALL SELECT (SELECT MIN({name}) FROM {table} WHERE {name} > v.x) FROM v WHERE v.x IS NOT NULL) "
+        "SELECT x FROM v WHERE x IS NOT NULL"))
+    return list(rows.scalars())
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
@@ -439,13 +451,16 @@ class HistoryStore:
                 return [v for v in conn.execute(select(col).distinct().order_by(col)).scalars() if v]
             options = [f"{n}={v}" for n, v in conn.execute(
                 select(RunOption.name, RunOption.value).distinct().order_by(RunOption.name, RunOption.value))]
-            # versions as numbers ('10.3'), only of runs that measured gluster
-            stored = conn.execute(select(RunHost.gluster).distinct().join(Run, Run.id == RunHost.run_pk)
-                                  .where(Run.target_kind.like("%gluster%"))).scalars()
+            # versions as numbers ('10.3'), only of runs that measured gluster: each stored version
+            # asks for one such run (a join of every host row with its run took ~65 ms at 10,000 runs)
+            stored = [v for v in _distinct_values(conn, RunHost.gluster) if v and conn.execute(
+                select(RunHost.id).join(Run, Run.id == RunHost.run_pk)
+                .where(RunHost.gluster == v, Run.target_kind.like("%gluster%")).limit(1)).first()]
             versions = sorted({gluster_version(v) for v in stored} - {""},
                               key=lambda v: tuple(int(x) for x in v.split(".")))
-            return FilterChoices(distinct(VolumeLayout.name), distinct(VolumeLayout.label), distinct(Run.workload),
-                                 distinct(RunHost.host), versions, options)
+            return FilterChoices(distinct(VolumeLayout.name), distinct(VolumeLayout.label),
+                                 [v for v in _distinct_values(conn, Run.workload) if v],
+                                 [v for v in _distinct_values(conn, RunHost.host) if v], versions, options)
 
     def metric_unit(self, metric: str) -> str:
         """The unit a stored metric is measured in ('B/s', 'tps', 's'), '' when none is stored."""
@@ -455,11 +470,7 @@ class HistoryStore:
     def sweep_values(self) -> tuple[list[int], list[int]]:
         """Every block size and concurrency any stored step measured (for chart pickers)."""
         with self.engine.connect() as conn:
-            sizes = conn.execute(select(Step.block_size).distinct().where(Step.block_size.is_not(None))).scalars()
-            sizes = sorted(sizes)
-            concs = sorted(conn.execute(select(Step.concurrency).distinct()
-                                        .where(Step.concurrency.is_not(None))).scalars())
-        return sizes, concs
+            return _distinct_values(conn, Step.block_size), _distinct_values(conn, Step.concurrency)
 
     def run_count(self, filters: RunFilter | None = None) -> int:
         """How many runs the filter lets through (all runs without one)."""

@@ -145,7 +145,8 @@ class RunOption(Base):
 class Step(Base):
     __tablename__ = "steps"
     __table_args__ = (UniqueConstraint("run_pk", "idx", "repeat", name="uq_steps_run_idx_repeat"),
-                      Index("ix_steps_point", "block_size", "concurrency", "direction"))   # revision 0003
+                      Index("ix_steps_point", "block_size", "concurrency", "direction"),   # revision 0003
+                      Index("ix_steps_concurrency", "concurrency"))   # revision steps_concurrency_index
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     run_pk: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
     idx: Mapped[int] = mapped_column(Integer)
