@@ -1,23 +1,40 @@
-"""Plan a 1,000-node × 24-brick volume and print how long each step takes.
+"""Plan a 1,000-server × 24-brick volume and print how long each step takes.
 
-Steps timed (best of 5, wall clock): place (auto-placement of 24,000 bricks given node by
-node, the worst order for gluster), validate (every gluster rule), capacity (sets, usable,
-shared filesystems), worst-case node failures; their sum is the figure with the 100 ms
-target. The whole ``plan_volume`` (adding best-case failures, site tolerance, commands,
-estimate) is printed too. Run: .venv/bin/python benchmarks/plan_scale.py
+    .venv/bin/python benchmarks/plan_scale.py [--runs 7] [--cli-runs 5]
+
+Timed, min / median / max over the runs (wall clock, and this process's CPU):
+- the planning core steps: place (auto-placement of 24,000 bricks given server by server, the
+  worst order for gluster), validate (every gluster rule), capacity (sets, usable, shared
+  filesystems) and worst-case node failures; target < 25 ms for replica 3;
+- the whole ``plan_volume`` (adding best-case failures, site tolerance, commands and the
+  throughput estimate), and the estimate's share of it (``core/throughput.py``'s evaluation);
+- ``brickyard plan FILE`` on that topology saved as a file, the whole command as a user runs
+  it (start-up, reading the file strictly, planning, printing); target < 0.3 s. Plain
+  ``json.load`` of the same file is printed beside it for scale.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
-from typing import Callable
+from pathlib import Path
 
-from brickyard.core import capacity, failures, layout, placement
+from figures import line, load_line, timed, timed_process
+
+from brickyard.core import capacity, failures, layout, placement, topofile
+from brickyard.core import plan as plan_module
 from brickyard.core.plan import plan_volume
 from brickyard.core.planmodel import TopologyIndex
 from brickyard.core.topology import Brick, BrickRef, Layout, Node, Site, Topology, Volume, VolumeType
 
-NODES, BRICKS, ROUNDS = 1000, 24, 5
+NODES, BRICKS = 1000, 24
+CORE_TARGET = 0.025
+CLI_TARGET = 0.3
 
 
 def topology() -> Topology:
@@ -30,59 +47,89 @@ def topology() -> Topology:
     return topo
 
 
-CPU: list[float] = []
+def core_steps(topo: Topology, bricks: list[BrickRef], lay: Layout) -> tuple[dict[str, float], object, object, int]:
+    """One run of the four core steps as plan_volume runs them (one index per plan, shared by
+    validation and capacity): each step's wall seconds, the sets, the capacity, the worst case."""
+    t0 = time.perf_counter()
+    placed = placement.place(topo, bricks, lay)
+    volume = Volume("big", lay, list(placed.bricks))
+    t1 = time.perf_counter()
+    index = TopologyIndex(topo)
+    check = layout.check_volume(topo, volume, index)
+    t2 = time.perf_counter()
+    sets, cap = capacity.analyse(topo, volume, check.sets, check.resolved, index)
+    t3 = time.perf_counter()
+    worst = failures.worst_node_failures(sets)
+    t4 = time.perf_counter()
+    return {"place": t1 - t0, "validate": t2 - t1, "capacity": t3 - t2, "worst-case failures": t4 - t3}, sets, cap, worst
 
 
-def best_of(fn: Callable[[], object]) -> tuple[float, object]:
-    """Best wall-clock ms of ROUNDS runs (its CPU ms goes to CPU: on a shared machine the
-    wall clock also counts other processes' turns)."""
-    best, cpu, result = float("inf"), float("inf"), None
-    for _ in range(ROUNDS):
-        t0, c0 = time.perf_counter(), time.process_time()
-        result = fn()
-        best = min(best, time.perf_counter() - t0)
-        cpu = min(cpu, time.process_time() - c0)
-    CPU.append(cpu * 1000)
-    return best * 1000, result
-
-
-def main() -> None:
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--cli-runs", type=int, default=5)
+    args = ap.parse_args()
     topo = topology()
     bricks = [BrickRef(n.name, b.path) for n in topo.nodes for b in n.bricks]
+    print(f"{NODES:,} servers × {BRICKS} bricks = {len(bricks):,} bricks; {load_line()}")
     for label, lay in (("replica 3", Layout(VolumeType.DISTRIBUTED_REPLICATE, replica=3)),
                        ("disperse 8 redundancy 2",
                         Layout(VolumeType.DISTRIBUTED_DISPERSE, disperse=8, redundancy=2))):
-        t_place, placed = best_of(lambda: placement.place(topo, bricks, lay))
-        volume = Volume("big", lay, list(placed.bricks))
+        core_steps(topo, bricks, lay)   # warm: the first run also pays for lazy imports
+        runs, cpus = [], []
+        for _ in range(args.runs):
+            c = time.process_time()
+            step, sets, cap, worst = core_steps(topo, bricks, lay)
+            cpus.append(time.process_time() - c)
+            runs.append(step)
+        walls = [sum(r.values()) for r in runs]
+        per_step = {k: [r[k] for r in runs] for k in runs[0]}
+        print(f"{label}: {len(sets):,} sets, usable {cap.usable_bytes / 1e15:.0f} PB, survives {worst} node "
+              f"failures (worst case)")
+        print("  " + line("core steps (place+validate+capacity+worst)", walls, CORE_TARGET, cpu=cpus))
+        print("    medians: " + ", ".join(f"{k} {statistics.median(v) * 1000:.1f} ms" for k, v in per_step.items()))
 
-        def steps() -> tuple[float, float, float, int, list, object]:
-            # as plan_volume does it: one index per plan, shared by validation and capacity
-            t0 = time.perf_counter()
-            index = TopologyIndex(topo)
-            check = layout.check_volume(topo, volume, index)
-            t1 = time.perf_counter()
-            sets, cap = capacity.analyse(topo, volume, check.sets, check.resolved, index)
-            t2 = time.perf_counter()
-            worst = failures.worst_node_failures(sets)
-            t3 = time.perf_counter()
-            return t1 - t0, t2 - t1, t3 - t2, worst, sets, cap
+        # the whole plan, with the throughput estimate timed inside it
+        estimate, spent = plan_module._estimate.estimate, []
 
-        c0 = time.process_time()
-        runs = [steps() for _ in range(ROUNDS)]
-        CPU.append((time.process_time() - c0) * 1000 / ROUNDS)
-        t_check, t_cap, t_worst = (min(r[i] for r in runs) * 1000 for i in range(3))
-        _, _, _, worst, sets, cap = runs[-1]
-        t_all, result = best_of(lambda: plan_volume(topo, Volume("big", lay, list(bricks)), auto_place=True))
-        core = t_place + t_check + t_cap + t_worst
-        core_cpu = CPU[-3] + CPU[-2]  # placement, then the three steps (mean per run)
-        print(f"{label}: {len(bricks)} bricks, {NODES} nodes, {len(sets)} sets, usable "
-              f"{cap.usable_bytes / 1e15:.0f} PB, survives {worst} node failures (worst case)")
-        print(f"  place {t_place:.1f} ms + validate {t_check:.1f} ms + capacity {t_cap:.1f} ms + "
-              f"worst-case failures {t_worst:.1f} ms = {core:.1f} ms wall, {core_cpu:.1f} ms CPU "
-              f"(target < 100 ms: {'met' if min(core, core_cpu) < 100 else 'MISSED'})")
-        print(f"  whole plan_volume with auto-place: {t_all:.1f} ms wall, {CPU[-1]:.1f} ms CPU "
-              f"(best case {result.tolerance.nodes_best} nodes, valid={result.valid})")
+        def timed_estimate(*a, **kw):
+            t = time.perf_counter()
+            try:
+                return estimate(*a, **kw)
+            finally:
+                spent.append(time.perf_counter() - t)
+
+        plan_module._estimate.estimate = timed_estimate
+        try:
+            walls, cpus, result = timed(lambda: plan_volume(topo, Volume("big", lay, list(bricks)), auto_place=True),
+                                        args.runs)
+        finally:
+            plan_module._estimate.estimate = estimate
+        share = statistics.median(spent) / statistics.median(walls)
+        print("  " + line("whole plan_volume with auto-place", walls, cpu=cpus))
+        print("  " + line("  of which the throughput estimate", spent)
+              + f"  ({share:.0%} of the median plan; core/throughput.py is its evaluation)")
+        print(f"    valid={result.valid}, best case {result.tolerance.nodes_best} nodes")
+
+    with tempfile.TemporaryDirectory(prefix="brickyard-plan-scale-") as tmp:
+        lay = Layout(VolumeType.DISTRIBUTED_REPLICATE, replica=3)
+        topo.volumes = [Volume("big", lay, list(placement.place(topo, bricks, lay).bricks))]
+        path = Path(tmp) / "scale.brickyard.json"
+        topofile.save(topo, path)
+        size = path.stat().st_size
+        walls, cpus, _ = timed(lambda: json.loads(path.read_text()), args.cli_runs)
+        brickyard = Path(sys.executable).with_name("brickyard")
+
+        def exits_0(proc: subprocess.CompletedProcess) -> None:
+            if proc.returncode != 0:
+                raise SystemExit(f"brickyard plan exited {proc.returncode}: {proc.stderr[-500:]}")
+
+        cli_walls, cli_cpus = timed_process([str(brickyard), "plan", str(path)], args.cli_runs, check=exits_0)
+        print(f"brickyard plan FILE ({size / 2**20:.1f} MiB, replica 3, auto-placed order); {load_line()}")
+        print("  " + line("whole command (start, read, plan, print)", cli_walls, CLI_TARGET, unit="s", cpu=cli_cpus))
+        print("  " + line("for scale: plain json.load of the file", walls, unit="s", cpu=cpus))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
