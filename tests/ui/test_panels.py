@@ -302,3 +302,25 @@ def test_a_thin_arbiter_is_chosen_in_the_layout_panel_and_undone_in_one_step(tmp
     assert [str(b) for b in session.plan.sets[0].bricks] == ["n1:/b1", "n2:/b1", "witness:/ta"]
     qtbot.keyClick(win.canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert session.volume.thin_arbiter_brick is None and session.volume.layout.thin_arbiter == 0
+
+
+def test_thin_arbiter_choices_come_back_with_a_volume_deleted_and_restored(tmp_path, qtbot):
+    from brickyard.core import edits
+    from brickyard.core.topology import Brick, Node
+
+    topo = small_topology()
+    topo.volumes[0].bricks = [BrickRef("n1", "/b1"), BrickRef("n2", "/b1")]
+    topo.volumes[0].layout = Layout(VolumeType.REPLICATE, replica=2)
+    topo.nodes.append(Node("witness", site=topo.sites[0].name, bricks=[Brick("/ta", 10**9)]))
+    win = MainWindow(topo, tmp_path / "settings.ini", tmp_path / "autosave")
+    show_active(qtbot, win)
+    panel, session = win.layout_panel, win.session
+    choices = lambda: [panel.thin_arbiter.itemText(i) for i in range(panel.thin_arbiter.count())]  # noqa: E731
+    before = choices()
+    assert "witness:/ta" in before and "n1:/b1" not in before
+    for volume in list(topo.volumes):
+        session.push(edits.RemoveVolume(volume.name))
+    assert choices() == []                         # no volume: nothing to choose
+    while session.stack.canUndo():
+        session.stack.undo()
+    assert choices() == before                     # the same list again, not an empty box
