@@ -180,6 +180,9 @@ class BrickItem(QGraphicsItem):
         self.look = BrickLook()
         self.drop_hint = False  # a dragged brick would take this one's place
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        # a chip's picture changes only with its look, text, selection or a drop hint (each calls
+        # update()): a repaint after an edit draws the one chip that changed and copies the rest
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     @property
     def kind(self) -> str:
@@ -195,13 +198,15 @@ class BrickItem(QGraphicsItem):
         room = CARD_W - 2 * PAD - BADGE_W - 16
         tail = " · ".join(parts[1:])
         # the path keeps at least half the room; a long disk kind is what gets cut
+        drawn = (self.text, self.tail)
         self.tail = metrics.elidedText(tail, Qt.TextElideMode.ElideRight,
                                        max(room - metrics.horizontalAdvance(brick.path), room / 2))
         self.text = metrics.elidedText(brick.path, Qt.TextElideMode.ElideMiddle,
                                        room - metrics.horizontalAdvance(self.tail))
         self.setToolTip(f"{BrickRef(self.node_item.name, brick.path)}\n{' · '.join(parts)}\n"
                         f"filesystem {brick.filesystem or '(its own)'}")
-        self.update()
+        if (self.text, self.tail) != drawn:
+            self.update()   # its cached picture is redrawn only when what it shows changed
 
     def set_look(self, look: BrickLook) -> None:
         if look != self.look:
