@@ -7,6 +7,7 @@ Exit codes: 0 gluster would create the volume (with ``force`` where it needs it 
 from __future__ import annotations
 
 import argparse
+import gc
 from dataclasses import replace
 
 from ..core.failures import FailureSpecError
@@ -51,6 +52,16 @@ class PlanCommand(Command):
 
     def run(self, args: argparse.Namespace) -> Outcome:
         topo = load_topology(args.file)
+        # what was read lives until the command ends: the collector's full passes during the
+        # plan need not walk it again (24,000 bricks: ~10 % of the command's CPU). Given back
+        # at the end, for a caller that goes on (a test calling main()).
+        gc.freeze()
+        try:
+            return self._plan(topo, args)
+        finally:
+            gc.unfreeze()
+
+    def _plan(self, topo: Topology, args: argparse.Namespace) -> Outcome:
         volume = pick_volume(topo, args.volume)
         volume = replace(volume, layout=what_if_layout(volume.layout, args),
                          force=volume.force or args.force)
