@@ -79,3 +79,36 @@ def test_an_unknown_run_or_missing_file_exits_2(capsys, tmp_path):
     assert code == 2 and "no stored run id starts with it" in err
     code, _, err = run(capsys, RAID5, "--calibrate", str(tmp_path / "nope.json"))
     assert code == 2 and "nope.json" in err
+
+
+def test_the_admin_asks_for_their_own_file_count_and_block_sizes(capsys, tmp_path):
+    path = tmp_path / "dt8.json"
+    path.write_text(json.dumps(DT8))
+    code, out, _ = run(capsys, RAID5, "--type", "distributed-replicate", "--replica", "2", "--calibrate", str(path),
+                       "--concurrency", "3", "--block-size", "4M", "--block-size", "16K,1G", "--json")
+    est = json.loads(out)["estimate"]
+    assert code == 0 and est["concurrency"] == 3
+    assert {p for p in est["interval"]} == {"single_write", "concurrent_write", "single_read", "concurrent_read"}
+    assert [b["block"] for b in est["per_block_size"]] == ["16K", "4M", "1G"]
+    row = est["per_block_size"][0]
+    assert row["single_write_bps"] < row["concurrent_write_bps"]
+    low, high = row["interval"]["concurrent_write"]
+    assert low <= row["concurrent_write_bps"] <= high
+    code, out, _ = run(capsys, RAID5, "--type", "distributed-replicate", "--replica", "2", "--calibrate", str(path),
+                       "--concurrency", "3", "--block-size", "4M")
+    assert "write 3 files" in out and "at 4M blocks: write 1 file" in out
+
+
+@pytest.mark.parametrize("flag,value,said", [("--concurrency", "0", "--concurrency: files at once: 0"),
+                                             ("--block-size", "4Q", "--block-size 4Q"),
+                                             ("--block-size", "100", "--block-size: block size 100 bytes")])
+def test_a_question_the_model_cannot_answer_is_refused_by_flag(capsys, flag, value, said):
+    code, _, err = run(capsys, RAID5, flag, value)
+    assert code == 2 and said in err, err
+
+
+def test_raw_and_usable_come_in_bytes_where_tb_rounds_to_nothing(capsys):
+    code, out, _ = run(capsys, str(EXAMPLES / "eight-node-raid5.brickyard.json"), "--json")
+    doc = json.loads(out)
+    assert doc["raw"]["bytes"] == doc["raw_bytes"] and doc["usable"]["bytes"] == doc["usable_bytes"]
+    assert isinstance(doc["usable"]["bytes"], int) and doc["usable"]["bytes"] > 0

@@ -160,3 +160,29 @@ def test_the_layout_panel_says_how_the_shared_cpus_rpc_cost_was_found(qtbot, tmp
     win.session.set_calibration(inputs + calibration.Inputs((), modelinputs.shared_cpu_costs("p1", ["n1"]),
                                                             ("probe p1",), shared.notes))
     assert "is not known; the range allows for it" in panel.estimate.text()
+
+
+def test_the_calibrate_dialog_asks_for_the_admins_file_count_and_block_sizes(qtbot, tmp_path):
+    """As brickyard plan --concurrency N --block-size B: every planner view answers for them."""
+    win = window(qtbot, tmp_path)
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    dialog = CalibrateDialog(win.session, store, win)
+    qtbot.addWidget(dialog)
+    assert dialog.files_at_once.value() == 8 and dialog.block_sizes.text() == "4K,64K,1M"
+    dialog.files_at_once.setValue(3)
+    dialog.block_sizes.setText("4M, 16K")
+    assert dialog.apply_question()
+    est = win.session.plan.estimate
+    assert est.concurrency == 3 and est.block_sizes == (16384, 4 << 20)
+    assert {p.concurrency for p in est.predictions} == {1, 3}
+    assert "at 4M:" in dialog.result.text() and "3 files" in dialog.result.text()
+    panel = win.findChildren(VerdictPanel)[0]
+    assert "3 files" in panel.estimate.text()
+    compare = win.compare
+    win.docks["compare"].raise_()
+    compare.finish()
+    assert "3 files at once" in compare.table.item(0, 8).toolTip()
+    dialog.block_sizes.setText("4Q")
+    assert not dialog.apply_question()
+    assert "4Q" in dialog.result.text() and win.session.question.block_sizes == (16384, 4 << 20)
+    store.close()

@@ -49,6 +49,11 @@ class PlanCommand(Command):
                             "layout, a probe run) or a calibration file; repeatable")
         p.add_argument("--db", metavar="URL",
                        help="history database for --calibrate RUN_ID (default as `brickyard history`)")
+        p.add_argument("--concurrency", type=int, metavar="N",
+                       help="the throughput figures for N files at once (default 8, beside one file)")
+        p.add_argument("--block-size", action="append", default=[], metavar="SIZE",
+                       help="the throughput figures at these block sizes (4K, 64K, 1M, 4M …; repeatable or "
+                            "comma-separated; default 4K,64K,1M)")
 
     def run(self, args: argparse.Namespace) -> Outcome:
         topo = load_topology(args.file)
@@ -73,9 +78,11 @@ class PlanCommand(Command):
         elif args.type and not volume.layout.thin_arbiter:
             volume = replace(volume, thin_arbiter_brick=None)  # another type: no thin-arbiter
         failures = [s for s in args.fail.split(",") if s.strip()]
+        question = throughput_question(args)
         model = calibrated_model(topo, volume, args.calibrate, args) if args.calibrate else None
         try:
-            result = plan_volume(topo, volume, failures, auto_place=args.auto_place, model=model)
+            result = plan_volume(topo, volume, failures, auto_place=args.auto_place, model=model,
+                                 question=question)
         except FailureSpecError as exc:
             raise UsageError(str(exc)) from None
         code = 0 if result.valid else 1
@@ -121,6 +128,29 @@ def what_if_layout(base: Layout, args: argparse.Namespace) -> Layout:
     )
 
 
+def throughput_question(args: argparse.Namespace):
+    """``--concurrency`` and ``--block-size`` as the estimate's question; bad values: UsageError."""
+    from ..core.estimate import SMALL_BLOCKS, Question
+    from ..core.throughput import DEFAULT_FILES
+    from ..core.units import UnitError, parse_block_size
+
+    blocks: list[int] = []
+    for text in getattr(args, "block_size", None) or []:
+        for part in text.split(","):
+            if not part.strip():
+                continue
+            try:
+                blocks.append(parse_block_size(part.strip()))
+            except UnitError as exc:
+                raise UsageError(f"--block-size {part.strip()}: {exc}") from None
+    concurrency = getattr(args, "concurrency", None)
+    try:
+        return Question(concurrency if concurrency is not None else DEFAULT_FILES, tuple(blocks) or SMALL_BLOCKS)
+    except ValueError as exc:
+        flag = "--concurrency" if "files" in str(exc) else "--block-size"
+        raise UsageError(f"{flag}: {exc}") from None
+
+
 def calibrated_model(topo: Topology, volume: Volume, specs: list[str], args: argparse.Namespace):
     """The model calibrated on ``--calibrate`` sources (files on this volume's bricks, runs)."""
     from ..core import calibration
@@ -143,6 +173,12 @@ def format_estimate(e) -> list[str]:
         who = "one file" if p.concurrency == 1 else f"{p.concurrency} files"
         lines.append(f"  {p.direction:<5} {who:<8} {fmt(p.bps):>11}  ({fmt(p.low)} … {fmt(p.high)})  "
                      f"bound: {p.bound} — {p.why}")
+    from ..core.units import format_block_size
+
+    for block, preds in e.per_block_size():
+        parts = [f"{p.direction} {'1 file' if p.concurrency == 1 else f'{p.concurrency} files'} {fmt(p.bps)}"
+                 for p in preds]
+        lines.append(f"  at {format_block_size(block)} blocks: " + ", ".join(parts))
     if e.model is not None:
         from ..core.calibration import describe_sources
 

@@ -26,6 +26,27 @@ SMALL_BLOCKS = (4096, 65536, 1 << 20)
 
 
 @dataclass(frozen=True)
+class Question:
+    """What the admin asks the model: how many files at once (the "concurrent" figures) and
+    at which block sizes (``per_block_size``). ``brickyard plan --concurrency N --block-size
+    4M`` and the window's Calibrate dialog set it; the default is the write-up's 8 files at
+    4K/64K/1M."""
+
+    concurrency: int = DEFAULT_FILES
+    block_sizes: tuple[int, ...] = SMALL_BLOCKS
+
+    def __post_init__(self) -> None:
+        if not 1 <= int(self.concurrency) <= 4096:
+            raise ValueError(f"files at once: {self.concurrency} is out of range (1 … 4096)")
+        if not self.block_sizes:
+            raise ValueError("give at least one block size")
+        for b in self.block_sizes:
+            if not 512 <= int(b) <= 1 << 40:
+                raise ValueError(f"block size {b} bytes is out of range (512 bytes … 1 TiB)")
+        object.__setattr__(self, "block_sizes", tuple(sorted(set(int(b) for b in self.block_sizes))))
+
+
+@dataclass(frozen=True)
 class Estimate:
     """What the model says for one planned volume. ``label`` says whether it is an estimate
     (nothing calibrated it) or a prediction (calibrated on the named runs or files)."""
@@ -42,6 +63,7 @@ class Estimate:
     predictions: tuple[Prediction, ...] = ()
     shape: LayoutShape | None = None
     model: Model | None = None
+    block_sizes: tuple[int, ...] = SMALL_BLOCKS
 
     @property
     def calibrated(self) -> bool:
@@ -57,6 +79,16 @@ class Estimate:
         if self.shape is None or self.model is None or not self.shape.sets:
             return None
         return tm.predict(self.shape, self.model.params, direction, concurrency, block_size)
+
+    def per_block_size(self) -> list[tuple[int, list[Prediction]]]:
+        """The asked block sizes, each with its four predictions (write/read × one file/
+        ``concurrency`` files); empty without a model."""
+        if self.shape is None or self.model is None or not self.shape.sets:
+            return []
+        files = (1, self.concurrency) if self.concurrency > 1 else (1,)
+        points = [(d, n, b) for b in self.block_sizes for d in (WRITE, READ) for n in files]
+        found = iter(tm.predict_many(self.shape, self.model.params, points))
+        return [(b, [next(found) for _ in range(2 * len(files))]) for b in self.block_sizes]
 
     def to_json(self) -> dict:
         doc = {
@@ -79,14 +111,13 @@ class Estimate:
             doc.setdefault("interval", {})[key] = [p.low, p.high]
             doc.setdefault("bounds", {})[key] = dict(p.bounds)
         if self.shape is not None and self.model is not None and self.shape.sets:
-            points = [(d, n, b) for b in SMALL_BLOCKS for d in (WRITE, READ) for n in (1, self.concurrency)]
-            found = iter(tm.predict_many(self.shape, self.model.params, points))
             doc["per_block_size"] = []
-            for b in SMALL_BLOCKS:
+            for b, preds in self.per_block_size():
                 row: dict = {"block_size": b, "block": format_block_size(b)}
-                for d in (WRITE, READ):
-                    for n in (1, self.concurrency):
-                        row[f"{'single' if n == 1 else 'concurrent'}_{d}_bps"] = next(found).bps
+                for p in preds:
+                    key = f"{'single' if p.concurrency == 1 else 'concurrent'}_{p.direction}"
+                    row[f"{key}_bps"] = p.bps
+                    row.setdefault("interval", {})[key] = [p.low, p.high]
                 doc["per_block_size"].append(row)
         if self.model is not None:
             doc["sources"] = self.model.counts()
@@ -102,16 +133,21 @@ def _arbiter_free(sets: Iterable[BrickSet]) -> list[BrickSet]:
 
 
 def estimate(topo: Topology, volume: Volume, sets: list[BrickSet], model: Model | None = None,
-             index: TopologyIndex | None = None, concurrency: int = DEFAULT_FILES) -> Estimate:
+             index: TopologyIndex | None = None, concurrency: int | None = None,
+             question: Question | None = None) -> Estimate:
     """The model's figures for ``volume`` (planned into ``sets``): calibrated with ``model``,
-    or at the topology's declared speeds and labelled assumptions."""
+    or at the topology's declared speeds and labelled assumptions; ``question``: how many
+    files at once and which block sizes (default: 8 files, 4K/64K/1M)."""
+    question = question or Question()
+    concurrency = concurrency or question.concurrency
+    blocks = question.block_sizes
     if model is None:
         model = Model(prior_params(topo, volume.bricks))
     shape = tm.shape_of(_arbiter_free(sets), volume.name)
     missing = _missing(topo, shape, index or TopologyIndex(topo), model)
     if not shape.sets:
         return Estimate(None, None, None, None, 1.0, "no set holds data", tuple(missing),
-                        _label(model), concurrency, (), shape, model)
+                        _label(model), concurrency, (), shape, model, blocks)
     preds = tuple(tm.predict_many(shape, model.params, [(d, n, None) for d in (WRITE, READ)
                                                          for n in (1, concurrency)]))
     by = {(p.direction, p.concurrency): p for p in preds}
@@ -121,7 +157,7 @@ def estimate(topo: Topology, volume: Volume, sets: list[BrickSet], model: Model 
                f"{by[(READ, concurrency)].why} (read)")
     return Estimate(by[(WRITE, 1)].bps, by[(READ, 1)].bps, by[(WRITE, concurrency)].bps,
                     by[(READ, concurrency)].bps, s0.wire(WRITE), formula, tuple(missing), _label(model),
-                    concurrency, preds, shape, model)
+                    concurrency, preds, shape, model, blocks)
 
 
 def _label(model: Model) -> str:

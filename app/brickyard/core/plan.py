@@ -162,16 +162,20 @@ def _capacity_json(cap: Capacity | None) -> dict:
 
 
 def _both(n: int) -> dict:
-    return {"TB": round(n / 1e12, 1), "TiB": round(n / 2**40, 1),
+    """A size for people (``text``) and programs (``bytes``: TB and TiB round to 0.0 on a
+    volume of a few GB)."""
+    return {"bytes": n, "TB": round(n / 1e12, 1), "TiB": round(n / 2**40, 1),
             "text": f"{format_bytes(n, digits=1)} ({format_bytes(n, binary=True, digits=1)})"}
 
 
 def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
-                auto_place: bool = False, model: Model | None = None) -> PlanResult:
+                auto_place: bool = False, model: Model | None = None,
+                question: _estimate.Question | None = None) -> PlanResult:
     """Check, place, size, fail and spell out one volume. Never raises for a bad layout:
     every problem is a ``Finding``. Raises ``ValueError`` only for a failure spec that names
     nothing in the topology (``failures.FailureSpecError``). ``model``: a calibrated
-    throughput model (``calibration.fit``); without one the estimate is uncalibrated."""
+    throughput model (``calibration.fit``); without one the estimate is uncalibrated.
+    ``question``: the files at once and block sizes the estimate answers for."""
     failed_bricks = _failures.resolve_failures(topo, volume, failures)
     note = ""
     if auto_place:
@@ -187,7 +191,7 @@ def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
         findings.extend(_capacity.shared_filesystem_findings(cap))
         tolerance = _failures.tolerance(topo, sets, volume.options)
         state = _failures.volume_state(topo, sets, failed_bricks, volume.options)
-        est = _estimate.estimate(topo, volume, sets, model, index=index)
+        est = _estimate.estimate(topo, volume, sets, model, index=index, question=question)
     else:  # gluster refuses it: no sets, capacity, failures or state to show
         sets, cap, tolerance, state, est = [], None, None, None, None
     findings.extend(option_findings(volume, check.resolved.replica))

@@ -14,10 +14,12 @@ import html
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
-                               QListWidget, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout)
+                               QLineEdit, QListWidget, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout)
 
 from ..core.calibration import describe_sources
-from ..core.units import format_utc
+from ..core.estimate import Question
+from ..core.units import UnitError, format_block_size, format_rate, format_utc, parse_block_size
 from ..store.calibrate import CalibrationSourceError, load_inputs
 from .session import Session
 
@@ -55,6 +57,20 @@ class CalibrateDialog(QDialog):
         self.result.setObjectName("calibrate-result")
         self.result.setWordWrap(True)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # the question the figures answer (as brickyard plan --concurrency N --block-size B)
+        self.files_at_once = QSpinBox()
+        self.files_at_once.setObjectName("calibrate-concurrency")
+        self.files_at_once.setRange(1, 4096)
+        self.files_at_once.setValue(session.question.concurrency)
+        self.files_at_once.setToolTip("The 'concurrent' figures: this many files written or read at once "
+                                      "(brickyard plan --concurrency)")
+        self.block_sizes = QLineEdit(",".join(format_block_size(b) for b in session.question.block_sizes))
+        self.block_sizes.setObjectName("calibrate-block-sizes")
+        self.block_sizes.setToolTip("Block sizes to predict at, comma-separated: 4K, 64K, 1M, 4M … "
+                                    "(brickyard plan --block-size)")
+        self.ask = QPushButton("Predict at these")
+        self.ask.setObjectName("calibrate-ask")
+        self.ask.clicked.connect(self.apply_question)
         self.calibrate = QPushButton("Calibrate")
         self.calibrate.setDefault(True)
         self.clear = QPushButton("Clear calibration")
@@ -79,6 +95,13 @@ class CalibrateDialog(QDialog):
         box.addWidget(self.runs, 1)
         box.addWidget(QLabel("Calibration files:"))
         box.addLayout(files_row)
+        question = QHBoxLayout()
+        question.addWidget(QLabel("Files at once:"))
+        question.addWidget(self.files_at_once)
+        question.addWidget(QLabel("Block sizes:"))
+        question.addWidget(self.block_sizes, 1)
+        question.addWidget(self.ask)
+        box.addLayout(question)
         box.addWidget(self.result)
         box.addLayout(buttons)
         self.resize(900, 560)
@@ -139,6 +162,20 @@ class CalibrateDialog(QDialog):
         self.show_model()
         return True
 
+    def apply_question(self) -> bool:
+        """Predict at the files-at-once count and block sizes typed; False (and why) when
+        they cannot be read."""
+        try:
+            blocks = tuple(parse_block_size(p.strip()) for p in self.block_sizes.text().split(",") if p.strip())
+            question = Question(self.files_at_once.value(), blocks)
+        except (UnitError, ValueError) as exc:
+            self._error(f"Block sizes: {exc}")
+            return False
+        self.session.set_question(question)
+        self.block_sizes.setText(",".join(format_block_size(b) for b in question.block_sizes))
+        self.show_model()
+        return True
+
     def clear_calibration(self) -> None:
         from ..core.calibration import Inputs
 
@@ -151,13 +188,26 @@ class CalibrateDialog(QDialog):
     def _error(self, text: str) -> None:
         self.result.setText(f"<span style='color:#b71c1c'>{html.escape(text)}</span>")
 
+    def _figures(self) -> list[str]:
+        """The current volume's figures at the asked block sizes."""
+        plan = self.session.plan
+        est = getattr(plan, "estimate", None)
+        if est is None:
+            return []
+        out = []
+        for block, preds in est.per_block_size():
+            parts = [f"{p.direction} {'1 file' if p.concurrency == 1 else f'{p.concurrency} files'} "
+                     f"{format_rate(p.bps)} ({format_rate(p.low)} … {format_rate(p.high)})" for p in preds]
+            out.append(html.escape(f"{plan.volume.name} at {format_block_size(block)}: " + ", ".join(parts)))
+        return out
+
     def show_model(self) -> None:
         model = self.session.model()
         if model is None:
-            self.result.setText("The planner's figures are <b>estimates (uncalibrated)</b>: topology speeds and "
-                                "labelled assumptions.")
+            self.result.setText("<br>".join(["The planner's figures are <b>estimates (uncalibrated)</b>: topology "
+                                             "speeds and labelled assumptions.", *self._figures()]))
             return
-        lines = [f"<b>{html.escape(model.label)}</b>", html.escape(describe_sources(model))]
+        lines = [f"<b>{html.escape(model.label)}</b>", *self._figures(), html.escape(describe_sources(model))]
         for r in model.residuals[:8]:
             lines.append(html.escape(f"fit: {r.describe()}"))
         if len(model.residuals) > 8:

@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..core import calibration, edits
+from ..core.estimate import Question
 from ..core.events import Change
 from ..core.plan import PlanResult, candidate_layouts, plan_volume
 from ..core.topology import BrickRef, Layout, Topology, TopologyError, Volume
@@ -64,6 +65,7 @@ class Session(QObject):
         self._candidates: tuple[tuple, list[Layout]] | None = None
         self.calibration = calibration.Inputs()
         self._model: tuple[tuple, calibration.Model] | None = None
+        self.question = Question()   # files at once and block sizes the throughput figures answer
         self.replace(topo if topo is not None else Topology())
 
     # ---- the model ------------------------------------------------------------------
@@ -147,6 +149,14 @@ class Session(QObject):
         self.sig_calibration_changed.emit()
         self.replan()
 
+    def set_question(self, question: Question) -> None:
+        """Answer the throughput figures for ``question`` (files at once, block sizes)."""
+        if question == self.question:
+            return
+        self.question = question
+        self.sig_calibration_changed.emit()
+        self.replan()
+
     def model(self) -> calibration.Model | None:
         """The calibrated model for the topology as it is now (None: uncalibrated), fitted
         again only when what its priors read changes (brick speeds, NIC speeds)."""
@@ -166,11 +176,13 @@ class Session(QObject):
             self.sig_plan_changed.emit(None)
             return
         try:
-            self.plan = plan_volume(self.topo, volume, self.failures, model=self.model())
+            self.plan = plan_volume(self.topo, volume, self.failures, model=self.model(),
+                                    question=self.question)
         except ValueError:
             # a failure names something that was renamed or deleted since: drop those
             self.failures = [f for f in self.failures if self._names_something(f)]
-            self.plan = plan_volume(self.topo, volume, self.failures, model=self.model())
+            self.plan = plan_volume(self.topo, volume, self.failures, model=self.model(),
+                                    question=self.question)
         self.plan_problem = ""
         self.sig_plan_changed.emit(self.plan)
 

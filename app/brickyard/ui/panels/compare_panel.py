@@ -150,7 +150,7 @@ class ComparePanel(QWidget):
             # a layout without thin-arbiter leaves the volume's thin-arbiter brick out
             ta = volume.thin_arbiter_brick if layout.thin_arbiter else None
             self._add_row(layout, plan_volume(self.session.topo, replace(volume, layout=layout, thin_arbiter_brick=ta),
-                                              model=self.session.model()))
+                                              model=self.session.model(), question=self.session.question))
         if not self._pending:
             self._timer.stop()
             self.table.setSortingEnabled(True)
