@@ -112,3 +112,18 @@ def test_raw_and_usable_come_in_bytes_where_tb_rounds_to_nothing(capsys):
     doc = json.loads(out)
     assert doc["raw"]["bytes"] == doc["raw_bytes"] and doc["usable"]["bytes"] == doc["usable_bytes"]
     assert isinstance(doc["usable"]["bytes"], int) and doc["usable"]["bytes"] > 0
+
+
+def test_a_calibration_missing_its_own_figures_is_a_warning_in_text_and_json(capsys, tmp_path):
+    noisy = {**DT8, "measurements": [
+        {"direction": "write", "concurrency": 1, "block_size": "1M", "throughput": "315MB/s"},
+        {"direction": "write", "concurrency": 1, "block_size": "4M", "throughput": "120MB/s"},
+        {"direction": "write", "concurrency": 1, "block_size": "16M", "throughput": "330MB/s"}]}
+    path = tmp_path / "noisy.json"
+    path.write_text(json.dumps(noisy))
+    code, out, _ = run(capsys, RAID5, "--calibrate", str(path), "--json")
+    est = json.loads(out)["estimate"]
+    assert any("does not fit its own inputs" in w and "4M blocks" in w for w in est["warnings"])
+    assert est["parameters"]["noise_log_sigma"]["source"] == "measured"
+    code, out, _ = run(capsys, RAID5, "--calibrate", str(path))
+    assert "WARNING: the calibration does not fit its own inputs" in out

@@ -76,7 +76,7 @@ def test_grouped_figures_equal_the_set_by_set_figures():
             ev = tm._Eval(shape, p, d, end)
             by_set: dict[tuple, int] = {}
             for s in shape.sets:
-                key = (s.kind, s.k, s.d, s.copies, ev.slowest(s))
+                key = (*s.structure, ev.slowest(s))
                 by_set[key] = by_set.get(key, 0) + 1
             assert ev.groups() == by_set
     loads = shape.node_loads("write", False)

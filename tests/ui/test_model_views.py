@@ -186,3 +186,24 @@ def test_the_calibrate_dialog_asks_for_the_admins_file_count_and_block_sizes(qtb
     assert not dialog.apply_question()
     assert "4Q" in dialog.result.text() and win.session.question.block_sizes == (16384, 4 << 20)
     store.close()
+
+
+def test_a_noisy_calibration_warns_in_the_dialog_and_the_layout_panel(qtbot, tmp_path):
+    win = window(qtbot, tmp_path)
+    noisy = {**CAL, "measurements": [
+        {"direction": "write", "concurrency": 1, "block_size": "1M", "throughput": "150MB/s"},
+        {"direction": "write", "concurrency": 1, "block_size": "4M", "throughput": "60MB/s"},
+        {"direction": "write", "concurrency": 1, "block_size": "16M", "throughput": "160MB/s"},
+        {"direction": "write", "concurrency": 8, "block_size": "16M", "throughput": "600MB/s"}]}
+    path = tmp_path / "noisy.json"
+    path.write_text(json.dumps(noisy))
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    dialog = CalibrateDialog(win.session, store, win)
+    qtbot.addWidget(dialog)
+    dialog.add_file(str(path))
+    assert dialog.apply()
+    assert "does not fit its own inputs" in dialog.result.text() and "4M blocks: measured 60.0 MB/s" in dialog.result.text()
+    panel = win.findChildren(VerdictPanel)[0]
+    assert "noisy or misses its own figures" in panel.estimate.text()
+    assert "warning: the calibration does not fit" in panel.estimate.toolTip()
+    store.close()

@@ -183,6 +183,8 @@ def format_estimate(e) -> list[str]:
         from ..core.calibration import describe_sources
 
         lines.append(f"  parameters: {describe_sources(e.model)}")
+        for w in e.model.warnings:
+            lines.append(f"  WARNING: {w}")
         for n in e.model.notes:
             lines.append(f"  note: {n}")
         for r in e.model.residuals:

@@ -60,6 +60,7 @@ class Observation:
     source: str
     layout: str = ""
     repeats: int = 1
+    values: tuple[float, ...] = ()     # every repeat's figure (``bps`` is their median)
 
     @property
     def large(self) -> bool:
@@ -118,6 +119,12 @@ class Model:
     calibrated_on: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     residuals: tuple[Residual, ...] = ()
+    warnings: tuple[str, ...] = ()      # the calibration misses its own inputs, or is noisy
+
+    @property
+    def misfits(self) -> tuple[Residual, ...]:
+        """The calibration figures the fitted model misses by more than MISFIT."""
+        return tuple(r for r in self.residuals if abs(r.error) > MISFIT)
 
     @property
     def calibrated(self) -> bool:
@@ -139,6 +146,7 @@ class Model:
 
     def to_json(self) -> dict:
         return {"label": self.label, "calibrated_on": list(self.calibrated_on), "notes": list(self.notes),
+                "warnings": list(self.warnings),
                 "parameters": self.params.to_json(),
                 "fit": [{**r.observation.to_json(), "predicted_bps": r.predicted, "error": r.error, "bound": r.bound}
                         for r in self.residuals]}
@@ -232,7 +240,75 @@ def fit_params(prior: Params, inputs: Inputs) -> Model:
             params = _fit_direction(params, mine, direction, notes)
     params = _shared_fanout(params, obs, notes)
     residuals = tuple(_residual(o, params) for o in obs)
-    return Model(params, tuple(inputs.sources), tuple(dict.fromkeys(notes)), residuals)
+    warnings: list[str] = []
+    if obs:
+        params = _noise(params, obs, residuals, notes, warnings)
+        residuals = tuple(_residual(o, params) for o in obs)
+    return Model(params, tuple(inputs.sources), tuple(dict.fromkeys(notes)), residuals, tuple(warnings))
+
+
+#: a calibration figure the fitted model misses by more than this is named in a warning
+MISFIT = 0.25
+#: run-to-run spread (σ of ln figure) above which the calibration is called noisy
+NOISY = 0.15
+
+
+def _noise(params: Params, obs: Sequence[Observation], residuals: Sequence[Residual], notes: list[str],
+           warnings: list[str]) -> Params:
+    """The calibration's noise as a parameter every range carries (``tm.NOISE``): the
+    run-to-run spread of its figures — repeats of one point, within a run or across runs of one
+    layout, pooled: σ of ln figure — and the fit's own misfit on them (RMS of ln predicted ÷
+    measured), in quadrature. Warns, naming the points, where the fit misses its own inputs by
+    more than MISFIT, and where the figures spread more than NOISY."""
+    import math
+
+    groups: dict[tuple, list[float]] = {}
+    for o in obs:
+        values = o.values or (o.bps,)
+        groups.setdefault((o.shape.sets, o.direction, o.concurrency, o.block_size), []).extend(values)
+    squares, dof, points = 0.0, 0, 0
+    for values in groups.values():
+        values = [v for v in values if v > 0]
+        if len(values) < 2:
+            continue
+        logs = [math.log(v) for v in values]
+        mean = sum(logs) / len(logs)
+        squares += sum((x - mean) ** 2 for x in logs)
+        dof += len(logs) - 1
+        points += 1
+    repeat = math.sqrt(squares / dof) if dof else None
+    # the misfit on each point's median over its repeats (a spread the repeats show is noise,
+    # counted once above)
+    predicted = {(r.observation.shape.sets, r.observation.direction, r.observation.concurrency,
+                  r.observation.block_size): r.predicted for r in residuals}
+    errors = [math.log(predicted[key] / statistics.median(values)) for key, values in groups.items()
+              if predicted.get(key, 0) > 0 and min(values) > 0]
+    misfit = math.sqrt(sum(e * e for e in errors) / len(errors)) if errors else 0.0
+    sigma = math.hypot(repeat or 0.0, misfit)
+    if repeat is None:
+        how = (f"run-to-run spread unknown (no point was measured twice: calibrate on runs with repeats); the fit's "
+               f"own misfit {misfit:.0%}")
+    else:
+        how = (f"run-to-run spread {repeat:.0%} (σ of ln figure over {points} point(s) measured {dof + points} times), "
+               f"the fit's own misfit {misfit:.0%}")
+    note = f"σ {sigma:.0%}: {how}; every range spans ±{tm.NOISE_Z:g} σ of it (90 %)"
+    missed = [r for r in residuals if abs(r.error) > MISFIT]
+    if missed:
+        shown = "; ".join(r.describe() for r in missed[:4]) + (f"; and {len(missed) - 4} more" if len(missed) > 4 else "")
+        warnings.append(f"the calibration does not fit its own inputs: {shown}. Something the model does not see "
+                        "moved these figures (load, caches, a slow step): repeat the calibration runs interleaved "
+                        "with the other layouts")
+    if repeat is not None and repeat > NOISY:
+        worst = max(groups.items(), key=lambda kv: max(kv[1]) / min(kv[1]) if min(kv[1]) > 0 else 0)
+        (_sets, d, n, b), values = worst
+        warnings.append(f"the calibration figures spread {repeat:.0%} run to run (e.g. {d}, "
+                        f"{'1 file' if n == 1 else f'{n} files'}"
+                        f"{f', {format_block_size(b)} blocks' if b else ''}: "
+                        f"{', '.join(format_rate(v) for v in values)}): every range is widened by it; repeat the "
+                        "calibration runs interleaved with the other layouts to know them better")
+    if sigma <= 0:
+        return params
+    return params.with_values({tm.NOISE: Value(sigma, MEASURED, note)})
 
 
 def _residual(o: Observation, params: Params) -> Residual:
@@ -662,7 +738,7 @@ def observations_from_steps(shape: LayoutShape, steps: Iterable[Any], source: st
         if d not in DIRECTIONS or not isinstance(n, int) or not isinstance(b, int) or m is None or not m.value > 0:
             continue
         points.setdefault((d, n, b), []).append(float(m.value))
-    return [Observation(shape, d, n, b, statistics.median(v), source, layout, len(v))
+    return [Observation(shape, d, n, b, statistics.median(v), source, layout, len(v), tuple(v))
             for (d, n, b), v in sorted(points.items())]
 
 

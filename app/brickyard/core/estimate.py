@@ -124,6 +124,7 @@ class Estimate:
             doc["sources_text"] = describe_sources(self.model)
             doc["parameters"] = self.model.params.to_json()
             doc["notes"] = list(self.model.notes)
+            doc["warnings"] = list(self.model.warnings)
             doc["fit"] = self.model.to_json()["fit"]
         return doc
 
@@ -143,7 +144,7 @@ def estimate(topo: Topology, volume: Volume, sets: list[BrickSet], model: Model 
     blocks = question.block_sizes
     if model is None:
         model = Model(prior_params(topo, volume.bricks))
-    shape = tm.shape_of(_arbiter_free(sets), volume.name)
+    shape = tm.shape_of(_arbiter_free(sets), volume.name, volume.options, client_nodes(topo))
     missing = _missing(topo, shape, index or TopologyIndex(topo), model)
     if not shape.sets:
         return Estimate(None, None, None, None, 1.0, "no set holds data", tuple(missing),
@@ -158,6 +159,16 @@ def estimate(topo: Topology, volume: Volume, sets: list[BrickSet], model: Model 
     return Estimate(by[(WRITE, 1)].bps, by[(READ, 1)].bps, by[(WRITE, concurrency)].bps,
                     by[(READ, concurrency)].bps, s0.wire(WRITE), formula, tuple(missing), _label(model),
                     concurrency, preds, shape, model, blocks)
+
+
+def client_nodes(topo: Topology) -> list[str]:
+    """Servers a client of the topology runs on (same name or address): with
+    ``cluster.choose-local`` a replica set holding a brick there is read from that brick."""
+    if not topo.clients:
+        return []
+    by = {n.name: n.name for n in topo.nodes}
+    by.update({n.address: n.name for n in topo.nodes if n.address})
+    return [by[key] for c in topo.clients for key in (c.name, c.address) if key and key in by]
 
 
 def _label(model: Model) -> str:

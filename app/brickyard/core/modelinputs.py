@@ -43,7 +43,9 @@ def shape_on(topo: Topology, volume: Volume) -> LayoutShape:
     if plan.refused or not plan.sets:
         why = plan.errors[0].message if plan.errors else "no sets"
         raise ModelInputError(f"layout {volume.name}: gluster would refuse it ({why})")
-    return tm.shape_of(plan.sets, volume.name)
+    from .estimate import client_nodes
+
+    return tm.shape_of(plan.sets, volume.name, volume.options, client_nodes(topo))
 
 
 def volume_from_layout(layout: dict[str, Any], bricks: Sequence[BrickRef], name: str = "") -> Volume:

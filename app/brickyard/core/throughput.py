@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import chain
 from operator import attrgetter
 from typing import Iterable, Mapping
@@ -73,6 +73,7 @@ FANOUT = "fanout_seconds"        # .write/.read: serial seconds a request waits 
 FANOUT_CPU = "fanout_cpu_seconds"  # .write/.read: client CPU seconds per extra brick RPC
 CALL = "call_seconds"            # .write/.read: what one read()/write() call costs a stream
 SHARED_BYTE = "shared_cpu_seconds_per_byte"  # .write/.read: CPU a stored byte costs servers on the client's CPUs
+NOISE = "noise_log_sigma"        # the calibration figures' run-to-run spread (σ of ln figure), widens every range
 
 #: what each parameter means, for people (the README and the UI's tooltips use these)
 MEANING = {
@@ -88,7 +89,10 @@ MEANING = {
     FANOUT_CPU: "client CPU each extra brick RPC of one request costs",
     CALL: "what one read()/write() call costs a stream (small blocks)",
     SHARED_BYTE: "what each extra stored byte costs CPUs the servers share with the client",
+    NOISE: "run-to-run spread of the calibration figures and the fit's own misfit (σ of ln figure)",
 }
+#: how many σ of noise a range spans on each side: 1.645, so 90 % of figures fall inside
+NOISE_Z = 1.645
 #: parameters that are costs (seconds): larger is slower
 COSTS = (FANOUT, FANOUT_CPU, CALL, SHARED_BYTE)
 
@@ -240,6 +244,31 @@ class Params:
 # ------------------------------------------------------------------ layout shapes
 
 
+# how a set's reads pick bricks (from the volume's options, ``read_policy``)
+READ_SPREAD = "hash"      # each file on its own brick(s) by GFID hash (gluster's default)
+READ_FIRST = "first"      # cluster.read-hash-mode 0: the first readable brick of the set
+READ_LEAST = "least"      # read-hash-mode 3/4/5 (least outstanding/latency), disperse round-robin
+READ_LOCAL = "local"      # cluster.choose-local: the client holds a brick of the set
+READ_POLICIES = (READ_SPREAD, READ_FIRST, READ_LEAST, READ_LOCAL)
+
+
+def read_policy(kind: str, options: Mapping[str, str]) -> str:
+    """A set's read policy from the volume's options (gluster's defaults where unset):
+    replica ``cluster.read-hash-mode`` (default 1: GFID hash; 2, GFID and client PID, spreads
+    the same for files read by different processes), disperse ``disperse.read-policy``
+    (default gfid-hash)."""
+    if kind == "replica":
+        mode = str(options.get("cluster.read-hash-mode", "1")).strip()
+        return {"0": READ_FIRST, "3": READ_LEAST, "4": READ_LEAST, "5": READ_LEAST}.get(mode, READ_SPREAD)
+    if kind == "disperse":
+        return READ_LEAST if str(options.get("disperse.read-policy", "")).strip() == "round-robin" else READ_SPREAD
+    return READ_SPREAD
+
+
+def _chooses_local(options: Mapping[str, str]) -> bool:
+    return str(options.get("cluster.choose-local", "on")).strip().lower() in ("on", "true", "yes", "1", "enable")
+
+
 @dataclass(frozen=True)
 class SetShape:
     """One set as the model sees it. ``kind``: "distribute" (one brick), "replica"
@@ -251,17 +280,37 @@ class SetShape:
     d: int = 1
     arbiter: BrickRef | None = None
 
+    reads: str = READ_SPREAD        # how reads pick bricks (see READ_POLICIES)
+
     def __init__(self, kind: str, bricks: tuple[BrickRef, ...], k: int = 1, d: int = 1,
-                 arbiter: BrickRef | None = None):
+                 arbiter: BrickRef | None = None, reads: str = READ_SPREAD):
         # the frozen dataclass __init__ in one step (see planmodel.BrickSet): a 24,000-brick
         # plan builds 8,000 of these for every estimate
         copies = len(bricks) if kind == "replica" else 1
-        self.__dict__.update(kind=kind, bricks=bricks, k=k, d=d, arbiter=arbiter, copies=copies,
-                             structure=(kind, k, d, copies))
+        self.__dict__.update(kind=kind, bricks=bricks, k=k, d=d, arbiter=arbiter, reads=reads, copies=copies,
+                             structure=(kind, k, d, copies, reads))
 
     copies: int = field(init=False, repr=False, compare=False)
-    #: what the model needs of a set besides its bricks' rates: (kind, k, d, copies)
-    structure: tuple[str, int, int, int] = field(init=False, repr=False, compare=False)
+    #: what the model needs of a set besides its bricks' rates: (kind, k, d, copies, reads)
+    structure: tuple[str, int, int, int, str] = field(init=False, repr=False, compare=False)
+
+    def read_bricks(self, files: int) -> float:
+        """Bricks that serve ``files`` files read at once from this set (in expectation): a
+        replicated file is read from one brick of its set — which one is the volume's
+        ``cluster.read-hash-mode`` (and ``cluster.choose-local``); a dispersed file from k of
+        its d bricks (``disperse.read-policy``)."""
+        if self.kind == "replica":
+            c = self.copies
+            if self.reads in (READ_FIRST, READ_LOCAL):
+                return 1.0
+            if self.reads == READ_LEAST:
+                return float(min(files, c))
+            return c * (1.0 - (1.0 - 1.0 / c) ** files)        # hashed: each file on a random copy
+        if self.kind == "disperse":
+            if self.reads == READ_LEAST:                        # round-robin: every read rotates
+                return float(min(files * self.k, self.d))
+            return self.d * (1.0 - (1.0 - self.k / self.d) ** files)   # gfid-hash: k bricks per file
+        return 1.0
 
     @cached_property
     def brick_keys(self) -> tuple[str, ...]:
@@ -398,9 +447,16 @@ _NODE_OF = attrgetter("node")
 _BRICKS_OF = attrgetter("bricks")
 
 
-def shape_of(sets: Iterable, description: str = "") -> LayoutShape:
+def shape_of(sets: Iterable, description: str = "", options: Mapping[str, str] | None = None,
+             client_nodes: Iterable[str] = ()) -> LayoutShape:
     """A LayoutShape from the planner's ``BrickSet``s (duck-typed: bricks, arbiter,
-    data_bricks, redundancy); a short, broken tail set (no data bricks) is left out."""
+    data_bricks, redundancy); a short, broken tail set (no data bricks) is left out.
+    ``options``: the volume's options (how reads pick bricks); ``client_nodes``: servers the
+    client runs on (with ``cluster.choose-local`` a replica set holding a brick there is read
+    from that brick)."""
+    options = options or {}
+    replica_reads, disperse_reads = read_policy("replica", options), read_policy("disperse", options)
+    local = set(client_nodes) if _chooses_local(options) else set()
     out = []
     append = out.append
     for s in sets:
@@ -408,7 +464,7 @@ def shape_of(sets: Iterable, description: str = "") -> LayoutShape:
             continue
         bricks, arbiter = tuple(s.bricks), s.arbiter
         if s.redundancy:
-            append(SetShape("disperse", bricks, s.data_bricks, len(bricks)))
+            append(SetShape("disperse", bricks, s.data_bricks, len(bricks), None, disperse_reads))
             continue
         # the arbiter is the set's last brick; a thin arbiter is written only when a data brick
         # is down: not in a request's fan-out
@@ -416,7 +472,8 @@ def shape_of(sets: Iterable, description: str = "") -> LayoutShape:
         if arbiter is not None and getattr(s, "thin_arbiter", False):
             arbiter = None
         if len(data) > 1 or arbiter is not None:
-            append(SetShape("replica", data, 1, 1, arbiter))
+            reads = READ_LOCAL if local and any(b.node in local for b in data) else replica_reads
+            append(SetShape("replica", data, 1, 1, arbiter, reads))
         else:
             append(SetShape("distribute", data))
     return LayoutShape(tuple(out), description)
@@ -557,7 +614,7 @@ class _Eval:
     def set_cap(self, s: SetShape, files: int) -> float | None:
         """A set's own rate for ``files`` files: distribute B; replica write the slowest
         copy, read min(files, copies)·B; disperse write k·B, read min(files·k, d)·B."""
-        return _cap(s.kind, s.k, s.d, s.copies, self.slowest(s), self.d, files)
+        return _cap(s.structure, self.slowest(s), self.d, files)
 
     def bounds(self, n: int, block: int | None) -> tuple[dict[str, float], dict[str, str]]:
         shape, sets = self.shape, self.shape.sets
@@ -583,12 +640,12 @@ class _Eval:
         probs = _binomial(n, p)
         groups = self.groups()
         total, known = 0.0, False
-        for (kind, k, d, copies, slow), count in groups.items():
+        for (*structure, slow), count in groups.items():
             known = known or slow is not None
             for m, pm in enumerate(probs):
                 if m == 0 or pm == 0.0:
                     continue
-                cap = _cap(kind, k, d, copies, slow, self.d, m)
+                cap = _cap(structure, slow, self.d, m)
                 stream_cap = m * per_stream if per_stream else math.inf
                 total += count * pm * min(stream_cap, cap if cap is not None else math.inf)
         if known and math.isfinite(total):
@@ -632,15 +689,23 @@ class _Eval:
         return best, name
 
 
-def _cap(kind: str, k: int, d: int, copies: int, slow: float | None, direction: str, files: int) -> float | None:
-    """A set's own rate for ``files`` files at once (see ``_Eval.set_cap``)."""
+def _cap(structure, slow: float | None, direction: str, files: int) -> float | None:
+    """A set's own rate for ``files`` files at once (see ``_Eval.set_cap``): writes reach
+    every brick (replica: the slowest copy; disperse: k bricks' worth), reads the bricks the
+    set's read policy picks (``SetShape.read_bricks``)."""
     if slow is None:
         return None
-    if kind == "replica":
-        return slow if direction == WRITE else min(files, copies) * slow
-    if kind == "disperse":
-        return k * slow if direction == WRITE else min(files * k, d) * slow
-    return slow
+    kind, k, d, copies, reads = structure
+    if direction == WRITE:
+        return k * slow if kind == "disperse" else slow
+    if kind == "distribute":
+        return slow
+    return _read_bricks(kind, k, d, copies, reads, files) * slow
+
+
+@lru_cache(maxsize=4096)
+def _read_bricks(kind: str, k: int, d: int, copies: int, reads: str, files: int) -> float:
+    return SetShape(kind, (None,) * (copies if kind == "replica" else d), k, d, None, reads).read_bricks(files)
 
 
 def predict_many(shape: LayoutShape, params: Params,
@@ -649,6 +714,7 @@ def predict_many(shape: LayoutShape, params: Params,
     does not depend on the point (each set's slowest brick, per direction and range end)."""
     evals: dict[tuple[str, str], _Eval] = {}
     out = []
+    noise = params.value(NOISE) or 0.0
     for direction, concurrency, block_size in points:
         if direction not in DIRECTIONS:
             raise ValueError(f"direction {direction!r}: write or read")
@@ -662,11 +728,22 @@ def predict_many(shape: LayoutShape, params: Params,
             raise ValueError("no parameter bounds this layout: nothing to predict from")
         bound = min(bounds, key=lambda k: bounds[k])
         value = bounds[bound]
-        low = min(ev["pessimistic"].bounds(n, block_size)[0].values())
-        high = min(ev["optimistic"].bounds(n, block_size)[0].values())
-        out.append(Prediction(direction, n, block_size, value, bound, bounds, min(low, value), max(high, value),
-                              why.get(bound, bound)))
+        low = min(min(ev["pessimistic"].bounds(n, block_size)[0].values()), value)
+        high = max(min(ev["optimistic"].bounds(n, block_size)[0].values()), value)
+        if noise:
+            low, high = _with_noise(value, low, high, noise)
+        out.append(Prediction(direction, n, block_size, value, bound, bounds, low, high, why.get(bound, bound)))
     return out
+
+
+def _with_noise(value: float, low: float, high: float, sigma: float) -> tuple[float, float]:
+    """The range widened by the calibration's measured noise: the parameters' own range and
+    ± NOISE_Z σ of run-to-run spread are independent, so their widths add in quadrature (in
+    ln figure)."""
+    z = NOISE_Z * sigma
+    down = math.log(value / low) if low > 0 else math.inf
+    up = math.log(high / value) if value > 0 else 0.0
+    return value * math.exp(-math.hypot(down, z)), value * math.exp(math.hypot(up, z))
 
 
 def predict(shape: LayoutShape, params: Params, direction: str, concurrency: int = 1,

@@ -207,7 +207,9 @@ class CalibrateDialog(QDialog):
             self.result.setText("<br>".join(["The planner's figures are <b>estimates (uncalibrated)</b>: topology "
                                              "speeds and labelled assumptions.", *self._figures()]))
             return
-        lines = [f"<b>{html.escape(model.label)}</b>", *self._figures(), html.escape(describe_sources(model))]
+        lines = [f"<b>{html.escape(model.label)}</b>",
+                 *(f"<span style='color:#b71c1c'>warning: {html.escape(w)}</span>" for w in model.warnings),
+                 *self._figures(), html.escape(describe_sources(model))]
         for r in model.residuals[:8]:
             lines.append(html.escape(f"fit: {r.describe()}"))
         if len(model.residuals) > 8:

@@ -131,8 +131,13 @@ class VerdictPanel(QWidget):
                 what = "what each extra brick RPC costs them is not known; the range allows for it"
             text += ("<span style='color:#9a6700'>the servers share the client's CPUs (one kernel): "
                      f"{what} (hover)</span>")
+        if est.model is not None and est.model.warnings:
+            text += ("<br><span style='color:#b71c1c'>the calibration is noisy or misses its own figures: "
+                     "the ranges carry it (hover; Cluster ▸ Calibrate says which points)</span>")
         tips = [f"{p.direction}, {'one file' if p.concurrency == 1 else f'{p.concurrency} files'}: "
                 f"{p.bound} — {p.why}" for p in est.predictions]
+        if est.model is not None:
+            tips += [f"warning: {w}" for w in est.model.warnings]
         if est.model is not None:
             from ...core.calibration import describe_sources
 
