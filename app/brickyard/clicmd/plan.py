@@ -217,12 +217,16 @@ def format_plan(r: PlanResult, failures: list[str]) -> str:
     usable: dict[int, str] = {}          # 8,000 sets of one size: one text
     for s in r.sets:
         size = usable.get(s.usable_bytes) or usable.setdefault(s.usable_bytes, describe_size(s.usable_bytes))
-        if s.arbiter is None:
-            bricks = " ".join(map(str, s.bricks))
+        arbiter = s.gluster_arbiter     # a thin-arbiter is not a member: it gets its own line below
+        if arbiter is None:
+            bricks = " ".join(map(str, s.gluster_bricks))
         else:
-            role = " (thin-arbiter)" if s.thin_arbiter else " (arbiter)"
-            bricks = " ".join(f"{b}{role if b == s.arbiter else ''}" for b in s.bricks)
+            bricks = " ".join(f"{b}{' (arbiter)' if b == arbiter else ''}" for b in s.gluster_bricks)
         lines.append(f"{s.index + 1:>4}  {size:<26} {bricks}")
+    ta = r.thin_arbiter_json()
+    if ta is not None:
+        lines.append(f"Thin-arbiter  {ta['brick']} (serves every replica pair"
+                     + (")" if ta["reachable"] else f"; NOT USABLE: {ta['note']})"))
     c = r.capacity
     lines += [
         "",

@@ -301,7 +301,7 @@ def thin_arbiter_findings(topo: Topology, volume: Volume, index: TopologyIndex) 
     if not thin_arbiter_reachable(topo, volume):
         return [Finding(WARNING, "thin-arbiter-on-pool-node", (
             f"gluster creates this volume, but the thin-arbiter brick is on {ta.node}, which runs glusterd "
-            f"(it is in the trusted pool): the thin-arbiter process listens on glusterd's port 24007, so it "
+            f"(a server of the trusted pool: it holds bricks or runs the volume's commands): the thin-arbiter process listens on glusterd's port 24007, so it "
             f"cannot run there, clients never reach a thin-arbiter (\"failed to get the port number for remote "
             f"subvolume\", seen on the lab), and each replica pair stops when one of its bricks fails. Put it "
             f"on a host outside the pool."), (ta,))]
@@ -310,11 +310,24 @@ def thin_arbiter_findings(topo: Topology, volume: Volume, index: TopologyIndex) 
 
 def thin_arbiter_reachable(topo: Topology, volume: Volume) -> bool:
     """Whether the volume's thin-arbiter brick is on a host that can run the thin-arbiter
-    process: not one that runs glusterd (the pool's origin, or a node holding a brick of any
-    volume of the topology), whose port 24007 glusterd holds."""
+    process: not one that runs glusterd, whose port 24007 glusterd holds — the pool's origin,
+    a node holding a brick of any volume of the topology, or a server drawn with brick
+    filesystems of its own besides thin-arbiter bricks (a server of the pool: provisioning and
+    import put such nodes in it). gluster itself creates the volume either way: glusterd checks
+    nothing of the thin-arbiter brick (its commit records the path without resolving the host
+    or looking at the directory; re-run on the sandbox with the brick on a peer, on the
+    command's own node and outside the pool, on a brick filesystem and the root filesystem, the
+    directory there or not, with and without force: accepted every time)."""
     ta = volume.thin_arbiter_brick
     if ta is None:
         return False
     if ta.node == topo.pool_origin(volume) or any(r.node == ta.node for r in volume.bricks):
         return False
-    return not any(r.node == ta.node for v in topo.volumes for r in v.bricks)
+    if any(r.node == ta.node for v in topo.volumes for r in v.bricks):
+        return False
+    node = topo.node(ta.node)
+    if node is None:
+        return True
+    thin = {v.thin_arbiter_brick.path for v in topo.volumes if v.thin_arbiter_brick is not None
+            and v.thin_arbiter_brick.node == ta.node} | {ta.path}
+    return all(b.path in thin for b in node.bricks)

@@ -94,6 +94,31 @@ class PlanResult:
         """gluster would create this volume (with ``force`` where the volume asks for it)."""
         return not self.errors and (not self.needs_force or self.volume.force)
 
+    @property
+    def number_of_bricks(self) -> str:
+        """gluster's ``Number of Bricks`` line for this volume (``1 x 2 = 2`` for replica 2
+        thin-arbiter 1: the thin-arbiter is not counted); "" when gluster refuses it."""
+        if self.refused:
+            return ""
+        from .layout import resolve
+
+        return resolve(self.volume.layout, len(self.volume.bricks))[0].describe()
+
+    @property
+    def thin_arbiter_reachable(self) -> bool:
+        """Whether the pairs can use the volume's thin-arbiter (the planner put it in them)."""
+        return any(s.thin_arbiter and s.arbiter is not None for s in self.sets)
+
+    def thin_arbiter_json(self) -> dict | None:
+        ta = self.volume.thin_arbiter_brick
+        if ta is None or not self.volume.layout.thin_arbiter or self.refused:
+            return None
+        reachable = self.thin_arbiter_reachable
+        return {"brick": str(ta), "serves": "every replica pair", "reachable": reachable,
+                "note": "" if reachable else ("on a server of the pool (it runs glusterd on port 24007): the "
+                                              "thin-arbiter process cannot run there, so each pair needs both "
+                                              "of its bricks")}
+
     def to_json(self) -> dict:
         """The ``brickyard plan --json`` document. A refused volume has ``"refused": true``,
         no sets and null capacity, tolerance, state and estimate."""
@@ -109,13 +134,16 @@ class PlanResult:
             "needs_force_findings": [f.to_json() for f in self.forced],
             "warnings": [f.to_json() for f in self.warnings],
             "placement": self.placement_note,
+            # the sets as gluster's volume info lists them (a thin-arbiter is its own field)
+            "number_of_bricks": self.number_of_bricks,
             "sets": [
-                {"index": s.index, "bricks": [str(b) for b in s.bricks],
-                 "arbiter": str(s.arbiter) if s.arbiter else None, "thin_arbiter": s.thin_arbiter,
+                {"index": s.index, "bricks": [str(b) for b in s.gluster_bricks],
+                 "arbiter": str(s.gluster_arbiter) if s.gluster_arbiter else None, "thin_arbiter": s.thin_arbiter,
                  "data_bricks": s.data_bricks, "redundancy": s.redundancy,
                  "usable_bytes": s.usable_bytes}
                 for s in self.sets
             ],
+            "thin_arbiter": self.thin_arbiter_json(),
         }
         doc.update(_capacity_json(self.capacity))
         tol, state = self.tolerance, self.state

@@ -69,6 +69,19 @@ class BrickSet:
     def size(self) -> int:
         return len(self.bricks)
 
+    @property
+    def gluster_bricks(self) -> tuple[BrickRef, ...]:
+        """The set as gluster's ``volume info`` lists it: a thin-arbiter is not a member
+        (``Replicate 1 x 2 = 2``; its brick is the volume's own ``Thin-arbiter-path``)."""
+        if self.thin_arbiter and self.arbiter is not None and self.bricks and self.bricks[-1] == self.arbiter:
+            return self.bricks[:-1]
+        return self.bricks
+
+    @property
+    def gluster_arbiter(self) -> BrickRef | None:
+        """The set's arbiter as gluster lists it (a thin-arbiter is none)."""
+        return None if self.thin_arbiter else self.arbiter
+
 
 @dataclass(frozen=True)
 class SharedFilesystem:

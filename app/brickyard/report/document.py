@@ -323,9 +323,13 @@ def _type_words(plan) -> str:
     if plan.gluster_type.is_dispersed:
         what = f"each file cut into {s.data_bricks} data + {s.redundancy} redundancy fragments"
     elif s.thin_arbiter:       # replica 2 thin-arbiter 1: one thin-arbiter brick serves every set
-        sets = f"{len(plan.sets)} sets of {s.size - 1} bricks" if len(plan.sets) > 1 else f"one set of {s.size - 1} bricks"
-        return (f"{TYPE_NAMES[plan.gluster_type]}: {sets}, each file as {s.size - 1} copies; the thin-arbiter "
-                f"{s.arbiter} (metadata only) serves {'every set' if len(plan.sets) > 1 else 'the set'}")
+        n = len(s.gluster_bricks)
+        sets = f"{len(plan.sets)} sets of {n} bricks" if len(plan.sets) > 1 else f"one set of {n} bricks"
+        ta = plan.volume.thin_arbiter_brick
+        serves = ("serves every set" if len(plan.sets) > 1 else "serves the set") if plan.thin_arbiter_reachable else \
+            "is on a server of the pool, where the thin-arbiter process cannot run: each pair needs both bricks"
+        return (f"{TYPE_NAMES[plan.gluster_type]} {plan.number_of_bricks}: {sets}, each file as {n} copies; "
+                f"the thin-arbiter {ta} (metadata only, not a member of a set) {serves}")
     else:
         copies = s.size - (1 if s.arbiter else 0)
         what = f"each file as {copies} copies" + (" and an arbiter (metadata only)" if s.arbiter else "")
@@ -342,14 +346,21 @@ def set_table(layout: LayoutPlan) -> Table:
         cols.append(Col("state", wrap=False))
     rows = []
     for s in plan.sets:
-        arbiter = " (thin-arbiter)" if s.thin_arbiter else " (arbiter)"
-        bricks = ", ".join(f"{b}{arbiter if b == s.arbiter else ''}" for b in s.bricks)
+        bricks = ", ".join(f"{b}{' (arbiter)' if b == s.gluster_arbiter else ''}" for b in s.gluster_bricks)
         usable = describe_size(s.usable_bytes) if plan.capacity.raw_bytes else "—"
         row = [Cell(str(s.index + 1), "table-bold"), Cell(usable), Cell(bricks)]
         if show_state:
             st = states.get(s.index)
             word = st.state if st else ""
             row.append(Cell(word, "table-bold" if word != "UP" else "table", FAILED if word == "DOWN" else ""))
+        rows.append(row)
+    ta = plan.thin_arbiter_json()
+    if ta is not None:   # not a member of a set (gluster: Thin-arbiter-path), so a row of its own
+        what = "serves every set" if ta["reachable"] else "not usable: on a server of the pool"
+        row = [Cell("TA", "table-bold"), Cell("—"), Cell(f"{ta['brick']} (thin-arbiter: {what})")]
+        if show_state:
+            failed = any(ta["brick"] == str(b) for st in plan.state.sets for b in st.failed)
+            row.append(Cell("FAILED" if failed else "", "table-bold", FAILED if failed else ""))
         rows.append(row)
     return Table(cols, rows, space_before=5.0)
 

@@ -176,7 +176,7 @@ class VolumeOptionsEditor(QWidget):
         volume, plan = self.session.volume, self.session.plan
         if volume is None or plan is None or not plan.sets or not volume.layout.type.is_replicated:
             return None
-        return len(plan.sets[0].bricks)
+        return len(plan.sets[0].gluster_bricks)
 
     def _check(self):
         volume = self.session.volume

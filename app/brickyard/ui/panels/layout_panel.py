@@ -196,8 +196,13 @@ class LayoutPanel(QWidget):
             else:
                 verdict = "gluster accepts this" if plan.valid else (
                     "gluster refuses this without force" if not plan.errors else "gluster refuses a step of this")
-                self.summary.setText(f"{count} bricks → {plan.gluster_type.value}, {len(plan.sets)} set(s): "
-                                     f"{verdict}.")
+                text = (f"{count} bricks → {plan.gluster_type.value} {plan.number_of_bricks}, "
+                        f"{len(plan.sets)} set(s): {verdict}.")
+                ta = plan.thin_arbiter_json()
+                if ta is not None:
+                    text += f"\nThin-arbiter: {ta['brick']} " + (
+                        "(every pair)" if ta["reachable"] else "(not usable: on a server of the pool)")
+                self.summary.setText(text)
 
     def _mark_types(self, possible: set[VolumeType], count: int) -> None:
         """Types with no layout gluster accepts for these bricks stay listed, disabled, saying so."""
