@@ -260,6 +260,14 @@ def format_plan(r: PlanResult, failures: list[str]) -> str:
     elif r.errors:
         lines += ["", "Commands: none while gluster refuses a step (see ERROR above)."]
     lines += ["", *format_estimate(r.estimate)]
+    small = r.small_files()
+    if small is not None:
+        ex, ls = small["extract"], small["lstat"]
+        lines += ["", f"Small files ({small['kind']}, RTT {small['rtt_source']}): the write-up's extract of "
+                      f"{ex['objects']:,} objects {ex['seconds']:.0f} s, {ex['per_object_ms']:.2f} ms per object "
+                      f"({ex['low_ms']:.2f} … {ex['high_ms']:.2f}) = {ex['local_ms']:.2f} ms + "
+                      f"{ex['round_trips']:g} round trips × {ex['rtt_ms']:.3g} ms; uncached lstat "
+                      f"{ls['per_object_ms']:.3g} ms ({ex['source']})"]
     return "\n".join(lines)
 
 

@@ -11,7 +11,7 @@ comparison table of the layout panel.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 from . import capacity as _capacity
@@ -61,6 +61,17 @@ class PlanResult:
     estimate: Estimate | None
     placement_note: str = ""        # with auto_place: what was done, or why it was impossible
     mount_commands: tuple[gluster_cli.HostCommand, ...] = ()   # each client's mount, after the start
+    topology: Topology | None = field(default=None, compare=False, repr=False)   # what it was planned on
+
+    def small_files(self) -> dict | None:
+        """The small-file latency model (``core.latency``) for this volume at its topology's
+        RTTs: the write-up's extract and an uncached lstat loop; worked out when asked (a
+        24,000-brick plan does not pay for it on every edit)."""
+        if self.refused or not self.sets or self.topology is None:
+            return None
+        from . import latency
+
+        return latency.predict_plan(self.topology, self.sets)
 
     @property
     def shown_commands(self) -> tuple[gluster_cli.HostCommand, ...]:
@@ -163,6 +174,7 @@ class PlanResult:
         doc["mount_commands_hosts"] = [c.host for c in self.mount_commands]
         doc["commands_text"] = gluster_cli.command_lines(self.shown_commands)
         doc["estimate"] = None if self.estimate is None else self.estimate.to_json()
+        doc["small_files"] = self.small_files()
         return doc
 
 
@@ -241,6 +253,7 @@ def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
         estimate=est,
         placement_note=note,
         mount_commands=gluster_cli.mount_commands(topo, volume) if commands else (),
+        topology=topo,
     )
 
 
