@@ -47,8 +47,31 @@ SIZES = {
     "full": ({"disk_size": "128M", "tcp_bytes": "256M", "repeats": "3"},
              {"block_sizes": "1M,4M,16M", "concurrency": "1,8", "size": "32M", "direction": "both"}, 3),
     "small": ({"disk_size": "32M", "tcp_bytes": "64M", "repeats": "1"},
-              {"block_sizes": "4M", "concurrency": "1,4", "size": "16M", "direction": "write"}, 1),
+              {"block_sizes": "1M,4M", "concurrency": "1,4", "size": "16M", "direction": "both"}, 2),
 }
+#: how often the calibration layout runs, interleaved with the others (its own noise is then
+#: measured across the campaign, not only back to back): dt8, A, dt8-2, B, dt8-3, C
+INTERLEAVE = {"full": 3, "small": 2}
+
+
+def interleaved(layouts: list[dict], calibration: str, times: int) -> list[dict]:
+    """``layouts`` with the calibration layout run ``times`` times, spread between the others
+    (copies named NAME-2, NAME-3: the same layout of the same bricks)."""
+    first = next(lay for lay in layouts if lay["name"] == calibration)
+    others = [lay for lay in layouts if lay["name"] != calibration]
+    after = {max(1, round(j * len(others) / times)): j + 1 for j in range(1, times)}   # position → copy
+    out = [first]
+    for i, lay in enumerate(others, 1):
+        out.append(lay)
+        if i in after:
+            out.append({**first, "name": f"{calibration}-{after[i]}"})
+    done = {lay["name"] for lay in out}
+    out += [{**first, "name": f"{calibration}-{c}"} for c in range(2, times + 1) if f"{calibration}-{c}" not in done]
+    return out
+
+
+def calibration_copies(names: list[str], calibration: str) -> tuple[str, ...]:
+    return tuple(n for n in names if n == calibration or n.startswith(f"{calibration}-"))
 LARGE = 1 << 20
 GOAL = 0.25
 
@@ -117,6 +140,11 @@ def analyse(db: str, probe_run: str, campaign_id: str, calibrate_on: tuple[str, 
     tested = [r for r in rows if r.layout not in calibrate_on]
     errors = [abs(r.error) for r in tested]
     return {"model": model.label, "calibrated_on": list(model.calibrated_on), "notes": list(model.notes),
+            "warnings": list(model.warnings),
+            "by_direction": {d: {"tested": sum(r.direction == d for r in tested),
+                                 "within_goal": sum(r.direction == d and abs(r.error) <= GOAL for r in tested),
+                                 "inside_range": sum(r.direction == d and r.low <= r.measured <= r.high
+                                                     for r in tested)} for d in ("write", "read")},
             "parameters": {k: v for k, v in model.params.to_json().items()
                            if v.get("source") in ("measured", "fitted")},
             "rows": [{**r.to_json(), "fit": r.layout in calibrate_on} for r in rows],
@@ -152,6 +180,22 @@ def print_table(result: dict) -> None:
               f"{result['inside_range']} of {result['tested']} measured figures inside the predicted range")
     for note in result["notes"]:
         print(f"note: {note}")
+    for warning in result.get("warnings", ()):
+        print(f"WARNING: {warning}")
+
+
+def _measured_copies(db: str, campaign_id: str, wanted: tuple[str, ...]) -> tuple[str, ...]:
+    """Of the calibration layout's names, those the stored campaign measured."""
+    from brickyard.campaign.results import stored_campaign
+    from brickyard.store import HistoryStore
+
+    store = HistoryStore(db)
+    try:
+        _record, spec, _state = stored_campaign(store, campaign_id)
+    finally:
+        store.close()
+    have = {v.name for v in spec.layouts}
+    return tuple(n for n in wanted if n in have)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,30 +209,44 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calibrate-on", action="append", metavar="LAYOUT",
                    help=f"the layout(s) whose runs calibrate the model beside the probe (default {CALIBRATION_LAYOUT}; "
                         "repeat to add one of another fan-out, see the README)")
+    p.add_argument("--interleave", type=int, metavar="N",
+                   help=f"run the calibration layout N times between the others (default: full "
+                        f"{INTERLEAVE['full']}, small {INTERLEAVE['small']}; 1: once, first)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     args = p.parse_args(argv)
     if bool(args.probe) != bool(args.campaign):
         p.error("--probe and --campaign go together")
     db = args.db or f"sqlite:///{tempfile.mkdtemp(prefix='brickyard-modelcheck.')}/history.sqlite3"
     wall = None
+    load_before = os.getloadavg()
     if args.campaign:
         probe, campaign = args.probe, args.campaign
+        names = [lay["name"] for lay in LAYOUTS] + [f"{CALIBRATION_LAYOUT}-{i}" for i in range(2, 10)]
     else:
         layouts = LAYOUTS if args.size == "full" else [LAYOUTS[0], LAYOUTS[2], LAYOUTS[3]]
+        layouts = interleaved(layouts, CALIBRATION_LAYOUT, args.interleave or INTERLEAVE[args.size])
+        names = [lay["name"] for lay in layouts]
         probe, campaign, wall = measure(Path(args.lab_dir), db, args.size, layouts)
+    calibrate_on = tuple(args.calibrate_on or calibration_copies(names, CALIBRATION_LAYOUT))
+    if args.campaign and not args.calibrate_on:
+        calibrate_on = _measured_copies(db, campaign, calibrate_on)
     result = {"db": db, "probe_run": probe, "campaign_id": campaign, "seconds": wall,
-              **analyse(db, probe, campaign, tuple(args.calibrate_on or (CALIBRATION_LAYOUT,)))}
+              "load_average": {"before": load_before, "after": os.getloadavg()},
+              **analyse(db, probe, campaign, calibrate_on)}
     # the README's second table: a second layout of another fan-out lets the fit find what an
     # extra brick RPC costs (on the sandbox the servers' work lands on the client's CPUs)
     second = None
     if not args.calibrate_on and args.size == "full":
-        second = analyse(db, probe, campaign, SECOND_CALIBRATION)
+        second = analyse(db, probe, campaign, calibrate_on + SECOND_CALIBRATION[1:])
         result["with_a_second_layout"] = second
     if args.json:
         print(json.dumps(result, indent=1))
     else:
         print(f"probe run {probe[:12]}, campaign {campaign[:12]} in {db}"
               + (f" (measured in {wall:.0f} s)" if wall else ""))
+        before, after = result["load_average"]["before"], result["load_average"]["after"]
+        print(f"load average (1/5/15 min) before {before[0]:.1f}/{before[1]:.1f}/{before[2]:.1f}, "
+              f"after {after[0]:.1f}/{after[1]:.1f}/{after[2]:.1f} on {os.cpu_count()} CPUs")
         print_table(result)
         if second is not None:
             print(f"\n--- calibrated on the probe, {' and '.join(SECOND_CALIBRATION)} (two fan-outs) ---")

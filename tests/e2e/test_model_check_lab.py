@@ -1,21 +1,21 @@
 """The throughput model's loop on the real sandbox, small: ``brickyard probe`` measures the
-bricks and TCP, a campaign measures distribute (the calibration layout), distributed-disperse
-and distributed-replicate with dd, and ``benchmarks/model_check.py`` — the script whose full
-run the README quotes — calibrates on the probe plus distribute and predicts the other two.
+bricks and TCP, a campaign measures distribute (the calibration layout, run twice: first and
+again between the others), 2 × disperse 3+1 and 4 × replica 2 with dd — writes and reads, one
+file and four, 1 MiB and 4 MiB blocks, two repeats — and ``benchmarks/model_check.py`` (the
+script whose full run the README quotes) calibrates on the probe plus both distribute runs and
+predicts the other two layouts: 16 figures, reads included.
 
-The bound is loose on purpose. On the sandbox the four servers and the client share this
-machine's two cores; the probe finds that (one boot id), measures what a stored byte costs those
-CPUs, and the fit derives what an extra brick RPC costs from distribute's own request cost, so
-the model is no longer biased either way there (three full runs: 35, 36 and 31 of 36 within 25 %,
-README "How far off it is"). What the bound must absorb is the machine: one small dd step on a
-busy shared 2-core CI machine has run four times slower than the next (distribute's one-file
-4 MiB write: 27.5 MB/s between runs of 100–112). A slow calibration step makes every prediction
-low, a slow predicted step makes its prediction high, so a prediction must lie between a quarter
-and five times its measurement (×4 either way and a margin). What it still catches: a unit slip
-(bits for bytes ×8, ×1000), a layout penalty inverted or applied many times over, N files
-predicted as N × one file beyond the client's ceiling, calibration that does not reach the
-prediction (the uncalibrated 2.2 GB/s default is ×10 or more off here), the shared-CPU costs
-not derived, and the loop itself breaking (probe, campaign, stored runs, fit).
+The goal (issue 23): at least 90 % of the predicted figures within 25 % of the measurement, and
+at least 90 % of the measurements inside the range the model states. The range carries the
+calibration's measured noise — the run-to-run spread of its own figures, repeats and the two
+interleaved runs — so the second part holds on a busy machine too: that is what the range is
+for. The first holds where the machine lets a figure be repeated within 25 %: the test asks it
+when the calibration measured its own spread at most ``calibration.NOISY`` (15 %, σ of ln
+figure); on a machine busier than that (seen at load 12–18 with other engineers' jobs: 36 %)
+the calibration says so in a warning and the test asks half the figures within 25 % and every
+one within ¼ … 5 × (a unit slip, a penalty inverted, the uncalibrated 2.2 GB/s default, a
+calibration that does not reach the prediction still fail it). The load and the spread are
+printed either way.
 """
 
 from __future__ import annotations
@@ -27,13 +27,16 @@ import sys
 import time
 from pathlib import Path
 
+from brickyard.core.calibration import NOISY
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "model_check.py"
-LOW, HIGH = 0.25, 5.0     # predicted ÷ measured (see the module doc)
-FIT = 0.5                 # the calibration layout reproduces its own figures within 50 %
+LOW, HIGH = 0.25, 5.0     # predicted ÷ measured, always
+GOAL = 0.25               # within 25 % ...
+SHARE = 0.9               # ... for 90 % of the figures, and 90 % inside the stated range
 
 
-def test_calibrated_on_a_probe_and_distribute_the_model_predicts_two_other_layouts_within_its_bound(lab, tmp_path):
+def test_calibrated_on_a_probe_and_distribute_the_model_predicts_two_other_layouts_reads_included(lab, tmp_path):
     db = f"sqlite:///{tmp_path / 'history.sqlite3'}"
     env = {**os.environ, "BRICKYARD_LOCK_DIR": str(tmp_path / "locks"), "BRICKYARD_QUIET": "1"}
     t0 = time.monotonic()
@@ -42,29 +45,44 @@ def test_calibrated_on_a_probe_and_distribute_the_model_predicts_two_other_layou
     took = time.monotonic() - t0
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout)
-    print(f"model check loop: {took:.0f} s; error median {result['median_error']:.0%}, "
-          f"worst {result['worst_error']:.0%}")
+    noise = result["parameters"]["noise_log_sigma"]
+    print(f"model check loop: {took:.0f} s, load {result['load_average']}; {result['within_goal']} of "
+          f"{result['tested']} within 25 %, {result['inside_range']} inside the range; noise {noise['note']}")
     assert result["model"].startswith("predicted (calibrated on probe ")
-    assert any(c.startswith("dt8 run ") for c in result["calibrated_on"])
+    # the calibration layout ran twice, interleaved with the others: both runs calibrate
+    assert {c.split(" run ")[0] for c in result["calibrated_on"] if " run " in c} == {"dt8", "dt8-2"}
     # what the probe measured calibrates the model, not only the layout's runs
     measured = {k.split("@")[0] for k, v in result["parameters"].items() if v["source"] == "measured"}
-    assert {"brick_bps.write", "node_link_bps", "client_link_bps", "shared_cpu_seconds_per_byte.write"} <= measured
-    # what an extra brick RPC costs the shared CPUs is derived from distribute's request cost
-    fan = result["parameters"]["fanout_cpu_seconds.write"]
-    assert fan["source"] == "fitted" and 0 < fan["value"] < 5e-3 and "request costs" in fan["note"], fan
-    # the lab's machines are namespaces of one kernel: the probe finds it and the model says so
+    assert {"brick_bps.write", "node_link_bps", "client_link_bps", "noise_log_sigma"} <= measured
+    # the run-to-run spread was measured (repeats and the two distribute runs), not assumed
+    assert "run-to-run spread" in noise["note"] and "unknown" not in noise["note"]
+    # what a stored byte and an extra brick RPC cost the shared CPUs: measured and derived from
+    # distribute's request cost, or left out with the reason (a slow calibration layout's whole
+    # request can cost less than the probe's stored byte: then it was not CPU work)
+    fan = result["parameters"].get("fanout_cpu_seconds.write")
+    if "shared_cpu_seconds_per_byte.write" in measured:
+        assert fan is not None and fan["source"] == "fitted" and 0 < fan["value"] < 5e-3, fan
+        assert "request costs" in fan["note"], fan
+    else:
+        assert any("is not CPU work, left out" in n or "stays assumed" in n for n in result["notes"]), result["notes"]
     assert any("run on the client's own kernel" in n for n in result["notes"]), result["notes"]
     rows = result["rows"]
-    fit = [r for r in rows if r["fit"]]
     tested = [r for r in rows if not r["fit"]]
-    # single and 4 files, one 4M block size, writes: two points per layout
-    assert {(r["layout"], r["concurrency"]) for r in fit} == {("dt8", 1), ("dt8", 4)}
-    assert {(r["layout"], r["concurrency"]) for r in tested} == {
-        ("dt2dp4rd1", 1), ("dt2dp4rd1", 4), ("dt4rp2", 1), ("dt4rp2", 4)}
-    for r in fit:
-        assert abs(r["error"]) <= FIT, r
+    points = {(r["layout"], r["direction"], r["concurrency"], r["block_size"]) for r in tested}
+    assert points == {(lay, d, n, b) for lay in ("dt2dp4rd1", "dt4rp2") for d in ("write", "read")
+                      for n in (1, 4) for b in (1 << 20, 1 << 22)}
     for r in tested:
         ratio = r["predicted_bps"] / r["measured_bps"]
-        assert LOW <= ratio <= HIGH, (r["layout"], r["concurrency"], r["predicted_bps"], r["measured_bps"], r["bound"])
+        assert LOW <= ratio <= HIGH, (r["layout"], r["direction"], r["concurrency"], r["predicted_bps"],
+                                      r["measured_bps"], r["bound"])
         assert r["low_bps"] <= r["predicted_bps"] <= r["high_bps"] and r["bound"]
-        assert "calibrated on probe" in r["model"]
+    inside = sum(r["low_bps"] <= r["measured_bps"] <= r["high_bps"] for r in tested)
+    within = sum(abs(r["error"]) <= GOAL for r in tested)
+    misses = [(r["layout"], r["direction"], r["concurrency"], r["block_size"], round(r["error"], 2)) for r in tested
+              if abs(r["error"]) > GOAL]
+    assert inside >= SHARE * len(tested), (inside, len(tested), noise)
+    if noise["value"] <= NOISY:
+        assert within >= SHARE * len(tested), (within, misses, noise["note"])
+    else:
+        assert any("spread" in w for w in result["warnings"]), result["warnings"]
+        assert within >= 0.5 * len(tested), (within, misses, noise["note"])

@@ -1,0 +1,161 @@
+"""Small-file latency from the RTT on the sandbox (issue 23, part 2): the lab is brought up again
+with delays on three of its servers' links (the lab's user-space forwarder; this kernel has no
+netem), so one lab holds five RTTs from the client: node1 its own, node2–node5 about 1, 3, 6 and
+12 ms. On a one-brick distribute volume and a replica pair (node1 + the delayed node) at each:
+the WordPress-shaped extract (the smallfile workload's tree, scaled) and an uncached lstat loop.
+
+The model (core.latency) is calibrated the way the issue asks: the local cost at the cluster's own
+RTT (node1) and the round trips measured once, at one delayed node (node4, ~6 ms); then it
+predicts the three other RTTs (node2, node3: inside the calibration; node5: twice beyond it), for
+each layout and both operations, each within 25 %. The RTT is the probe's: the median TCP connect
+time from the client to glusterd on the node (the forwarder's queueing makes it more than twice
+the set delay at load; the model takes what was measured). The lab is restored without delays
+afterwards (same directory, names and addresses), so later tests find it as they expect.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from brickyard.core import latency as lat
+from brickyard.core.latency import EXTRACT, LSTAT, Point
+from brickyard.lab import config as cfg
+from brickyard.lab.sandbox import up_locked
+from brickyard.lab.session import TEST_OWNER
+from brickyard.lab.state import lab_lock, live_leases, take_lease
+from brickyard.lab.teardown import teardown
+
+DELAYS = {"node2": 0.5, "node3": 1.5, "node4": 3.0, "node5": 6.0}    # one way, ms
+CALIBRATE = "node4"
+CHECK = ("node2", "node3", "node5")
+SCALE = 0.03            # of the WordPress-shaped tree: ~60 objects
+TOLERANCE = 0.25
+TARBALL = "/tmp/brickyard-e2e-latency.tar.gz"
+RTT_PROBE = ("import socket,statistics,sys,time\n"
+             "ts=[]\n"
+             "for i in range(15):\n"
+             " t=time.perf_counter(); s=socket.create_connection((sys.argv[1],24007),timeout=5); "
+             "ts.append(time.perf_counter()-t); s.close(); time.sleep(0.01)\n"
+             "print(statistics.median(ts)*1000)")
+LSTAT_LOOP = ("import os,sys,time\n"
+              "p=sys.argv[1]; n=0; t=time.perf_counter(); end=t+float(sys.argv[2])\n"
+              "while time.perf_counter()<end:\n os.lstat(p); n+=1\n"
+              "print((time.perf_counter()-t)*1000/n)")
+
+
+def _restart(lab, spec: cfg.LabSpec) -> None:
+    """Take the lab down and up again as ``spec`` (the same directory, prefix and subnet), and
+    point the session's handle at the new state."""
+    with lab_lock(lab.directory):
+        others = [p for p in live_leases(lab.directory) if p != lab.lease]
+        if others:
+            pytest.fail(f"the lab is in use by another test session ({others[0]}): it cannot be restarted "
+                        "with delays", pytrace=False)
+        left = teardown(lab.state)
+        assert not left, left
+        lab.state = up_locked(spec, owner=TEST_OWNER)
+        lab.lease = take_lease(lab.directory)
+
+
+@pytest.fixture(scope="module")
+def delayed(lab):
+    st = lab.state
+    base = cfg.LabSpec(nodes=len(st.servers), clients=len(st.clients), directory=lab.directory,
+                       subnet=st.subnet, prefix=st.prefix)
+    _restart(lab, replace(base, nodes=5, delays=tuple(DELAYS.items())))
+    try:
+        lab.form_pool(lab.servers)
+        yield lab
+    finally:
+        _restart(lab, base)
+
+
+def _rtt(lab, node: str) -> float:
+    return float(lab.ssh("client1", ["python3", "-c", RTT_PROBE, node]).stdout)
+
+
+def _measure(lab, name: str, words: list[str], nodes: list[str], objects: int, repeats: int) -> tuple[float, float]:
+    """(ms per object of the extract, ms per uncached lstat) on a volume of ``nodes``' bricks
+    (a node named twice: its second brick filesystem the second time)."""
+    bricks = [f"{n}:/srv/brick{1 + nodes[:i].count(n)}/bylat-{name}" for i, n in enumerate(nodes)]
+    for b in bricks:
+        n, path = b.split(":", 1)
+        lab.ssh(n, ["mkdir", "-p", path])
+    lab.ssh(nodes[0], ["gluster", "--mode=script", "volume", "create", name, *words, *bricks, "force"])
+    lab.ssh(nodes[0], ["gluster", "--mode=script", "volume", "start", name])
+    mnt = f"/mnt/{name}"
+    try:
+        lab.ssh("client1", ["mkdir", "-p", mnt])
+        lab.ssh("client1", ["mount", "-t", "glusterfs", "-o", "attribute-timeout=0,entry-timeout=0",
+                            f"{nodes[0]}:/{name}", mnt])
+        runs = []
+        for i in range(repeats):   # the median of a few where one extract takes a second or two
+            took = lab.ssh("client1", ["sh", "-c", 'mkdir "$1" && s=$(date +%s%N) && tar -xzf "$2" -C "$1" && '
+                                       'e=$(date +%s%N) && echo $(( (e - s) / 1000 ))', "sh", f"{mnt}/x{i}", TARBALL],
+                           timeout=300).stdout
+            runs.append(int(took) / 1000 / objects)
+        extract_ms = statistics.median(runs)
+        lab.ssh("client1", ["touch", f"{mnt}/lstat-target"])
+        lstat_ms = float(lab.ssh("client1", ["python3", "-c", LSTAT_LOOP, f"{mnt}/lstat-target", "1.0"]).stdout)
+        return extract_ms, lstat_ms
+    finally:
+        lab.ssh("client1", ["umount", mnt], check=False)
+        lab.ssh(nodes[0], ["gluster", "--mode=script", "volume", "stop", name], check=False)
+        lab.ssh(nodes[0], ["gluster", "--mode=script", "volume", "delete", name], check=False)
+        for b in bricks:
+            n, path = b.split(":", 1)
+            lab.ssh(n, ["rm", "-rf", "--", path], check=False)
+
+
+def test_the_extract_and_the_lstat_loop_follow_local_plus_round_trips_times_rtt(delayed):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "plugins" / "smallfile"))
+    from brickyard_smallfile.tree import wordpress_shaped
+
+    lab = delayed
+    tree = wordpress_shaped(SCALE)
+    proc = subprocess.run(lab.ssh_argv("client1", ["sh", "-c", f"cat > {TARBALL}"]), input=tree.data,
+                          capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    t0 = time.monotonic()
+    rtts = {n: _rtt(lab, n) for n in ["node1", *DELAYS]}
+    measured: dict[tuple[str, str, str], float] = {}
+    for node in ["node1", CALIBRATE, *CHECK]:
+        for kind, words, nodes in (("distribute", [], [node]),
+                                   ("replica", ["replica", "2"], ["node1", node])):   # on node1 alone: its two bricks
+            name = f"bylat{kind[:3]}{node[-1]}"
+            repeats = 3 if rtts[node] < 5 else 1
+            extract_ms, lstat_ms = _measure(lab, name, words, nodes, tree.objects, repeats)
+            measured[(kind, EXTRACT, node)] = extract_ms
+            measured[(kind, LSTAT, node)] = lstat_ms
+    # what each layout waits on (core.latency.layout_rtt): a pair its slowest copy, node1's RTT
+    # being the smallest that is the delayed node's; a one-brick volume its brick's
+    waits = {n: lat.layout_rtt("replica", [["node1", n]], rtts, EXTRACT) for n in rtts}
+    points = [Point(kind, op, waits[node], ms, node) for (kind, op, node), ms in measured.items()
+              if node in ("node1", CALIBRATE)]
+    model = lat.fit(points)
+    lines, misses = [], []
+    for (kind, op, node), ms in sorted(measured.items()):
+        if node not in CHECK:
+            continue
+        fig = model.predict(kind, op, waits[node])
+        error = fig.per_object_ms / ms - 1
+        lines.append(f"{kind:10s} {op:7s} {node} RTT {waits[node]:6.2f} ms: measured {ms:8.3f} ms, "
+                     f"predicted {fig.per_object_ms:8.3f} ms ({error:+.0%})")
+        if abs(error) > TOLERANCE:
+            misses.append(lines[-1])
+    print(f"latency model on the sandbox ({time.monotonic() - t0:.0f} s): RTTs {rtts}")
+    print("\n".join(lines))
+    for key in (("distribute", EXTRACT), ("replica", EXTRACT), ("distribute", LSTAT), ("replica", LSTAT)):
+        c = model.cost(*key)
+        print(f"  {key}: {c.local_ms:.3f} ms + {c.round_trips:.2f} round trips ({c.source})")
+        assert c.source == "fitted" and c.round_trips > 0.5, (key, c)
+    # a replicated create waits for both copies in more round trips than a distributed one
+    assert model.cost("replica", EXTRACT).round_trips > model.cost("distribute", EXTRACT).round_trips
+    assert len(lines) == 12 and not misses, "\n".join(misses)
