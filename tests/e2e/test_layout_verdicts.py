@@ -116,8 +116,16 @@ CASES = [
      Layout(T.DISTRIBUTED_REPLICATE, replica=2, thin_arbiter=1), ["1:1", "2:1", "3:1", f"ta={TA_HOST}:/srv/ta"]),
     ("thin-arbiter-and-arbiter", None, ["replica", "2", "arbiter", "1", "thin-arbiter", "1"],
      Layout(T.REPLICATE, replica=2, arbiter=1, thin_arbiter=1), ["1:1", "2:1", "3:1", f"ta={TA_HOST}:/srv/ta"]),
+    # issue 23 part 4: on node3, a server of the pool with its brick filesystems (a directory on the
+    # root filesystem, a new one on a brick filesystem, one that exists there): gluster creates all
+    # three, with or without force; the planner accepts them and warns (the thin-arbiter process
+    # cannot have port 24007 there). "@N" is a directory of this case on /srv/brickN; tad= makes it first.
     ("thin-arbiter-on-a-pool-node", None, ["replica", "2", "thin-arbiter", "1"],
      Layout(T.REPLICATE, replica=2, thin_arbiter=1), ["1:1", "2:1", "ta=node3:/srv/ta"]),
+    ("thin-arbiter-on-a-pool-node-new-directory", None, ["replica", "2", "thin-arbiter", "1"],
+     Layout(T.REPLICATE, replica=2, thin_arbiter=1), ["1:1", "2:1", "ta=node3:@1"]),
+    ("thin-arbiter-on-a-pool-node-existing-directory", None, ["replica", "2", "thin-arbiter", "1"],
+     Layout(T.REPLICATE, replica=2, thin_arbiter=1), ["1:1", "2:1", "tad=node3:@1"]),
     ("disperse-data-2-r1", None, ["disperse-data", "2", "redundancy", "1"],
      Layout(T.DISPERSE, disperse_data=2, redundancy=1), ["1:1", "2:1", "3:1"]),
     ("disperse-data-3-alone", None, ["disperse-data", "3"], Layout(T.DISPERSE, disperse_data=3),
@@ -130,6 +138,18 @@ CASES = [
                                                                                   redundancy=1),
      ["1:1", "2:1", "3:1"]),
 ]
+
+
+def _thin_arbiter(spec: str, case: int) -> tuple[BrickRef, bool] | None:
+    """A CASES thin-arbiter spec (``ta=HOST:/PATH``, or ``HOST:@N``: this case's directory on
+    /srv/brickN; ``tad=``: the directory is made before the create) as (brick, made first)."""
+    if not spec.startswith(("ta=", "tad=")):
+        return None
+    made, text = spec.startswith("tad="), spec.split("=", 1)[1]
+    host, path = text.split(":", 1)
+    if path.startswith("@"):
+        path = f"/srv/brick{path[1:]}/bycase{case}/ta"
+    return BrickRef(host, path), made
 
 
 def _brick(spec: str, case: int) -> tuple[str, str, str]:
@@ -172,16 +192,20 @@ class LabShell:
 def _topology(sh: LabShell, case: int, name: str, layout: Layout, specs: list[str]) -> Topology:
     topo = sh.lab.topology()
     base = {n.name: n.bricks[0] for n in topo.nodes}
+    lab_bricks = {n.name: list(n.bricks) for n in topo.nodes}
     for node in topo.nodes:
         node.bricks = []
     refs = []
     thin_arbiter = None
     for spec in specs:
-        if spec.startswith("ta="):
-            thin_arbiter = BrickRef.parse(spec[3:])
+        ta = _thin_arbiter(spec, case)
+        if ta is not None:
+            thin_arbiter = ta[0]
             n = topo.node(thin_arbiter.node) or Node(thin_arbiter.node)
             if n not in topo.nodes:
                 topo.nodes.append(n)
+            else:   # a lab server: a server of the pool, drawn with its brick filesystems
+                n.bricks = [b for b in lab_bricks[n.name] if b.path != thin_arbiter.path]
             if n.brick(thin_arbiter.path) is None:
                 n.bricks.append(Brick(thin_arbiter.path, 16 * 2**20))
             continue
@@ -213,7 +237,10 @@ def _per_node(case: int, specs: list[str]) -> dict[str, tuple[set[str], set[str]
     The existing volume's brick and the directory around it are never made or removed here."""
     out: dict[str, tuple[set[str], set[str]]] = {}
     for spec in specs:
-        if spec.startswith("ta="):  # gluster never looks at the thin-arbiter brick at create
+        ta = _thin_arbiter(spec, case)
+        if ta is not None:  # gluster never looks at the thin-arbiter brick at create
+            if ta[1]:       # a directory that exists: made first, removed with the case's top
+                out.setdefault(ta[0].node, (set(), set()))[0].add(ta[0].path)
             continue
         node, path, mount = _brick(spec, case)
         if "." in node or path in (EXISTING_BRICK, EXISTING_BRICK.rsplit("/", 1)[0]):
@@ -262,8 +289,9 @@ def _said(result, name: str) -> str:
 def gluster_verdict(sh: LabShell, name: str, words: list[str], case: int, specs: list[str]) -> tuple[str, str]:
     bricks = []
     for spec in specs:
-        if spec.startswith("ta="):
-            bricks.append(spec[3:])  # the thin-arbiter brick: last
+        ta = _thin_arbiter(spec, case)
+        if ta is not None:
+            bricks.append(str(ta[0]))  # the thin-arbiter brick: last
             continue
         node, path, _ = _brick(spec, case)
         bricks.append(f"{node}:{path}")
@@ -309,6 +337,10 @@ def test_planner_verdict_matches_gluster(shell, index):
     planned = REFUSED if result.errors else NEEDS_FORCE if result.needs_force else ACCEPTED
     real, said = gluster_verdict(shell, name, words, index, specs)
     assert planned == real, f"{case_id}: planner says {planned}, gluster says {real} ({said})"
+    if "pool-node" in case_id:  # gluster creates it; the planner warns it cannot serve there
+        assert any(f.code == "thin-arbiter-on-pool-node" for f in result.warnings), result.warnings
+        assert result.to_json()["thin_arbiter"]["reachable"] is False
+        assert [len(s["bricks"]) for s in result.to_json()["sets"]] == [2]
     if said:  # the planner says what gluster says, in its words (issue 10 item 17)
         severity = "error" if real == REFUSED else "needs-force"
         mine = [f.message for f in result.findings if f.severity == severity]
