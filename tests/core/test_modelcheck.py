@@ -105,3 +105,17 @@ def test_check_table_of_one_measured_layout_says_why_there_is_no_check():
     check = check_table(build_table(entries), entries)
     assert not check.points and check.median_error is None
     assert check.why_not.startswith("Only dt8 was measured")
+
+
+def test_a_layout_measured_again_under_another_name_is_not_predicted_from_its_twin():
+    """The calibration layout repeated between the others (dt8, …, dt8-2): the same sets, so
+    neither is predicted from the other's runs — that would be a fit, not a test."""
+    from brickyard.core.modelcheck import leave_one_out
+
+    topo = eight_node()
+    entries = three_layouts() + [entry(topo, "dt8-2", DT8, {("write", 1, BS): [300e6],
+                                                            ("write", 8, BS): [2.0e9]}, "r4")]
+    models = leave_one_out(entries)
+    assert "dt8-2" not in " ".join(models["dt8"].model.calibrated_on)
+    assert "dt8" not in [c for c in models["dt8-2"].model.calibrated_on]
+    assert set(models["dt4rp2"].model.calibrated_on) == {"dt8", "dt2dp4rd1", "dt8-2"}

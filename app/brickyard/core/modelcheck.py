@@ -69,13 +69,16 @@ def entry_inputs(entry: LayoutEntry, shape: tm.LayoutShape) -> Inputs:
 
 
 def leave_one_out(entries: Sequence[LayoutEntry], extra: Inputs = Inputs()) -> dict[str, RowModel]:
-    """Each layout row predicted from the others (and ``extra``, e.g. probe runs)."""
+    """Each layout row predicted from the others (and ``extra``, e.g. probe runs). A layout
+    measured again under another name (a calibration layout repeated between the others: the
+    same sets) is the same layout: neither row is predicted from the other's runs."""
     layouts = [e for e in entries if e.plan is not None and _shape(e) is not None]
     own = {e.key: entry_inputs(e, _shape(e)) for e in layouts}   # type: ignore[arg-type]
+    sets = {e.key: _shape(e).sets for e in layouts}   # type: ignore[union-attr]
     out: dict[str, RowModel] = {}
     for e in layouts:
         shape = _shape(e)
-        others = cal.merge([own[k] for k in own if k != e.key] + [extra])
+        others = cal.merge([own[k] for k in own if k != e.key and sets[k] != sets[e.key]] + [extra])
         prior = _prior(e)
         if prior is None:
             continue
