@@ -207,3 +207,15 @@ def test_a_noisy_calibration_warns_in_the_dialog_and_the_layout_panel(qtbot, tmp
     assert "noisy or misses its own figures" in panel.estimate.text()
     assert "warning: the calibration does not fit" in panel.estimate.toolTip()
     store.close()
+
+
+def test_the_layout_panel_predicts_the_small_file_extract_at_the_topologys_rtts(qtbot, tmp_path):
+    from brickyard.core import topofile
+    from brickyard.ui.mainwindow import MainWindow as Window
+
+    from tests.conftest import EXAMPLES
+
+    win = Window(topofile.load(EXAMPLES / "three-site.brickyard.json"), tmp_path / "s.ini", tmp_path / "autosave")
+    show_active(qtbot, win)
+    text = win.findChildren(VerdictPanel)[0].estimate.text()
+    assert "small files (replica)" in text and "round trips × 25.4 ms RTT" in text and "uncached lstat" in text

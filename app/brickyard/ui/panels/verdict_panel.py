@@ -143,6 +143,14 @@ class VerdictPanel(QWidget):
 
             tips.append("parameters: " + describe_sources(est.model))
             tips += [f"note: {n}" for n in est.model.notes]
+        small = plan.small_files()
+        if small is not None:   # the write-up's extract and an uncached lstat at the topology's RTTs
+            ex, ls = small["extract"], small["lstat"]
+            text += (f"<br>small files ({html.escape(small['kind'])}): the write-up's extract of {ex['objects']:,} "
+                     f"objects ≈ {ex['seconds']:.0f} s ({ex['per_object_ms']:.2f} ms per object = "
+                     f"{ex['local_ms']:.2f} ms + {ex['round_trips']:g} round trips × {ex['rtt_ms']:.3g} ms RTT), "
+                     f"uncached lstat {ls['per_object_ms']:.3g} ms <span style='color:#757575'>({ex['source']})</span>")
+            tips.append(f"small files: {ex['note']}")
         if est.missing:
             text += "<br><span style='color:#757575'>unknown: " + html.escape("; ".join(est.missing)) + "</span>"
         self.estimate.setText(text)
