@@ -46,7 +46,7 @@ RTT_PROBE = ("import socket,statistics,sys,time\n"
              "for i in range(15):\n"
              " t=time.perf_counter(); s=socket.create_connection((sys.argv[1],24007),timeout=5); "
              "ts.append(time.perf_counter()-t); s.close(); time.sleep(0.01)\n"
-             "print(statistics.median(ts)*1000)")
+             "print(' '.join(str(t*1000) for t in ts))")
 LSTAT_LOOP = ("import os,sys,time\n"
               "p=sys.argv[1]; n=0; t=time.perf_counter(); end=t+float(sys.argv[2])\n"
               "while time.perf_counter()<end:\n os.lstat(p); n+=1\n"
@@ -80,8 +80,13 @@ def delayed(lab):
         _restart(lab, base)
 
 
+def _rtts(lab, node: str) -> list[float]:
+    """TCP connect times from the client to glusterd on ``node``, ms (15 of them)."""
+    return [float(v) for v in lab.ssh("client1", ["python3", "-c", RTT_PROBE, node]).stdout.split()]
+
+
 def _rtt(lab, node: str) -> float:
-    return float(lab.ssh("client1", ["python3", "-c", RTT_PROBE, node]).stdout)
+    return statistics.median(_rtts(lab, node))
 
 
 def _measure(lab, name: str, words: list[str], nodes: list[str], objects: int,
@@ -100,7 +105,8 @@ def _measure(lab, name: str, words: list[str], nodes: list[str], objects: int,
         lab.ssh("client1", ["mkdir", "-p", mnt])
         lab.ssh("client1", ["mount", "-t", "glusterfs", "-o", "attribute-timeout=0,entry-timeout=0",
                             f"{nodes[0]}:/{name}", mnt])
-        rtt = max(_rtt(lab, n) for n in set(nodes))   # the RTT now: the forwarder's queue moves with the load
+        far = max(set(nodes), key=lambda n: DELAYS.get(n, 0.0))
+        samples = _rtts(lab, far)      # the RTT now, before and after: the forwarder's queue moves with the load
         runs = []
         for i in range(repeats):   # the median of a few where one extract takes a second or two
             took = lab.ssh("client1", ["sh", "-c", 'mkdir "$1" && s=$(date +%s%N) && tar -xzf "$2" -C "$1" && '
@@ -110,8 +116,9 @@ def _measure(lab, name: str, words: list[str], nodes: list[str], objects: int,
         extract_ms = statistics.median(runs)
         lab.ssh("client1", ["touch", f"{mnt}/lstat-target"])
         lstat_ms = statistics.median(float(lab.ssh("client1", ["python3", "-c", LSTAT_LOOP, f"{mnt}/lstat-target",
-                                                               "0.5"]).stdout) for _ in range(2))
-        return extract_ms, lstat_ms, rtt, runs
+                                                               "0.5"]).stdout) for _ in range(max(2, repeats)))
+        samples += _rtts(lab, far)
+        return extract_ms, lstat_ms, statistics.median(samples), runs
     finally:
         lab.ssh("client1", ["umount", mnt], check=False)
         lab.ssh(nodes[0], ["gluster", "--mode=script", "volume", "stop", name], check=False)
@@ -139,7 +146,8 @@ def test_the_extract_and_the_lstat_loop_follow_local_plus_round_trips_times_rtt(
         for kind, words, nodes in (("distribute", [], [node]),
                                    ("replica", ["replica", "2"], ["node1", node])):   # on node1 alone: its two bricks
             name = f"bylat{kind[:3]}{node[-1]}"
-            repeats = 3 if rtts[node] < 2 else 2 if rtts[node] < 5 else 1
+            # the calibration's two points (own RTT, the round trips) and the short runs: medians
+            repeats = 3 if node in ("node1", CALIBRATE) or rtts[node] < 2 else 2 if rtts[node] < 5 else 1
             extract_ms, lstat_ms, rtt, runs = _measure(lab, name, words, nodes, tree.objects, repeats)
             measured[(kind, EXTRACT, node)] = extract_ms
             measured[(kind, LSTAT, node)] = lstat_ms
@@ -151,6 +159,8 @@ def test_the_extract_and_the_lstat_loop_follow_local_plus_round_trips_times_rtt(
     points = [Point(kind, op, waits[(kind, node)], ms, node) for (kind, op, node), ms in measured.items()
               if node in ("node1", CALIBRATE)]
     model = lat.fit(points)
+    for p in points:
+        print(f"  calibration: {p.kind:10s} {p.operation:7s} {p.source} RTT {p.rtt_ms:6.2f} ms: {p.per_object_ms:8.3f} ms")
     lines, misses = [], []
     for (kind, op, node), ms in sorted(measured.items()):
         if node not in CHECK:
