@@ -19,9 +19,11 @@ For a layout, per data byte (``f``: brick RPCs per request, ``w``: bytes on the 
   core's GF(2⁸) multiply-add rate)
 - the bricks: files land on sets by DHT hash, each set with probability 1/sets, so the files
   on one set are Binomial(N, 1/sets): bricks(N) = sets · E[min(m/τ₁, cap(m))], cap the set's
-  own rate for m files (distribute: B; replica write: the slowest copy B, read: min(m, copies)·B;
-  disperse write: k·B, read: min(m·k, d)·B) — "the expected number of distinct sets N files
-  hit" is what this becomes when a set is slower than one stream
+  own rate for m files (distribute: B; replica write: the slowest copy B; disperse write: k·B;
+  reads: B times the bricks the volume's read options pick for m files, ``SetShape.read_bricks``:
+  replica by cluster.read-hash-mode and cluster.choose-local, disperse k of d bricks a file by
+  disperse.read-policy) — "the expected number of distinct sets N files hit" is what this
+  becomes when a set is slower than one stream
 - links: client link ÷ w; each server link ÷ the share of the data its bricks carry
 - shared storage (bricks on one disk or controller, found by the probe): ÷ stored bytes per
   data byte (replica: copies, disperse: d/k)
@@ -613,7 +615,8 @@ class _Eval:
 
     def set_cap(self, s: SetShape, files: int) -> float | None:
         """A set's own rate for ``files`` files: distribute B; replica write the slowest
-        copy, read min(files, copies)·B; disperse write k·B, read min(files·k, d)·B."""
+        copy; disperse write k·B; reads B × ``SetShape.read_bricks(files)`` (B: the slowest
+        brick of the set, also where choose-local reads the client's own brick)."""
         return _cap(s.structure, self.slowest(s), self.d, files)
 
     def bounds(self, n: int, block: int | None) -> tuple[dict[str, float], dict[str, str]]:
