@@ -242,3 +242,66 @@ def test_replica_3_and_replica_3_arbiter_1_on_the_same_bricks_are_two_rows():
             for arb in (0, 1)]
     entries = entries_from_runs(runs)
     assert len(entries) == 2 and entries[0].key != entries[1].key
+
+
+# ---- issue 21 point 3: the layouts' measured block sizes decide the columns -------------------
+FIRST_START = [4 * 2**10 * 4**k for k in range(7)]      # the welcome view's sweep: 4K … 16M
+
+
+def first_start_baseline(run_id, target, single, four, sizes=FIRST_START):
+    """A baseline as Benchmark this machine measures it: every size, one file and 4 at once."""
+    return dd_run(run_id, {**{("write", 1, bs): [single] for bs in sizes}, **{("write", 4, bs): [four] for bs in sizes}},
+                  target=target, kind="local")
+
+
+def gluster_at_4m(name, single, four, layout):
+    return dd_run(f"run-{name}", {("write", 1, 4 * MIB): [single], ("write", 4, 4 * MIB): [four]},
+                  layout={"name": name, **layout})
+
+
+def issue_runs():
+    """The issue's case: six-brick gluster layouts measured at 4M, with 1 and 4 files; the
+    first-start baselines (a local directory, tmpfs) measured 4K … 16M."""
+    bricks = [f"n00{i}:/mnt/gluster/brick" for i in range(1, 7)]
+    return [
+        gluster_at_4m("gv0-dt6", 120e6, 300e6, {"type": "Distribute", "bricks": bricks}),
+        gluster_at_4m("gv0-dt3rp2", 60e6, 145e6, {"type": "Distributed-Replicate", "replica": 2, "bricks": bricks}),
+        gluster_at_4m("gv0-dp6rd2", 40e6, 76e6, {"type": "Disperse", "disperse": 6, "redundancy": 2,
+                                                 "bricks": bricks}),
+        first_start_baseline("local", "local:/home/ana/.cache/brickyard/baseline", 700e6, 900e6),
+        first_start_baseline("tmpfs", "local:/dev/shm", 2e9, 3e9, sizes=[16 * MIB]),
+    ]
+
+
+def test_the_columns_are_the_block_sizes_the_layouts_measured_not_the_baselines_sweep():
+    table = build_table(entries_from_runs(issue_runs(), eight_node()))
+    assert table.block_sizes == (4 * MIB,)
+    assert [c.key for c in table.columns if c.group == "throughput"] == [f"tput:write:1:{4 * MIB}",
+                                                                       f"tput:write:4:{4 * MIB}"]
+    # every layout's figure is its measurement, none an estimate
+    for key in ("gv0-dt6", "gv0-dt3rp2", "gv0-dp6rd2"):
+        assert table.row(key).figure(f"tput:write:4:{4 * MIB}").source == MEASURED
+    # a baseline measured at 4M is compared there; one that measured only 16M says so in its cell
+    local = table.row("local:/home/ana/.cache/brickyard/baseline").figure(f"tput:write:4:{4 * MIB}")
+    assert (local.value, local.block_size) == (900e6, None)
+    tmpfs = table.row("local:/dev/shm")
+    assert tmpfs.figure(f"tput:write:4:{4 * MIB}").block_size == 16 * MIB
+    assert table.text(tmpfs, f"tput:write:4:{4 * MIB}") == "3.00 GB/s at 16M"
+    assert "did not measure 4M" in tmpfs.figure(f"tput:write:4:{4 * MIB}").note
+    assert "measured at 16M" in table.to_csv()
+    assert table.to_json()["rows"][-1]["figures"][f"tput:write:4:{4 * MIB}"]["block_size"] == 16 * MIB
+
+
+def test_a_table_of_baselines_alone_keeps_their_own_sizes():
+    table = build_table(entries_from_runs(issue_runs()[3:], None))
+    assert table.block_sizes == (4 * MIB, 16 * MIB)
+    assert table.row("local:/dev/shm").figure(f"tput:write:4:{16 * MIB}").block_size is None
+
+
+def test_a_baseline_that_did_not_measure_the_layouts_file_count_says_what_it_measured():
+    runs = issue_runs()
+    runs[3] = dd_run("local", {("write", 1, 4 * MIB): [700e6], ("write", 2, 4 * MIB): [800e6]},
+                     target="local:/var/tmp", kind="local")
+    table = build_table(entries_from_runs(runs, eight_node()))
+    figure = table.row("local:/var/tmp").figure(f"tput:write:4:{4 * MIB}")
+    assert not figure.known and figure.note == "not measured with 4 files (this baseline measured write with 1, 2 file(s))"

@@ -90,3 +90,43 @@ def test_a_predicted_column_is_printed_and_marked(tmp_path):
     cells = pdfcheck.table_rows(page1, ["predicted write 16M × 8 files"])["predicted write 16M × 8 files"]
     assert [c for line in cells for c in line] == ["2.10 GB/s (pred.)", "—", "1.70 GB/s (pred.)", "—"]
     assert "(pred.): a calibrated model's prediction" in " ".join(page1.split())
+
+
+def test_the_verdict_rests_on_the_volumes_measurements_never_on_estimates_at_a_baselines_size():
+    """Issue 21 point 3: gluster layouts measured at 4M, first-start baselines at 4K … 16M. The
+    verdict said "Fastest at write 16M × 4 files: gv0-dt6, ≈1.20 GB/s (est.)"; it must be the
+    measured 4M figures, the baselines beside them."""
+    from tests.core.test_decision import eight_node, issue_runs
+
+    from brickyard.core.decision_runs import entries_from_runs
+
+    table = build_table(entries_from_runs(issue_runs(), eight_node()))
+    single, many = headline_columns(table)
+    assert many.key == f"tput:write:4:{4 * MIB}" and single.key == f"tput:write:1:{4 * MIB}"
+    lines = reading(table)
+    assert lines[0] == "Fastest at write 4M × 4 files: gv0-dt6, 300.0 MB/s, but it survives no server failure."
+    assert lines[1].startswith("Fastest of the layouts that survive a server failure: gv0-dt3rp2, 145.0 MB/s")
+    assert lines[2] == ("Beside them, the baselines: local baseline local:/home/ana/.cache/brickyard/baseline "
+                        "900.0 MB/s; local baseline local:/dev/shm 3.00 GB/s at 16M.")
+    assert not any("est." in line or "≈" in line for line in lines)
+    tmpfs = layout_sentence(table, table.row("local:/dev/shm"))
+    assert tmpfs == ("local baseline local:/dev/shm (a baseline, not gluster): writes 3.00 GB/s at 16M with 4 files "
+                     "at once and 2.00 GB/s at 16M with one file (4 files reach 38 % of 4 × one file at 16M).")
+
+
+def test_an_unmeasured_layout_is_named_not_ranked_on_its_estimate():
+    from tests.core.test_decision import eight_node, issue_runs
+
+    from brickyard.core.decision_runs import entries_from_runs
+
+    entries = entries_from_runs(issue_runs(), eight_node())
+    topo = eight_node()
+    bricks = topo.volumes[0].bricks
+    topo.volumes.clear()
+    # a fourth layout that was planned but never ran: the model's estimate is far above the rest
+    plan = plan_volume(topo, Volume("gv0-dt8", Layout(VolumeType.DISTRIBUTE), list(bricks)))
+    table = build_table([*entries[:3], LayoutEntry("gv0-dt8", plan), *entries[3:]])
+    assert table.row("gv0-dt8").figure(f"tput:write:4:{4 * MIB}").source in ("estimated", "predicted")
+    lines = reading(table)
+    assert lines[0].startswith("Fastest at write 4M × 4 files: gv0-dt6, 300.0 MB/s")
+    assert "Not measured at write 4M × 4 files, so not ranked: gv0-dt8 (the table shows their estimates, grey)." in lines

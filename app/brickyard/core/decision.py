@@ -28,7 +28,12 @@ calibrated model; added through ``DecisionTable.with_column``), or NONE (not kno
 
 Which block sizes "matter": by default ``key_block_sizes`` keeps those of 2 MiB and more (the
 write-up found smaller dd steps dominated by process start-up and judged at ≥ 2 MB), at most
-three spread over that range and always the largest; callers may pass their own.
+three spread over that range and always the largest; callers may pass their own. The sizes,
+directions and file counts are those the layouts' runs measured (a table of baselines alone:
+the baselines'): a baseline measured at other sizes (the first-start sweep's 16M beside a
+volume measured at 4M) never adds a column where every layout would show an estimate; it is
+compared at the layouts' sizes, or at its nearest measured size, said so in the cell
+(``Figure.block_size``: "812 MB/s at 16M").
 """
 
 from __future__ import annotations
@@ -68,7 +73,8 @@ class Figure:
     ``value`` in the column's unit (None: not known); ``low``/``high`` the spread over
     ``n`` repeats (min and max; equal to value for one repeat); ``note`` says how it was
     made ("median of 3 repeats", the estimate's formula, why it is missing);
-    ``run_ids`` the runs it was measured in."""
+    ``run_ids`` the runs it was measured in; ``block_size`` the block size it was measured at
+    when that is not its column's (a baseline that did not measure the layouts' size)."""
 
     value: float | None
     source: str = NONE
@@ -77,6 +83,7 @@ class Figure:
     n: int = 0
     note: str = ""
     run_ids: tuple[str, ...] = ()
+    block_size: int | None = None
 
     @property
     def known(self) -> bool:
@@ -90,8 +97,11 @@ class Figure:
         return (self.high - self.low) / self.value
 
     def to_json(self) -> dict[str, Any]:
-        return {"value": self.value, "source": self.source, "low": self.low, "high": self.high,
-                "n": self.n, "spread": self.spread, "note": self.note, "run_ids": list(self.run_ids)}
+        doc = {"value": self.value, "source": self.source, "low": self.low, "high": self.high,
+               "n": self.n, "spread": self.spread, "note": self.note, "run_ids": list(self.run_ids)}
+        if self.block_size is not None:
+            doc["block_size"] = self.block_size
+        return doc
 
 
 UNKNOWN = Figure(None)
@@ -259,7 +269,8 @@ def _csv_cells(c: Column, f: Figure) -> list[str]:
         tib = "" if not f.known else f"{f.value / 2**40:.3f}"  # type: ignore[operator]
         return [_num(f.value), tb, tib, f.source]
     if c.unit in ("B/s", "ratio") or c.group in ("throughput", "scaling"):
-        return [_num(f.value), _num(f.low), _num(f.high), str(f.n) if f.n else "", f.source]
+        source = f.source if f.block_size is None else f"{f.source} at {format_block_size(f.block_size)}"
+        return [_num(f.value), _num(f.low), _num(f.high), str(f.n) if f.n else "", source]
     return [_num(f.value), f.source]
 
 
@@ -285,6 +296,8 @@ def format_figure(column: Column, f: Figure) -> str:
         text += f" ({f.low * 100:.0f}–{f.high * 100:.0f} %)"  # type: ignore[operator]
     elif spread is not None:
         text += f" ±{spread * 50:.0f} %"
+    if f.block_size is not None:
+        text += f" at {format_block_size(f.block_size)}"
     if f.source == ESTIMATED:
         text = f"≈{text} (est.)"
     elif f.source == PREDICTED:
@@ -437,11 +450,13 @@ def build_table(entries: Sequence[LayoutEntry], *, workload: str | None = None,
     all_runs = [r for e in entries for r in e.runs]
     workload = workload if workload is not None else choose_workload(all_runs)
     steps_of = {e.key: _sweep_steps(e.runs, workload) for e in entries}
-    measured_sizes = {_point(s)[2] for st in steps_of.values() for _, s in st}
+    # the points the layouts measured decide the columns; baselines alone only when no layout measured any
+    basis = [_point(s) for e in entries if e.kind != BASELINE for _, s in steps_of[e.key]] \
+        or [_point(s) for st in steps_of.values() for _, s in st]
+    measured_sizes = {bs for _, _, bs in basis}
     sizes = tuple(sorted(set(block_sizes))) if block_sizes else key_block_sizes(measured_sizes)
-    directions = sorted({_point(s)[0] for st in steps_of.values() for _, s in st},
-                        key=lambda d: (d != "write", d != "read", d))
-    concs = sorted({_point(s)[1] for st in steps_of.values() for _, s in st})
+    directions = sorted({d for d, _, _ in basis}, key=lambda d: (d != "write", d != "read", d))
+    concs = sorted({n for _, n, _ in basis})
     if not concs and estimates and any(e.plan is not None for e in entries):
         # planned only: the estimate's four points (large sequential blocks, 1 vs many files)
         directions, concs, sizes = ["write", "read"], [1, MANY], (0,)
@@ -490,15 +505,27 @@ def _row(e: LayoutEntry, steps: list[tuple[str, StepResult]], columns: Sequence[
         if c.group not in ("throughput", "scaling"):
             continue
         d, n, bs = c.params["direction"], c.params["concurrency"], c.params["block_size"]
+        other = _nearest_size(by_point, d, n, bs) if e.kind == BASELINE else None
         if c.group == "throughput":
-            values = [(rid, s.metric(metric).value) for rid, s in by_point.get((d, n, bs), [])
-                      if s.metric(metric) is not None]
-            fig = _measured(values, "")
+            fig = _measured(_values(by_point.get((d, n, bs), []), metric), "")
+            if not fig.known and other is not None:
+                at_other = _measured(_values(by_point[(d, n, other)], metric), "")
+                fig = replace(at_other, block_size=other,
+                              note=f"{at_other.note}, at {format_block_size(other)} blocks: this baseline's runs "
+                                   f"did not measure {format_block_size(bs)}")
+            elif not fig.known and e.kind == BASELINE and by_point:
+                counts = sorted({nn for (dd, nn, _) in by_point if dd == d})
+                fig = Figure(None, NONE, note=f"not measured with {_conc_words(n)}" + (
+                    f" (this baseline measured {d} with {', '.join(map(str, counts))} file(s))" if counts
+                    else f" (this baseline did not measure {d}s)"))
             if not fig.known and estimates and e.plan is not None:
                 fig = _estimate_figure(e.plan, d, n, bs)
             figures[c.key] = fig
         else:
-            figures[c.key] = _scaling(by_point, d, n, bs, metric)
+            fig = _scaling(by_point, d, n, bs, metric)
+            if not fig.known and other is not None:
+                fig = replace(_scaling(by_point, d, n, other, metric), block_size=other)
+            figures[c.key] = fig
     if e.plan is not None:
         label = e.label or plan_label(e.plan)
         gtype = e.plan.gluster_type.value
@@ -507,6 +534,20 @@ def _row(e: LayoutEntry, steps: list[tuple[str, StepResult]], columns: Sequence[
         label, gtype, volume = e.label or e.key, "", ""
     run_ids = tuple(dict.fromkeys(r.run_id for r in e.runs))
     return Row(e.key, label, e.kind, volume, gtype, figures, run_ids, tuple(e.notes))
+
+
+def _values(steps: Sequence[tuple[str, StepResult]], metric: str) -> list[tuple[str, float]]:
+    return [(rid, s.metric(metric).value) for rid, s in steps if s.metric(metric) is not None]
+
+
+def _nearest_size(by_point: Mapping[tuple[str, int, int], list[tuple[str, StepResult]]],
+                  d: str, n: int, bs: int) -> int | None:
+    """The block size nearest ``bs`` (on a log scale; the larger on a tie) at which these runs
+    measured direction ``d`` with ``n`` files, or None: at ``bs`` itself, or at no size."""
+    sizes = [size for (dd, nn, size) in by_point if dd == d and nn == n and size > 0]
+    if not sizes or bs in sizes or bs <= 0:
+        return None
+    return min(sizes, key=lambda size: (abs(math.log2(size / bs)), -size))
 
 
 def _scaling(by_point: Mapping[tuple[str, int, int], list[tuple[str, StepResult]]],
