@@ -8,6 +8,14 @@ estimates in grey italics with "≈ … (est.)", exact figures from the topology
 failures survived) in dark blue — with how it was made (median of N repeats, the estimate's
 formula, the runs) in the cell's tooltip.
 
+- Room: every layout is visible without scrolling (the table is as tall as its rows, the
+  chart takes what is left), and the layout column stays in place when the figures scroll
+  sideways.
+- Columns: what was measured first (throughput, then scaling), then what the topology says
+  (capacity, failures survived); the model's predictions and their error, raw capacity and the
+  best-case failures under "All columns".
+- The verdict above the table is the report's "Reading the table" (``report.sentences``):
+  ranked on measurements wherever a layout was measured, never on an estimate.
 - Sort: click a column header (best first; a figure that is not known goes last).
 - Copy: Ctrl+C copies the selected cells, "Copy table" the whole table, as tab-separated text
   that pastes into a spreadsheet or a mail as columns.
@@ -18,18 +26,21 @@ formula, the runs) in the cell's tooltip.
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
-from ...core.decision import ESTIMATED, MEASURED, PLANNED, PREDICTED, DecisionTable, Row
+from ...core.decision import BASELINE, ESTIMATED, MEASURED, PLANNED, PREDICTED, Column, DecisionTable, Row
+from ...core.modelcheck import ERR_GROUP, PRED_GROUP
 from ...core.units import format_block_size
+from ...report.sentences import reading
 from ..history.charts import PALETTE, BaseChart, CategoryAxis, exact, value_scale
 
 SOURCE_STYLE = {MEASURED: ("#111111", False), ESTIMATED: ("#757575", True), PLANNED: ("#0d47a1", False),
@@ -37,6 +48,54 @@ SOURCE_STYLE = {MEASURED: ("#111111", False), ESTIMATED: ("#757575", True), PLAN
 SOURCE_WORDS = {MEASURED: "measured", ESTIMATED: "estimate (planner's formula, not measured)",
                 PLANNED: "exact from the topology (planner)", PREDICTED: "predicted by a calibrated model"}
 LAYOUT_TITLE = "layout"
+#: the order of the columns on screen, by group: what was measured first, then what the topology says
+GROUP_ORDER = ("throughput", "scaling", "capacity", "failures")
+#: shown only under "All columns" (the model's predictions beside each measurement, and its error)
+SECONDARY_GROUPS = (PRED_GROUP, ERR_GROUP)
+
+
+def display_order(table: DecisionTable | None) -> list[int]:
+    """Indices of ``table.columns`` in the order the window shows them: throughput (each
+    prediction and error right after the measurement it predicts), scaling, capacity,
+    failures, then anything else."""
+    if table is None:
+        return []
+
+    def rank(i: int) -> tuple[int, int]:
+        group = table.columns[i].group
+        group = "throughput" if group in SECONDARY_GROUPS else group
+        return (GROUP_ORDER.index(group) if group in GROUP_ORDER else len(GROUP_ORDER), i)
+
+    return sorted(range(len(table.columns)), key=rank)
+
+
+def shown_by_default(column: Column) -> bool:
+    return column.primary and column.group not in SECONDARY_GROUPS
+
+
+def rows_in_words(table: DecisionTable) -> str:
+    """"3 layouts and 2 baselines", "4 layouts", "1 baseline": only what the table holds."""
+    layouts = sum(1 for r in table.rows if r.kind != BASELINE)
+    baselines = len(table.rows) - layouts
+    parts = [f"{n} {word}{'' if n == 1 else 's'}" for n, word in ((layouts, "layout"), (baselines, "baseline")) if n]
+    return " and ".join(parts) or "no layout"
+
+
+def legend_text(table: DecisionTable | None, shown: list[Column] | None = None) -> str:
+    """What the colours and marks of the cells mean: only those the ``shown`` columns (default:
+    all) hold, and always where to hover."""
+    keys = {c.key for c in (shown if shown is not None else table.columns if table else ())}
+    figures = [f for r in (table.rows if table else ()) for k, f in r.figures.items() if f.known and k in keys]
+    sources = {f.source for f in figures}
+    parts = ["<span style='color:#111'>measured</span>", "<span style='color:#0d47a1'>exact from the topology</span>"]
+    if ESTIMATED in sources:
+        parts.append("<i style='color:#757575'>≈ estimate (est.), not measured</i>")
+    if PREDICTED in sources:
+        parts.append("<i style='color:#6a1b9a'>(pred.) a calibrated model's prediction</i>")
+    if any(f.block_size is not None for f in figures):
+        parts.append("“at 16M”: a baseline measured at another block size than the column's")
+    parts += ["±: half the range over repeats", "hover a cell for how it was made"]
+    return " · ".join(parts)
 
 
 class DecisionModel(QAbstractTableModel):
@@ -45,12 +104,18 @@ class DecisionModel(QAbstractTableModel):
     def __init__(self, table: DecisionTable | None = None, parent=None):
         super().__init__(parent)
         self.table = table
+        self.order = display_order(table)
         self.sorted_key = ""
 
     def set_table(self, table: DecisionTable | None) -> None:
         self.beginResetModel()
         self.table = table
+        self.order = display_order(table)
         self.endResetModel()
+
+    def column_at(self, section: int) -> Column:
+        """The table column shown at model column ``section`` (≥ 1; 0 is the layout)."""
+        return self.table.columns[self.order[section - 1]]
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() or self.table is None else len(self.table.rows)
@@ -62,9 +127,9 @@ class DecisionModel(QAbstractTableModel):
         if self.table is None or orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return LAYOUT_TITLE if section == 0 else self.table.columns[section - 1].title
+            return LAYOUT_TITLE if section == 0 else self.column_at(section).title
         if role == Qt.ItemDataRole.ToolTipRole and section > 0:
-            c = self.table.columns[section - 1]
+            c = self.column_at(section)
             better = "higher is better" if c.higher_is_better else "lower is better"
             return f"{c.title} ({c.unit}; {better}). Click to sort best first."
         return None
@@ -76,7 +141,7 @@ class DecisionModel(QAbstractTableModel):
         row = self.table.rows[r]
         if c == 0:
             return row.label
-        return self.table.text(row, self.table.columns[c - 1].key)
+        return self.table.text(row, self.column_at(c).key)
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if self.table is None or not index.isValid():
@@ -94,7 +159,7 @@ class DecisionModel(QAbstractTableModel):
                 font.setBold(True)
                 return font
             return None
-        column = self.table.columns[index.column() - 1]
+        column = self.column_at(index.column())
         fig = row.figure(column.key)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -131,7 +196,7 @@ class DecisionModel(QAbstractTableModel):
             self.table = replace(self.table, rows=tuple(rows))
             self.sorted_key = LAYOUT_TITLE
         else:
-            key = self.table.columns[column - 1].key
+            key = self.column_at(column).key
             self.table = self.table.sorted_by(key, descending)
             self.sorted_key = key
         self.layoutChanged.emit()
@@ -152,12 +217,27 @@ class DecisionModel(QAbstractTableModel):
         return "\n".join("\t".join(line) for line in [head, *body])
 
 
+class ElidedCategoryAxis(CategoryAxis):
+    """Bar labels cut to the width of their bar group ("disperse 4 redundancy 1 × 2 (8 b…"), so
+    the labels of many layouts never run into each other; hovering a bar gives the whole name."""
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        names = super().tickStrings(values, scale, spacing)
+        view = self.linkedView()
+        if view is None or not names:
+            return names
+        (low, high), width = view.viewRange()[0], self.geometry().width()
+        slot = width * 1.0 / max(high - low, 1e-9) - 8
+        metrics = QFontMetrics(self.style.get("tickFont") or self.font())
+        return [metrics.elidedText(name, Qt.TextElideMode.ElideRight, max(int(slot), 24)) for name in names]
+
+
 class LayoutsChart(BaseChart):
     """Each layout's throughput at one block size and direction, bars side by side per
     concurrency, whiskers from the repeats' spread, estimates hatched and lighter."""
 
     def __init__(self, parent=None) -> None:
-        self.category_axis = CategoryAxis()
+        self.category_axis = ElidedCategoryAxis()
         super().__init__(parent, bottom=self.category_axis)
         self.bars: list[pg.BarGraphItem] = []
 
@@ -216,14 +296,110 @@ class LayoutsChart(BaseChart):
         return drawn
 
 
+class FrozenLayoutTable(QTableView):
+    """A table whose first column (the layout) stays in place while the figures scroll
+    sideways: a second view over the same model and selection shows only that column, laid
+    over the first (Qt's frozen-column pattern). Its header sorts like the table's own."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.frozen = QTableView(self)
+        self.frozen.setObjectName("decision-layout-column")
+        self.frozen.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.frozen.verticalHeader().hide()
+        self.frozen.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.frozen.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.frozen.setWordWrap(False)
+        self.frozen.setStyleSheet("QTableView { border: none; border-right: 1px solid #9e9e9e; }")
+        self.frozen.horizontalHeader().setSectionsClickable(True)
+        self.frozen.horizontalHeader().setSortIndicatorShown(True)
+        self.frozen.horizontalHeader().sortIndicatorChanged.connect(
+            lambda column, order: self.horizontalHeader().setSortIndicator(column, order) if column == 0 else None)
+        self.horizontalHeader().sortIndicatorChanged.connect(self._mirror_sort_indicator)
+        self.viewport().stackUnder(self.frozen)
+        self.horizontalHeader().sectionResized.connect(self._section_resized)
+        self.verticalHeader().sectionResized.connect(lambda row, _old, size: self.frozen.setRowHeight(row, size))
+        self.frozen.verticalScrollBar().valueChanged.connect(self.verticalScrollBar().setValue)
+        self.verticalScrollBar().valueChanged.connect(self.frozen.verticalScrollBar().setValue)
+
+    def setModel(self, model) -> None:  # noqa: N802 - Qt's name
+        super().setModel(model)
+        self.frozen.setModel(model)
+        self.frozen.setSelectionModel(self.selectionModel())
+        model.modelReset.connect(self._only_the_first_column)
+        model.layoutChanged.connect(self._only_the_first_column)
+        self._only_the_first_column()
+
+    def _mirror_sort_indicator(self, column: int, order: Qt.SortOrder) -> None:
+        header = self.frozen.horizontalHeader()
+        header.blockSignals(True)
+        header.setSortIndicator(column if column == 0 else -1, order)
+        header.blockSignals(False)
+        header.viewport().update()
+
+    def _only_the_first_column(self) -> None:
+        main = self.horizontalHeader()
+        self._mirror_sort_indicator(main.sortIndicatorSection(), main.sortIndicatorOrder())
+        model = self.model()
+        for column in range(1, model.columnCount() if model is not None else 0):
+            self.frozen.setColumnHidden(column, True)
+        self.frozen.setColumnWidth(0, self.columnWidth(0))
+        for row in range(model.rowCount() if model is not None else 0):
+            self.frozen.setRowHeight(row, self.rowHeight(row))
+        self._place()
+
+    def _section_resized(self, column: int, _old: int, size: int) -> None:
+        if column == 0:
+            self.frozen.setColumnWidth(0, size)
+            self._place()
+
+    def _place(self) -> None:
+        self.frozen.horizontalHeader().setFixedHeight(self.horizontalHeader().height())
+        self.frozen.setGeometry(self.verticalHeader().width() + self.frameWidth(), self.frameWidth(),
+                                self.columnWidth(0), self.viewport().height() + self.horizontalHeader().height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._place()
+
+    def updateGeometries(self) -> None:  # noqa: N802 - Qt's name: the header's height is known here
+        super().updateGeometries()
+        if hasattr(self, "frozen"):
+            self._place()
+
+    def moveCursor(self, action, modifiers):  # noqa: N802 - Qt's name
+        """Moving left with the keys scrolls a cell out from under the frozen column."""
+        current = super().moveCursor(action, modifiers)
+        if (action == QAbstractItemView.CursorAction.MoveLeft and current.column() > 0
+                and self.visualRect(current).topLeft().x() < self.frozen.columnWidth(0)):
+            bar = self.horizontalScrollBar()
+            bar.setValue(bar.value() + self.visualRect(current).topLeft().x() - self.frozen.columnWidth(0))
+        return current
+
+    def scrollTo(self, index, hint=QAbstractItemView.ScrollHint.EnsureVisible) -> None:  # noqa: N802
+        if index.column() > 0:
+            super().scrollTo(index, hint)
+
+    def rows_height(self) -> int:
+        """The height that shows every row and the header without a vertical scroll bar (and
+        the horizontal one, when the columns are wider than the view)."""
+        model = self.model()
+        rows = sum(self.rowHeight(r) for r in range(model.rowCount())) if model is not None else 0
+        bar = self.horizontalScrollBar()
+        scrolls = bar.maximum() > 0 or bar.isVisible()
+        return (self.horizontalHeader().height() + rows + 2 * self.frameWidth()
+                + (bar.sizeHint().height() if scrolls else 0) + 2)
+
+
 class DecisionView(QWidget):
     """A decision table with its chart; ``set_table`` shows another one."""
 
     sig_status = Signal(str)
+    CHART_MIN_HEIGHT = 120
 
     def __init__(self, table: DecisionTable | None = None, parent: QWidget | None = None):
         super().__init__(parent)
-        self.view = QTableView()
+        self.view = FrozenLayoutTable()
         self.model = DecisionModel(parent=self.view)   # owned by the view it feeds: freed after it
         self.view.setObjectName("decision-table")
         self.view.setModel(self.model)
@@ -236,15 +412,20 @@ class DecisionView(QWidget):
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.setWordWrap(False)
+        self.view.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.heading = QLabel()
         self.heading.setObjectName("decision-heading")
         self.heading.setWordWrap(True)
-        self.legend = QLabel("<span style='color:#111'>measured</span> · "
-                             "<span style='color:#0d47a1'>exact from the topology</span> · "
-                             "<i style='color:#757575'>≈ estimate (est.), not measured</i> · "
-                             "±: half the range over repeats · hover a cell for how it was made")
+        self.verdict = QLabel()
+        self.verdict.setObjectName("decision-verdict")
+        self.verdict.setWordWrap(True)
+        self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.legend = QLabel()
+        self.legend.setObjectName("decision-legend")
+        self.legend.setWordWrap(True)
         self.all_columns = QCheckBox("All columns")
-        self.all_columns.setToolTip("Also raw capacity and the best-case failures (the CSV always has them)")
+        self.all_columns.setToolTip("Also the model's prediction and its error beside each measured figure, raw "
+                                    "capacity and the best-case failures (the CSV always has them)")
         self.copy_button = QPushButton("Copy table")
         self.copy_button.setToolTip("Copy the whole table as tab-separated text (Ctrl+C copies the selection)")
         self.csv_button = QPushButton("Export CSV…")
@@ -268,8 +449,10 @@ class DecisionView(QWidget):
         ub = QVBoxLayout(upper)
         ub.setContentsMargins(0, 0, 0, 0)
         ub.addLayout(top)
+        ub.addWidget(self.verdict)
         ub.addWidget(self.view, 1)
         ub.addWidget(self.legend)
+        self.upper = upper
         lower = QWidget()
         lb = QVBoxLayout(lower)
         lb.setContentsMargins(0, 0, 0, 0)
@@ -278,8 +461,12 @@ class DecisionView(QWidget):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(upper)
         split.addWidget(lower)
-        split.setStretchFactor(0, 1)
+        split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
+        split.setCollapsible(0, False)
+        split.splitterMoved.connect(lambda *_: setattr(self, "_user_split", True))
+        self.split = split
+        self._user_split = False
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(split)
@@ -309,8 +496,12 @@ class DecisionView(QWidget):
             self.heading.setText("No decision table yet.")
         else:
             what = f"{table.workload} sweep" if table.workload else "no measured workload"
-            self.heading.setText(f"<b>Decision table</b>: {len(table.rows)} layouts and baselines, {what}. "
-                                 + " ".join(table.notes))
+            notes = "".join(f" {escape(note[:1].upper() + note[1:])}." for note in table.notes)
+            self.heading.setText(f"<b>Decision table</b>: {rows_in_words(table)}, {what}.{notes}")
+        lines = reading(table) if table is not None else []
+        self.verdict.setText("<br>".join(escape(line) for line in lines))
+        self.verdict.setVisible(bool(lines))
+        self._user_split = False
         tput = [c for c in (table.columns if table else ()) if c.group == "throughput"]
         for box, values, show in ((self.direction_box, [c.params["direction"] for c in tput], str),
                                   (self.block_box, [c.params["block_size"] for c in tput],
@@ -326,16 +517,44 @@ class DecisionView(QWidget):
         self.redraw_chart()
 
     def _show_columns(self) -> None:
-        """The primary columns, or all of them."""
-        for i, c in enumerate(self.table.columns if self.table else ()):
-            self.view.setColumnHidden(i + 1, not (c.primary or self.all_columns.isChecked()))
+        """The primary columns (what was measured, capacity, failures), or all of them."""
+        for section in range(1, self.model.columnCount()):
+            column = self.model.column_at(section)
+            self.view.setColumnHidden(section, not (shown_by_default(column) or self.all_columns.isChecked()))
+        shown = [self.model.column_at(s) for s in range(1, self.model.columnCount()) if not self.view.isColumnHidden(s)]
+        self.legend.setText(legend_text(self.table, shown))
+        self.fit_rows()
+
+    def fit_rows(self) -> None:
+        """Give the table the height its rows need (the chart takes the rest, at least
+        ``CHART_MIN_HEIGHT``), unless the user moved the divider."""
+        total = self.split.height()
+        if self._user_split or total <= 0:
+            return
+        self.view.doItemsLayout()
+        self.upper.layout().activate()
+        # what the heading, verdict and legend take at the width they have (their size hints
+        # assume a narrow word-wrapped width), plus every row of the table
+        overhead = (self.upper.height() - self.view.height() if self.upper.height() > self.view.height() > 0
+                    else self.upper.sizeHint().height() - self.view.sizeHint().height())
+        need = overhead + self.view.rows_height()
+        upper = max(min(need, total - self.CHART_MIN_HEIGHT - self.split.handleWidth()), 0)
+        self.split.setSizes([upper, total - upper])
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self.fit_rows()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self.fit_rows()
 
     def _sort(self, column: int, order: Qt.SortOrder) -> None:
         """A header click: best first on the first click (the column's own sense of better)."""
         if self.table is None or column < 0:
             return
         if column > 0:
-            best_first = self.table.columns[column - 1].higher_is_better
+            best_first = self.model.column_at(column).higher_is_better
             descending = best_first if order == Qt.SortOrder.AscendingOrder else not best_first
         else:
             descending = order == Qt.SortOrder.DescendingOrder

@@ -183,6 +183,7 @@ class CampaignView(QWidget):
         split_right.addWidget(self.tabs)
         split_right.setSizes([330, 520])
         rv.addWidget(split_right, 1)
+        self.split_right = split_right
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(scroll)
         split.addWidget(right)
@@ -482,9 +483,21 @@ class CampaignView(QWidget):
         except Exception as exc:  # noqa: BLE001 - the table is a view of history; say why it is missing
             self._log(f"decision table not built: {type(exc).__name__}: {exc}")
             return
+        self.show_decision_table(table)
+
+    GRID_WHEN_DECIDING = 120     # px the cell grid keeps while the decision table is in front: two rows
+
+    def show_decision_table(self, table) -> None:
+        """Show ``table`` on the Decision table tab; once it holds measurements bring it to the
+        front and give it the room: the grid (its cells are done) keeps a few rows' height."""
         self.decision.set_table(table)
         if any(r.run_ids for r in table.rows):
             self.tabs.setCurrentWidget(self.decision)
+            total = sum(self.split_right.sizes())
+            grid = min(self.GRID_WHEN_DECIDING, self.grid.sizeHint().height())
+            if total > 0:
+                self.split_right.setSizes([grid, total - grid])
+            self.decision.fit_rows()
 
     def _failed(self, exc: BaseException) -> None:
         self.timer.stop()
