@@ -13,6 +13,7 @@ are; this checks every such line against Brickyard itself, so the guide cannot d
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import os
 import re
@@ -390,7 +391,11 @@ def home_paths(home: Path) -> dict[str, Path]:
         "known_hosts": brickyard_known_hosts(), "history": Path(default_db_url().removeprefix("sqlite:///")),
         "baseline": paths.user_cache_dir() / "baseline", "ssh": home / ".ssh" / "config",
     }
-    return {key: value for key, value in made.items()}
+    from brickyard.remote.ssh import DEFAULT_KEY_FILES, _USER_KNOWN_HOSTS
+
+    made.update({f"key {name}": home / ".ssh" / name for name in DEFAULT_KEY_FILES})   # OpenSSH's default keys
+    made.update({f"known {name}": Path(name.replace("~", str(home), 1)) for name in _USER_KNOWN_HOSTS})
+    return made
 
 
 def test_every_path_in_your_home_the_guide_names_is_where_brickyard_keeps_it(monkeypatch, tmp_path):
@@ -409,6 +414,8 @@ def test_every_path_in_your_home_the_guide_names_is_where_brickyard_keeps_it(mon
         path = home / text[2:].rstrip("/")
         tail = text[2:].rstrip("/")
         if path in made or path.parent in made and _named_in_sources(f'"{path.name}"'):
+            continue
+        if "*" in tail and any(fnmatch.fnmatch(str(m), str(path)) for m in made):      # ~/.ssh/id_*
             continue
         # what install.sh makes: ~/.local/lib/brickyard, ~/.local/bin, the menu entry, the icons
         made_by_install = {".local/lib/brickyard": '$home/.local/lib/brickyard', ".local/bin": '$home/.local/bin',

@@ -193,3 +193,73 @@ def test_import_finds_the_thin_arbiter_gluster_leaves_out_of_its_xml():
     # measured free space comes along (glusterd's sizeFree)
     assert topo.brick(vta.bricks[0]).free_bytes == 965525504 and topo.brick(vta.bricks[0]).free_measured
     assert not any("offline" in n for n in result.notes)
+
+
+# ---- a pool with peers but no volume yet (issue 21 point 4) -----------------------------------
+def _pool_answers(host: str) -> dict:
+    """What a lab server of a pool with no volume answered (every server has node1's disks)."""
+    return {
+        (*G, "volume", "info", "all"): "lab-volume-info-all-none.xml",
+        (*G, "pool", "list"): f"lab-pool-list-novolume-{host}.xml" if host in ("node1", "node2")
+        else "lab-pool-list-novolume-node2.xml",
+        ("findmnt", "-J", "-b", "-l", "-o", "TARGET,SOURCE,FSTYPE,SIZE"): "../findmnt/lab-node1.json",
+        ("stat", "-f", "-c", "%b %f %S %n", "--", "/srv/brick1", "/srv/brick2"): "../findmnt/lab-node1-statfs.txt",
+        ("sh", "-c", "command -v mount.glusterfs"): "lab-node1-hostname-I.txt",   # any output: exit 0
+    }
+
+
+def test_a_pool_with_no_volume_comes_in_as_its_servers_brick_filesystems_and_the_clients_named():
+    """It used to fail: "gluster knows no volume here"."""
+    reached = {}
+
+    def reach(host):
+        reached[host] = ReplayExecutor(host, _pool_answers(host))
+        return reached[host]
+
+    result = asyncio.run(import_cluster(ReplayExecutor("node1", _pool_answers("node1")), reach=reach,
+                                        clients=["client1"]))
+    topo = result.topology
+    assert topo.volumes == []
+    assert [n.name for n in topo.nodes] == ["node1", "node2", "node3", "node4"]   # node1 as node2 names it
+    for node in topo.nodes:
+        assert [(b.path, b.mount, b.fs_type) for b in node.bricks] == [
+            ("/srv/brick1/brick", "/srv/brick1", "xfs"), ("/srv/brick2/brick", "/srv/brick2", "xfs")]
+        assert all(b.size_bytes == 245760 * 4096 and b.free_bytes == 235783 * 4096 and b.free_measured
+                   for b in node.bricks)
+        assert node.bricks[0].filesystem != node.bricks[1].filesystem       # two disks, not one shared
+    assert [c.name for c in topo.clients] == ["client1"]
+    assert result.notes[0] == "the pool has no volume yet: 4 server(s), 8 brick filesystem(s) (7.73 GB free) " \
+                              "to plan the first volume on"
+    # nothing but reading: gluster queries, findmnt, stat, and the client's check
+    for ex in [*reached.values()]:
+        assert {argv[0] for argv in ex.seen} <= {"gluster", "findmnt", "stat", "sh"}
+    # and the admin can plan the first volume on it at once
+    from brickyard.core.topology import BrickRef, Layout, Volume
+
+    bricks = [BrickRef(n.name, "/srv/brick1/brick") for n in topo.nodes]
+    plan = plan_volume(topo, Volume("gv0", Layout(VolumeType.DISPERSE, disperse=4, redundancy=1), bricks))
+    assert not plan.errors and plan.capacity.usable_bytes == 3 * 245760 * 4096
+
+
+def test_a_pool_server_that_cannot_be_read_and_a_client_without_the_fuse_client_are_noted():
+    from brickyard.remote.executor import CommandResult
+
+    class NoFuse(ReplayExecutor):
+        async def run(self, argv, **kw):
+            if tuple(argv) == ("sh", "-c", "command -v mount.glusterfs"):
+                return CommandResult(self.host, tuple(argv), 1, b"", b"", 0.0, 0.0)
+            return await super().run(argv, **kw)
+
+    class Down(ReplayExecutor):
+        async def run(self, argv, **kw):
+            raise ExecutorError(self.host, "cannot reach root@node3:22: Connection refused")
+
+    def reach(host):
+        return Down(host, {}) if host == "node3" else NoFuse(host, _pool_answers(host))
+
+    result = asyncio.run(import_cluster(NoFuse("node1", _pool_answers("node1")), reach=reach, clients=["client1"]))
+    assert result.topology.node("node3").bricks == []
+    assert ("node3: its filesystems could not be read (cannot reach root@node3:22: Connection refused); "
+            "add its bricks by hand") in result.notes
+    assert ("client client1: mount.glusterfs is not installed there (Debian: glusterfs-client); it cannot "
+            "mount a volume until it is") in result.notes

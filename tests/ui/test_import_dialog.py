@@ -32,11 +32,13 @@ class FakeServices:
     def __init__(self, answer=None):
         self.answer = answer
         self.calls: list[tuple[str, str | None]] = []
+        self.clients: list[list[str]] = []
         self.futures: list[Future] = []
 
-    def import_cluster(self, host, volume=None):
+    def import_cluster(self, host, volume=None, clients=()):
         future: Future = Future()
         self.calls.append((host, volume))
+        self.clients.append(list(clients))
         self.futures.append(future)
         if self.answer is not None:
             threading.Thread(target=self._complete, args=(future, host, volume)).start()

@@ -1,4 +1,6 @@
 """Import an existing cluster: read gluster's XML on one node and build a topology from it.
+A pool with peers but no volume yet comes in as its servers and their brick filesystems
+(``poolimport``), for the admin to plan the first volume on.
 
 ``volume info``, ``volume status ... detail`` (brick sizes, devices; only started volumes
 answer it) and ``peer status`` are read over SSH, all with ``--xml``, and turned into a
@@ -15,13 +17,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..core import gluster_xml
 from ..core.topology import BrickRef, Client, Mount, Node, Topology
 from .clients import connected_clients, mounts_of
 from .executor import Executor, ExecutorError
 from .glusterstate import gluster_xml_output
+from .poolimport import check_client, import_pool
 
 
 @dataclass
@@ -31,11 +34,14 @@ class ImportResult:
 
 
 async def import_cluster(ex: Executor, volume: str | None = None,
-                         reach: Callable[[str], Executor] | None = None) -> ImportResult:
+                         reach: Callable[[str], Executor] | None = None,
+                         clients: Sequence[str] = ()) -> ImportResult:
     """The topology of ``volume`` (or every volume) as seen from the node behind ``ex``, with
     the clients that mount it. ``reach(host)`` gives an executor for a client, to learn where
     it mounts the volume (without it, or when a client cannot be reached, the client is
-    drawn without that mount and a note says teardown cannot unmount it)."""
+    drawn without that mount and a note says teardown cannot unmount it). A pool with no
+    volume yet is imported as its servers with their brick filesystems (``poolimport``).
+    ``clients`` the admin names are checked and drawn too, whether they mount anything or not."""
     target = volume or "all"
     info = await gluster_xml_output(ex, "volume", "info", target)
     try:
@@ -45,7 +51,11 @@ async def import_cluster(ex: Executor, volume: str | None = None,
     except gluster_xml.GlusterXMLError as exc:
         raise ExecutorError(ex.host, f"gluster volume info {target}: {exc}") from exc
     if not infos:
-        raise ExecutorError(ex.host, "gluster knows no volume here" if volume is None else f"no volume {volume}")
+        if volume is not None:
+            raise ExecutorError(ex.host, f"no volume {volume}")
+        topo, notes = await import_pool(ex, reach, clients)
+        topo.description = f"imported from {ex.host}: a pool with no volume yet"
+        return ImportResult(topo, notes)
     notes = []
     status: bytes | None = None
     started = [i.name for i in infos if i.status == "Started"]
@@ -73,6 +83,9 @@ async def import_cluster(ex: Executor, volume: str | None = None,
     await _place_asked_node(ex, topo, infos, volume, notes)
     if started:
         await _add_clients(ex, topo, target, peers, reach, notes)
+    for name in dict.fromkeys(clients):
+        if topo.client(name) is None and topo.node(name) is None:
+            topo.clients.append(await check_client(name, reach(name), notes) if reach is not None else Client(name))
     thin = {v.thin_arbiter_brick for v in topo.volumes if v.thin_arbiter_brick is not None}
     missing = [f"{n.name}:{b.path}" for n in topo.nodes for b in n.bricks
                if not b.size_bytes and BrickRef(n.name, b.path) not in thin]

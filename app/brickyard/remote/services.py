@@ -10,7 +10,7 @@ nothing here imports Qt. A refused host key arrives as the future's ``UnknownHos
 from __future__ import annotations
 
 from concurrent.futures import Future
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..core.topology import Topology
 from .hosts import TopologyHosts
@@ -52,8 +52,22 @@ class RemoteServices:
                  on_step: OnStep | None = None) -> "Future[RunReport]":
         return self.loop.submit(run_teardown(topo, volume, self.hosts(topo), progress, on_step))
 
-    def import_cluster(self, host: str, volume: str | None = None) -> "Future[ImportResult]":
-        return self.loop.submit(import_cluster(self.pool.executor(host), volume, reach=self.pool.executor))
+    def import_cluster(self, host: str, volume: str | None = None,
+                       clients: Sequence[str] = ()) -> "Future[ImportResult]":
+        return self.loop.submit(import_cluster(self.pool.executor(host), volume, reach=self.pool.executor,
+                                               clients=clients))
+
+    def check_login(self, host: str) -> "Future[str]":
+        """Log in to ``host`` and say as whom and where (``user@address:port``): the Connection
+        settings' Test. Fails as any command would (host key, refused login, unreachable)."""
+        return self.loop.submit(self._whoami(host))
+
+    async def _whoami(self, host: str) -> str:
+        ex = self.pool.executor(host)
+        result = await ex.run(["sh", "-c", "echo \"$(id -un)@$(hostname)\""], timeout=30, check=True)
+        where = await self.pool.host(host)
+        r = where.resolved
+        return f"logged in to {host} as {result.text.strip()} ({r.user}@{r.host}:{r.port})"
 
     def close(self) -> None:
         if self.loop.running:

@@ -6,7 +6,11 @@
   ``10:30:100`` starts dropping bursts beyond 10).
 - Host names, users, ports, identity files, ProxyJump, ConnectTimeout, UserKnownHostsFile and
   GlobalKnownHostsFile come from the OpenSSH client config (``~/.ssh/config`` or the file
-  given with ``--ssh-config``).
+  given with ``--ssh-config``). The window's Connection settings add what ``ssh -i``, ``-l``
+  and ``-p`` would (``SshOptions.identity_files``, ``host_users``, ``host_ports``) and a user
+  for hosts nothing names one for (``default_user``). Keys as OpenSSH picks them: ssh-agent's,
+  then the identity files given, then the config's IdentityFile; the default ``~/.ssh/id_*``
+  only when none is named. A refused login names the config and every key that was tried.
 - Host keys are checked against the user's and the system-wide known_hosts files plus
   Brickyard's own (``hostkeys.py``); an unknown key raises ``UnknownHostKey``, a changed one
   ``HostKeyChanged``. Brickyard writes only its own file.
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import shlex
 import threading
@@ -35,6 +40,7 @@ import asyncssh
 
 from ..core.hostnames import HOST_RE, USER_RE
 from . import passwords
+from .connection import DEFAULT_KEY_FILES
 from .executor import CommandFailed, CommandResult, CommandTimeout, Executor, ExecutorError, RemoteProcess
 from .hostkeys import HostKeyChanged, HostKeyError, KnownHosts, UnknownHostKey, brickyard_known_hosts, fingerprint, known_hosts_name
 
@@ -187,10 +193,51 @@ class SshOptions:
     accepted_fingerprints: set[str] = field(default_factory=set)  # unknown keys the user accepted up front
     passphrase: Callable[[str], str] | None = None  # key file name -> passphrase
     password_prompt: Callable[[str], str | None] | None = None  # "user@host:port" -> password to try and keep
+    identity_files: list[str] = field(default_factory=list)  # like ssh -i: before the config's IdentityFile
+    default_user: str | None = None  # for hosts that neither the topology nor the config names a User for
+    host_users: dict[str, str] = field(default_factory=dict)  # alias -> user, like ssh -l (the topology's wins)
+    host_ports: dict[str, int] = field(default_factory=dict)  # alias -> port, like ssh -p (the topology's wins)
+    auth_hint: str = ""  # what to do after a refused login; "" : the command line's words (CLI_AUTH_HINT)
     connect_timeout: float = 20.0  # seconds, for hosts whose SSH config sets no ConnectTimeout
     keepalive_seconds: float = 5.0  # with 3 missed answers a dead link is noticed in ~15 s
     max_connects: int = 8
     max_channels: int = 8
+
+
+CLI_AUTH_HINT = ("Name the key with IdentityFile in the SSH config (or give that config with --ssh-config FILE), "
+                 "load it into ssh-agent, or give --ask-password to log in with a password kept in the OS keyring.")
+
+
+@dataclass
+class Credentials:
+    """What a connection will offer, in words for an error: the config files read, the key
+    files tried (and those named but missing), ssh-agent, and whether a stored password exists."""
+
+    config_files: list[str] = field(default_factory=list)   # read; "" entries never
+    config_missing: list[str] = field(default_factory=list)  # named (or the default) but not there
+    keys: list[str] = field(default_factory=list)
+    keys_missing: list[str] = field(default_factory=list)
+    default_keys: bool = False                               # keys are OpenSSH's defaults
+    agent: str = ""                                          # the agent socket, "" : none
+
+    def describe(self, password_offered: bool, password_stored: bool) -> str:
+        config = ", ".join(self.config_files) or "none"
+        if self.config_missing:
+            config += f" ({', '.join(self.config_missing)}: not there)"
+        keys = ", ".join(self.keys) if self.keys else "none"
+        if self.default_keys:
+            keys = (f"the default keys {keys}" if self.keys
+                    else "none (no IdentityFile named, and no default key ~/.ssh/id_* exists)")
+        if self.keys_missing:
+            keys += f"; named but not there: {', '.join(self.keys_missing)}"
+        agent = f"ssh-agent at {self.agent}" if self.agent else "no ssh-agent (SSH_AUTH_SOCK is not set)"
+        if not password_offered:
+            password = "the host does not offer password login"
+        elif password_stored:
+            password = "the password stored in the OS keyring"
+        else:
+            password = "no stored password"
+        return f"SSH config: {config}; keys tried: {keys}; {agent}; {password}"
 
 
 @dataclass
@@ -204,6 +251,7 @@ class Resolved:
     lookup: str  # the known_hosts name
     known_hosts: KnownHosts
     connect_timeout: float  # the config's ConnectTimeout, else SshOptions.connect_timeout
+    credentials: Credentials = field(default_factory=Credentials)
 
 
 class _Client(asyncssh.SSHClient):
@@ -213,6 +261,8 @@ class _Client(asyncssh.SSHClient):
         self._stored = stored
         self.presented: asyncssh.SSHKey | None = None
         self._tried_keyring = False
+        self.password_offered = False     # the server offered password login
+        self.password_stored = False      # … and the OS keyring held one for it
         self.new_password: str | None = None
 
     def validate_host_public_key(self, host: str, addr: str, port: int, key: asyncssh.SSHKey) -> bool:
@@ -225,10 +275,12 @@ class _Client(asyncssh.SSHClient):
         # both run off the loop thread so every other connection keeps going
         label = passwords.label(self._resolved.user, self._resolved.host, self._resolved.port)
         loop = asyncio.get_running_loop()
+        self.password_offered = True
         if not self._tried_keyring:
             self._tried_keyring = True
             stored = await loop.run_in_executor(None, passwords.get_password, label)
             if stored:
+                self.password_stored = True
                 return stored
         prompt = self._pool.options.password_prompt
         if prompt is None or self.new_password is not None:
@@ -272,6 +324,26 @@ class SshPool:
 
     async def resolve(self, alias: str, user: str | None = None, port: int | None = None) -> tuple[Resolved, asyncssh.SSHClientConnectionOptions]:
         config: object = self.options.config_files if self.options.config_files is not None else ()
+        user = user or self.options.host_users.get(alias)
+        port = port or self.options.host_ports.get(alias)
+        try:
+            # the config's own answers first (no key loaded yet): which User, which IdentityFile
+            probe = await asyncssh.SSHClientConnectionOptions.construct(
+                config=config, host=alias, port=port if port else (), username=user if user else (),
+                client_keys=None, agent_path=None)
+        except (OSError, ValueError) as exc:
+            raise ExecutorError(alias, f"cannot read SSH client config: {exc}") from exc
+        config_values = getattr(probe, "config", None)
+        setting = config_values.get if config_values is not None else (lambda name, default=None: default)
+        if not user and setting("User", None) is None and self.options.default_user:
+            user = self.options.default_user
+        credentials = self._credentials(setting)
+        keys: list[str] | None = list(credentials.keys)
+        if not keys and not credentials.default_keys:
+            # every key named is missing: as ssh, no default keys then; with no agent either,
+            # public-key login is off (asyncssh would fall back to the default keys on [])
+            agent = setting("IdentityAgent", None) or os.environ.get("SSH_AUTH_SOCK", "")
+            keys = [] if agent and str(agent).lower() != "none" else None
         try:
             opts = await asyncssh.SSHClientConnectionOptions.construct(
                 config=config,
@@ -279,25 +351,47 @@ class SshPool:
                 port=port if port else (),
                 username=user if user else (),
                 passphrase=self.options.passphrase,
+                client_keys=keys,
+                ignore_encrypted=True,   # as before: an encrypted key with no passphrase given is skipped
             )
         except (asyncssh.KeyImportError, asyncssh.KeyEncryptionError) as exc:
             raise AuthenticationFailed(alias, f"cannot load an SSH key: {exc}") from exc
         except (OSError, ValueError) as exc:
             raise ExecutorError(alias, f"cannot read SSH client config: {exc}") from exc
-        config_values = getattr(opts, "config", None)
-        setting = config_values.get if config_values is not None else (lambda name, default=None: default)
         # as OpenSSH: () when the config says nothing, [] for "none"
         user_files = _paths(setting("UserKnownHostsFile", ()), _USER_KNOWN_HOSTS)
         global_files = _paths(setting("GlobalKnownHostsFile", ()), _GLOBAL_KNOWN_HOSTS)
         own = Path(self.options.own_known_hosts) if self.options.own_known_hosts else brickyard_known_hosts()
         lookup_host = opts.host_key_alias or opts.host
         timeout = setting("ConnectTimeout", None)
+        credentials.agent = opts.agent_path or ""
         resolved = Resolved(
             alias, opts.host, int(opts.port), opts.username,
             known_hosts_name(lookup_host, int(opts.port)), KnownHosts(user_files, own, global_files),
-            float(timeout) if timeout else self.options.connect_timeout,
+            float(timeout) if timeout else self.options.connect_timeout, credentials,
         )
         return resolved, opts
+
+    def _credentials(self, setting: Callable) -> Credentials:
+        """The config files read and the key files to offer, as OpenSSH picks them: the
+        identity files given (``ssh -i``) and the config's IdentityFile, or when neither names
+        one the default ``~/.ssh/id_*`` that exist. A named file that is not there is skipped
+        (as ssh does), and said in a refused login's message."""
+        creds = Credentials()
+        if self.options.config_files is None:
+            default = Path("~/.ssh/config").expanduser()
+            (creds.config_files if default.is_file() else creds.config_missing).append(str(default))
+        else:
+            for name in self.options.config_files:
+                (creds.config_files if Path(name).exists() else creds.config_missing).append(str(name))
+        named = [*self.options.identity_files, *(str(k) for k in setting("IdentityFile", ()) or ())]
+        if named:
+            for name in dict.fromkeys(str(Path(n).expanduser()) for n in named):
+                (creds.keys if Path(name).is_file() else creds.keys_missing).append(name)
+        else:
+            creds.default_keys = True
+            creds.keys = [str(p) for p in (Path("~/.ssh").expanduser() / f for f in DEFAULT_KEY_FILES) if p.is_file()]
+        return creds
 
     async def host(self, alias: str, user: str | None = None, port: int | None = None) -> _Host:
         check_host_name(alias, user)
@@ -457,11 +551,11 @@ class SshPool:
                                       self.options.accepted_fingerprints)
             return ExecutorError(alias, f"host key of {where} not verifiable: {exc.reason}")
         if isinstance(exc, asyncssh.PermissionDenied):
+            tried = resolved.credentials.describe(client.password_offered, client.password_stored)
             return AuthenticationFailed(
                 alias,
-                f"{where} accepted none of the offered credentials (ssh-agent, key files, stored password). "
-                "Load the key into ssh-agent, name it with IdentityFile in the SSH config, or store a "
-                "password in the OS keyring (`brickyard` asks for it with --ask-password).",
+                f"{where} accepted none of the credentials offered ({tried}). "
+                + (self.options.auth_hint or CLI_AUTH_HINT),
             )
         if isinstance(exc, (asyncssh.KeyImportError, asyncssh.KeyEncryptionError)):
             return AuthenticationFailed(alias, f"cannot load an SSH key for {where}: {exc}")

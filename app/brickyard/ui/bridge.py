@@ -35,11 +35,16 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
 from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit, QWidget
 
+from ..remote.connection import ConnectionSettings
+
 if TYPE_CHECKING:   # the SSH layer (asyncssh, cryptography) loads when a host is first reached
     from ..remote.services import RemoteServices
     from ..remote.ssh import SshOptions
 
 SSH_CONFIG_ENV = "BRICKYARD_SSH_CONFIG"
+#: what a refused login in the window suggests (the commands suggest their flags)
+WINDOW_AUTH_HINT = ("Choose the SSH config, a key or the user in Cluster ▸ Connection settings…, or load the key "
+                    "into ssh-agent; a host that offers password login asks for the password.")
 PROMPT_TIMEOUT = 600.0  # seconds the loop thread waits for an answer before giving up
 
 
@@ -265,14 +270,18 @@ class RemoteBridge(QObject):
     """Something the SSH layer wants the user to read once (e.g. a password it could not keep)."""
 
     def __init__(self, parent: QWidget | None = None, *, ssh_config: str | Path | None = None,
-                 make_services: Callable[[SshOptions], RemoteServices] | None = None):
+                 make_services: Callable[[SshOptions], RemoteServices] | None = None,
+                 connection: ConnectionSettings | None = None):
         super().__init__(parent)
         self.prompt = SecretPrompt(parent)
         if parent is None:   # owned by Qt, never by whichever thread drops the last reference
             self.prompt.setParent(self)
-        self._ssh_config = [str(ssh_config)] if ssh_config else default_ssh_config()
+        self._override = [str(ssh_config)] if ssh_config else default_ssh_config()
+        self.connection = connection or ConnectionSettings()
+        self._pending: ConnectionSettings | None = None
         self._make = make_services
         self._services: RemoteServices | None = None
+        self._trial: RemoteServices | None = None
         self._watchers: set[FutureWatcher] = set()
         self._notes_shown = 0
         self._closed = False
@@ -284,13 +293,48 @@ class RemoteBridge(QObject):
 
     @property
     def ssh_config(self) -> list[str] | None:
-        return self._ssh_config
+        """The SSH config files in use: ``--ssh-config`` (or ``$BRICKYARD_SSH_CONFIG``), else
+        the Connection settings' file, else None (``~/.ssh/config``, as ssh reads it)."""
+        return self.connection.ssh_options(self._override)["config_files"]
 
-    def options(self) -> SshOptions:
+    @property
+    def ssh_config_override(self) -> list[str] | None:
+        """The config the window was started with (``--ssh-config``), which wins over the settings."""
+        return self._override
+
+    def options(self, connection: ConnectionSettings | None = None) -> SshOptions:
         from ..remote.ssh import SshOptions
 
-        return SshOptions(config_files=self._ssh_config, passphrase=self.prompt.passphrase,
-                          password_prompt=self.prompt.password)
+        return SshOptions(**(connection or self.connection).ssh_options(self._override),
+                          passphrase=self.prompt.passphrase, password_prompt=self.prompt.password,
+                          auth_hint=WINDOW_AUTH_HINT)
+
+    def set_connection(self, connection: ConnectionSettings) -> None:
+        """Reach hosts as ``connection`` says from now on: the pool is rebuilt for the next
+        use, or once the work running now has finished (it keeps its connections)."""
+        if self.busy:
+            self._pending = connection
+            return
+        self._pending = None
+        self.connection = connection
+        if self._services is not None:
+            services, self._services = self._services, None
+            self._notes_shown = 0
+            services.close()
+
+    def trial_services(self, connection: ConnectionSettings) -> RemoteServices:
+        """Services with ``connection`` instead of the one in use, on the same loop (the
+        Connection settings' Test, before anything is saved); ``close_trial`` ends them."""
+        from ..remote.services import RemoteServices
+
+        self.close_trial()
+        self._trial = RemoteServices(self.options(connection), loop=self.services.loop)
+        return self._trial
+
+    def close_trial(self) -> None:
+        if self._trial is not None:
+            trial, self._trial = self._trial, None
+            trial.close()
 
     @property
     def services(self) -> RemoteServices:
@@ -314,6 +358,8 @@ class RemoteBridge(QObject):
         self._watchers.discard(watcher)
         watcher.deleteLater()
         self._pass_on_notes()
+        if self._pending is not None and not self.busy:
+            self.set_connection(self._pending)
 
     def _pass_on_notes(self) -> None:
         pool = getattr(self._services, "pool", None)
@@ -339,6 +385,7 @@ class RemoteBridge(QObject):
         self.prompt.close()
         for watcher in list(self._watchers):
             watcher.cancel()
+        self.close_trial()
         if self._services is not None:
             services, self._services = self._services, None
             services.close()

@@ -7,6 +7,12 @@ shown with ``hostkey_dialog.ask_trust`` and, once trusted, the import simply run
 changed key is refused (``hostkey_dialog.show_changed``). Any other failure stays in the
 dialog, inputs unchanged, so the user can correct the host and try again.
 
+It walks through what a first import needs: (1) how Brickyard reaches the cluster (the
+Connection settings in use, one button away: SSH config, keys, user), (2) a node of the pool
+and optionally a volume, (3) optionally the client machines to draw beside it. A pool with
+peers but no volume yet comes in as its servers with their brick filesystems and free space,
+for the admin to plan the first volume on. A refused login names the config and keys tried.
+
 ``run_import_dialog(window)`` is the menu entry: dialog, then the usual "save changes?"
 question, then the imported topology as a new untitled document on the canvas.
 """
@@ -16,10 +22,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCompleter, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit,
+from PySide6.QtWidgets import (QCompleter, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from ..core.layout import volname_problem
+from ..core.units import format_bytes
 from ..remote.executor import ExecutorError
 from ..remote.hostkeys import HostKeyChanged, UnknownHostKey
 from ..remote.importer import ImportResult
@@ -51,6 +58,49 @@ def ssh_aliases(config_files: list[str] | None) -> list[str]:
                 if not any(ch in word for ch in "*?!") and word not in aliases:
                     aliases.append(word)
     return aliases
+
+
+def reach_summary(bridge: RemoteBridge) -> str:
+    """How the bridge reaches hosts, in one line: config, keys, user, per-host entries."""
+    settings = bridge.connection
+    config = bridge.ssh_config
+    if config:
+        where = ", ".join(config) + (" (--ssh-config)" if bridge.ssh_config_override else "")
+    else:
+        default = Path.home() / ".ssh" / "config"
+        where = str(default) if default.is_file() else f"none ({default} does not exist)"
+    keys = (", ".join(settings.identity_files) if settings.identity_files
+            else "ssh-agent, the config's IdentityFile or the default keys ~/.ssh/id_*")
+    user = settings.default_user or "the config's User, else your login name"
+    hosts = f"; {len(settings.hosts)} host(s) with their own user or port" if settings.hosts else ""
+    return f"SSH config {where}; keys: {keys}; user: {user}{hosts}."
+
+
+POOL_NOTE = "the pool has no volume yet"     # poolimport's first note: the summary says it for the window
+
+
+def import_summary(result: ImportResult, host: str) -> str:
+    topo = result.topology
+    if not topo.volumes:
+        bricks = [b for n in topo.nodes for b in n.bricks]
+        free = sum(b.free_bytes or 0 for b in bricks)
+        return (f"Imported a pool with no volume yet from {host}: {len(topo.nodes)} server(s) with {len(bricks)} "
+                f"brick filesystem(s) ({format_bytes(free)} free) and {len(topo.clients)} client(s), ready to plan "
+                "the first volume")
+    return f"Imported {len(topo.volumes)} volume(s) on {len(topo.nodes)} node(s) from {host}"
+
+
+def shown_notes(result: ImportResult) -> list[str]:
+    return [n for n in result.notes if not n.startswith(POOL_NOTE)]
+
+
+def clients_problem(clients: list[str]) -> str | None:
+    for name in clients:
+        try:
+            check_host_name(name)
+        except ExecutorError:
+            return f"Client {name!r} is not a valid host name or address (letters, digits, '.', '-', '_', ':' only)."
+    return None
 
 
 def input_problem(host: str, volume: str) -> str | None:
@@ -105,26 +155,43 @@ class ImportDialog(QDialog):
         layout = QVBoxLayout(self)
         intro = QLabel("Brickyard reads <tt>gluster volume info</tt>, <tt>volume status detail</tt> and "
                        "<tt>peer status</tt> (all <tt>--xml</tt>) on one node over SSH and draws the cluster "
-                       "as a new untitled topology. Nothing is changed on the cluster.")
+                       "as a new untitled topology. A pool with no volume yet comes in as its servers, their "
+                       "brick filesystems and free space, to plan the first volume on. Nothing is changed on "
+                       "the cluster.")
         intro.setWordWrap(True)
         layout.addWidget(intro)
+        reach = QHBoxLayout()
+        self.reach_label = QLabel()
+        self.reach_label.setObjectName("reach")
+        self.reach_label.setWordWrap(True)
+        self.reach_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.connection_button = QPushButton("Connection settings…")
+        self.connection_button.setObjectName("connection-settings")
+        self.connection_button.setToolTip("SSH config file, keys, default user, per-host user and port")
+        self.connection_button.setAutoDefault(False)
+        self.connection_button.clicked.connect(self.open_connection_settings)
+        reach.addWidget(self.reach_label, 1)
+        reach.addWidget(self.connection_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(reach)
         form = QFormLayout()
         self.host_edit = QLineEdit(host)
         self.host_edit.setObjectName("host")
         self.host_edit.setPlaceholderText("ssh alias or host name, e.g. node1")
-        aliases = ssh_aliases(bridge.ssh_config)
-        if aliases:
-            completer = QCompleter(aliases, self)
-            completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-            self.host_edit.setCompleter(completer)
-            # Return in the alias list takes the alias and then imports, as Return in the field does
-            # (the list eats the key, so the default button alone never saw it)
-            self._return_watch = _ReturnInList(completer.popup(), self._return_in_list)
-        form.addRow("&Host:", self.host_edit)
+        # the aliases of the SSH config in use complete the field (show_reach); Return in their
+        # list takes the alias and then imports, as Return in the field does (the list eats the
+        # key, so the default button alone never saw it)
+        form.addRow("2. &Node:", self.host_edit)
         self.volume_edit = QLineEdit()
         self.volume_edit.setObjectName("volume")
-        self.volume_edit.setPlaceholderText("empty: all volumes")
+        self.volume_edit.setPlaceholderText("empty: all volumes (or the pool, when it has none yet)")
         form.addRow("&Volume:", self.volume_edit)
+        self.clients_edit = QLineEdit()
+        self.clients_edit.setObjectName("clients")
+        self.clients_edit.setPlaceholderText("optional, e.g. client1 client2: the machines that will mount it")
+        self.clients_edit.setToolTip("Client machines to draw beside the servers, checked over SSH (reachable, "
+                                     "mount.glusterfs installed). Clients that mount a volume already are found "
+                                     "without this.")
+        form.addRow("3. &Clients:", self.clients_edit)
         layout.addLayout(form)
         self.busy = QProgressBar()
         self.busy.setObjectName("busy")
@@ -155,7 +222,32 @@ class ImportDialog(QDialog):
         layout.addWidget(buttons)
         self.host_edit.textChanged.connect(self._inputs_edited)
         self.volume_edit.textChanged.connect(self._inputs_edited)
+        self.clients_edit.textChanged.connect(self._inputs_edited)
+        self.show_reach()
         self._set_idle()
+
+    # ---- step 1: how the cluster is reached ---------------------------------------------
+    def show_reach(self) -> None:
+        """Say how Brickyard will reach the cluster (the Connection settings in use)."""
+        self.reach_label.setText("1. Reached as: " + reach_summary(self.bridge))
+        aliases = ssh_aliases(self.bridge.ssh_config)
+        completer = self.host_edit.completer()
+        if aliases and completer is None:
+            completer = QCompleter(aliases, self)
+            completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+            self.host_edit.setCompleter(completer)
+            self._return_watch = _ReturnInList(completer.popup(), self._return_in_list)
+        elif completer is not None:
+            completer.model().setStringList(aliases)
+
+    def open_connection_settings(self) -> None:
+        """The Connection settings, on top of this dialog; saved, they are used for the import."""
+        window = self.parent()
+        opener = getattr(window, "open_connection_settings", None)
+        if opener is None:
+            return
+        dialog = opener(test_host=self.host_edit.text().strip(), parent=self)
+        dialog.sig_saved.connect(lambda _settings: self.show_reach())
 
     def _return_in_list(self) -> None:
         if self.import_button.isEnabled() and not self.running:
@@ -172,7 +264,8 @@ class ImportDialog(QDialog):
         self.sig_status.emit(text)
 
     def _set_busy(self) -> None:
-        for widget in (self.host_edit, self.volume_edit, self.import_button):
+        for widget in (self.host_edit, self.volume_edit, self.clients_edit, self.import_button,
+                       self.connection_button):
             widget.setEnabled(False)
         self.busy.setVisible(True)
         self.close_button.setText("Cancel")
@@ -182,7 +275,7 @@ class ImportDialog(QDialog):
         self._running = None
         self._watcher = None
         self._cancel_asked = False
-        for widget in (self.host_edit, self.volume_edit):
+        for widget in (self.host_edit, self.volume_edit, self.clients_edit, self.connection_button):
             widget.setEnabled(True)
         self.busy.setVisible(False)
         self.close_button.setText("Close")
@@ -200,11 +293,14 @@ class ImportDialog(QDialog):
             return False
         host = self.host_edit.text().strip()
         volume = self.volume_edit.text().strip()
-        problem = input_problem(host, volume)
+        problem = input_problem(host, volume) or clients_problem(self.clients())
         if problem:
             self._set_status(problem, error=True)
             return False
         return self._run(host, volume or None)
+
+    def clients(self) -> list[str]:
+        return list(dict.fromkeys(self.clients_edit.text().replace(",", " ").split()))
 
     def _run(self, host: str, volume: str | None) -> bool:
         what = f"volume {volume}" if volume else "all volumes"
@@ -212,7 +308,7 @@ class ImportDialog(QDialog):
         self._set_busy()
         self._set_status(f"Connecting to {host} and reading {what}…")
         try:
-            future = self.bridge.services.import_cluster(host, volume)
+            future = self.bridge.services.import_cluster(host, volume, self.clients())
         except Exception as exc:  # noqa: BLE001 - e.g. an unreadable ssh config: shown, not raised
             self._set_idle()
             self._set_status(f"Cannot start the import from {host}: {exc}", error=True)
@@ -243,9 +339,8 @@ class ImportDialog(QDialog):
         self._set_idle()
         self.imported = result
         self.imported_from = host
-        topo = result.topology
-        summary = f"Imported {len(topo.volumes)} volume(s) on {len(topo.nodes)} node(s) from {host}."
-        self._set_status("\n".join([summary, *(f"Note: {n}" for n in result.notes)]))
+        summary = import_summary(result, host) + "."
+        self._set_status("\n".join([summary, *(f"Note: {n}" for n in shown_notes(result))]))
         self.accept()
 
     def _cancelled(self) -> None:
@@ -322,8 +417,8 @@ def load_imported(window, result: ImportResult, host: str) -> bool:
     window.files.load_untitled(topo)
     window.tabs.setCurrentWidget(window.canvas)  # the drawing is what the user came for
     window.canvas.fit()
-    summary = f"Imported {len(topo.volumes)} volume(s) on {len(topo.nodes)} node(s) from {host}"
-    window.statusBar().showMessage("; ".join([summary, *result.notes]), STATUS_MS)
+    summary = import_summary(result, host)
+    window.statusBar().showMessage("; ".join([summary, *shown_notes(result)]), STATUS_MS)
     return True
 
 

@@ -109,6 +109,7 @@ class MainWindow(QMainWindow):
         self.window_layout.restore()
         if self.files.settings.problem:
             self.statusBar().showMessage(self.files.settings.problem, 60000)
+        self._load_connection()
 
     def _dock(self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> None:
         """A dock for ``widget``. Side docks scroll (long forms); bottom docks hold panels that
@@ -189,6 +190,12 @@ class MainWindow(QMainWindow):
         action = cluster.addAction("&Import from cluster…")
         action.setShortcut(QKeySequence("Ctrl+Shift+I"))
         action.triggered.connect(self.import_from_cluster)
+        cluster.addSeparator()
+        action = cluster.addAction("Co&nnection settings…")
+        action.setObjectName("connection-settings")
+        action.setToolTip("How Brickyard reaches hosts over SSH: the SSH config file, keys, default user, "
+                          "per-host user and port (passwords only in the OS keyring)")
+        action.triggered.connect(lambda: self.open_connection_settings())
         view = self.menuBar().addMenu("&View")
         for name in ("fit", "zoom_in", "zoom_out"):
             view.addAction(a[name])
@@ -434,6 +441,41 @@ class MainWindow(QMainWindow):
         from .import_dialog import run_import_dialog
 
         return run_import_dialog(self)
+
+    # ---- connection settings --------------------------------------------------------
+    def _load_connection(self) -> None:
+        """The Connection settings kept in settings.json, for the bridge (when any are kept)."""
+        from ..remote.connection import SETTINGS_KEY, load
+
+        if not self.files.settings.contains(SETTINGS_KEY):
+            return
+        settings, problems = load(self.files.settings)
+        problems += settings.problems()
+        self.remote.set_connection(settings)
+        if problems:
+            self.statusBar().showMessage("Connection settings: " + "; ".join(problems)
+                                         + " (Cluster ▸ Connection settings… to fix)", 60000)
+
+    def open_connection_settings(self, test_host: str = "", show: bool = True, parent: QWidget | None = None):
+        """Cluster ▸ Connection settings…: the dialog, over ``parent`` (default: this window; the
+        import dialog passes itself, so its own modality does not block the page); Save keeps the
+        settings in settings.json and the window reaches hosts with them."""
+        from ..remote.connection import SETTINGS_KEY
+        from .connection_dialog import ConnectionDialog
+
+        host = test_host or next((n.ssh_host for n in self.session.topo.nodes), "")
+        dialog = ConnectionDialog(self.remote, self.remote.connection, parent or self, test_host=host)
+
+        def saved(settings) -> None:
+            self.files.settings.setValue(SETTINGS_KEY, settings.to_json())
+            self.remote.set_connection(settings)
+            self.statusBar().showMessage("Connection settings saved: the next SSH connection uses them", 10000)
+
+        dialog.sig_saved.connect(saved)
+        dialog.finished.connect(dialog.deleteLater)
+        if show:
+            dialog.open()
+        return dialog
 
     # ---- actions --------------------------------------------------------------------
     def open_dialog(self) -> None:

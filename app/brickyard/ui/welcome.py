@@ -146,8 +146,9 @@ class WelcomeView(QWidget):
         self.note.setStyleSheet("color: #555;")
 
         self.import_button = QCommandLinkButton("Import from a cluster",
-                                                "Read a running gluster pool over SSH (volume info, status, peers) "
-                                                "and draw it. Nothing on the cluster changes.")
+                                                "How to reach it (SSH config, key, user), a node, its clients: read "
+                                                "the pool over SSH and draw it, volumes or none yet (then its "
+                                                "servers and free brick filesystems). Nothing on the cluster changes.")
         self.import_button.setObjectName("welcome-import")
         self.new_button = QCommandLinkButton("New topology", "An empty canvas: add sites (S), servers (N) and their "
                                              "bricks (B), then choose a layout.")
