@@ -538,7 +538,9 @@ class DecisionView(QWidget):
         overhead = (self.upper.height() - self.view.height() if self.upper.height() > self.view.height() > 0
                     else self.upper.sizeHint().height() - self.view.sizeHint().height())
         need = overhead + self.view.rows_height()
-        upper = max(min(need, total - self.CHART_MIN_HEIGHT - self.split.handleWidth()), 0)
+        lower = self.split.widget(1)
+        chart_bar = lower.height() - self.chart.height() if lower.height() > self.chart.height() > 0 else 30
+        upper = max(min(need, total - self.CHART_MIN_HEIGHT - chart_bar - self.split.handleWidth()), 0)
         self.split.setSizes([upper, total - upper])
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
