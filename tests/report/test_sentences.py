@@ -130,3 +130,20 @@ def test_an_unmeasured_layout_is_named_not_ranked_on_its_estimate():
     lines = reading(table)
     assert lines[0].startswith("Fastest at write 4M × 4 files: gv0-dt6, 300.0 MB/s")
     assert "Not measured at write 4M × 4 files, so not ranked: gv0-dt8 (the table shows their estimates, grey)." in lines
+
+
+def test_page_one_shows_the_layouts_measured_block_size_and_says_what_a_baselines_other_size_means(tmp_path):
+    """Issue 21 point 3 on paper: the gluster runs measured 4M, the first-start baselines 4K … 16M."""
+    from tests.core.test_decision import eight_node, issue_runs
+
+    from brickyard.core.decision_runs import entries_from_runs
+
+    table = build_table(entries_from_runs(issue_runs(), eight_node()))
+    topo = eight_node()
+    content = replace(content_from_plan(topo, topo.volumes[0]), table=table, layouts=())
+    out = tmp_path / "issue.pdf"
+    export_report(content, out)
+    page1 = " ".join(pdfcheck.text(out, 1, 1).split())
+    assert "write 4M × 4 files" in page1 and "16M × 4 files" not in page1
+    assert "3.00 GB/s at 16M" in page1 and "at 16M: a baseline measured at another block size" in page1
+    assert "Fastest at write 4M × 4 files: gv0-dt6, 300.0 MB/s" in page1 and "(est.) (planner's" not in page1

@@ -181,6 +181,10 @@ def decision_section(content: ReportContent, ts: Typeset, width: float, number: 
                                              "writable (best case: when the right ones fail).", "small")]
     if any(f.source == PREDICTED for r in table.rows for f in r.figures.values()):
         legend.append((" (pred.): a calibrated model's prediction.", "small"))
+    if any(f.block_size is not None for r in table.rows for f in r.figures.values()):
+        legend.append((" at 16M: ", "small-bold"))
+        legend.append(("a baseline measured at another block size than its column's (the layouts' runs decide "
+                       "the block sizes).", "small"))
     blocks.append(Paragraph(legend, colour=MUTED, space=4.0))
     notes = list(table.notes)
     if len(decision_columns(table)) < len(table.columns):
