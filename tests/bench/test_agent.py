@@ -210,3 +210,41 @@ def test_the_dd_per_file_method_forks_one_dd_per_file_and_counts_its_bytes(tmp_p
     gone = run_one([{"kind": "randread", "files": [str(tmp_path / "missing")], "seconds": 1, "once": True,
                      "method": "dd"}])
     assert gone.workers[0]["exit"] == 1 and "missing" in gone.workers[0]["stderr"]
+
+
+def test_a_parked_program_waits_inside_its_first_system_call_so_loading_stays_before_the_release():
+    """Start skew grew with the number of workers because each program, released right after
+    exec, ran the dynamic loader (~25 µs of CPU) before its first system call, and 8 of them
+    queued for 2 cores: the kernel saw them reach that call 0.13 ms apart. Parked inside that
+    first call instead, a released worker needs one system call to show it runs."""
+    import shutil
+
+    from .test_agent_death import load_agent
+
+    agent = load_agent()
+    if not agent.parking_works():
+        pytest.skip("ptrace is not allowed here")
+    true = shutil.which("true")
+    pid = os.fork()
+    if pid == 0:
+        try:
+            agent.libc().ptrace(agent.PTRACE_TRACEME, 0, None, None)
+            os.execv(true, [true])
+        finally:
+            os._exit(125)
+    try:
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFSTOPPED(status)
+        with open(f"/proc/{pid}/syscall") as fh:
+            at_exec = fh.read().split()[0]
+        p = {"pid": pid}
+        agent.first_call(p)
+        with open(f"/proc/{pid}/syscall") as fh:
+            parked_in = fh.read().split()[0]
+        with open(f"/proc/{pid}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+        assert state == "t" and "gone" not in p
+        assert parked_in not in (at_exec, "running")   # inside a call the loader made, not execve's return
+    finally:
+        agent.libc().ptrace(agent.PTRACE_DETACH, pid, None, None)
+        os.waitpid(pid, 0)

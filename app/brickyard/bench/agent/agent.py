@@ -36,8 +36,8 @@ Worker specs: {"kind": "exec", "argv": [...], "cwd": D} or
   and in any spec "progress": "rchar"|"wchar": the counter that is this worker's payload.
 
 Every worker leaves the same barrier: when ptrace works, each is stopped before the release
-(a program right after exec, an in-process worker before its loop) and resumed by it; a
-program's start is taken at its first system call, an in-process worker reads its own clock.
+(a program inside its first system call, the loader's, after exec; an in-process worker before
+its loop) and resumed by it; each start is taken at its first system call after the release.
 Without ptrace all of them wait on the pipe. Each worker's I/O counters (/proc/PID/io,
 summed over the processes it started) are sampled every interval and at each worker's exit:
 the step reports them per worker as its progress curve.
@@ -112,10 +112,12 @@ PARKING = None
 
 
 def boost(on):
-    """Real-time priority for the few microseconds of the release loop (root only)."""
+    """Real-time priority for the release and the collection of starts (root only), one
+    above the kicked workers': a worker's stop is noted the moment it happens, not when a
+    worker that runs on gives the CPU back."""
     try:
         if on:
-            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(2))
         else:
             os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
         return True
@@ -982,27 +984,54 @@ def kick(pid, on):
         return False
 
 
+def first_call(p):
+    """Run a parked worker on to the entry of its next system call, where it stays parked: a
+    program right after exec to the loader's first call, an in-process worker from its stop
+    to the call that reports it ready to work. What runs before that call is loading (the
+    loader's code; a forked worker's copy-on-write faults), not the worker's work: done before
+    the release, it is in no worker's start, and after the release each worker needs only
+    that one call to show it runs. Without this, each of 8 programs ran ~25 µs of loader
+    code after the release, one after another on 2 cores, and that queue was most of the
+    measured start skew."""
+    if libc().ptrace(PTRACE_SYSCALL, p["pid"], None, None) != 0:
+        return
+    _, status = os.waitpid(p["pid"], 0)
+    if not os.WIFSTOPPED(status):
+        p["parked"] = False
+        p["end"], p["exit"], p["gone"] = time.monotonic(), exit_code(status), True
+    elif os.WSTOPSIG(status) & 0x7f != signal.SIGTRAP:
+        p["signal"] = os.WSTOPSIG(status) & 0x7f    # a signal came first: delivered at the release
+
+
 def release(procs, specs):
     """Let every worker go at once; returns the release instant. Each parked worker runs to
-    its first system call, where its start is taken: the same figure for a program (exec and
-    loading stay out of it) and an in-process worker. With root, the release loop and each
-    worker up to that first call run at real-time priority, so the start does not wait for the
-    host's other work; without it, a worker that waits for a CPU starts when it really runs.
-    A deliberately delayed worker reads its own clock."""
+    its first system call after the release (a program: out of the one it is parked in), where
+    its start is taken: the same figure for a program (exec and loading stay out of it) and an
+    in-process worker. With root, the release loop and each worker up to that first call run
+    at real-time priority, so the start does not wait for the host's other work; without it, a
+    worker that waits for a CPU starts when it really runs. A deliberately delayed worker
+    reads its own clock. The loop does nothing but resume: one ptrace call per worker."""
     boosted = boost(True)
     pending = {}
-    for p, spec in zip(procs, specs):
-        if p.get("parked") and not spec.get("delay") and boosted:
-            p["kicked"] = kick(p["pid"], True)
-    released = time.monotonic()
+    go, hold = [], []
     for p, spec in zip(procs, specs):
         if not p.get("parked"):
             continue
-        if not spec.get("delay"):
-            if libc().ptrace(PTRACE_SYSCALL, p["pid"], None, None) == 0:
-                pending[p["pid"]] = p
-                continue
-            p["start"] = time.monotonic()        # cannot follow it to its first call: let it go
+        if spec.get("delay"):
+            hold.append(p)
+            continue
+        if boosted:
+            p["kicked"] = kick(p["pid"], True)
+        go.append((p["pid"], p.get("signal")))
+        pending[p["pid"]] = p
+    ptrace, resume = libc().ptrace, PTRACE_SYSCALL
+    released = time.monotonic()
+    failed = [pid for pid, sig in go if ptrace(resume, pid, None, sig) != 0]
+    for pid in failed:                           # cannot follow it to its first call: let it go
+        p = pending.pop(pid)
+        p["start"] = time.monotonic()
+        hold.append(p)
+    for p in hold:
         if p.pop("kicked", False):
             kick(p["pid"], False)
         libc().ptrace(PTRACE_DETACH, p["pid"], None, None)
@@ -1010,7 +1039,10 @@ def release(procs, specs):
 
 
 def collect_starts(procs, pending, boosted):
+    """Each released worker's start: the instant its first system call after the release
+    stops it. The agent, one priority above the workers, notes it and lets the worker go."""
     by_pid = dict((p["pid"], p) for p in procs)
+    ptrace, detach, trap = libc().ptrace, PTRACE_DETACH, signal.SIGTRAP
     try:
         while pending:                      # no reaper runs yet: every event here is ours
             try:
@@ -1027,7 +1059,7 @@ def collect_starts(procs, pending, boosted):
                     p["start"] = now
                     if p.pop("kicked", False):
                         kick(pid, False)
-                    libc().ptrace(PTRACE_DETACH, pid, None, None if sig == signal.SIGTRAP else sig)
+                    ptrace(detach, pid, None, None if sig == trap else sig)
                     del pending[pid]
             else:
                 p["end"], p["exit"], p["gone"] = now, exit_code(status), True
@@ -1076,6 +1108,8 @@ def run_step(cmd, scratch):
             _, status = os.waitpid(p["pid"], 0)
             if os.WIFSTOPPED(status):
                 p["parked"] = True
+                if not spec.get("delay"):
+                    first_call(p)
             else:                             # it could not park: it has already exited
                 p["end"], p["exit"], p["gone"] = time.monotonic(), exit_code(status), True
     progress = Progress(procs, specs)
