@@ -5,7 +5,10 @@
    dd's own rate line. On a busy or noisy mount the paired ratio carries the storage's own
    run-to-run spread, so the same-process ratio is printed too: Brickyard's headline ÷ the
    rate the very same dd process printed (what the harness adds: exec to exit, create, close).
-2. start skew on one host (p50/p99/max of each step's start lags) for 8 dd workers, 8 and 20
+2. fio's headline ÷ fio's own bandwidth for one job of 256 MiB and 1 GiB (target ≥ 0.98): the
+   headline covers each job's I/O window as fio timed it (first I/O to the end of its final
+   fsync); the whole fio processes' figure (start-up, layout, exit) is printed beside it.
+3. start skew on one host (p50/p99/max of each step's start lags) for 8 dd workers, 8 and 20
    randread readers and 8 fio jobs: every workload's workers leave the same barrier, and each
    start is the worker's first system call after the release, so a worker that waits for a
    CPU shows. Steps whose p99 passes 1 % of their length are flagged "start-skew".
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -49,6 +53,14 @@ def parse_dd(stderr: bytes) -> float:
 
 
 async def main(args) -> int:
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs at the start")
+    try:
+        return await measure(args)
+    finally:
+        print(f"load average {os.getloadavg()[0]:.1f} at the end")
+
+
+async def measure(args) -> int:
     target = parse_target(args.target)
     pool = None
     if target.is_local:
@@ -94,6 +106,22 @@ async def main(args) -> int:
         print(f"  same dd process, brickyard headline ÷ that dd's own rate: median {statistics.median(same_process):.3f} "
               f"(min {min(same_process):.3f})")
 
+        fio = registry.find("fio")
+        print("fio, one job, seq-write (end_fsync=1): headline ÷ fio's own bandwidth   (target ≥ 0.98)")
+        for size in args.fio_sizes.split(","):
+            ratios, whole = [], []
+            for _ in range(args.fio_rounds):
+                run = await run_benchmark(fio, {"presets": "seq-write", "size": size, "numjobs": "1", "repeats": "1"},
+                                          [(target, executor)])
+                if run.status.value != "complete" or not run.steps[0].valid:
+                    raise SystemExit(f"fio run failed: {run.error} {run.steps[0].note if run.steps else ''}")
+                own = run.steps[0].metric("fio_group_bw").value
+                ratios.append(run.steps[0].metric("throughput").value / own)
+                whole.append(run.steps[0].metric("process_throughput").value / own)
+            print(f"  {size}: headline ÷ fio's own median {statistics.median(ratios):.3f} (min {min(ratios):.3f}); "
+                  f"whole fio processes ÷ fio's own (the old headline) median {statistics.median(whole):.3f}   "
+                  f"[{args.fio_rounds} runs]")
+
         print("start skew: each worker's start is its first system call after the one release (the same "
               "barrier for every workload); each step's p50/p99/max lag after the first worker")
         n = args.skew_steps
@@ -126,4 +154,6 @@ if __name__ == "__main__":
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--size", type=int, default=256 << 20, help="bytes per dd (default 256 MiB)")
     ap.add_argument("--skew-steps", type=int, default=20)
+    ap.add_argument("--fio-sizes", default="256M,1G", help="one fio job of each size (default 256M,1G)")
+    ap.add_argument("--fio-rounds", type=int, default=3)
     raise SystemExit(asyncio.run(main(ap.parse_args())))

@@ -80,6 +80,7 @@ class AgentStep:
     idle_seconds: float = 0.0
     max_idle_seconds: float = 0.0    # longest stretch without I/O progress during the step
     release: str = "ptrace"          # how the workers left the barrier: "ptrace" or "pipe"
+    wall_offset: float | None = None  # the host's real-time clock − its monotonic clock
 
 
 @dataclass
@@ -256,7 +257,8 @@ class AgentSession:
             elif kind == "step_done" and ev.get("id") == sid:
                 step = AgentStep(self.host, float(ev["released"]), ev["workers"], bool(ev.get("stalled")),
                                  bool(ev.get("timed_out")), float(ev.get("idle_seconds", 0)),
-                                 float(ev.get("max_idle_seconds", 0)), str(ev.get("release", "ptrace")))
+                                 float(ev.get("max_idle_seconds", 0)), str(ev.get("release", "ptrace")),
+                                 float(ev["wall"]) if isinstance(ev.get("wall"), (int, float)) else None)
                 if step.stalled:
                     raise StepStalled(self.host, step.idle_seconds, step)
                 if step.timed_out:

@@ -213,6 +213,11 @@ class Measurement:
     #: cannot say (None). A re-read much faster than the point's first read is a cache figure.
     cold_key: Any = None
     first_read: bool | None = None
+    #: when ``workers`` hold a window the tool timed itself (fio: each job's I/O, without its
+    #: start-up): each worker's whole run from the release, in the same order. The start skew
+    #: (how together the barrier let them go) is taken from these; every other figure from
+    #: ``workers``.
+    released: list[WorkerTiming] | None = None
 
 
 #: parameters every workload has; the engine reads them (a workload may override one)

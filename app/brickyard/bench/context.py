@@ -102,6 +102,20 @@ class WorkerRun:
     curve: tuple[tuple[float, int], ...] = ()   # (time on this workstation's clock, bytes) samples
     exhausted: bool | None = None        # a once-only reader ran out of files before its time
     counter_step: int = 0                # bytes its counter moves by per call (0: unknown, fine)
+    clock_offset: float = 0.0            # its host's monotonic clock − this workstation's
+    wall_offset: float | None = None     # its host's real-time clock − the host's monotonic clock
+
+    def local_time(self, host_monotonic: float) -> float:
+        """A time on the worker's host's monotonic clock, on this workstation's (as ``timing``)."""
+        return host_monotonic - self.clock_offset
+
+    def local_from_wall(self, host_realtime: float) -> float | None:
+        """A time on the host's real-time clock (a tool's wall-clock stamp, e.g. fio's
+        ``timestamp_ms``), on this workstation's monotonic clock; None when the agent did not
+        say how its host's clocks relate."""
+        if self.wall_offset is None:
+            return None
+        return self.local_time(host_realtime - self.wall_offset)
 
 
 class RunContext:
@@ -324,7 +338,7 @@ class RunContext:
                 out[slot] = WorkerRun(t, timing, w.get("exit"), w.get("stdout") or "", w.get("stderr") or "",
                                       int(w.get("rchar") or 0), int(w.get("wchar") or 0),
                                       w.get("bytes"), w.get("ops"), w.get("progress"), curve, w.get("exhausted"),
-                                      int(workers[slot][1].get("progress_step") or 0))
+                                      int(workers[slot][1].get("progress_step") or 0), offset, step.wall_offset)
             if step.timed_out:
                 self._pending_flags.append("timeout")
             limit = self.stall_seconds if stall_seconds is None else stall_seconds
@@ -364,7 +378,8 @@ class RunContext:
             if m.progress is not None:
                 found = figures.StepProgress(dict(m.progress), "the workload gave no progress for a worker still running")
             else:
-                found = figures.curves_for(workers, self._last_runs)
+                # matched by the runs' own timing (``released`` when the tool timed a window inside it)
+                found = figures.curves_for(list(m.released) if m.released is not None else workers, self._last_runs)
             metrics = list(stats.throughput_metrics(workers, found.curves))
             wall = next((x for x in metrics if x.name == "stonewall_seconds"), None)
             if len(workers) > 1 and wall is None:
@@ -384,8 +399,12 @@ class RunContext:
         if any(w.error for w in workers):
             flags.append("worker-error")
             problems += [f"worker {w.worker} on {w.host}: {w.error}" for w in workers if w.error][:4]
-        skew = mine.numbers("start_skew", stats.start_skew(workers)) if len(workers) > 1 else \
+        released = tuple(plugin.workers(m.released)) if m.released is not None else workers
+        skew = mine.numbers("start_skew", stats.start_skew(released)) if len(released) > 1 else \
             {"p50": 0.0, "p99": 0.0, "max": 0.0}
+        if m.released is not None:     # the barrier's figure, not the spread of the tool's own windows
+            metrics = [Metric("start_skew_p99", skew["p99"], "s", "99th percentile of start lag after the first "
+                              "worker (from the release)") if x.name == "start_skew_p99" else x for x in metrics]
         problems += mine.problems
         if plugin.problems or mine.problems:
             flags.append(finite.FLAG)

@@ -28,7 +28,8 @@ Commands (one JSON object per line):
   {"op": "sweep", "path": P}                     remove marked run dirs killed runs left in P
   {"op": "dropcaches"}                           sync + /proc/sys/vm/drop_caches = 3 (root only)
   {"op": "step", "id": S, "workers": [...], "release_at": T|null, "stall_seconds": X,
-   "timeout": Y, "interval": Z}
+   "timeout": Y, "interval": Z}            step_done's "wall": this host's real-time clock
+                                                 − its monotonic clock (a tool's wall-clock stamps)
   {"op": "exit"}
 Worker specs: {"kind": "exec", "argv": [...], "cwd": D} or
               {"kind": "randread", "files": [...], "seconds": T, "block": B,
@@ -1216,7 +1217,7 @@ def run_step(cmd, scratch):
           "release": "ptrace" if any(p.get("parked") for p in procs) else "pipe",
           "stalled": stalled, "timed_out": timed_out,
           "idle_seconds": time.monotonic() - last_any_progress, "max_idle_seconds": max_idle,
-          "strays_killed": strays})
+          "strays_killed": strays, "wall": time.time() - time.monotonic()})
 
 
 def main():
