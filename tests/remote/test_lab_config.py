@@ -350,3 +350,45 @@ def test_lab_topology_for_the_admin_names_it_as_ssh_user_everywhere(tmp_path):
     topo = lab_topology(_state(tmp_path), ssh_user="byadmin")
     assert {m.ssh_user for m in (*topo.nodes, *topo.clients)} == {"byadmin"}
     assert {m.ssh_user for m in (*lab_topology(_state(tmp_path)).nodes,)} == {"root"}
+
+
+def test_a_one_sided_delay_is_read_as_towards_then_from_the_machine():
+    assert cfg.parse_delay("client2=40/0") == ("client2", 40.0, 0.0)
+    assert cfg.parse_delay("client2=0/12.5ms") == ("client2", 0.0, 12.5)
+    with pytest.raises(cfg.LabConfigError, match="NAME=TO/FROM"):
+        cfg.parse_delay("client2=40/0/1")
+    plan = cfg.plan_lab(spec(delays=(("client1", 40.0, 0.0),)))
+    client = next(m for m in plan.machines if m.name == "client1")
+    assert (client.delay_ms, client.delay_from_ms, client.delayed) == (40.0, 0.0, True)
+    assert cfg.plan_lab(spec(delays=(("node1", 25.0),))).machines[0].delay_from_ms is None   # each way
+    with pytest.raises(cfg.LabConfigError, match="not both 0"):
+        cfg.plan_lab(spec(delays=(("node1", 0.0, 0.0),)))
+
+
+def test_the_delay_path_holds_frames_towards_the_machine_and_from_it_for_their_own_times():
+    import socket
+    import threading
+    import time
+
+    from brickyard.lab.delay import forward
+
+    bridge_side, bridge_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    machine_side, machine_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    for s in (bridge_side, machine_side):
+        s.setblocking(False)
+    worker = threading.Thread(target=forward, args=(bridge_side.fileno(), machine_side.fileno(), 0.2),
+                              kwargs={"stop_after": 1.0, "back_s": 0.0}, daemon=True)
+    worker.start()
+    try:
+        sent = time.monotonic()
+        bridge_end.send(b"to the machine")
+        machine_end.send(b"from the machine")
+        assert bridge_end.recv(64) == b"from the machine"
+        back = time.monotonic() - sent
+        assert machine_end.recv(64) == b"to the machine"
+        there = time.monotonic() - sent
+        assert back < 0.1 and there >= 0.2
+    finally:
+        worker.join()
+        for s in (bridge_side, bridge_end, machine_side, machine_end):
+            s.close()

@@ -37,7 +37,9 @@ class LabUp(Command):
                              f"(default {cfg.DEFAULT_ADMIN_USER}; ssh -F LABDIR/ssh_config "
                              f"node1{cfg.ADMIN_ALIAS_SUFFIX})")
         up.add_argument("--delay", action="append", default=[], metavar="NAME=MS",
-                        help="add MS milliseconds each way to one machine's link (user space; repeatable)")
+                        help="add MS milliseconds each way to one machine's link, or NAME=TO/FROM: TO ms on "
+                             "frames towards it and FROM ms on frames from it (a one-sided path; user space; "
+                             "repeatable)")
         _with_dir(up)
 
     def run(self, args: argparse.Namespace) -> Outcome:
@@ -70,7 +72,7 @@ class LabUp(Command):
         lines = []
         for m in state.machines:
             bricks = ", ".join(f"{b.path} ({format_bytes(b.size_bytes, binary=True)})" for b in m.bricks)
-            delay = f"(+{m.delay_ms:g} ms each way) " if m.delay_ms else ""
+            delay = f"({delay_words(m.delay_ms, m.delay_from_ms)}) " if m.delayed else ""
             lines.append(f"  {m.name:<9} {m.address:<13} {delay}{bricks}")
         lines.append(f"  non-root admin {state.admin_user} (passwordless sudo): "
                      f"ssh -F {shlex.quote(state.ssh_config)} {admin_alias('node1')}")
@@ -132,7 +134,7 @@ class LabStatus(Command):
             if h.glusterd is not None:
                 checks.append(f"glusterd {'ok' if h.glusterd else 'DOWN'}")
             run = "running" if h.running else "STOPPED"
-            delay = f"  +{h.delay_ms:g} ms each way" if h.delay_ms else ""
+            delay = f"  {delay_words(h.delay_ms, h.delay_from_ms)}" if h.delay_ms or h.delay_from_ms else ""
             lines.append(f"  {h.name:<9} {h.address:<13} {run:<8} {', '.join(checks):<24} "
                          f"{h.processes:>3} processes {format_bytes(h.memory_bytes, binary=True):>11}{delay}")
         return Outcome(code, text=lines)
@@ -167,3 +169,9 @@ def _up_json(state, already_up: bool) -> dict:
     return {"ok": True, "already_up": already_up, "ssh_config": state.ssh_config,
             "topology_file": state.topology_file, "lab": state.to_dict()}
 
+
+def delay_words(to_ms: float, from_ms: float | None) -> str:
+    """"+25 ms each way" or "+40 ms towards it, +0 ms from it"."""
+    if from_ms is None:
+        return f"+{to_ms:g} ms each way"
+    return f"+{to_ms:g} ms towards it, +{from_ms:g} ms from it"

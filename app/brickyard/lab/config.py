@@ -86,8 +86,9 @@ class LabSpec:
     directory: Path = DEFAULT_DIR
     subnet: str = DEFAULT_SUBNET
     prefix: str = DEFAULT_PREFIX
-    # (machine name, one-way delay in ms): that machine's link goes through lab.delay
-    delays: tuple[tuple[str, float], ...] = ()
+    # (machine name, delay in ms each way) or (name, ms towards it, ms from it): that
+    # machine's link goes through lab.delay
+    delays: tuple[tuple[str, float] | tuple[str, float, float], ...] = ()
     # the non-root account with passwordless sudo inside every machine
     admin_user: str = DEFAULT_ADMIN_USER
 
@@ -109,7 +110,13 @@ class MachinePlan:
     veth: str             # bridge-side end; the inside end is eth0
     dir: Path             # per-machine state: keys, configs, glusterd, logs
     bricks: tuple[BrickPlan, ...] = ()
-    delay_ms: float = 0.0  # one-way, added by a user-space forwarder (0: a plain veth)
+    delay_ms: float = 0.0  # on frames towards it, added by a user-space forwarder
+    delay_from_ms: float | None = None  # on frames from it (None: as ``delay_ms``)
+
+    @property
+    def delayed(self) -> bool:
+        """Its link goes through the forwarder (0 both ways: a plain veth)."""
+        return bool(self.delay_ms or self.delay_from_ms)
 
     @property
     def is_server(self) -> bool:
@@ -225,28 +232,35 @@ def plan_lab(spec: LabSpec) -> LabPlan:
         machines.append(MachinePlan(name, "client", str(hosts[99 + i]), f"{spec.prefix}-{name}",
                                     f"{spec.prefix}-{name}", spec.directory / "machines" / name))
     names = {m.name for m in machines}
-    delays = {}
-    for name, ms in spec.delays:
+    delays: dict[str, tuple[float, float | None]] = {}
+    for name, *ms in spec.delays:
         if name not in names:
             raise LabConfigError(f"--delay names {name!r}, which is not a machine of this lab "
                                  f"({', '.join(sorted(names))})")
-        if not 0 < ms <= MAX_DELAY_MS:
-            raise LabConfigError(f"--delay {name}={ms:g}: the delay must be more than 0 and at most {MAX_DELAY_MS} ms")
-        delays[name] = float(ms)
-    machines = [replace(m, delay_ms=delays.get(m.name, 0.0)) for m in machines]
+        to, back = float(ms[0]), (float(ms[1]) if len(ms) > 1 else None)
+        shown = f"{name}={to:g}" + (f"/{back:g}" if back is not None else "")
+        if back is None and not 0 < to <= MAX_DELAY_MS:
+            raise LabConfigError(f"--delay {shown}: the delay must be more than 0 and at most {MAX_DELAY_MS} ms")
+        if back is not None and not (0 <= to <= MAX_DELAY_MS and 0 <= back <= MAX_DELAY_MS and to + back > 0):
+            raise LabConfigError(f"--delay {shown}: each direction from 0 to {MAX_DELAY_MS} ms, not both 0")
+        delays[name] = (to, back)
+    machines = [replace(m, delay_ms=delays[m.name][0], delay_from_ms=delays[m.name][1]) if m.name in delays else m
+                for m in machines]
     return LabPlan(spec, f"{spec.prefix}-br", str(hosts[0]), str(net), tuple(machines))
 
 
-def parse_delay(text: str) -> tuple[str, float]:
-    """``node4=25`` -> ("node4", 25.0): one machine and its one-way delay in ms."""
+def parse_delay(text: str) -> tuple[str, float] | tuple[str, float, float]:
+    """``node4=25`` -> ("node4", 25.0): one machine and its delay in ms each way;
+    ``client2=40/0`` -> ("client2", 40.0, 0.0): ms on frames towards it, then from it."""
     name, sep, ms = text.partition("=")
     try:
-        value = float(ms.removesuffix("ms"))
+        values = [float(part.removesuffix("ms")) for part in ms.split("/")]
     except ValueError:
-        value = None
-    if not sep or not name or value is None:
-        raise LabConfigError(f"--delay takes NAME=MS, e.g. node4=25, not {text!r}")
-    return name, value
+        values = []
+    if not sep or not name or len(values) not in (1, 2):
+        raise LabConfigError(f"--delay takes NAME=MS (each way) or NAME=TO/FROM (one-sided), e.g. node4=25 or "
+                             f"client2=40/0, not {text!r}")
+    return (name, values[0]) if len(values) == 1 else (name, values[0], values[1])
 
 
 def parse_subnet(text: str) -> ipaddress.IPv4Network:

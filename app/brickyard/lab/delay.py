@@ -2,7 +2,8 @@
 
 A delayed machine has no veth: its ``eth0`` is a TAP device, and a second TAP device sits on
 the lab bridge. This program owns both and copies every Ethernet frame from one to the other
-after ``--ms`` milliseconds, in each direction (so the round trip grows by twice that). TAP
+after ``--ms`` milliseconds, in each direction (so the round trip grows by twice that), or
+``--ms`` towards the machine and ``--from-ms`` from it (a one-sided path). TAP
 devices carry no offloads, so frames arrive whole and checksummed and can be re-sent as they
 are. When this process ends, both TAP devices vanish with it.
 
@@ -41,9 +42,11 @@ def open_tap(name: str) -> int:
     return fd
 
 
-def forward(a: int, b: int, delay_s: float, stop_after: float | None = None) -> None:
-    """Copy frames a -> b and b -> a, each ``delay_s`` late, until killed (or ``stop_after`` s)."""
+def forward(a: int, b: int, delay_s: float, stop_after: float | None = None, back_s: float | None = None) -> None:
+    """Copy frames a -> b ``delay_s`` late and b -> a ``back_s`` late (default the same), until
+    killed (or ``stop_after`` s)."""
     queues: dict[int, collections.deque] = {a: collections.deque(), b: collections.deque()}
+    late = {a: delay_s, b: delay_s if back_s is None else back_s}
     other = {a: b, b: a}
     end = None if stop_after is None else time.monotonic() + stop_after
     while end is None or time.monotonic() < end:
@@ -68,20 +71,23 @@ def forward(a: int, b: int, delay_s: float, stop_after: float | None = None) -> 
                 except BlockingIOError:
                     break
                 if len(queue) < MAX_QUEUED:
-                    queue.append((now + delay_s, frame))
+                    queue.append((now + late[fd], frame))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m brickyard.lab.delay", description=__doc__.split("\n")[0])
     parser.add_argument("--node-tap", required=True, help="TAP device that becomes the machine's eth0")
     parser.add_argument("--host-tap", required=True, help="TAP device that joins the lab bridge")
-    parser.add_argument("--ms", type=float, required=True, help="one-way delay in milliseconds")
+    parser.add_argument("--ms", type=float, required=True,
+                        help="delay in milliseconds on frames towards the machine (and from it, without --from-ms)")
+    parser.add_argument("--from-ms", type=float, default=None, help="delay in milliseconds on frames from the machine")
     parser.add_argument("--ready", required=True, help="file written once both devices exist")
     args = parser.parse_args(argv)
     node = open_tap(args.node_tap)
     host = open_tap(args.host_tap)
     Path(args.ready).write_text(f"{os.getpid()}\n")
-    forward(node, host, args.ms / 1000.0)
+    # frames read from the host side go towards the machine; from the node side, away from it
+    forward(host, node, args.ms / 1000.0, back_s=None if args.from_ms is None else args.from_ms / 1000.0)
     return 0
 
 

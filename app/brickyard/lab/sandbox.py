@@ -62,7 +62,7 @@ def check_host(plan: cfg.LabPlan) -> None:
             raise LabError(f"{cfg.GLUSTERD_DIR}/{sub} is missing (it comes with glusterfs-server)")
     if not Path("/proc/self/ns/net").exists() or not Path("/proc/self/ns/pid").exists():
         raise LabError("this kernel has no network/PID namespaces")
-    taps = [_tap_name(plan.spec.prefix, k) for k, m in enumerate(plan.machines) if m.delay_ms]
+    taps = [_tap_name(plan.spec.prefix, k) for k, m in enumerate(plan.machines) if m.delayed]
     taken = [n for n in [plan.bridge, *(m.veth for m in plan.machines), *taps] if link_exists(n)]
     taken += [f"netns {m.netns}" for m in plan.machines if netns_exists(m.netns)]
     if taken:
@@ -119,7 +119,7 @@ def _new_state(plan: cfg.LabPlan, created_dir: bool, owner: str) -> LabState:
     machines = [
         MachineState(m.name, m.role, m.address, m.netns, m.veth, str(m.dir), cfg.SSH_PORT,
                      [BrickState(b.index, b.mount, b.path, str(b.image)) for b in m.bricks],
-                     delay_ms=m.delay_ms)
+                     delay_ms=m.delay_ms, delay_from_ms=m.delay_from_ms)
         for m in plan.machines
     ]
     return LabState(
@@ -229,7 +229,7 @@ def _make_network(plan: cfg.LabPlan, state: LabState) -> None:
         m.veth_created = True
         state.save()
         run(["ip", "netns", "add", m.netns], f"creating network namespace {m.netns}")
-        if m.delay_ms:
+        if m.delayed:
             inner = _start_forwarder(state, m, _tap_name(plan.spec.prefix, k))
             run(["ip", "link", "set", inner, "netns", m.netns], f"moving {m.name}'s delayed link into its namespace")
             run(["ip", "-n", m.netns, "link", "set", inner, "name", "eth0"], f"naming {m.name}'s delayed link eth0")
@@ -254,7 +254,8 @@ def _start_forwarder(state: LabState, m: MachineState, inner: str) -> str:
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "brickyard.lab.delay", "--node-tap", inner, "--host-tap", m.veth,
-             "--ms", f"{m.delay_ms:g}", "--ready", str(ready)],
+             "--ms", f"{m.delay_ms:g}", "--ready", str(ready),
+             *(["--from-ms", f"{m.delay_from_ms:g}"] if m.delay_from_ms is not None else [])],
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True, close_fds=True)
     finally:

@@ -60,10 +60,16 @@ class MachineState:
     init_start: int = 0
     netns_created: bool = False
     veth_created: bool = False
-    # a delayed machine: the user-space forwarder that owns its TAP devices
+    # a delayed machine: the user-space forwarder that owns its TAP devices; ms on frames
+    # towards it and from it (None: the same both ways)
     delay_ms: float = 0.0
+    delay_from_ms: float | None = None
     forwarder_pid: int = 0
     forwarder_start: int = 0
+
+    @property
+    def delayed(self) -> bool:
+        return bool(self.delay_ms or self.delay_from_ms)
 
 
 @dataclass

@@ -22,7 +22,8 @@ class MachineHealth:
     glusterd: bool | None   # None on clients
     processes: int
     memory_bytes: int
-    delay_ms: float = 0.0   # one-way; its forwarder must run for ``running``
+    delay_ms: float = 0.0   # towards it; its forwarder must run for ``running``
+    delay_from_ms: float | None = None   # from it (None: as delay_ms)
 
     @property
     def healthy(self) -> bool:
@@ -59,14 +60,14 @@ def lab_health(directory: Path) -> LabHealth:
     machines = []
     for m in state.machines:
         running = is_alive(m.init_pid, m.init_start) and (
-            not m.delay_ms or is_alive(m.forwarder_pid, m.forwarder_start))
+            not m.delayed or is_alive(m.forwarder_pid, m.forwarder_start))
         processes, memory = memory_of_pid_namespace(m.init_pid) if running else (0, 0)
         machines.append(MachineHealth(
             name=m.name, role=m.role, address=m.address, running=running,
             netns=netns_exists(m.netns),
             ssh=running and port_open(m.address, m.ssh_port),
             glusterd=(running and port_open(m.address, GLUSTERD_PORT)) if m.role == "server" else None,
-            processes=processes, memory_bytes=memory, delay_ms=m.delay_ms,
+            processes=processes, memory_bytes=memory, delay_ms=m.delay_ms, delay_from_ms=m.delay_from_ms,
         ))
     bridge = link_exists(state.bridge)
     if state.status != "up":
