@@ -49,7 +49,12 @@ class FakeAgent(RemoteProcess):
     async def _answer(self, cmd: dict[str, Any]) -> None:
         op = cmd.get("op")
         if op == "clock":
-            self.out.put_nowait({"event": "clock", "id": cmd["id"], "t": time.monotonic()})
+            def reply():
+                self.out.put_nowait({"event": "clock", "id": cmd["id"], "t": time.monotonic(), "w": time.time()})
+            if self.host.request_delay:      # a one-sided path: requests arrive late, replies do not
+                asyncio.get_running_loop().call_later(self.host.request_delay, reply)
+            else:
+                reply()
         elif op in ("mkdir", "rmtree"):
             self.out.put_nowait({"event": "ok", "op": op, "path": cmd["path"]})
         elif op == "sweep":
@@ -63,13 +68,18 @@ class FakeAgent(RemoteProcess):
                 self.out.put_nowait({"event": "ok", "op": op})
         elif op == "step":
             t0 = time.monotonic()
+            extra = {}
+            if self.host.keeps_time and cmd.get("release_at") is not None:
+                # released at the instant it was given on this host's clock (this process's), or late
+                t0 = cmd["release_at"] + self.host.release_late
+                extra = {"wall": time.time() - time.monotonic(), "late": self.host.release_late}
             workers, events = self.host.steps.pop(0)(cmd["workers"], t0)
             self.out.put_nowait({"event": "released", "id": cmd["id"], "t": t0})
             for ev in events:
                 self.out.put_nowait({"event": "progress", "id": cmd["id"], **ev})
             self.out.put_nowait({"event": "step_done", "id": cmd["id"], "released": t0, "workers": workers,
                                  "release": "ptrace", "stalled": False, "timed_out": False, "idle_seconds": 0.0,
-                                 "max_idle_seconds": 0.0})
+                                 "max_idle_seconds": 0.0, **extra})
         elif op == "exit":
             self.out.put_nowait({"event": "bye"})
             self.out.put_nowait(None)
@@ -101,8 +111,12 @@ class ScriptedHost(Executor):
 
     def __init__(self, host: str, steps: list[StepScript] | None = None, *, euid: int = 0, drop_fails: bool = False,
                  fstype: str = "fuse.glusterfs", source: str = "node1:/vdist", link_mbps: int | None = 1000,
-                 link_kind: str = "physical", volume_xml: str = "gluster/lab-volume-info-vdist.xml"):
+                 link_kind: str = "physical", volume_xml: str = "gluster/lab-volume-info-vdist.xml",
+                 keeps_time: bool = False, request_delay: float = 0.0, release_late: float = 0.0):
         self.host = host
+        # keeps_time: its agent releases at the instant it is given (plus release_late) and says
+        # how its clocks relate; request_delay: clock requests reach it this late (replies do not)
+        self.keeps_time, self.request_delay, self.release_late = keeps_time, request_delay, release_late
         self.steps = list(steps or [])
         self.euid = euid
         self.drop_fails = drop_fails

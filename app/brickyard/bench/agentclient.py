@@ -81,12 +81,54 @@ class AgentStep:
     max_idle_seconds: float = 0.0    # longest stretch without I/O progress during the step
     release: str = "ptrace"          # how the workers left the barrier: "ptrace" or "pipe"
     wall_offset: float | None = None  # the host's real-time clock − its monotonic clock
+    late: float | None = None         # how late the release ran against ``release_at`` (its own clock)
 
 
 @dataclass
 class ClockSync:
-    offset: float   # agent clock − workstation clock (seconds)
-    rtt: float      # round trip of the best sample
+    """What clock exchanges with an agent can tell: its monotonic clock's offset from this
+    workstation's, and how far off that may be. Each exchange bounds the offset (the agent
+    read its clock after the request left and before the reply came back); the bounds of the
+    lowest-round-trip exchanges, intersected, leave an interval the true offset lies in
+    whatever the path's asymmetry. ``offset`` is its middle — the usual assumption of equal
+    delay both ways — and ``uncertainty`` half its width: no exchange can tell more."""
+
+    offset: float               # agent clock − workstation clock (seconds): the interval's middle
+    rtt: float                  # round trip of the best exchange
+    uncertainty: float = 0.0    # ± seconds the true offset may be from ``offset``
+    wall: float | None = None   # the agent's host: real-time clock − monotonic clock
+    local_wall: float = 0.0     # this workstation's real-time clock − monotonic clock
+    exchanges: int = 0
+    at: float = 0.0             # when (this workstation's monotonic clock)
+
+    @property
+    def wall_offset(self) -> float | None:
+        """The host's real-time clock − this workstation's, as the exchanges place it (the same
+        ± ``uncertainty``); None when the agent did not send its real time."""
+        return None if self.wall is None else self.offset + self.wall - self.local_wall
+
+
+def clock_from_exchanges(exchanges: list[tuple[float, float, float, float | None]], best: int = 4,
+                         local_wall: float | None = None) -> ClockSync:
+    """``exchanges``: (sent, agent's monotonic, received, agent's real time or None), the
+    first and third on this workstation's monotonic clock, whose real-time clock is
+    ``local_wall`` ahead of it (default: read now). The ``best`` lowest-round-trip exchanges
+    bound the offset; where their bounds do not overlap (a clock that moved between them),
+    the single best exchange's do."""
+    if not exchanges:
+        raise ValueError("no clock exchanges")
+    ranked = sorted(exchanges, key=lambda x: x[2] - x[0])
+    kept = ranked[:max(1, best)]
+    low = max(t - t1 for t0, t, t1, _ in kept)
+    high = min(t - t0 for t0, t, t1, _ in kept)
+    if low > high:
+        t0, t, t1, _ = ranked[0]
+        low, high = t - t1, t - t0
+    t0, t, t1, w = ranked[0]
+    return ClockSync(offset=(low + high) / 2, rtt=t1 - t0, uncertainty=(high - low) / 2,
+                     wall=(w - t) if w is not None else None,
+                     local_wall=time.time() - time.monotonic() if local_wall is None else local_wall,
+                     exchanges=len(exchanges), at=time.monotonic())
 
 
 @dataclass
@@ -188,19 +230,17 @@ class AgentSession:
                     raise AgentError(self.host, ev.get("message", "agent error"))
                 return ev
 
-    async def sync_clock(self, samples: int = 7) -> ClockSync:
-        """Offset of the agent's monotonic clock from ours, from the lowest-RTT ping."""
-        best: ClockSync | None = None
+    async def sync_clock(self, samples: int = 8) -> ClockSync:
+        """Offset of the agent's monotonic clock from ours, with its uncertainty (see ``ClockSync``)."""
+        exchanges = []
         for i in range(samples):
             t0 = time.monotonic()
             ev = await self.request({"op": "clock", "id": i}, timeout=15)
             t1 = time.monotonic()
-            sample = ClockSync(offset=float(ev["t"]) - (t0 + t1) / 2, rtt=t1 - t0)
-            if best is None or sample.rtt < best.rtt:
-                best = sample
-        assert best is not None
-        self.clock = best
-        return best
+            w = ev.get("w")
+            exchanges.append((t0, float(ev["t"]), t1, float(w) if isinstance(w, (int, float)) else None))
+        self.clock = clock_from_exchanges(exchanges)
+        return self.clock
 
     async def mkdir(self, path: str) -> str:
         return (await self.request({"op": "mkdir", "path": path}))["path"]
@@ -258,7 +298,8 @@ class AgentSession:
                 step = AgentStep(self.host, float(ev["released"]), ev["workers"], bool(ev.get("stalled")),
                                  bool(ev.get("timed_out")), float(ev.get("idle_seconds", 0)),
                                  float(ev.get("max_idle_seconds", 0)), str(ev.get("release", "ptrace")),
-                                 float(ev["wall"]) if isinstance(ev.get("wall"), (int, float)) else None)
+                                 float(ev["wall"]) if isinstance(ev.get("wall"), (int, float)) else None,
+                                 float(ev["late"]) if isinstance(ev.get("late"), (int, float)) else None)
                 if step.stalled:
                     raise StepStalled(self.host, step.idle_seconds, step)
                 if step.timed_out:

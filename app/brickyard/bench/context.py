@@ -18,11 +18,15 @@ from ..remote.executor import CommandResult, Executor
 from ..remote.loop import Cancelled
 from . import figures, finite
 from .agentclient import AgentSession, AgentStep
+from .clocks import ABSOLUTE_SKEW, HostClock, step_clocks, uncertainty_note
 from .api import Measurement, Workload
 from .physics import Physics
 
 __all__ = ["FLAG_MEANINGS", "Physics", "ProgressEvent", "RunContext", "TargetSession", "WorkerRun"]
 
+#: a multi-host step exchanges clocks again when the last exchange is older than this (s):
+#: two hosts' clocks drift apart by up to tens of µs a second
+CLOCK_REFRESH = 10.0
 _PLAIN_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$")
 _PLAIN_PATH = re.compile(r"^(/[A-Za-z0-9_][A-Za-z0-9._-]*)+$")
 
@@ -33,7 +37,10 @@ FLAG_MEANINGS = {
                                  "is then never the headline)",
     "cache-effect-suspected": "faster than the network allows: probably served from a cache (never the headline)",
     "faster-than-cold": "a re-read much faster than the first read of the same point: a cache (never the headline)",
-    "start-skew": "the workers' start spread is more than 1 % of the step: they did not all run together",
+    "start-skew": "the workers' start spread is more than 1 % of the step, or a host started more than 5 ms after "
+                  "the first: they did not all run together",
+    "clock-uncertain": "a host's clock cannot be placed against the others' closely enough (more than 1 % of the "
+                       "step or 5 ms): a late start of up to that much would not show",
     "stall": "I/O stalled: no progress for a long time (hung mount?)",
     "timeout": "the step ran past its time limit and was stopped",
     "worker-error": "at least one worker failed",
@@ -151,6 +158,8 @@ class RunContext:
         self._pending_flags: list[str] = []
         self._pending_notes: list[str] = []
         self._last_runs: list[WorkerRun] = []
+        self._clocks: dict[str, HostClock] = {}      # the last multi-host step's clocks, by host
+        self._late: dict[str, float] = {}           # how late each host's release ran, by its own clock
         self._cold = figures.ColdReads()
         self.label = ""
 
@@ -285,11 +294,13 @@ class RunContext:
         targets = {id(t): t for t, _ in workers}
         multi = len(targets) > 1
         release_local = None
+        clocks: dict[int, HostClock] = {}
         if multi:
-            for t in targets.values():
-                if t.agent.clock is None:
-                    await t.agent.sync_clock()
-            worst_rtt = max(t.agent.clock.rtt for t in targets.values())   # type: ignore[union-attr]
+            agents = {tid: t.agent for tid, t in targets.items()}
+            stale = [a for a in agents.values() if a.clock is None or time.monotonic() - a.clock.at > CLOCK_REFRESH]
+            await asyncio.gather(*(a.sync_clock() for a in stale))
+            clocks = step_clocks({tid: a.clock for tid, a in agents.items()})   # type: ignore[misc]
+            worst_rtt = max(a.clock.rtt for a in agents.values())   # type: ignore[union-attr]
             release_local = time.monotonic() + 0.25 + 4 * worst_rtt + 0.02 * len(workers)
         live = _LiveRates(len(workers))
 
@@ -303,7 +314,7 @@ class RunContext:
             t = targets[tid]
             rel = None
             if release_local is not None:
-                rel = release_local + t.agent.clock.offset    # type: ignore[union-attr]
+                rel = release_local + clocks[tid].offset    # one instant on each host's own clock
             step = await t.agent.run_step([workers[i][1] for i in by_target[tid]], release_at=rel,
                                           stall_seconds=self.stall_seconds if stall_seconds is None else stall_seconds,
                                           timeout=timeout, on_progress=on_progress(tid))
@@ -318,8 +329,11 @@ class RunContext:
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
         out: list[WorkerRun] = [None] * len(workers)   # type: ignore[list-item]
+        late: dict[str, float] = {}
         for t, step in done:
-            offset = t.agent.clock.offset if t.agent.clock else 0.0
+            offset = clocks[id(t)].offset if id(t) in clocks else (t.agent.clock.offset if t.agent.clock else 0.0)
+            if step.late is not None:
+                late[t.host] = max(late.get(t.host, 0.0), step.late)
             if step.release == "pipe":
                 self._pending_notes.append(f"{t.host}: workers released through a pipe (ptrace is not allowed "
                                            "there): each start is the worker's own clock after waking")
@@ -347,7 +361,42 @@ class RunContext:
                 self._pending_notes.append(f"no I/O progress on {t.host} for {step.max_idle_seconds:.0f} s during "
                                            "this step (a node unreachable until gluster's ping-timeout?)")
         self._last_runs = out
+        self._clocks = {targets[tid].host: c for tid, c in clocks.items()}
+        self._late = late
         return out
+
+    def _hosts_started(self, skew: dict[str, Any], released: Sequence[WorkerTiming], window: float
+                       ) -> tuple[list[str], list[str]]:
+        """Across hosts: each host's start lag and clock uncertainty into ``skew`` ("hosts", and
+        the worst "uncertainty"); flags and notes for a host that started more than
+        ``ABSOLUTE_SKEW`` late, a clock that cannot place its starts closely enough, and a host
+        whose real-time clock differs from the others'. Uses the last ``run_workers``' clocks."""
+        clocks, late = self._clocks, self._late
+        self._clocks, self._late = {}, {}
+        hosts = host_starts(released, clocks, late)
+        if not hosts:
+            return [], []
+        skew["hosts"] = hosts
+        skew["uncertainty"] = max(h["uncertainty"] for h in hosts.values())
+        flags, notes = [], []
+        behind = [h for h, e in hosts.items() if e["lag"] > ABSOLUTE_SKEW]
+        if behind:
+            flags.append("start-skew")
+            first = next(iter(hosts))
+            said = [f"{h} {hosts[h]['lag'] * 1000:.1f} ms" + (f" (its release ran {hosts[h]['late'] * 1000:.1f} ms late "
+                                                                 "by its own clock)" if hosts[h].get("late", 0) > 0.001 else "")
+                    for h in behind]
+            notes.append(f"started late against {first}: {', '.join(said)} — flagged above {ABSOLUTE_SKEW * 1000:g} ms "
+                         "across hosts whatever the step's length")
+        over, text = uncertainty_note({h: c for h, c in clocks.items() if h in hosts}, window, figures.SKEW_SHARE)
+        if over:
+            flags.append("clock-uncertain")
+            notes.append(text)
+        for host, c in clocks.items():
+            if host in hosts and c.frame == "exchanges" and c.wall_gap:
+                notes.append(f"{host}'s real-time clock is {c.wall_gap * 1000:+.1f} ms off the other hosts': its times "
+                             f"are placed by the clock exchanges alone (±{c.uncertainty * 1000:.1f} ms)")
+        return flags, notes
 
     def record(self, m: Measurement, *, direction: str = "") -> StepResult:
         """Aggregate one measured step, check it, hand it to the result sink, return it.
@@ -412,6 +461,13 @@ class RunContext:
         if skew_text:
             flags.append("start-skew")
             notes.append(skew_text)
+        host_flags, host_notes = self._hosts_started(skew, released, stats.window_seconds(workers))
+        flags += [f for f in host_flags if f not in flags]
+        notes += host_notes
+        if "uncertainty" in skew:
+            metrics.append(Metric("clock_uncertainty", skew["uncertainty"], "s",
+                                  "the worst host's clock uncertainty (±): how closely the clock exchanges place the "
+                                  "hosts' starts against each other (start_skew_p99 is no surer than this)"))
         headline = next((x.value for x in metrics if x.name == "throughput"), math.nan)
         hosts = sorted({w.host for w in workers})
         ceiling, _ = self.physics.ceiling_for(direction if direction in ("read", "write") else "read", hosts)
@@ -450,6 +506,27 @@ class RunContext:
         self._record_sink(step)
         self.progress(self.label, 0.0)
         return step
+
+
+def host_starts(released: Sequence[WorkerTiming], clocks: dict[str, HostClock], late: dict[str, float]
+                ) -> dict[str, dict[str, float]]:
+    """Each host of a multi-host step: how long after the step's first start its own first
+    worker started (``lag``), how far its clock may be off the others' (``uncertainty``) and,
+    when its agent said, how late its release ran against the agreed instant by its own clock
+    (``late``). Seconds. Empty for a one-host step."""
+    firsts: dict[str, float] = {}
+    for w in released:
+        firsts[w.host] = min(firsts.get(w.host, w.start), w.start)
+    if len(firsts) < 2:
+        return {}
+    first = min(firsts.values())
+    out = {}
+    for host, start in sorted(firsts.items(), key=lambda kv: kv[1]):
+        entry = {"lag": start - first, "uncertainty": clocks[host].uncertainty if host in clocks else 0.0}
+        if host in late and math.isfinite(late[host]):
+            entry["late"] = late[host]
+        out[host] = entry
+    return out
 
 
 def _counter(name: str) -> str:

@@ -23,7 +23,8 @@ def step_line(step: StepResult) -> str:
         bits.append("stonewall=not measured")
     skew = step.start_skew.get("p99")
     if skew and len(step.workers) > 1:
-        bits.append(f"skew_p99={skew * 1000:.2f}ms")
+        sure = step.start_skew.get("uncertainty")
+        bits.append(f"skew_p99={skew * 1000:.2f}ms" + (f"±{sure * 1000:.2f}" if sure is not None else ""))
     flags = f" [{','.join(step.flags)}]" if step.flags else ""
     valid = "" if step.valid else " INVALID"
     valid += " SUSPECT" if step.valid and step.suspect else ""

@@ -61,6 +61,24 @@ CACHE_SUSPECT_FLAGS = (
 )
 
 
+def host_starts_text(start_skew: dict[str, Any]) -> str:
+    """A multi-host step's starts per host, in words, first host first: "client1 +0.00 ms
+    ±0.15 ms, client2 +8.10 ms ±0.16 ms (released 8.0 ms late)"; '' for a one-host step."""
+    hosts = start_skew.get("hosts") if isinstance(start_skew, dict) else None
+    if not isinstance(hosts, dict):
+        return ""
+    parts = []
+    for host, e in hosts.items():
+        if not isinstance(e, dict):
+            continue
+        text = f"{host} +{float(e.get('lag', 0)) * 1000:.2f} ms ±{float(e.get('uncertainty', 0)) * 1000:.2f} ms"
+        late = e.get("late")
+        if isinstance(late, (int, float)) and late > 0.0005:
+            text += f" (released {late * 1000:.1f} ms late)"
+        parts.append(text)
+    return ", ".join(parts)
+
+
 @dataclass(frozen=True)
 class StepResult:
     """One measured step. ``params`` says which point of the sweep it is
@@ -71,7 +89,9 @@ class StepResult:
     repeat: int
     workers: tuple[WorkerTiming, ...]
     metrics: tuple[Metric, ...]
-    start_skew: dict[str, float] = field(default_factory=dict)   # {"p50": s, "p99": s, "max": s}
+    #: {"p50": s, "p99": s, "max": s}; across hosts also "uncertainty" (the worst host clock's, s) and
+    #: "hosts": {host: {"lag": s, "uncertainty": s, "late": s}} (see ``bench.context.host_starts``)
+    start_skew: dict[str, Any] = field(default_factory=dict)
     flags: tuple[str, ...] = ()    # "cache-effect-suspected", "caches-not-dropped", "stall", …
     valid: bool = True
     note: str = ""

@@ -232,6 +232,9 @@ def hygiene_row(e: RunEntry) -> list[Cell]:
     skew = "not measured" if not skews else f"p99 ≤ {format_quantity(max(skews), 's')}"
     if shares:
         skew += f" ({max(shares):.1%} of its step at most)"
+    clocks = [s.start_skew["uncertainty"] for s in measured if isinstance(s.start_skew.get("uncertainty"), float)]
+    if clocks:
+        skew += f"; host clocks ±{format_quantity(max(clocks), 's')} at most"
     reads = [s for s in measured if s.params.get("direction") == "read"]
     client = sum(1 for s in reads if "caches-not-dropped" in s.flags)
     server = sum(1 for s in reads if "server-caches-not-dropped" in s.flags)
@@ -334,7 +337,8 @@ def environment_section(content: ReportContent, number: int) -> list[Block]:
 
 # ---------------------------------------------------------------------------- appendix
 
-FIRST_METRICS = ("throughput", "stonewall_throughput", "sum_of_rates", "elapsed", "bytes", "start_skew_p99")
+FIRST_METRICS = ("throughput", "stonewall_throughput", "sum_of_rates", "elapsed", "bytes", "start_skew_p99",
+                 "clock_uncertainty")
 
 
 def _metric_names(run: RunResult) -> list[str]:

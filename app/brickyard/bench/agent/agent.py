@@ -21,7 +21,7 @@ killed too ("strays_killed" in step_done).
 
 Commands (one JSON object per line):
   {"op": "hello"}
-  {"op": "clock", "id": K}                       -> {"event": "clock", "id": K, "t": monotonic}
+  {"op": "clock", "id": K}                       -> {"event": "clock", "id": K, "t": monotonic, "w": real time}
   {"op": "mkdir", "path": P}                     exclusive: fails if P exists; P becomes owned
   {"op": "rmtree", "path": P}                    only for owned paths (or files inside them)
   {"op": "tempdir", "kind": K}                   /tmp/brickyard-K.XXXXXXXX, marked and owned
@@ -29,7 +29,8 @@ Commands (one JSON object per line):
   {"op": "dropcaches"}                           sync + /proc/sys/vm/drop_caches = 3 (root only)
   {"op": "step", "id": S, "workers": [...], "release_at": T|null, "stall_seconds": X,
    "timeout": Y, "interval": Z}            step_done's "wall": this host's real-time clock
-                                                 − its monotonic clock (a tool's wall-clock stamps)
+                                                 − its monotonic clock (a tool's wall-clock stamps);
+                                                 "late": how late the release ran against release_at
   {"op": "exit"}
 Worker specs: {"kind": "exec", "argv": [...], "cwd": D} or
               {"kind": "randread", "files": [...], "seconds": T, "block": B,
@@ -899,6 +900,12 @@ class Progress(object):
             p["io"] = (0, 0)
             p["samples"] = [[released, 0, 1]] if k is not None else []
 
+    def started(self, released):
+        """The release instant is where every progress curve begins."""
+        for p in self.procs:
+            if p["samples"]:
+                p["samples"][0][0] = released
+
     def take(self, now, finish=False):
         """Sample every worker not yet reaped; True if any counter moved."""
         with self.lock:
@@ -1114,15 +1121,16 @@ def run_step(cmd, scratch):
             else:                             # it could not park: it has already exited
                 p["end"], p["exit"], p["gone"] = time.monotonic(), exit_code(status), True
     progress = Progress(procs, specs)
+    progress.baseline(time.monotonic())       # nothing has run yet: every counter's zero
     release_at = cmd.get("release_at")
-    if release_at is not None:
+    if release_at is not None:                # read before the wait: it would make the release late
         while True:
             left = release_at - time.monotonic()
             if left <= 0:
                 break
             time.sleep(left - 0.002 if left > 0.003 else 0)
-    progress.baseline(time.monotonic())       # nothing has run yet: every counter's zero
     released, boosted, pending = release(procs, specs)
+    progress.started(released)
     os.close(barrier_w)                       # workers waiting on the pipe wake now
     collect_starts(procs, pending, boosted)
 
@@ -1217,7 +1225,8 @@ def run_step(cmd, scratch):
           "release": "ptrace" if any(p.get("parked") for p in procs) else "pipe",
           "stalled": stalled, "timed_out": timed_out,
           "idle_seconds": time.monotonic() - last_any_progress, "max_idle_seconds": max_idle,
-          "strays_killed": strays, "wall": time.time() - time.monotonic()})
+          "strays_killed": strays, "wall": time.time() - time.monotonic(),
+          "late": released - release_at if release_at is not None else None})
 
 
 def main():
@@ -1253,7 +1262,7 @@ def main():
             cmd = json.loads(line)
             op = cmd.get("op")
             if op == "clock":
-                emit({"event": "clock", "id": cmd.get("id"), "t": time.monotonic()})
+                emit({"event": "clock", "id": cmd.get("id"), "t": time.monotonic(), "w": time.time()})
             elif op == "hello":
                 emit({"event": "hello", "version": VERSION, "pid": os.getpid(), "t": time.monotonic()})
             elif op == "mkdir":

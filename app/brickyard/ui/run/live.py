@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QHeaderView, QLabel, QPlainTextEdit, QProgressBar
 from ...bench.context import FLAG_MEANINGS
 from ...bench.request import RunOutcome
 from ...core.compare import describe_point, point_of
-from ...core.results import StepResult
+from ...core.results import StepResult, host_starts_text
 from ...core.units import format_rate
 from .charts import LiveRateChart, RunChart
 
@@ -45,7 +45,8 @@ def show_metric(step: StepResult, metric: str) -> str:
 def show_skew(step: StepResult) -> str:
     if len(step.workers) < 2 or "p99" not in step.start_skew:
         return "—"
-    return f"{step.start_skew['p99'] * 1000:.2f} ms"
+    sure = step.start_skew.get("uncertainty")
+    return f"{step.start_skew['p99'] * 1000:.2f} ms" + (f" ±{sure * 1000:.2f}" if sure is not None else "")
 
 
 class ElidedLabel(QLabel):
@@ -217,8 +218,10 @@ class LivePanel(QWidget):
                 item.setToolTip("\n".join(f"{f}: {FLAG_MEANINGS.get(f, 'see the note')}" for f in step.flags))
                 item.setForeground(QBrush(QColor("#b00020")))
             elif col == 5 and step.start_skew:
+                hosts = host_starts_text(step.start_skew)
                 item.setToolTip(f"start skew of {len(step.workers)} workers: p50 {step.start_skew.get('p50', 0) * 1000:.3f} ms, "
-                                f"p99 {step.start_skew.get('p99', 0) * 1000:.3f} ms, max {step.start_skew.get('max', 0) * 1000:.3f} ms")
+                                f"p99 {step.start_skew.get('p99', 0) * 1000:.3f} ms, max {step.start_skew.get('max', 0) * 1000:.3f} ms"
+                                + (f"\nby host (start after the first ± clock uncertainty): {hosts}" if hosts else ""))
             elif col == 7 and step.note:
                 item.setToolTip(step.note)
             if not step.valid:
