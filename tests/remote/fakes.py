@@ -119,8 +119,11 @@ class FakeCluster:
                 return 1, b"", f"volume create: {name}: failed: Volume {name} already exists\n".encode()
             self.volumes[name] = {"status": "Created", "options": {}, "argv": args}
             return 0, f"volume create: {name}: success: please start the volume to access data\n".encode(), b""
-        if args[:2] == ["volume", "set"]:
-            self.volumes[args[2]]["options"][args[3]] = args[4]
+        if args[:2] == ["volume", "set"]:      # KEY VALUE [KEY VALUE]..., as gluster's CLI takes them
+            pairs = args[3:]
+            if not pairs or len(pairs) % 2 or ("group" in pairs[::2] and len(pairs) > 2):
+                return 1, b"", b"Usage: volume set <VOLNAME> <KEY> <VALUE>\n"
+            self.volumes[args[2]]["options"].update(zip(pairs[::2], pairs[1::2]))
             return 0, b"volume set: success\n", b""
         if args[:2] == ["volume", "start"]:
             self.volumes[args[2]]["status"] = "Started"

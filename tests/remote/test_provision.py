@@ -68,7 +68,7 @@ def test_plan_lists_the_steps_with_exact_argument_lists():
         # every brick host must see the whole pool itself: volume create is staged on each
         "peers-connected:node2", "peers-connected:node3",
         "mkdir:node1:/srv/brick1/vrep", "mkdir:node2:/srv/brick1/vrep", "mkdir:node3:/srv/brick1/vrep",
-        "volume-create", "volume-set:performance.write-behind", "volume-start", "mount:client1:/mnt/vrep",
+        "volume-create", "volume-set", "volume-start", "mount:client1:/mnt/vrep",
     ]
     create = next(s for s in plan.steps if s.key == "volume-create")
     assert create.host == "node1"
@@ -511,3 +511,67 @@ def test_a_second_volume_on_other_nodes_joins_the_topologys_pool():
     assert create.host == "node1"  # every gluster command runs on the pool's origin
     waits = [s.host for s in plan.steps if s.key.startswith("peers-connected")]
     assert waits == ["node1", "node3", "node4"]
+
+
+def test_a_volumes_options_are_set_in_one_gluster_transaction():
+    options = {"performance.write-behind": "off", "performance.read-ahead": "off"}
+    plan = provision_plan(vrep_topology(options=options), "vrep")
+    (sets,) = [s for s in plan.steps if s.key.startswith("volume-set")]
+    assert sets.commands == [["gluster", "--mode=script", "volume", "set", "vrep", "performance.write-behind", "off",
+                              "performance.read-ahead", "off"]]
+    cluster = FakeCluster()
+    report, _ = _provision(vrep_topology(options=options), cluster)
+    assert report.ok, report.summary()
+    assert cluster.volumes["vrep"]["options"] == options
+    assert sum(1 for _, argv in cluster.calls if argv[:4] == ("gluster", "--mode=script", "volume", "set")) == 1
+    again, _ = _provision(vrep_topology(options=options), cluster)
+    assert {o.step.key: o.status for o in again.outcomes}["volume-set"] == SKIPPED
+
+
+def test_every_nodes_brick_directories_and_every_clients_mount_are_made_at_once():
+    """Consecutive steps marked ``together`` run on their hosts at the same time (each host's in
+    order): on hosts that each take 0.2 s a step, four nodes' eight brick directories take
+    about two steps' time, not eight."""
+    import time
+
+    from brickyard.remote.steps import Step, run_steps
+
+    running, most = set(), []
+
+    def slow(ex):
+        async def action(_):
+            assert ex not in running, "one host's steps run in order"
+            running.add(ex)
+            most.append(len(running))
+            await asyncio.sleep(0.2)
+            running.discard(ex)
+            return ""
+        return action
+
+    steps = [Step(f"mkdir:node{n}:{b}", "make", f"node{n}", [["true"]], action=slow(f"node{n}"), together="bricks")
+             for b in (1, 2) for n in (1, 2, 3, 4)] + [Step("after", "after", "node1", [["true"]])]
+    cluster = FakeCluster()
+    started = time.monotonic()
+    report = asyncio.run(run_steps("provision", "v", steps, executors(cluster)))
+    took = time.monotonic() - started
+    assert report.ok and [o.status for o in report.outcomes] == [DONE] * 9
+    assert max(most) == 4 and took < 0.2 * 8 * 0.6, took
+
+
+def test_a_failure_among_steps_run_together_stops_the_run_after_them():
+    from brickyard.remote.steps import Step, run_steps
+
+    async def fails(_):
+        raise ValueError("no space")
+
+    async def fine(_):
+        await asyncio.sleep(0.05)
+        return ""
+
+    steps = [Step("a", "a", "node1", [["true"]], action=fails, together="g"),
+             Step("b", "b", "node2", [["true"]], action=fine, together="g"),
+             Step("c", "c", "node1", [["true"]], action=fine, together="g"),
+             Step("d", "d", "node3", [["true"]], action=fine)]
+    report = asyncio.run(run_steps("provision", "v", steps, executors(FakeCluster())))
+    assert [o.status for o in report.outcomes] == [FAILED, DONE, PENDING, PENDING]
+    assert "FAILED at step 'a' on node1: no space" in report.summary()[0]

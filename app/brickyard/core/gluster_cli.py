@@ -79,6 +79,16 @@ def volume_set_argv(name: str, key: str, value: str, mode_script: bool = False) 
     return [*_gluster(mode_script), "volume", "set", name, key, str(value)]
 
 
+def volume_set_many_argv(name: str, options: dict[str, str], mode_script: bool = False) -> list[str]:
+    """``gluster volume set NAME KEY VALUE [KEY VALUE]...``: one transaction for every option
+    (gluster's CLI takes the pairs in one command; only ``group``, which the planner refuses
+    as an option, it takes alone)."""
+    argv = volume_set_argv(name, *next(iter(options.items())), mode_script=mode_script)
+    for key, value in list(options.items())[1:]:
+        argv += volume_set_argv(name, key, value, mode_script)[-2:]
+    return argv
+
+
 def volume_start_argv(name: str, mode_script: bool = False) -> list[str]:
     _check_name(name)
     return [*_gluster(mode_script), "volume", "start", name]
@@ -87,7 +97,8 @@ def volume_start_argv(name: str, mode_script: bool = False) -> list[str]:
 @dataclass(frozen=True)
 class HostCommand:
     """One gluster command and the node it runs on. ``key`` names the step:
-    ``peer-probe:HOST``, ``volume-create``, ``volume-set:OPTION`` or ``volume-start``."""
+    ``peer-probe:HOST``, ``volume-create``, ``volume-set`` (every option at once) or
+    ``volume-start``."""
 
     key: str
     host: str
@@ -111,14 +122,16 @@ def probe_hosts(topo: Topology, volume: Volume) -> list[str]:
 def volume_commands(topo: Topology, volume: Volume, resolved: Resolved | None = None,
                     mode_script: bool = False) -> tuple[HostCommand, ...]:
     """Every gluster command of a volume, in order, each with the node it runs on: probe the
-    volume's nodes from the origin, create, set each option, start."""
+    volume's nodes from the origin, create, set the options (one command for all of them:
+    one cluster transaction, not one per option), start."""
     origin = pool_origin(topo, volume)
     out = [HostCommand(f"peer-probe:{h}", origin, tuple(peer_probe_argv(h, mode_script)))
            for h in probe_hosts(topo, volume)]
     out.append(HostCommand("volume-create", origin, tuple(
         volume_create_argv(topo, volume, mode_script=mode_script, resolved=resolved))))
-    out.extend(HostCommand(f"volume-set:{k}", origin, tuple(volume_set_argv(volume.name, k, v, mode_script)))
-               for k, v in volume.options.items())
+    if volume.options:
+        out.append(HostCommand("volume-set", origin,
+                               tuple(volume_set_many_argv(volume.name, volume.options, mode_script))))
     out.append(HostCommand("volume-start", origin, tuple(volume_start_argv(volume.name, mode_script))))
     return tuple(out)
 

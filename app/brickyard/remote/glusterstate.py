@@ -139,11 +139,12 @@ def volume_exists_check(volume: Volume):
     return check
 
 
-def option_set_check(name: str, key: str, value: str):
+def options_set_check(name: str, options: dict[str, str]):
+    """Done when every one of ``options`` has its value on the live volume already."""
     async def check(ex: Executor) -> str | None:
         live = await live_volume(ex, name)
-        if live is not None and live.options.get(key) == str(value):
-            return f"{key} is {value} already"
+        if live is not None and all(live.options.get(k) == str(v) for k, v in options.items()):
+            return f"{', '.join(options)} {'is' if len(options) == 1 else 'are'} set already"
         return None
 
     return check

@@ -146,13 +146,14 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
                 f"peers-connected:{host}", f"wait until {host} sees every peer connected", host,
                 [["gluster", "--mode=script", "--xml", "peer", "status"]],
                 action=glusterstate.wait_pool_connected(len(probed)), done_check=None, sudo=True,
+                together="peers",
             ))
     for ref in volume.bricks:
         steps.append(Step(
             f"mkdir:{ref}", f"create brick directory {ref.path}", ref.node,
             [gluster_cli.brick_mkdir_argv(ref.path, volume.name)],
             undo=f"teardown removes {shlex.quote(ref.path)} if Brickyard created it",
-            done_check=_dir_exists(ref.path),
+            done_check=_dir_exists(ref.path), together="bricks",
         ))
     create = commands["volume-create"]
     steps.append(Step(
@@ -160,12 +161,13 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
         undo=shlex.join(["gluster", "volume", "delete", volume.name]),
         done_check=glusterstate.volume_exists_check(volume),
     ))
-    for key, value in volume.options.items():
-        option = commands[f"volume-set:{key}"]
+    if volume.options:      # every option in one cluster transaction
+        option = commands["volume-set"]
+        words = ", ".join(f"{k}={v}" for k, v in volume.options.items())
         steps.append(Step(
-            option.key, f"set {key}={value} on {volume.name}", option.host, [list(option.argv)],
-            undo=shlex.join(["gluster", "volume", "reset", volume.name, key]),
-            done_check=glusterstate.option_set_check(volume.name, key, value),
+            option.key, f"set {words} on {volume.name}", option.host, [list(option.argv)],
+            undo="; ".join(shlex.join(["gluster", "volume", "reset", volume.name, k]) for k in volume.options),
+            done_check=glusterstate.options_set_check(volume.name, dict(volume.options)),
         ))
     start = commands["volume-start"]
     steps.append(Step(
@@ -180,7 +182,7 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
             f"mount:{mount.client}:{mount.path}", f"mount {source} on {mount.path}", mount.client,
             [["sh", "-c", MOUNT_SCRIPT, "sh", source, mount.path, opts]],
             undo=shlex.join(["umount", mount.path]),
-            done_check=glusterstate.mounted_check(source, mount.path),
+            done_check=glusterstate.mounted_check(source, mount.path), together="mounts",
         ))
         if fstab or mount.fstab:
             line = fstab_line(volume, mount.path, mount.options)
@@ -188,7 +190,7 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
                 f"fstab:{mount.client}:{mount.path}", f"add {mount.path} to /etc/fstab", mount.client,
                 [["sh", "-c", FSTAB_ADD_SCRIPT, "sh", line]],
                 undo=f"remove the line {shlex.quote(line)} from /etc/fstab",
-                done_check=fstab_line_check(line, present="in /etc/fstab already"),
+                done_check=fstab_line_check(line, present="in /etc/fstab already"), together="mounts",
             ))
     return ProvisionPlan(volume, result, steps, origin)
 

@@ -40,6 +40,9 @@ class Step:
     timeout: float = 120.0
     done_check: DoneCheck | None = None
     action: Action | None = None  # default: run ``commands`` in order, each must succeed
+    #: consecutive steps with the same (non-empty) value run at once, one host's in order:
+    #: e.g. every node's brick directories, every client's mount
+    together: str = ""
 
     async def perform(self, ex: Executor) -> str:
         if self.action is not None:
@@ -161,13 +164,10 @@ async def run_steps(
         report.error = ("cannot reach every host, so nothing was changed: " + "; ".join(unreachable))
         progress.log(f"{action} {subject}: {report.error}")
         return report
-    for index, outcome in enumerate(report.outcomes):
+    async def one(index: int, outcome: StepOutcome) -> bool:
+        """Run one step after its done-check; False when it failed or was cancelled."""
         step = outcome.step
         progress.set_progress(index / max(total, 1), f"{step.host}: {step.title}")
-        if progress.is_cancelled():
-            report.error = f"cancelled before step '{step.title}' on {step.host}"
-            report.interrupted = True
-            break
         started = time.monotonic()
         tell(index, outcome, RUNNING)
         try:
@@ -187,17 +187,55 @@ async def run_steps(
             outcome.seconds = time.monotonic() - started
             tell(index, outcome)
             progress.log(f"[{index + 1}/{total}] {step.host}: {step.title}: CANCELLED")
-            break
+            return False
         outcome.seconds = time.monotonic() - started
         tell(index, outcome)
         word = {DONE: "done", SKIPPED: "already done", FAILED: "FAILED"}[outcome.status]
         extra = f" ({outcome.message})" if outcome.message else ""
         progress.log(f"[{index + 1}/{total}] {step.host}: {step.title}: {word}{extra} [{outcome.seconds:.1f} s]")
-        if outcome.status == FAILED:
+        return outcome.status != FAILED
+
+    def cancelled_before(index: int) -> bool:
+        if not progress.is_cancelled():
+            return False
+        if not report.interrupted:
+            step = steps[index]
+            report.error = f"cancelled before step '{step.title}' on {step.host}"
+            report.interrupted = True
+        return True
+
+    async def in_order(indices: list[int]) -> bool:
+        for index in indices:
+            if cancelled_before(index) or not await one(index, report.outcomes[index]):
+                return False
+        return True
+
+    for group in _groups(steps):
+        if cancelled_before(group[0]):
+            break
+        if len(group) == 1:
+            ok = await one(group[0], report.outcomes[group[0]])
+        else:   # each host's steps in order, the hosts at once; the group ends when all have
+            by_host: dict[str, list[int]] = {}
+            for index in group:
+                by_host.setdefault(steps[index].host, []).append(index)
+            ok = all(await asyncio.gather(*(in_order(indices) for indices in by_host.values())))
+        if not ok:
             break
     if report.ok:
         progress.set_progress(1.0, f"{action} {subject}: finished")
     return report
+
+
+def _groups(steps: Sequence[Step]) -> list[list[int]]:
+    """Step indices in runs: consecutive steps with the same ``together`` make one run."""
+    groups: list[list[int]] = []
+    for index, step in enumerate(steps):
+        if groups and step.together and steps[groups[-1][-1]].together == step.together:
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    return groups
 
 
 async def reach_hosts(hosts: Sequence[str], executor_for: Callable[[str], Executor]) -> list[str]:

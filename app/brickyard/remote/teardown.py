@@ -103,19 +103,19 @@ def teardown_plan(topo: Topology, volume_name: str) -> list[Step]:
         steps.append(Step(
             f"umount:{mount.client}:{mount.path}", f"unmount {mount.path}", mount.client,
             [["umount", mount.path]], undo=shlex.join(["mount", "-t", "glusterfs", source, mount.path]),
-            done_check=glusterstate.unmounted_check(source, mount.path),
+            done_check=glusterstate.unmounted_check(source, mount.path), together="clients",
         ))
         line = fstab_line(volume, mount.path, mount.options)
         fstab_argv = ["sh", "-c", FSTAB_REMOVE_SCRIPT, "sh", line]
         steps.append(Step(
             f"fstab-remove:{mount.client}:{mount.path}", f"remove {mount.path} from /etc/fstab", mount.client,
             [fstab_argv], done_check=fstab_line_check(line, absent="not in /etc/fstab"),
-            action=_script_action(fstab_argv),
+            action=_script_action(fstab_argv), together="clients",
         ))
         rmdir_argv = ["sh", "-c", RMBRICK_SCRIPT, "sh", mount.path, volume.name, "empty"]
         steps.append(Step(
             f"rmdir-mount:{mount.client}:{mount.path}", f"remove mount point {mount.path} if Brickyard created it",
-            mount.client, [rmdir_argv], action=_script_action(rmdir_argv),
+            mount.client, [rmdir_argv], action=_script_action(rmdir_argv), together="clients",
         ))
     steps.append(Step(
         "volume-stop", f"stop volume {volume.name}", first,
@@ -133,7 +133,7 @@ def teardown_plan(topo: Topology, volume_name: str) -> list[Step]:
         argv = ["sh", "-c", RMBRICK_SCRIPT, "sh", ref.path, volume.name]
         steps.append(Step(
             f"rmbrick:{ref}", f"remove brick directory {ref.path} if Brickyard created it", ref.node,
-            [argv], action=_script_action(argv),
+            [argv], action=_script_action(argv), together="bricks",
         ))
     return steps
 
