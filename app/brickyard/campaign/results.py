@@ -63,3 +63,31 @@ def counted_stored_runs(spec: CampaignSpec, state: CampaignState, store: Any) ->
 def campaign_table(spec: CampaignSpec, state: CampaignState, store: Any, **options: Any) -> DecisionTable:
     """The decision table of a campaign from the runs in ``store`` (a ``HistoryStore``)."""
     return build_table(campaign_entries(spec, state, counted_stored_runs(spec, state, store)), **options)
+
+
+def session_spans(state: CampaignState, runs: Sequence[RunResult] = ()) -> list[tuple[float, float, bool]]:
+    """Each session of the campaign as (start, end, ended by itself), epoch seconds. A session
+    that was killed recorded no end: it is taken to have ended at the last thing it is known
+    to have done — a step starting or ending, a run starting, or a run's last measured step
+    (``runs``: every run its cells started, the killed ones too) — before the next session
+    began. The time between the kill and the resume belongs to no session."""
+    starts = [float(s["started_at"]) for s in state.sessions]
+    marks = [t for st in state.steps.values() for t in (st.started_at, st.ended_at) if t is not None]
+    for run in runs:
+        marks.append(run.started_at)
+        if run.ended_at is not None:
+            marks.append(run.ended_at)
+        else:          # killed mid-run: its steps' span on the agents' clocks, from its start
+            times = [(w.start, w.end) for step in run.steps for w in step.workers]
+            if times:
+                marks.append(run.started_at + max(e for _, e in times) - min(b for b, _ in times))
+    spans = []
+    for i, session in enumerate(state.sessions):
+        start = starts[i]
+        if session.get("ended_at"):
+            spans.append((start, float(session["ended_at"]), True))
+            continue
+        until = starts[i + 1] if i + 1 < len(starts) else float("inf")
+        inside = [t for t in marks if start <= t < until]
+        spans.append((start, max(inside, default=start), False))
+    return spans

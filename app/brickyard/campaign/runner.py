@@ -45,7 +45,7 @@ from ..remote import glusterstate
 from ..remote.executor import Executor, ExecutorError
 from ..remote.hostkeys import HostKeyError
 from ..remote.loop import Progress
-from ..remote.preflight import preflight
+from ..remote.preflight import preflight, preflight_hosts
 from ..remote.provision import ProvisionError, provision_plan, run_provision
 from ..remote.teardown import run_teardown
 from . import spec as specfile
@@ -56,6 +56,9 @@ from .state import (
 )
 
 ExecutorFor = Callable[[str], Executor]
+#: a pre-flight that passed this session stands for a later layout on the same hosts and
+#: bricks for this long (s); a resumed campaign (a new session) checks again
+PREFLIGHT_REUSE = 3600.0
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,8 @@ class CampaignRunner:
         self._t0 = time.monotonic()
         self._done_seconds: list[float] = []
         self._current = 0.0
+        #: pre-flights passed this session: what they checked → (layout, when)
+        self._preflights: dict[tuple[frozenset, frozenset], tuple[str, float]] = {}
 
     # ---- creating and resuming ----------------------------------------------------------
 
@@ -340,7 +345,21 @@ class CampaignRunner:
 
     # ---- the steps ----------------------------------------------------------------------
 
+    def _preflight_key(self, layout: str) -> tuple[frozenset, frozenset]:
+        """What a layout's pre-flight checks: its hosts (with their roles) and its bricks.
+        Every layout of a campaign has the same bricks and clients, so the same key."""
+        topo = self.spec.topology_for(layout)
+        volume = topo.require_volume(layout)
+        return frozenset(preflight_hosts(topo, layout)), frozenset(str(b) for b in volume.bricks)
+
     async def _preflight(self, step: CampaignStep) -> tuple[bool, str]:
+        key = self._preflight_key(step.layout)
+        earlier = self._preflights.get(key)
+        if earlier is not None and time.monotonic() - earlier[1] < PREFLIGHT_REUSE:
+            # the hosts and bricks it would check were checked this session and nothing but this
+            # campaign's own provisioning and teardown (each read back) has touched them since
+            return True, (f"not repeated: the same hosts and bricks passed the pre-flight for {earlier[0]} "
+                          f"{time.monotonic() - earlier[1]:.0f} s ago")
         report = await preflight(self.spec.topology_for(step.layout), self.executor_for, step.layout)
         for h in report.hosts:
             if h.host_key_error is not None:
@@ -348,6 +367,7 @@ class CampaignRunner:
         for line in report.text().splitlines():
             self._progress.log(line)            # type: ignore[union-attr]
         if report.ok:
+            self._preflights[key] = (step.layout, time.monotonic())
             warns = sum(1 for h in report.hosts for c in h.checks if c.status == "warn")
             return True, f"{len(report.hosts)} hosts ok" + (f", {warns} warnings" if warns else "")
         fails = [f"{h.host}: {c.name}: {c.message}" for h in report.hosts for c in h.checks if c.status == "fail"]
