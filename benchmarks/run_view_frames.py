@@ -49,6 +49,9 @@ from brickyard.core.stats import throughput_metrics  # noqa: E402
 from brickyard.core.topology import Topology  # noqa: E402
 
 TARGET_S = 0.050
+#: the GUI thread's longest single event (its own CPU): below a frame, so only the scheduler
+#: can make the window miss one
+LONGEST_EVENT_S = 0.016
 
 
 class EventTimer(QApplication):
@@ -176,7 +179,8 @@ def report(name: str, clock: FrameClock, extra: str) -> bool:
           f"{sum(clock.cpu):.2f} s in all, {sum(clock.cpu) / max(1, len(f)) * 1000:.2f} ms per frame on average")
     if events:
         print(f"  longest single events, GUI-thread CPU (the longest the window cannot answer even on an idle "
-              f"machine: {'meets' if events[0][0] <= TARGET_S else 'MISSES'} the target): "
+              f"machine: {'meets' if events[0][0] < LONGEST_EVENT_S else 'MISSES'} the target "
+              f"< {LONGEST_EVENT_S * 1000:.0f} ms): "
               + "; ".join(f"{ms(cpu).strip()} {what}" for cpu, what in events[:3]))
     g = clock.gc_pauses
     print(f"  garbage collections: {len(g)}, {ms(sum(g)).strip()} CPU in all, longest {ms(max(g, default=0.0)).strip()}")

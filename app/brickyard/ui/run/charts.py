@@ -56,6 +56,7 @@ class SweepChart(ThroughputChart):
         self._top = 0.0
         self._shown_divisor = 0.0
         self._x_range = (0.0, 0.0)
+        self._legend_room = 0.0
         steady_axis(self)
 
     def draw(self, runs: list[tuple[str, RunResult]], metric: str) -> int:
@@ -82,9 +83,12 @@ class SweepChart(ThroughputChart):
             self._shown_unit = label_text
         self._hoverables.clear()
         drawn = 0
+        new = [name for name in names if name not in self._items]
         for name, (label, direction, conc, pts) in zip(names, curves):
             self._curve(name, pts, colours[(label, direction)], conc)
             drawn += len(pts)
+        if new:
+            self._legend_rows()
         top = headroom(largest / self.divisor, self._top if self._shown_divisor == self.divisor else 0.0)
         self._shown_divisor = self.divisor
         sizes = {p.x for *_, pts in curves for p in pts}
@@ -100,6 +104,21 @@ class SweepChart(ThroughputChart):
             self.plot_item.setYRange(0, top, padding=0)   # from zero: honest bars
             self._top = top
         return drawn
+
+    def _legend_rows(self) -> None:
+        """Entries in columns, and the legend's row under the plot never shrinking while the
+        run goes and two rows tall from its first entry: a legend that grew a row with each new
+        curve shrank the plot each time, and every axis, grid line and curve was drawn again —
+        the longest events of a streaming run (16–21 ms)."""
+        self.finish_legend()
+        legend = self.legend
+        # a row's height from the entries' own text (the layout's rows stretch to the room given)
+        row = max(label.itemRect().height() for _sample, label in legend.items)
+        rows = math.ceil(len(legend.items) / max(1, legend.columnCount))
+        room = max(self._legend_room, max(rows, 2) * row + 6)
+        legend.setMinimumHeight(room)
+        legend.setMaximumHeight(room)
+        self._legend_room = room
 
     def _curve(self, name: str, pts, colour_index: int, conc: int) -> None:
         xs = np.log2([p.x for p in pts])
@@ -142,6 +161,7 @@ class SweepChart(ThroughputChart):
             self._top = 0.0
             self._shown_divisor = 0.0
             self._x_range = (0.0, 0.0)
+            self._legend_room = 0.0
 
 
 class PointChart(BaseChart):

@@ -112,10 +112,11 @@ class LivePanel(QWidget):
         for col, width in enumerate((170, 40, 190, 56, 150, 110, 170)):
             self.table.setColumnWidth(col, width)
         self._pending: list[tuple[str, StepResult]] = []
+        self._rows_pending: list[tuple[str, StepResult]] = []     # drawn, their table rows next
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(FLUSH_MS)
-        self._flush_timer.timeout.connect(self.flush)
+        self._flush_timer.timeout.connect(self._flush_streaming)
         self.log = QPlainTextEdit()
         self.log.setObjectName("run-log")
         self.log.setReadOnly(True)
@@ -175,6 +176,7 @@ class LivePanel(QWidget):
     # ---- steps ------------------------------------------------------------------------
     def clear(self) -> None:
         self._pending.clear()
+        self._rows_pending.clear()
         self.table.setRowCount(0)
         self.chart.reset()
         self.rate.reset()
@@ -191,14 +193,31 @@ class LivePanel(QWidget):
             self._flush_timer.start()
 
     def flush(self) -> None:
-        """Draw the steps that arrived since the last flush: table rows, then one chart redraw."""
+        """Draw the steps that arrived since the last flush: one chart redraw, then their rows."""
+        self._draw_pending()
+        self._add_rows()
+
+    def _flush_streaming(self) -> None:
+        """``flush`` while steps stream in: the rows in an event of their own, so the window
+        answers between the chart's redraw and the table's."""
+        if self._draw_pending():
+            QTimer.singleShot(0, self, self._add_rows)
+
+    def _draw_pending(self) -> bool:
         self._flush_timer.stop()
         pending, self._pending = self._pending, []
         if not pending:
-            return
+            return False
         for _, step in pending:
             self.chart.add_step(step, redraw=False)
         self.chart.redraw()
+        self._rows_pending += pending
+        return True
+
+    def _add_rows(self) -> None:
+        pending, self._rows_pending = self._rows_pending, []
+        if not pending:
+            return
         self.table.setUpdatesEnabled(False)
         for run_label, step in pending:
             self._add_row(run_label, step)
