@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     except SettingsError as exc:
         print(f"brickyard-gui: {exc}", file=sys.stderr)
         return 2
+    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     import logging
@@ -152,6 +153,10 @@ def main(argv: list[str] | None = None) -> int:
         window.files.new()
         window.open_welcome()
     window.show()
+    # a window manager frames the window once it is shown: then its title bar is known, and the
+    # frame (not only the window) is fitted into the screen's free area
+    for delay in (0, 400):
+        QTimer.singleShot(delay, window.window_layout.fit_into_screen)
     window.canvas.fit()
     settle_gc()
     if notices or problems:

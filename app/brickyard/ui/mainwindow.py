@@ -12,7 +12,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
@@ -29,7 +29,7 @@ from .panels.layout_panel import LayoutPanel
 from .panels.quickfill import QuickFillDialog
 from .panels.verdict_panel import VerdictPanel
 from .session import Session
-from .window_state import WindowLayout
+from .window_state import LAYOUT_DOCK_MIN, WindowLayout
 
 if TYPE_CHECKING:   # the SSH layer loads with the first view that reaches a host
     from .preflight_view import PreflightView
@@ -82,7 +82,7 @@ class MainWindow(QMainWindow):
         column.addWidget(self.layout_panel)
         column.addWidget(self.verdict)
         self._dock("layout", "Layout and verdict", right, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.docks["layout"].setMinimumWidth(420)
+        self.docks["layout"].setMinimumWidth(LAYOUT_DOCK_MIN)     # its form scrolls sideways below 420
         self._dock("inspector", "Inspector", self.inspector, Qt.DockWidgetArea.LeftDockWidgetArea)
         self._dock("commands", "Commands", self.commands, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("compare", "Compare layouts", self.compare, Qt.DockWidgetArea.BottomDockWidgetArea)
@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
         self.canvas.sig_quick_fill_requested.connect(self.quick_fill)
         self.compare.sig_campaign_requested.connect(self.open_campaign)
         self.session.sig_edit_refused.connect(self._show_refusal)
+        self.session.sig_topology_replaced.connect(self._topology_opened)
         self.session.stack.indexChanged.connect(self._clear_status)
         self.files.sig_title_changed.connect(self._set_title)
         self.files.sig_recent_changed.connect(self._fill_recent)
@@ -221,6 +222,13 @@ class MainWindow(QMainWindow):
             focus = QApplication.focusWidget()
             if focus is None or not focus.isVisible() or focus is self.tabs.tabBar():
                 self.canvas.setFocus()
+
+    def _topology_opened(self) -> None:
+        """A file opened (File ▸ Open, a recent file, an example, an import, a dropped file):
+        the Planner comes to the front and the drawing is fitted to the canvas, whatever tab
+        the user was on and however the last drawing was zoomed."""
+        self.tabs.setCurrentWidget(self.canvas)
+        QTimer.singleShot(0, self.canvas.fit)        # once the tab has its size
 
     def _show_refusal(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)

@@ -17,7 +17,7 @@ planner tab, and both remembered between sessions.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QObject, QSize
+from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSize, Qt
 from PySide6.QtWidgets import QLayout, QMainWindow, QSizePolicy, QWidget
 
 STATE_VERSION = 1
@@ -25,6 +25,8 @@ GEOMETRY_KEY = "window/geometry"
 STATE_KEY = "window/state"
 DEFAULT_SIZE = QSize(1600, 1000)
 MINIMUM_SIZE = QSize(640, 480)
+CANVAS_SHARE = 0.45        # of the window's width, at least, for the canvas on a narrow window
+LAYOUT_DOCK_MIN = 300
 
 
 class WindowLayout(QObject):
@@ -37,6 +39,7 @@ class WindowLayout(QObject):
         self._planner_state: QByteArray | None = None  # the dock layout while another tab shows
         self._open_on_planner: list = []
         self._policies: dict[int, QSizePolicy] = {}  # id(page) -> its own policy while in the background
+        window.installEventFilter(self)
         layout = window.layout()
         layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
         window.setMinimumSize(MINIMUM_SIZE)
@@ -50,6 +53,43 @@ class WindowLayout(QObject):
             return DEFAULT_SIZE
         room = screen.availableGeometry().size()
         return QSize(min(DEFAULT_SIZE.width(), room.width()), min(DEFAULT_SIZE.height(), room.height()))
+
+    def fit_into_screen(self) -> bool:
+        """Move and shrink the window so that its frame — title bar and borders included — lies
+        in the screen's free area (a first start sized the window, not its frame, to the
+        screen: the bottom row of buttons was 20 px off a 1600×900 screen). True if it moved."""
+        screen = self.window.screen()
+        if screen is None or self.window.isMaximized() or self.window.isFullScreen():
+            return False
+        frame, inner = self.window.frameGeometry(), self.window.geometry()
+        target = fitted_frame(frame, screen.availableGeometry())
+        if target == frame:
+            return False
+        self.window.resize(inner.width() - (frame.width() - target.width()),
+                           inner.height() - (frame.height() - target.height()))
+        self.window.move(target.topLeft())
+        return True
+
+    def fit_docks(self) -> None:
+        """Planner side docks in proportion on a narrow window: the canvas keeps at least
+        CANVAS_SHARE of the width (at 1200 px, and on a smaller screen, the Inspector and the
+        Layout dock kept 270 + 440 px and left the canvas ~150)."""
+        if not self.on_planner() or self.window.width() <= 0:
+            return
+        width = self.window.width()
+        if self.planner.width() >= CANVAS_SHARE * width:
+            return
+        docks = self.window.docks
+        want = {"inspector": max(170, int(width * 0.16)), "layout": max(LAYOUT_DOCK_MIN, int(width * 0.30))}
+        sides = [(docks[k], w) for k, w in want.items()
+                 if k in docks and docks[k].isVisible() and not docks[k].isFloating() and docks[k].width() > w]
+        if sides:
+            self.window.resizeDocks([d for d, _ in sides], [w for _, w in sides], Qt.Orientation.Horizontal)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
+        if watched is self.window and event.type() == QEvent.Type.Resize:
+            self.fit_docks()
+        return False
 
     # ---- planner docks follow the planner tab ---------------------------------------
     def on_planner(self) -> bool:
@@ -110,7 +150,17 @@ class WindowLayout(QObject):
             self.window.resize(self.initial_size())
         if isinstance(state, QByteArray):
             restored = self.window.restoreState(state, STATE_VERSION) and restored
+        elif not restored:
+            self.fit_docks()
         return bool(restored)
+
+
+def fitted_frame(frame: QRect, room: QRect) -> QRect:
+    """``frame`` moved (and shrunk where it must be) to lie inside ``room``."""
+    width, height = min(frame.width(), room.width()), min(frame.height(), room.height())
+    x = min(max(frame.x(), room.x()), room.x() + room.width() - width)
+    y = min(max(frame.y(), room.y()), room.y() + room.height() - height)
+    return QRect(x, y, width, height)
 
 
 def _text(data: QByteArray) -> str:
