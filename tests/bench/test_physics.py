@@ -150,3 +150,14 @@ def test_a_typed_link_wins_over_what_the_hosts_report_and_says_so(tmp_path):
     assert run.provenance.extra["link_bps"] == 25 * GBIT and "links" not in run.provenance.extra
     assert ("physics bound: 25 Gbit/s for every client host, typed in --link (it overrides what the hosts "
             "report and the topology's NIC figures)") in progress.lines
+
+
+def test_notes_say_an_before_a_vowel():
+    """issue 21 item 12: "a unknown file system"."""
+    from brickyard.bench.engine import no_network_note
+    from brickyard.bench.physics import link_from_routes
+
+    assert no_network_note("c1:/x", "unknown") == "c1:/x is an unknown file system: no network link in the way"
+    assert no_network_note("local:/x", "local") == "local:/x is a local file system: no network link in the way"
+    info = link_from_routes("c1", {"n1": {"dev": "eth0", "kind": "unknown", "mbps": 1000}})
+    assert "an unknown device" in info.source

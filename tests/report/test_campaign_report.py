@@ -143,3 +143,18 @@ def test_campaign_html_has_the_same_cells_inline_svg_and_nothing_fetched(campaig
     assert doc.count("<svg") == 4 + 2 + 1      # 4 topology drawings, sweep charts (layouts, baseline), the bars
     assert "<img" not in doc and "<script" not in doc
     assert not re.search(r"(?:src|href)=\"https?://", doc)
+
+
+def test_a_campaign_set_up_in_the_window_is_named_as_such_not_as_a_file(store, tmp_path, monkeypatch):
+    """issue 21 item 12: the report said "file: <campaign from the window>"."""
+    import dataclasses
+
+    from . import helpers
+
+    real = helpers.seed004_spec
+    monkeypatch.setattr(helpers, "seed004_spec",
+                        lambda layouts: dataclasses.replace(real(layouts), source="<campaign from the window>"))
+    cid = helpers.stored_campaign(store, tmp_path)
+    facts = dict(content_from_campaign(store, cid).facts)
+    assert "file" not in facts and "<campaign" not in " ".join(facts.values())
+    assert facts["set up"] == "in the Campaign tab of the window (not saved as a campaign file)"

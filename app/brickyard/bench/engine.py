@@ -316,6 +316,12 @@ SUSPECT_WORDS = {
 }
 
 
+def no_network_note(spec: str, kind: str) -> str:
+    """Why a target has no link to check: 'local:/x is a local file system', 'an unknown'."""
+    article = "an" if kind[:1] in "aeiou" else "a"
+    return f"{spec} is {article} {kind} file system: no network link in the way"
+
+
 async def _links(sessions: Sequence[TargetSession], layout: dict[str, Any], python: str,
                  hints: dict[str, float]) -> dict[str, LinkInfo]:
     """Each client host's link to the volume's servers (see ``physics``)."""
@@ -324,8 +330,7 @@ async def _links(sessions: Sequence[TargetSession], layout: dict[str, Any], pyth
         if s.host in links:
             continue
         if s.kind not in ("gluster", "nfs"):
-            links[s.host] = LinkInfo(None, f"{s.spec} is a {s.kind} file system: no network link in the way",
-                                     network=False)
+            links[s.host] = LinkInfo(None, no_network_note(s.spec, s.kind), network=False)
             continue
         found = await detect_link(s.executor, servers_of(layout, s.mount.get("source", "")), python=python)
         links[s.host] = choose_link(found, hints.get(s.host))

@@ -215,7 +215,8 @@ def link_from_routes(host: str, routes: dict[str, dict[str, Any]]) -> LinkInfo:
             notes.append(f"sysfs speed of {dev} ({kind}) on {host}")
         else:
             nominal = True
-            notes.append(f"sysfs speed of {dev} on {host}: a {kind} device, so its driver's nominal "
+            article = "an" if kind[:1] in "aeiou" else "a"
+            notes.append(f"sysfs speed of {dev} on {host}: {article} {kind} device, so its driver's nominal "
                          "speed, not a physical limit")
     return LinkInfo(total, "; ".join(notes), nominal)
 

@@ -261,7 +261,9 @@ def content_from_campaign(store: Any, campaign_id: str, *, title: str = "", auth
                          f"bricks"),
              ("workloads", ", ".join(f"{w.workload}" + (f" ({w.id})" if w.id != w.workload else "")
                                      for w in spec.workloads))]
-    if spec.source:
+    if spec.source.startswith("<"):         # put together in the window, never saved as a file
+        facts.append(("set up", "in the Campaign tab of the window (not saved as a campaign file)"))
+    elif spec.source:
         facts.append(("file", spec.source))
     notes = tuple(spec.notes)
     if record.status != "complete":
