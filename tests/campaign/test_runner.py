@@ -348,3 +348,27 @@ def test_a_killed_session_counts_to_its_last_recorded_activity_and_the_pause_bef
     spans = session_spans(state, [killed_run])
     assert spans == [(1000.0, 1080.0, False), (5000.0, 5300.0, True)]
     assert sum(e - b for b, e, _ in spans) == 380.0              # not 300, and not the 3,920 s pause
+def test_time_left_comes_from_the_plans_steps_and_sizes_not_a_count_of_steps(store, tmp_path):
+    """issue 21 item 6: "00:11 left" 4 s into a 2 m 20 s campaign, every step counted alike."""
+    from brickyard.campaign.runner import cell_work
+    from brickyard.campaign.state import PENDING
+
+    doc = {"format_version": 1, "name": "t", "on_failure": "stop",
+           "layouts": [{"name": "dt8", "type": "distribute"},
+                       {"name": "dt4rp2", "type": "distributed-replicate", "replica": 2}],
+           "workloads": [{"id": "small", "workload": "dd", "params": {"block_sizes": "1M", "size": "16M"}},
+                         {"id": "big", "workload": "dd", "params": {"block_sizes": "1M", "size": "64M"}}]}
+    spec = from_data(doc, source="/tmp/t.campaign.json", topology=lab_topology())
+    r = start(spec, store, tmp_path)
+    keys = [s.key for s in r.steps]
+    by = {s.key: s for s in r.steps}
+    assert cell_work(spec, by["cell:dt8:big"]) == 4 * cell_work(spec, by["cell:dt8:small"])
+    assert r.remaining() is None                                 # nothing timed yet
+    for key, seconds in (("preflight:dt8", 2.0), ("provision:dt8", 8.0), ("cell:dt8:small", 10.0)):
+        r.state.step(key).status = DONE
+        r._done[key] = seconds
+    left = [k for k in keys if r.state.step(k).status == PENDING]
+    assert left == ["cell:dt8:big", "teardown:dt8", "preflight:dt4rp2", "provision:dt4rp2", "cell:dt4rp2:small",
+                    "cell:dt4rp2:big", "teardown:dt4rp2"]
+    # cells at 10 s per 'small': big = 40 s; pre-flight 2 s, provision 8 s; no teardown timed: their mean, 5 s
+    assert r.remaining() == pytest.approx(40 + 5 + 2 + 8 + 10 + 40 + 5)

@@ -194,3 +194,58 @@ def test_quitting_during_a_campaign_names_it_and_says_it_resumes(qtbot, window):
         qtbot.waitUntil(lambda: view.grid.status_of("cell:gv0-dt4:dd") == "running", timeout=10_000)
         assert "the campaign gv0-layouts (Resume in the Campaign tab" in window.busy_question()
         hold.set()
+
+
+def _clipped(view) -> list[str]:
+    """Buttons of the Campaign tab not wholly in sight (cut by the window or by their scroll area)."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtWidgets import QPushButton, QScrollArea
+
+    out = []
+    win = view.window()
+    for button in view.findChildren(QPushButton):
+        if not button.isVisibleTo(view):
+            continue
+        rect = QRect(button.mapTo(win, button.rect().topLeft()), button.size())
+        area = button.parentWidget()
+        while area is not None and not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        port = area.viewport() if area is not None else win
+        shown = QRect(port.mapTo(win, port.rect().topLeft()), port.size()) if port is not win else win.rect()
+        if not win.rect().contains(rect) or (area is not None and rect.top() < shown.bottom()
+                                              and not shown.contains(rect)):
+            out.append(button.text())
+    return out
+
+
+def test_layouts_are_added_and_removed_in_the_campaign_tab_and_the_header_follows(qtbot, window):
+    """issue 21 item 6: layouts only came from ticking Compare layouts; 'Add w…' and 'Cancel and
+    tea…' were clipped at 1600×900; the header said 'No campaign yet' with layouts in."""
+    window.resize(1600, 900)
+    view = campaign_from_compare(qtbot, window, picks=("distribute", "replica 2"))
+    setup = view.setup
+    qtbot.wait(50)
+    assert view.state_label.text().startswith("Campaign gv0-layouts: 2 layouts — add the workloads")
+    assert _clipped(view) == [] and not view.findChild(type(view.grid)).isHidden()
+    choices = [setup.layout_box.itemText(i) for i in range(setup.layout_box.count())]
+    assert "distribute" not in choices and "replica 4" in choices      # what it holds is not offered again
+    setup.layout_box.setCurrentIndex(choices.index("replica 4"))
+    qtbot.mouseClick(setup.add_layout_button, LEFT)
+    assert setup.layouts.count() == 3 and setup.layouts.item(2).text() == "gv0-rp4: replica 4 (4 bricks)"
+    rect = setup.layouts.visualItemRect(setup.layouts.item(0))
+    qtbot.mouseClick(setup.layouts.viewport(), LEFT, pos=rect.center())
+    qtbot.mouseClick(setup.remove_layout_button, LEFT)
+    assert [setup.layouts.item(i).text().split(":")[0] for i in range(setup.layouts.count())] == ["gv0-dt2rp2", "gv0-rp4"]
+    assert "distribute" in [setup.layout_box.itemText(i) for i in range(setup.layout_box.count())]
+    assert setup.select_workload("dd")
+    qtbot.mouseClick(setup.add_workload_button, LEFT)
+    assert view.grid.rowCount() == 2
+    assert view.state_label.text().startswith("Campaign gv0-layouts: 2 layouts × 1 workload, 8 steps — ready to start")
+    assert "acknowledged" in view.state_label.text()           # replica 2: gluster asks first
+    view.ack_box.setChecked(True)
+    assert view.state_label.text().endswith("ready to start.")
+    assert _clipped(view) == []
+    window.resize(1280, 720)
+    qtbot.wait(50)
+    assert _clipped(view) == []
+    assert view.start_button.isVisible() and view.cancel_button.text() == "Cancel and tear down"

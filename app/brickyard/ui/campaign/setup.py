@@ -21,6 +21,7 @@ from ...bench import registry
 from ...bench.engine import TargetError, parse_target
 from ...campaign.spec import FAILURE_POLICIES, CampaignFileError, CampaignSpec, document, from_data
 from ...core.edits import describe_layout
+from ...core.plan import candidate_layouts
 from ...core.topology import Layout, Mount, Topology, Volume
 from ..panels.fields import mark_field
 from ..run.param_form import ParamForm
@@ -58,8 +59,19 @@ class CampaignSetup(QWidget):
         self.layouts = QListWidget()
         self.layouts.setObjectName("campaign-layouts")
         self.layouts.setMaximumHeight(130)
+        self.layout_box = QComboBox()              # the other layouts gluster accepts for these bricks
+        self.layout_box.setObjectName("campaign-layout-choice")
+        self.layout_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.layout_box.setMinimumContentsLength(10)
+        self.add_layout_button = QPushButton("Add layout")
+        self.add_layout_button.setObjectName("campaign-add-layout")
+        self.remove_layout_button = QPushButton("Remove")
+        self.remove_layout_button.setToolTip("Take the selected layouts out of the campaign")
+        self.remove_layout_button.setObjectName("campaign-remove-layout")
         self.workload_box = QComboBox()
         self.workload_box.setObjectName("campaign-workload")
+        self.workload_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.workload_box.setMinimumContentsLength(10)
         for e in self.entries:
             self.workload_box.addItem(f"{e.name} — {e.workload.title or e.name}", e.name)
         self.form = ParamForm(hidden=("repeats",))     # the campaign's Repeats sets it
@@ -106,7 +118,15 @@ class CampaignSetup(QWidget):
         wl.addLayout(chosen)
         form = QFormLayout()
         form.addRow("Name:", self.name_edit)
-        form.addRow("Layouts (same bricks):", self.layouts)
+        layout_column = QVBoxLayout()
+        layout_column.setSpacing(2)
+        layout_column.addWidget(self.layouts)
+        layout_row = QHBoxLayout()
+        layout_row.addWidget(self.layout_box, 1)
+        layout_row.addWidget(self.add_layout_button)
+        layout_row.addWidget(self.remove_layout_button)
+        layout_column.addLayout(layout_row)
+        form.addRow("Layouts (same bricks):", layout_column)
         baseline = QVBoxLayout()
         baseline.setSpacing(1)
         baseline.addWidget(self.baselines)
@@ -123,6 +143,8 @@ class CampaignSetup(QWidget):
         box.addWidget(self.problem)
 
         self.workload_box.currentIndexChanged.connect(lambda _i: self._workload_chosen())
+        self.add_layout_button.clicked.connect(lambda: self.add_layout(self.layout_box.currentData()))
+        self.remove_layout_button.clicked.connect(self.remove_selected_layouts)
         self.add_workload_button.clicked.connect(self.add_workload)
         self.remove_workload_button.clicked.connect(self._remove_workload)
         self.baselines.textEdited.connect(lambda _t: mark_field(self.baselines, self.baseline_error, None))
@@ -137,18 +159,56 @@ class CampaignSetup(QWidget):
         self.topology, self.volume, self.topology_path = topology, volume, topology_path
         self.name_edit.setText(f"{volume.name}-layouts")
         self.layouts.clear()
-        used: set[str] = set()
         for layout in layouts:
-            name = f"{volume.name}-{layout_code(layout, len(volume.bricks))}"[:64]
-            while name in used:
-                name += "b"
-            used.add(name)
-            item = QListWidgetItem(f"{name}: {describe_layout(layout)} ({len(volume.bricks)} bricks)")
-            item.setData(ROLE, Volume(name, layout, list(volume.bricks), dict(volume.options), force=volume.force))
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked)
-            self.layouts.addItem(item)
+            self._layout_item(layout)
+        self._fill_layout_choices()
         self.sig_changed.emit()
+
+    def _layout_item(self, layout: Layout) -> QListWidgetItem:
+        volume = self.volume
+        used = {self.layouts.item(i).data(ROLE).name for i in range(self.layouts.count())}
+        name = f"{volume.name}-{layout_code(layout, len(volume.bricks))}"[:64]
+        while name in used:
+            name += "b"
+        item = QListWidgetItem(f"{name}: {describe_layout(layout)} ({len(volume.bricks)} bricks)")
+        item.setData(ROLE, Volume(name, layout, list(volume.bricks), dict(volume.options), force=volume.force))
+        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+        item.setCheckState(Qt.CheckState.Checked)
+        self.layouts.addItem(item)
+        return item
+
+    def _fill_layout_choices(self) -> None:
+        """The layouts gluster accepts for these bricks that the campaign does not hold yet."""
+        self.layout_box.clear()
+        if self.topology is None or self.volume is None:
+            self.layout_box.setEnabled(False)
+            self.add_layout_button.setEnabled(False)
+            return
+        held = [self.layouts.item(i).data(ROLE).layout for i in range(self.layouts.count())]
+        for layout in candidate_layouts(self.topology, self.volume.bricks):
+            if layout not in held:
+                self.layout_box.addItem(describe_layout(layout), layout)
+        self.layout_box.setEnabled(self.layout_box.count() > 0)
+        self.add_layout_button.setEnabled(self.layout_box.count() > 0)
+
+    def add_layout(self, layout: Layout | None) -> bool:
+        """One more layout of the same bricks (from the list of those gluster accepts)."""
+        if layout is None or self.volume is None:
+            return False
+        self._layout_item(layout)
+        self._fill_layout_choices()
+        self.sig_changed.emit()
+        return True
+
+    def remove_selected_layouts(self) -> int:
+        """Take the selected layouts out of the campaign (they come back in the list to add)."""
+        rows = sorted({self.layouts.row(i) for i in self.layouts.selectedItems()}, reverse=True)
+        for row in rows:
+            self.layouts.takeItem(row)
+        if rows:
+            self._fill_layout_choices()
+            self.sig_changed.emit()
+        return len(rows)
 
     def chosen_layouts(self) -> list[Volume]:
         return [self.layouts.item(i).data(ROLE) for i in range(self.layouts.count())

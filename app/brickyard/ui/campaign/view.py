@@ -46,6 +46,10 @@ from .setup import CampaignSetup
 TICK_MS = 500
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 class _Events(QObject):
     """Campaign events from the loop thread as GUI-thread signals; the frequent live-progress
     events are only kept (``latest``) for the view's timer."""
@@ -162,17 +166,22 @@ class CampaignView(QWidget):
         lv.addWidget(self.file_label)
         lv.addWidget(self.setup)
         lv.addWidget(self.questions)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.start_button)
-        buttons.addWidget(self.pause_button)
-        buttons.addWidget(self.cancel_button)
-        lv.addLayout(buttons)
-        lv.addWidget(self.message)
         lv.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(left)
-        scroll.setMinimumWidth(460)
+        scroll.setMinimumWidth(530)
+        # Start, Pause and Cancel stay in sight under the form, however long it scrolls
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.pause_button)
+        buttons.addWidget(self.cancel_button)
+        column = QWidget()
+        cv = QVBoxLayout(column)
+        cv.setContentsMargins(0, 0, 0, 0)
+        cv.addWidget(scroll, 1)
+        cv.addLayout(buttons)
+        cv.addWidget(self.message)
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
@@ -185,10 +194,10 @@ class CampaignView(QWidget):
         rv.addWidget(split_right, 1)
         self.split_right = split_right
         split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(scroll)
+        split.addWidget(column)
         split.addWidget(right)
         split.setStretchFactor(1, 1)
-        split.setSizes([480, 1000])
+        split.setSizes([560, 1000])
         QVBoxLayout(self).addWidget(split)
 
         self.timer = QTimer(self)
@@ -200,7 +209,7 @@ class CampaignView(QWidget):
         self.start_button.clicked.connect(lambda: self.start())
         self.pause_button.clicked.connect(self.pause)
         self.cancel_button.clicked.connect(self.ask_cancel)
-        self.ack_box.toggled.connect(lambda _b: self._update_buttons())
+        self.ack_box.toggled.connect(lambda _b: (self._update_buttons(), self._show_ready()))
         self.setup.sig_changed.connect(self._setup_changed)
         self.refresh_unfinished()
         self._update_buttons()
@@ -230,6 +239,7 @@ class CampaignView(QWidget):
                                 + f"; on failure: {spec.on_failure}")
         self.file_label.show()
         self._show_campaign(spec, None)
+        self._show_ready()
         self._say(f"Opened {path}: Start runs it.")
         return True
 
@@ -256,6 +266,30 @@ class CampaignView(QWidget):
             except (CampaignFileError, ValueError):
                 pass
         self._update_buttons()
+        self._show_ready()
+
+    def _show_ready(self) -> None:
+        """The header says where the campaign being set up stands (not 'No campaign yet' once
+        layouts are in): what is missing, or what Start will run."""
+        if self.running:
+            return
+        if self.spec is None and self.setup.volume is None:
+            self._set_state("idle", "No campaign yet: tick layouts in Compare layouts, or open a campaign file.")
+            return
+        layouts = len(self.spec.layouts) if self.spec is not None else len(self.setup.chosen_layouts())
+        workloads = len(self.spec.workloads) if self.spec is not None else len(self.setup.chosen_workloads())
+        name = self.spec.name if self.spec is not None else (self.setup.name_edit.text().strip() or "new campaign")
+        if not layouts:
+            self._set_state("idle", f"Campaign {name}: no layout yet — tick or add the layouts to compare.")
+        elif not workloads:
+            self._set_state("idle", f"Campaign {name}: {_count(layouts, 'layout')} — add the workloads to run on each "
+                                    "(pick one, set its parameters, Add workload).")
+        else:
+            steps = len(self.grid.steps)
+            ack = " once gluster's questions below are acknowledged" if self.questions.isVisible() \
+                and not self.ack_box.isChecked() else ""
+            self._set_state("idle", f"Campaign {name}: {_count(layouts, 'layout')} × {_count(workloads, 'workload')}, "
+                                    f"{_count(steps, 'step')} — ready to start{ack}.")
 
     def _show_campaign(self, spec: CampaignSpec, state: CampaignState | None) -> None:
         self.grid.set_campaign(spec, state)
@@ -263,7 +297,9 @@ class CampaignView(QWidget):
         asked = questions(spec)
         self.ack_box.setChecked(False)
         self.questions.setVisible(bool(asked))
-        self.question_text.setText("\n".join(f"• {name}: {q}" for name, qs in asked.items() for q in qs))
+        # a break after each '/': gluster's questions hold long URLs, which widened the column
+        self.question_text.setText("\n".join(f"• {name}: {q}" for name, qs in asked.items() for q in qs)
+                                   .replace("/", "/\u200b"))
         self._update_buttons()
 
     # ---- running ------------------------------------------------------------------------

@@ -226,6 +226,8 @@ class RunChart(QStackedWidget):
         self.runs: list[tuple[str, list[StepResult]]] = []
         self.metric = ""
         self.point_count = 0          # points drawn (tests, status line)
+        for chart in (self.sweep_chart, self.point_chart):
+            chart.set_empty(self.EMPTY)
 
     def begin(self, label: str) -> None:
         self.runs.append((label, []))
