@@ -255,7 +255,7 @@ class RunChart(QStackedWidget):
         if steps:
             chart.show_axes()
             set_title(chart, " ", "#666")
-        elif not chart.empty or getattr(chart, "_title", None) != (self.EMPTY, "#555"):
+        else:                      # draw() set its axis label, which shows the axis: hidden again
             chart.set_empty(self.EMPTY)
         settle_view(chart)
 
