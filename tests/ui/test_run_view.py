@@ -374,3 +374,25 @@ def test_a_client_mount_added_from_the_run_tab_goes_through_the_mount_editor_and
     session.stack.undo()                   # one undo step: the new client and its mount
     assert session.topo.client("c2") is None
     assert [t.host for t in view.targets.mount_targets()] == ["c1"]
+
+
+def test_benchmark_this_machine_leaves_the_dd_parameters_the_user_saved(make_view, qtbot, tmp_path):
+    """issue 21 item 12: the first-start sweep overwrote the remembered dd parameters."""
+    from brickyard.bench.engine import TargetSpec
+    from brickyard.ui.run.targets import Baseline
+
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    view = make_view(settings=settings)
+    view.select_workload("dd")
+    view.form.fields["block_sizes"].edit.setText("64K,1M")           # the user's own sweep, remembered
+    mine = settings.value("run/params/dd")
+    assert "64K,1M" in mine
+    (tmp_path / "bench").mkdir()
+    with qtbot.waitSignal(view.sig_batch_finished, timeout=60_000):
+        assert view.measure_baselines([Baseline("local directory", TargetSpec("local", str(tmp_path / "bench")))],
+                                      "dd", {"block_sizes": "64K", "concurrency": "1", "size": "1M", "repeats": "1",
+                                             "direction": "write"})
+    assert settings.value("run/params/dd") == mine
+    again = make_view(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    again.select_workload("dd")
+    assert again.form.fields["block_sizes"].text() == "64K,1M"

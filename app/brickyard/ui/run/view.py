@@ -233,8 +233,12 @@ class RunView(QWidget):
         if not self.select_workload(workload):
             self._say(f"The {workload} workload is not installed or did not load: see the Workload box.", error=True)
             return False
-        self.form.reset()
-        self.form.set_texts(texts)
+        self._keep_remembered = True        # the user's saved parameters stay theirs: this sweep is not them
+        try:
+            self.form.reset()
+            self.form.set_texts(texts)
+        finally:
+            self._keep_remembered = False
         self.targets.tick_only(baselines)
         self.save_box.setChecked(True)
         return self.start()
@@ -271,7 +275,7 @@ class RunView(QWidget):
 
     def _form_changed(self) -> None:
         entry = self.entry()
-        if entry is not None:
+        if entry is not None and not getattr(self, "_keep_remembered", False):
             self._set_setting(f"run/params/{entry.name}", json.dumps(self.form.changed_texts()))
         self._update_buttons()
 
