@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel
 
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.mainwindow import OPTIONAL_VIEWS, MainWindow
 
 from .helpers import show_active, small_topology
 
@@ -89,6 +89,7 @@ def test_window_size_and_dock_layout_are_remembered_by_the_next_session(qtbot, t
     qtbot.mouseClick(close, LEFT)  # the user closes the Inspector with its title-bar button
     assert not first.docks["inspector"].isVisible()
     first.docks["clients"].raise_()
+    qtbot.wait(50)                  # a narrower window gives its docks way to the canvas (issue 21 item 11)
     layout_width = first.docks["layout"].width()
     qtbot.keyClick(first, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)  # File > Quit
     qtbot.waitUntil(lambda: not first.isVisible())
@@ -114,3 +115,38 @@ def test_closing_on_another_tab_still_remembers_the_planner_layout(qtbot, tmp_pa
     show_active(qtbot, second)
     assert all(second.docks[k].isVisible() for k in ("inspector", "layout", "commands"))
     assert QApplication.activeWindow() is second
+
+
+def test_no_dock_tab_bar_is_left_on_another_tab_after_coming_back_to_the_planner(qtbot, tmp_path, monkeypatch):
+    """Planner → History → Planner → Campaign left the bottom docks' tab bar (Commands, Compare
+    layouts…) showing on the Campaign tab: Qt keeps the tab bar of a restored layout apart from
+    the docks it holds."""
+    from PySide6.QtWidgets import QTabBar
+
+    def dock_tabs() -> list[list[str]]:
+        bars = [b for b in window.findChildren(QTabBar) if b.isVisible() and not window.tabs.isAncestorOf(b)
+                and b is not window.tabs.tabBar()]
+        return [[b.tabText(i) for i in range(b.count())] for b in bars if b.count()]
+
+    from brickyard.core import topofile
+
+    from ..conftest import EXAMPLES
+
+    monkeypatch.setenv("BRICKYARD_DB", f"sqlite:///{tmp_path / 'history.db'}")
+    window = MainWindow(topofile.load(EXAMPLES / "eight-node-raid5.brickyard.json"), tmp_path / "s.json",
+                        tmp_path / "autosave")
+    window.resize(1600, 900)
+    show_active(qtbot, window)
+    qtbot.wait(50)
+    assert dock_tabs()                                      # on the planner: Commands, Compare layouts, …
+    window.open_optional_view(*OPTIONAL_VIEWS[0])
+    qtbot.wait(50)
+    assert dock_tabs() == []
+    window.tabs.setCurrentWidget(window.canvas)
+    qtbot.wait(50)
+    assert dock_tabs()
+    window.docks["compare"].raise_()
+    qtbot.wait(1200)
+    window.open_campaign(window.compare.layouts[:2])
+    qtbot.wait(50)
+    assert dock_tabs() == []

@@ -18,7 +18,7 @@ planner tab, and both remembered between sessions.
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSize, Qt
-from PySide6.QtWidgets import QLayout, QMainWindow, QSizePolicy, QWidget
+from PySide6.QtWidgets import QLayout, QMainWindow, QSizePolicy, QTabBar, QWidget
 
 STATE_VERSION = 1
 GEOMETRY_KEY = "window/geometry"
@@ -39,6 +39,7 @@ class WindowLayout(QObject):
         self._planner_state: QByteArray | None = None  # the dock layout while another tab shows
         self._open_on_planner: list = []
         self._policies: dict[int, QSizePolicy] = {}  # id(page) -> its own policy while in the background
+        self._seen_width = -1                        # the window's width docks were last fitted to
         window.installEventFilter(self)
         layout = window.layout()
         layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
@@ -87,8 +88,13 @@ class WindowLayout(QObject):
             self.window.resizeDocks([d for d, _ in sides], [w for _, w in sides], Qt.Orientation.Horizontal)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
+        # only a window on screen made narrower or wider: the resize of a restored session (sent
+        # before it shows) keeps the dock widths the user left
         if watched is self.window and event.type() == QEvent.Type.Resize:
-            self.fit_docks()
+            width = event.size().width()
+            if width != self._seen_width and self.window.isVisible():
+                self.fit_docks()
+            self._seen_width = width
         return False
 
     # ---- planner docks follow the planner tab ---------------------------------------
@@ -120,6 +126,10 @@ class WindowLayout(QObject):
         for dock in self.docks:
             dock.hide()
             dock.toggleViewAction().setEnabled(False)
+        # the tab bar of tabified docks is the window's, not a dock's: after the planner's layout
+        # was restored once (back from another tab), Qt left one showing on the next tab
+        for bar in self.window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            bar.hide()
 
     def _show_planner_docks(self) -> None:
         if self._planner_state is None:
@@ -152,6 +162,7 @@ class WindowLayout(QObject):
             restored = self.window.restoreState(state, STATE_VERSION) and restored
         elif not restored:
             self.fit_docks()
+        self._seen_width = self.window.width()       # a restored layout is the user's: kept as it was
         return bool(restored)
 
 

@@ -481,6 +481,7 @@ class LayoutBarChart(BaseChart):
         self.value_labels = []
         for x, y, top, (_label, p) in zip(xs, ys, highs, kept):    # each bar says its value, with its unit
             text = pg.TextItem(format_quantity(p.median, unit), color="#111", anchor=(0.5, 1))
+            text.setZValue(20)                   # over the bars drawn after it, never under them
             text.setPos(float(x), float(y + top))
             self.plot_item.addItem(text)
             self.value_labels.append(text)
@@ -550,6 +551,7 @@ class PointChart(BaseChart):
                     bottom=ys[spread] - np.array(lows)[spread], beam=width * 0.3, pen=pg.mkPen("#000")))
             for x, y, hi, (_pt, _vals, med) in zip(xs, meds, highs, kept):
                 text = pg.TextItem(format_quantity(med, unit), color="#111", anchor=(0.5, 1))
+                text.setZValue(20)               # over the next run's bars, never under them
                 text.setPos(x, hi)
                 self.plot_item.addItem(text)
                 self.value_labels.append(text)
