@@ -82,11 +82,11 @@ class Log2SizeAxis(pg.AxisItem):
 
 
 class CategoryAxis(pg.AxisItem):
-    """Bar labels under a bar chart, wrapped onto up to three lines to fit under their bars;
+    """Bar labels under a bar chart, wrapped onto up to four lines to fit under their bars;
     where even that would run names into each other only every k-th is written (the hover
     readout names every point)."""
 
-    MAX_LINES = 3
+    MAX_LINES = 4
 
     def __init__(self, orientation: str = "bottom") -> None:
         super().__init__(orientation)
