@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     # a window manager frames the window once it is shown: then its title bar is known, and the
     # frame (not only the window) is fitted into the screen's free area
     for delay in (0, 400):
-        QTimer.singleShot(delay, window.window_layout.fit_into_screen)
+        QTimer.singleShot(delay, window, window.window_layout.fit_into_screen)
     window.canvas.fit()
     settle_gc()
     if notices or problems:

@@ -228,7 +228,8 @@ class MainWindow(QMainWindow):
         the Planner comes to the front and the drawing is fitted to the canvas, whatever tab
         the user was on and however the last drawing was zoomed."""
         self.tabs.setCurrentWidget(self.canvas)
-        QTimer.singleShot(0, self.canvas.fit)        # once the tab has its size
+        # once the tab has its size; tied to the canvas, so a window closed at once never runs it
+        QTimer.singleShot(0, self.canvas, self.canvas.fit)
 
     def _show_refusal(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
