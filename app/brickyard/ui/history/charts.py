@@ -27,6 +27,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsItem
+from shiboken6 import isValid
 
 from brickyard.core.compare import describe_point, describe_points, metric_unit, repeats_by_point
 from brickyard.core.results import Provenance, RunResult, RunStatus, StepResult
@@ -224,7 +225,8 @@ class BaseChart(pg.PlotWidget):
         self.plot_item.vb.sigRangeChanged.connect(self._range_changed)
 
     def _range_changed(self, *_args) -> None:
-        self.thin_labels()
+        if isValid(self) and isValid(self.plot_item.vb):     # not while the chart is being taken apart
+            self.thin_labels()
 
     def set_empty(self, text: str) -> None:
         """Nothing to draw: ``text`` says why, in place of the plot; no axes or grid, which
@@ -246,7 +248,7 @@ class BaseChart(pg.PlotWidget):
     def thin_labels(self) -> int:
         """Hide value labels that would overlap one shown already (the taller bar's label is
         kept first); the hover readout still gives every value. Returns how many show."""
-        labels = [t for t in self.value_labels if t.scene() is not None]
+        labels = [t for t in self.value_labels if isValid(t) and t.scene() is not None]
         if not labels:
             return 0
         vb = self.plot_item.vb
