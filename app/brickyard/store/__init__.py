@@ -13,14 +13,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _WHERE = {"DatabaseError": ".engine", "FilterChoices": ".history", "HistoryStore": ".history",
-          "RunFilter": ".history", "RunSummary": ".history", "StoreError": ".history",
+          "RunFilter": ".history", "RunSummary": ".history", "StoreError": ".errors",
           "SettingsError": ".settings", "resolve_db_url": ".settings"}
 
 __all__ = sorted(_WHERE)
 
 if TYPE_CHECKING:
     from .engine import DatabaseError
-    from .history import FilterChoices, HistoryStore, RunFilter, RunSummary, StoreError
+    from .errors import StoreError
+    from .history import FilterChoices, HistoryStore, RunFilter, RunSummary
     from .settings import SettingsError, resolve_db_url
 
 

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import insert, select, update
 
-from .history import HistoryStore, StoreError
+from .errors import StoreError
 from .models import Campaign, Run
 from .owner import pid_alive, process_start
+
+if TYPE_CHECKING:
+    from .history import HistoryStore
 
 FINISHED = ("complete", "cancelled", "abandoned")
 

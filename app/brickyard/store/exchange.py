@@ -17,7 +17,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Sequence
+from typing import IO, TYPE_CHECKING, Any, Sequence
 
 from brickyard.core import strictjson
 from brickyard.core.compare import describe_layout
@@ -26,7 +26,9 @@ from brickyard.core.strictjson import JsonFileError, Problem, Reader
 from brickyard.core.units import format_utc
 
 from . import codec
-from .history import HistoryStore
+
+if TYPE_CHECKING:
+    from .history import HistoryStore
 
 FORMAT = "brickyard-history"
 FORMAT_VERSION = 1

@@ -41,16 +41,13 @@ from brickyard.core.topology import Topology
 from . import codec
 from .legacy import stored_name, stored_status
 from .engine import IMMEDIATE, create_history_engine, migrate
+from .errors import StoreError
 from .models import Run, RunHost, RunOption, Sample, Step, TopologySnapshot, VolumeLayout, WorkerTimingRow
 from .owner import pid_alive, process_start
 from .settings import resolve_db_url
 from .watch import NOTIFY_CHANNEL, HistoryWatcher
 
 STALE_AFTER_S = 15 * 60   # another host's running run with no heartbeat for this long is dead
-
-
-class StoreError(ValueError):
-    """A request the history cannot honour (unknown run, duplicate step, …)."""
 
 
 @dataclass(frozen=True)
