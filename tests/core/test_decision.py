@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from brickyard.core import topofile
-from brickyard.core.decision import (
-    ESTIMATED, MEASURED, NONE, PLANNED, PREDICTED, BASELINE, Column, Figure, LayoutEntry,
-    build_table, format_figure, key_block_sizes,
+from brickyard.core.decision import build_table, key_block_sizes
+from brickyard.core.decisiontable import (
+    ESTIMATED, MEASURED, NONE, PLANNED, PREDICTED, BASELINE, Column, Figure, LayoutEntry, format_figure,
 )
 from brickyard.core.decision_runs import entries_from_runs, volume_of_run
 from brickyard.core.plan import plan_volume

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from brickyard.core import calibration as cal
-from brickyard.core.decision import ESTIMATED, MEASURED, PREDICTED, LayoutEntry, build_table
+from brickyard.core.decision import build_table
+from brickyard.core.decisiontable import ESTIMATED, MEASURED, PREDICTED, LayoutEntry
 from brickyard.core.topology import Layout, VolumeType
 
 from .test_decision import MIB, dd_run, eight_node, planned

@@ -13,7 +13,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from brickyard.campaign.state import C_COMPLETE, DONE
-from brickyard.core.decision import MEASURED
+from brickyard.core.decisiontable import MEASURED
 from brickyard.core.topology import Layout, VolumeType
 from brickyard.ui.bridge import RemoteBridge
 from brickyard.ui.mainwindow import MainWindow

@@ -32,7 +32,7 @@ def test_campaign_report_from_the_command_line_with_json(campaign, tmp_path, cap
     page1 = pdfcheck.text(out, 1, 1)
     assert "Which volume for the render farm" in page1
     # every measured figure of the JSON table is in the PDF's decision table, as the table writes it
-    from brickyard.core.decision import DecisionTable, format_figure  # noqa: F401 (the one formatter)
+    from brickyard.core.decisiontable import DecisionTable, format_figure  # noqa: F401 (the one formatter)
     for row in doc["decision_table"]["rows"]:
         for key, f in row["figures"].items():
             if f["source"] == "measured" and key.startswith("tput:"):

@@ -9,7 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from brickyard.core import topofile
-from brickyard.core.decision import PREDICTED, Column, Figure, LayoutEntry, build_table
+from brickyard.core.decision import build_table
+from brickyard.core.decisiontable import PREDICTED, Column, Figure, LayoutEntry
 from brickyard.core.plan import plan_volume
 from brickyard.core.results import Metric, Provenance, RunResult, RunStatus, StepResult, WorkerTiming
 from brickyard.core.topology import Layout, Volume, VolumeType

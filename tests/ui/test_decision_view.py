@@ -8,7 +8,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
-from brickyard.core.decision import ESTIMATED, BASELINE, LayoutEntry, build_table
+from brickyard.core.decision import build_table
+from brickyard.core.decisiontable import ESTIMATED, BASELINE, LayoutEntry
 from brickyard.core.topology import Layout, VolumeType
 from brickyard.ui.campaign import DecisionView
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..core.decision import BASELINE, DecisionTable, LayoutEntry, build_table
+from ..core.decision import build_table
+from ..core.decisiontable import BASELINE, DecisionTable, LayoutEntry
 from ..core.plan import plan_volume
 from ..core.results import RunResult
 from .spec import CampaignSpec

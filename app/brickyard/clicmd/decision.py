@@ -16,7 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..core.decision import DecisionTable, build_table
+from ..core.decision import build_table
+from ..core.decisiontable import DecisionTable
 from ..core.units import UnitError, parse_block_size
 from .command import Command, Outcome, UsageError, json_safe
 from .inputs import load_topology

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any, Callable, Sequence
 
 from .compare import describe_layout
-from .decision import BASELINE, LAYOUT, LayoutEntry
+from .decisiontable import BASELINE, LAYOUT, LayoutEntry
 from .events import Emitter
 from .gluster_xml import GlusterXMLError, TYPE_NUMBERS, parse_volume_info
 from .results import RunResult

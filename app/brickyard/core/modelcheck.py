@@ -24,7 +24,7 @@ from typing import Mapping, Sequence
 
 from . import calibration as cal, throughput as tm
 from .calibration import Inputs, Model
-from .decision import ESTIMATED, MEASURED, PREDICTED, Column, DecisionTable, Figure, LayoutEntry
+from .decisiontable import ESTIMATED, MEASURED, PREDICTED, Column, DecisionTable, Figure, LayoutEntry
 
 PRED_GROUP = "prediction"
 ERR_GROUP = "model error"

@@ -35,8 +35,8 @@ from typing import Any, Sequence
 from .. import __version__
 from ..core.compare import Difference, MetricComparison, compare_runs, provenance_diff, repeats_by_point, run_labels
 from ..core.calibration import Inputs
-from ..core.decision import (BASELINE, ESTIMATED, LAYOUT, PREDICTED, DecisionTable, LayoutEntry, build_table,
-                             plan_label)
+from ..core.decision import build_table, plan_label
+from ..core.decisiontable import BASELINE, ESTIMATED, LAYOUT, PREDICTED, DecisionTable, LayoutEntry
 from ..core.modelcheck import ModelCheck, check_table
 from ..core.modelinputs import split_probe_runs
 from ..core.plan import PlanResult, plan_volume

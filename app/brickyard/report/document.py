@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..core.decision import BASELINE, ESTIMATED, MEASURED, PLANNED, PREDICTED, Column, DecisionTable
+from ..core.decisiontable import BASELINE, ESTIMATED, MEASURED, PLANNED, PREDICTED, Column, DecisionTable
 from ..core.topology import Client, VolumeType
 from ..core.gluster_cli import HostCommand, command_lines, mount_commands
 from ..core.layout import TYPE_NAMES, resolve

@@ -10,7 +10,7 @@ table shows the model's figures.
 
 from __future__ import annotations
 
-from ..core.decision import Column, Figure, format_figure
+from ..core.decisiontable import Column, Figure, format_figure
 from ..core.modelcheck import ERR_GROUP, TOLERANCE, ModelCheck, TablePoint
 from ..core.units import format_rate
 from .blocks import Block, Cell, Col, Heading, Paragraph, Table

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from ..bench.context import FLAG_MEANINGS
 from ..core.compare import POINT_KEYS_FIRST, describe_layout, describe_point, point_of
-from ..core.decision import BASELINE, ESTIMATED, MANY
+from ..core.decisiontable import BASELINE, ESTIMATED, MANY
 from ..core.results import CACHE_SUSPECT_FLAGS, RunResult, RunStatus, StepResult
 from ..core.series import sweep_by_block_size
 from ..core.units import format_block_size, format_quantity, format_rate, format_utc

@@ -12,7 +12,7 @@ them (at another block size when that is all a baseline measured, said so).
 
 from __future__ import annotations
 
-from ..core.decision import BASELINE, ESTIMATED, MEASURED, PREDICTED, Column, DecisionTable, Row
+from ..core.decisiontable import BASELINE, ESTIMATED, MEASURED, PREDICTED, Column, DecisionTable, Row
 from ..core.units import format_block_size
 
 

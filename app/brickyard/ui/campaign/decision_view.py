@@ -1,7 +1,7 @@
 """The decision table on screen: one row per layout (and baseline), the figures that decide
 which one to build, and a chart of the layouts side by side.
 
-It shows a ``core.decision.DecisionTable`` and nothing else: every cell is the text
+It shows a ``core.decisiontable.DecisionTable`` and nothing else: every cell is the text
 ``DecisionTable.text`` gives (the same words the CSV, the CLI and the PDF report use), and
 where each figure came from is visible at a glance — measured figures plain, the planner's
 estimates in grey italics with "≈ … (est.)", exact figures from the topology (capacity,
@@ -37,7 +37,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QGuiApplication, 
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
-from ...core.decision import BASELINE, ESTIMATED, MEASURED, PLANNED, PREDICTED, Column, DecisionTable, Row
+from ...core.decisiontable import BASELINE, ESTIMATED, MEASURED, PLANNED, PREDICTED, Column, DecisionTable, Row
 from ...core.modelcheck import ERR_GROUP, PRED_GROUP
 from ...core.units import format_block_size
 from ...report.sentences import reading
