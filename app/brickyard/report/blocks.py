@@ -285,7 +285,7 @@ class Figure(Block):
             ts.draw_lines(painter, self._caption_lines(ts, width), x, y + h + 3.0, colour=MUTED)
 
     def html(self) -> str:
-        from .html import figure_svg
+        from .svg import figure_svg   # QtSvg only when an HTML report is written
 
         cap = f"<figcaption>{esc(self.caption)}</figcaption>" if self.caption else ""
         return f'<figure>{figure_svg(self)}{cap}</figure>\n'

@@ -9,18 +9,14 @@ import os
 from pathlib import Path
 from typing import Callable, Sequence
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize
-from PySide6.QtGui import QPainter
-from PySide6.QtSvg import QSvgGenerator
-
 from ..core.topofile import write_atomic
 from ..remote.loop import Progress
 from .app import ensure_app
 from .blocks import Block, Figure, esc
 from .pdf import PageMeta
-from .typeset import DPI, SCALE, Typeset
+from .svg import svg_device
+from .typeset import Typeset
 
-FIGURE_WIDTH = 700.0
 TABLE_WIDTH = 940.0
 
 CSS = """
@@ -41,40 +37,6 @@ figcaption { color: #5f6368; font-style: italic; font-size: 12px; }
 """
 
 
-def _svg_device(width: float, height: float, buffer: QBuffer | None = None) -> QSvgGenerator:
-    """An SVG of ``width`` × ``height`` points, at the PDF's resolution (see ``typeset``)."""
-    gen = QSvgGenerator()
-    gen.setResolution(DPI)
-    w, h = max(1, round(width * SCALE)), max(1, round(height * SCALE))
-    gen.setSize(QSize(w, h))
-    gen.setViewBox(QRectF(0, 0, w, h))
-    if buffer is not None:
-        gen.setOutputDevice(buffer)
-    return gen
-
-
-def figure_svg(fig: Figure, width: float = FIGURE_WIDTH) -> str:
-    """The figure as inline SVG (vector), painted at ``width`` points."""
-    ensure_app()
-    probe = Typeset(_svg_device(width, 100))
-    height = fig.natural(probe, width)
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    gen = _svg_device(width, height, buffer)
-    gen.setTitle(fig.title)
-    ts = Typeset(gen)
-    painter = QPainter(gen)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-    painter.scale(SCALE, SCALE)
-    fig.draw(painter, ts, QRectF(0, 0, width, height))
-    painter.end()
-    buffer.close()
-    text = bytes(data.data()).decode("utf-8")
-    start = text.find("<svg")
-    return text[start:] if start >= 0 else text
-
-
 def write_html(build: Callable[[Typeset, float], Sequence[Block]], path: str | os.PathLike, meta: PageMeta,
                progress: Progress | None = None) -> int:
     """Write the HTML file (``core.topofile.write_atomic``: a temporary file, fsync, rename;
@@ -83,7 +45,7 @@ def write_html(build: Callable[[Typeset, float], Sequence[Block]], path: str | o
     ensure_app()
     progress = progress or Progress()
     path = Path(path)
-    ts = Typeset(_svg_device(TABLE_WIDTH, 100))
+    ts = Typeset(svg_device(TABLE_WIDTH, 100))
     progress.set_progress(0.0, "laying out the report")
     blocks = build(ts, TABLE_WIDTH)
     parts = []
