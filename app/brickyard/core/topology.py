@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from .events import Change, Emitter
 
@@ -201,11 +201,20 @@ class Topology:
         node = self.node(ref.node)
         return node.brick(ref.path) if node else None
 
+    def _require(self, kind: str, name: str) -> Any:
+        item = getattr(self, kind)(name)
+        if item is None:
+            raise TopologyError(f"no {kind} named {name!r}")
+        return item
+
+    def require_site(self, name: str) -> Site:
+        return self._require("site", name)
+
     def require_node(self, name: str) -> Node:
-        node = self.node(name)
-        if node is None:
-            raise TopologyError(f"no node named {name!r}")
-        return node
+        return self._require("node", name)
+
+    def require_client(self, name: str) -> Client:
+        return self._require("client", name)
 
     def require_volume(self, name: str) -> Volume:
         volume = self.volume(name)
@@ -244,58 +253,83 @@ class Topology:
     def _emit(self, kind: str, subject: str = "", **detail: object) -> None:
         self.events.emit(Change(kind, subject, dict(detail)))
 
+    def _check_free(self, kind: str, name: str) -> None:
+        """A new site, node, client or volume name must not be taken."""
+        if getattr(self, kind)(name):
+            raise TopologyError(f"a {kind} named {name!r} exists already")
+
+    def _insert(self, kind: str, items: list, item: Any, index: int | None, subject: str) -> Any:
+        items.insert(len(items) if index is None else index, item)
+        self._emit(f"{kind}-added", subject)
+        return item
+
+    def _add_named(self, kind: str, items: list, item: Any, index: int | None) -> Any:
+        self._check_free(kind, item.name)
+        return self._insert(kind, items, item, index, item.name)
+
+    def _take(self, kind: str, items: list, item: Any, subject: str) -> int:
+        """Remove ``item`` from ``items``; returns where it was, for an undo."""
+        index = items.index(item)
+        items.remove(item)
+        self._emit(f"{kind}-removed", subject)
+        return index
+
+    def _rename(self, kind: str, old: str, new: str) -> Any:
+        """The site, node or client now called ``new``, or None when the name did not change."""
+        item = self._require(kind, old)
+        if old == new:
+            return None
+        self._check_free(kind, new)
+        item.name = new
+        return item
+
+    def _rename_endpoint(self, old: str, new: str) -> None:
+        for lat in self.latencies:
+            lat.a = new if lat.a == old else lat.a
+            lat.b = new if lat.b == old else lat.b
+
+    @staticmethod
+    def _set_fields(item: object, what: str, fields: dict[str, object], fixed: tuple[str, ...] = (),
+                    refusal: str = "cannot be set this way") -> dict[str, object]:
+        """Set plain fields of ``item``; returns their old values."""
+        old = {}
+        for key, value in fields.items():
+            if key in fixed or not hasattr(item, key):
+                raise TopologyError(f"{what} field {key!r} {refusal}")
+            old[key] = getattr(item, key)
+            setattr(item, key, value)
+        return old
+
     def add_site(self, site: Site, index: int | None = None) -> Site:
-        if self.site(site.name):
-            raise TopologyError(f"a site named {site.name!r} exists already")
-        self.sites.insert(len(self.sites) if index is None else index, site)
-        self._emit("site-added", site.name)
-        return site
+        return self._add_named("site", self.sites, site, index)
 
     def remove_site(self, name: str) -> tuple[int, Site]:
-        site = self.site(name)
-        if site is None:
-            raise TopologyError(f"no site named {name!r}")
+        site = self.require_site(name)
         if self.nodes_in_site(name):
             raise TopologyError(f"site {name!r} still has nodes; move or delete them first")
-        index = self.sites.index(site)
-        self.sites.remove(site)
-        self._emit("site-removed", name)
-        return index, site
+        return self._take("site", self.sites, site, name), site
 
     def rename_site(self, old: str, new: str) -> None:
-        site = self.site(old)
-        if site is None:
-            raise TopologyError(f"no site named {old!r}")
-        if old == new:
+        if self._rename("site", old, new) is None:
             return
-        if self.site(new):
-            raise TopologyError(f"a site named {new!r} exists already")
-        site.name = new
         for item in [*self.nodes, *self.clients]:
             if item.site == old:
                 item.site = new
-        for lat in self.latencies:
-            lat.a = f"site:{new}" if lat.a == f"site:{old}" else lat.a
-            lat.b = f"site:{new}" if lat.b == f"site:{old}" else lat.b
+        self._rename_endpoint(f"site:{old}", f"site:{new}")
         self._emit("site-renamed", new, old=old)
 
     def update_site(self, name: str, description: str) -> str:
         """Set a site's description; returns the old one."""
-        site = self.site(name)
-        if site is None:
-            raise TopologyError(f"no site named {name!r}")
+        site = self.require_site(name)
         old, site.description = site.description, description
         self._emit("site-changed", name)
         return old
 
     def add_node(self, node: Node, index: int | None = None) -> Node:
-        if self.node(node.name):
-            raise TopologyError(f"a node named {node.name!r} exists already")
+        self._check_free("node", node.name)
         if node.site and not self.site(node.site):
             raise TopologyError(f"node {node.name!r} names site {node.site!r}, which does not exist")
-        self.nodes.insert(len(self.nodes) if index is None else index, node)
-        self._emit("node-added", node.name)
-        return node
+        return self._insert("node", self.nodes, node, index, node.name)
 
     def remove_node(self, name: str) -> tuple[int, Node]:
         node = self.require_node(name)
@@ -303,26 +337,17 @@ class Topology:
                 or (v.thin_arbiter_brick is not None and v.thin_arbiter_brick.node == name)]
         if used:
             raise TopologyError(f"node {name!r} has bricks in volume(s) {', '.join(used)}; remove them from the volume first")
-        index = self.nodes.index(node)
-        self.nodes.remove(node)
-        self._emit("node-removed", name)
-        return index, node
+        return self._take("node", self.nodes, node, name), node
 
     def rename_node(self, old: str, new: str) -> None:
-        node = self.require_node(old)
-        if old == new:
+        if self._rename("node", old, new) is None:
             return
-        if self.node(new):
-            raise TopologyError(f"a node named {new!r} exists already")
-        node.name = new
         for volume in self.volumes:
             volume.bricks = [BrickRef(new, r.path) if r.node == old else r for r in volume.bricks]
             ta = volume.thin_arbiter_brick
             if ta is not None and ta.node == old:
                 volume.thin_arbiter_brick = BrickRef(new, ta.path)
-        for lat in self.latencies:
-            lat.a = new if lat.a == old else lat.a
-            lat.b = new if lat.b == old else lat.b
+        self._rename_endpoint(old, new)
         self._emit("node-renamed", new, old=old)
 
     def move_node(self, name: str, site: str) -> str:
@@ -337,13 +362,7 @@ class Topology:
 
     def update_node(self, name: str, **fields: object) -> dict[str, object]:
         """Set plain fields (address, ssh_user, ssh_port, nic_gbps); returns old values."""
-        node = self.require_node(name)
-        old = {}
-        for key, value in fields.items():
-            if key in ("name", "site", "bricks") or not hasattr(node, key):
-                raise TopologyError(f"node field {key!r} cannot be set this way")
-            old[key] = getattr(node, key)
-            setattr(node, key, value)
+        old = self._set_fields(self.require_node(name), "node", fields, fixed=("name", "site", "bricks"))
         self._emit("node-changed", name)
         return old
 
@@ -351,9 +370,7 @@ class Topology:
         node = self.require_node(node_name)
         if node.brick(brick.path):
             raise TopologyError(f"node {node_name!r} has a brick at {brick.path!r} already")
-        node.bricks.insert(len(node.bricks) if index is None else index, brick)
-        self._emit("brick-added", str(BrickRef(node_name, brick.path)))
-        return brick
+        return self._insert("brick", node.bricks, brick, index, str(BrickRef(node_name, brick.path)))
 
     def remove_brick(self, ref: BrickRef) -> tuple[int, Brick, dict[str, int]]:
         """Remove a brick from its node and from every volume; returns what undo needs:
@@ -380,16 +397,11 @@ class Topology:
         brick = self.brick(ref)
         if brick is None:
             raise TopologyError(f"no brick {ref}")
-        old = {}
         new_path = fields.get("path")
         if new_path is not None and new_path != ref.path:
             if self.require_node(ref.node).brick(str(new_path)):
                 raise TopologyError(f"node {ref.node!r} has a brick at {new_path!r} already")
-        for key, value in fields.items():
-            if not hasattr(brick, key):
-                raise TopologyError(f"brick field {key!r} does not exist")
-            old[key] = getattr(brick, key)
-            setattr(brick, key, value)
+        old = self._set_fields(brick, "brick", fields, refusal="does not exist")
         if new_path is not None and new_path != ref.path:
             new_ref = BrickRef(ref.node, str(new_path))
             for volume in self.volumes:
@@ -402,72 +414,41 @@ class Topology:
         return old
 
     def add_client(self, client: Client, index: int | None = None) -> Client:
-        if self.client(client.name):
-            raise TopologyError(f"a client named {client.name!r} exists already")
-        self.clients.insert(len(self.clients) if index is None else index, client)
-        self._emit("client-added", client.name)
-        return client
+        return self._add_named("client", self.clients, client, index)
 
     def remove_client(self, name: str) -> tuple[int, Client]:
-        client = self.client(name)
-        if client is None:
-            raise TopologyError(f"no client named {name!r}")
+        client = self.require_client(name)
         used = [v.name for v in self.volumes if any(m.client == name for m in v.mounts)]
         if used:
             raise TopologyError(f"client {name!r} mounts volume(s) {', '.join(used)}; remove those mounts first")
-        index = self.clients.index(client)
-        self.clients.remove(client)
-        self._emit("client-removed", name)
-        return index, client
+        return self._take("client", self.clients, client, name), client
 
     def rename_client(self, old: str, new: str) -> None:
         """Rename a client; its volume mounts and latencies follow."""
-        client = self.client(old)
-        if client is None:
-            raise TopologyError(f"no client named {old!r}")
-        if old == new:
+        if self._rename("client", old, new) is None:
             return
-        if self.client(new):
-            raise TopologyError(f"a client named {new!r} exists already")
-        client.name = new
         for volume in self.volumes:
             for mount in volume.mounts:
                 if mount.client == old:
                     mount.client = new
-        for lat in self.latencies:
-            lat.a = f"client:{new}" if lat.a == f"client:{old}" else lat.a
-            lat.b = f"client:{new}" if lat.b == f"client:{old}" else lat.b
+        self._rename_endpoint(f"client:{old}", f"client:{new}")
         self._emit("client-renamed", new, old=old)
 
     def update_client(self, name: str, /, **fields: object) -> dict[str, object]:
         """Set plain fields (site, address, ssh_user, ssh_port, nic_gbps); returns old values."""
-        client = self.client(name)
-        if client is None:
-            raise TopologyError(f"no client named {name!r}")
+        client = self.require_client(name)
         if "site" in fields and fields["site"] and not self.site(str(fields["site"])):
             raise TopologyError(f"no site named {fields['site']!r}")
-        old = {}
-        for key, value in fields.items():
-            if key == "name" or not hasattr(client, key):
-                raise TopologyError(f"client field {key!r} cannot be set this way")
-            old[key] = getattr(client, key)
-            setattr(client, key, value)
+        old = self._set_fields(client, "client", fields, fixed=("name",))
         self._emit("client-changed", name)
         return old
 
     def add_volume(self, volume: Volume, index: int | None = None) -> Volume:
-        if self.volume(volume.name):
-            raise TopologyError(f"a volume named {volume.name!r} exists already")
-        self.volumes.insert(len(self.volumes) if index is None else index, volume)
-        self._emit("volume-added", volume.name)
-        return volume
+        return self._add_named("volume", self.volumes, volume, index)
 
     def remove_volume(self, name: str) -> tuple[int, Volume]:
         volume = self.require_volume(name)
-        index = self.volumes.index(volume)
-        self.volumes.remove(volume)
-        self._emit("volume-removed", name)
-        return index, volume
+        return self._take("volume", self.volumes, volume, name), volume
 
     def set_volume_bricks(self, name: str, bricks: Iterable[BrickRef]) -> list[BrickRef]:
         volume = self.require_volume(name)
@@ -486,15 +467,10 @@ class Topology:
     def update_volume(self, name: str, /, **fields: object) -> dict[str, object]:
         """Set name, options, transport, force or mounts; returns the old values."""
         volume = self.require_volume(name)
-        old = {}
         new_name = fields.get("name")
-        if new_name is not None and new_name != name and self.volume(str(new_name)):
-            raise TopologyError(f"a volume named {new_name!r} exists already")
-        for key, value in fields.items():
-            if key in ("bricks", "layout") or not hasattr(volume, key):
-                raise TopologyError(f"volume field {key!r} cannot be set this way")
-            old[key] = getattr(volume, key)
-            setattr(volume, key, value)
+        if new_name is not None and new_name != name:
+            self._check_free("volume", str(new_name))
+        old = self._set_fields(volume, "volume", fields, fixed=("bricks", "layout"))
         self._emit("volume-changed", volume.name, old_name=name)
         return old
 
