@@ -18,11 +18,11 @@ from brickyard.store.synthetic import synthetic_run
 from brickyard.ui.history.charts import (
     LayoutBarChart,
     LiveChart,
-    Log2SizeAxis,
     ScalingChart,
     ThroughputChart,
     TrendChart,
 )
+from brickyard.ui.widgets.chart import Log2SizeAxis
 
 MiB = 2**20
 MB = 10**6

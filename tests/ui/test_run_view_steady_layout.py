@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication
 from brickyard.core.results import StepResult, WorkerTiming
 from brickyard.core.stats import throughput_metrics
 from brickyard.core.topology import Topology
-from brickyard.ui.history.charts import format_value, value_scale
+from brickyard.ui.widgets.chart import format_value, value_scale
 from brickyard.ui.run.charts import LiveRateChart, RunChart
 from brickyard.ui.run.live import LivePanel
 

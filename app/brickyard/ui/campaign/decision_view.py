@@ -41,7 +41,7 @@ from ...core.decisiontable import BASELINE, ESTIMATED, MEASURED, PLANNED, PREDIC
 from ...core.modelcheck import ERR_GROUP, PRED_GROUP
 from ...core.units import format_block_size
 from ...report.sentences import reading
-from ..history.charts import PALETTE, BaseChart, CategoryAxis, exact, value_scale
+from ..widgets.chart import PALETTE, BaseChart, CategoryAxis, exact, value_scale
 
 SOURCE_STYLE = {MEASURED: ("#111111", False), ESTIMATED: ("#757575", True), PLANNED: ("#0d47a1", False),
                 PREDICTED: ("#6a1b9a", True)}

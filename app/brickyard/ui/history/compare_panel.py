@@ -37,7 +37,8 @@ from brickyard.core.results import RunResult
 from brickyard.core.series import block_sizes, concurrencies, directions
 from brickyard.core.units import format_block_label
 
-from .charts import LayoutBarChart, PointChart, ScalingChart, ThroughputChart, format_value
+from ..widgets.chart import format_value
+from .charts import LayoutBarChart, PointChart, ScalingChart, ThroughputChart
 
 # offered before anything else a run measured, when the runs have them
 METRICS = ("throughput", "stonewall_throughput", "sum_of_rates", "tail", "elapsed")

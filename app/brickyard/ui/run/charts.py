@@ -24,8 +24,8 @@ from ...core.results import Provenance, RunResult, RunStatus, StepResult
 from ...core.series import directions, sweep_by_block_size
 from ...core.stats import summarize
 from ...core.units import format_block_label
-from ..history.charts import (PALETTE, BaseChart, CategoryAxis, ThroughputChart, _pen, exact, format_value,
-                              value_scale)
+from ..history.charts import ThroughputChart
+from ..widgets.chart import PALETTE, BaseChart, CategoryAxis, exact, format_value, series_pen, value_scale
 
 #: the metric a run is charted by: the first its steps report
 HEADLINE_METRICS = ("throughput", "files_per_s", "objects_per_s", "ops_per_s", "tps", "lstat_us", "elapsed")
@@ -129,7 +129,7 @@ class SweepChart(ThroughputChart):
         if name not in self._items:
             # dynamicRangeLimit off: otherwise every change of the y range re-renders each curve's
             # symbols (pyqtgraph guards against values 10^6 views tall, which a rate never is)
-            curve = self.plot_item.plot(xs, ys, pen=_pen(colour_index, dashed=conc > 1), name=name,
+            curve = self.plot_item.plot(xs, ys, pen=series_pen(colour_index, dashed=conc > 1), name=name,
                                         symbol="o" if conc == 1 else "t", symbolSize=7, symbolBrush=colour,
                                         symbolPen=colour, dynamicRangeLimit=None)
             bars = pg.ErrorBarItem(x=xs, y=ys, top=highs, bottom=lows, beam=0.12, pen=pg.mkPen(colour, width=1))

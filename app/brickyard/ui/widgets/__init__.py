@@ -1,0 +1,1 @@
+"""Pieces several tabs share: the chart kit (``chart``)."""
