@@ -19,6 +19,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 PACKAGE = "brickyard"
 SOURCE = Path(__file__).resolve().parents[1] / "app" / PACKAGE
 
@@ -166,47 +168,28 @@ def _package(tmp_path: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def test_a_cycle_through_an_import_inside_a_function_is_found(tmp_path):
-    root = _package(tmp_path, {
-        "a.py": "from . import b\n",
-        "b.py": "def later():\n    from .a import thing\n",
-    })
-    assert cycles(import_graph(root)) == [["brickyard.a", "brickyard.b"]]
-
-
-def test_a_three_module_cycle_across_packages_is_found(tmp_path):
-    root = _package(tmp_path, {
-        "x/one.py": "from ..y.two import f\n",
-        "y/two.py": "import brickyard.z.three\n",
-        "z/three.py": "import importlib\nm = importlib.import_module('brickyard.x.one')\n",
-    })
-    assert cycles(import_graph(root)) == [["brickyard.x.one", "brickyard.y.two", "brickyard.z.three"]]
-
-
-def test_type_checking_imports_are_not_arrows(tmp_path):
-    root = _package(tmp_path, {
-        "a.py": "from . import b\n",
-        "b.py": ("from typing import TYPE_CHECKING\nimport typing\n"
-                 "if TYPE_CHECKING:\n    from .a import A\n"
-                 "if typing.TYPE_CHECKING:\n    from . import a\n"),
-    })
-    assert cycles(import_graph(root)) == []
-
-
-def test_the_else_of_type_checking_still_runs(tmp_path):
-    root = _package(tmp_path, {
-        "a.py": "from . import b\n",
-        "b.py": "if TYPE_CHECKING:\n    pass\nelse:\n    from .a import A\n",
-    })
-    assert cycles(import_graph(root)) == [["brickyard.a", "brickyard.b"]]
+@pytest.mark.parametrize("files, found", [
+    pytest.param({"a.py": "from . import b\n", "b.py": "def later():\n    from .a import thing\n"},
+                 [["brickyard.a", "brickyard.b"]], id="an import inside a function is an arrow"),
+    pytest.param({"x/one.py": "from ..y.two import f\n", "y/two.py": "import brickyard.z.three\n",
+                  "z/three.py": "import importlib\nm = importlib.import_module('brickyard.x.one')\n"},
+                 [["brickyard.x.one", "brickyard.y.two", "brickyard.z.three"]],
+                 id="three modules across packages, one through import_module"),
+    pytest.param({"a.py": "from . import b\n",
+                  "b.py": ("from typing import TYPE_CHECKING\nimport typing\n"
+                           "if TYPE_CHECKING:\n    from .a import A\n"
+                           "if typing.TYPE_CHECKING:\n    from . import a\n")},
+                 [], id="TYPE_CHECKING imports are not arrows"),
+    pytest.param({"a.py": "from . import b\n",
+                  "b.py": "if TYPE_CHECKING:\n    pass\nelse:\n    from .a import A\n"},
+                 [["brickyard.a", "brickyard.b"]], id="the else of TYPE_CHECKING still runs"),
+    pytest.param({"p/m.py": "from ..q import n\n", "q/n.py": "from ..p import m\n"},
+                 [["brickyard.p.m", "brickyard.q.n"]], id="from a package import a module: that module"),
+])
+def test_the_checker_finds_what_a_tree_may_hide(tmp_path, files, found):
+    assert cycles(import_graph(_package(tmp_path, files))) == found
 
 
 def test_from_a_package_import_a_module_points_at_that_module(tmp_path):
-    root = _package(tmp_path, {
-        "p/__init__.py": "",
-        "p/m.py": "from ..q import n\n",
-        "q/n.py": "from ..p import m\n",
-    })
-    graph = import_graph(root)
+    graph = import_graph(_package(tmp_path, {"p/m.py": "from ..q import n\n", "q/n.py": "x = 1\n"}))
     assert graph["brickyard.p.m"] == {"brickyard.q.n": 1}
-    assert cycles(graph) == [["brickyard.p.m", "brickyard.q.n"]]
