@@ -283,3 +283,20 @@ def test_the_legend_names_only_the_marks_the_shown_columns_hold(qtbot):
     assert "(pred.)" not in view.legend.text() and "estimate" not in view.legend.text()
     qtbot.mouseClick(view.all_columns, Qt.MouseButton.LeftButton)
     assert "(pred.) a calibrated model's prediction" in view.legend.text()
+
+
+def test_export_and_copy_never_start_a_formula_and_never_write_through_a_link(qtbot, tmp_path):
+    topo = eight_node()
+    evil = '=HYPERLINK("http://evil.example","click")'
+    dt = planned(topo, "dt8", Layout(VolumeType.DISTRIBUTE))
+    run = dd_run("r-dt", {("write", 1, 4 * MIB): [300e6, 310e6, 305e6]})
+    view = DecisionView(build_table([LayoutEntry("dt8", dt, (run,), label=evil)]))
+    qtbot.addWidget(view)
+    assert view.copy_all().splitlines()[1].startswith("'" + evil)
+    precious = tmp_path / "precious.csv"
+    precious.write_text("mine")
+    link = tmp_path / "d.csv"
+    link.symlink_to(precious)
+    view.export_csv(link)
+    assert precious.read_text() == "mine" and not link.is_symlink()
+    assert link.read_text().splitlines()[1].startswith(f'"\'{evil[:10]}')

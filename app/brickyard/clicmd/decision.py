@@ -75,11 +75,12 @@ class DecisionCommand(Command):
                 else "\n".join(render(table, all_columns=args.all_columns)) + "\n")
         if args.output == "-":
             return Outcome(0, text=text) if not args.json else Outcome(0, doc=table.to_json(), indent=1)
+        from ..core.atomicfile import write_atomic, write_error_words
+
         try:
-            with open(args.output, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
+            write_atomic(args.output, text)
         except OSError as exc:
-            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+            raise UsageError(write_error_words(args.output, exc)) from None
         return Outcome(0)
 
 

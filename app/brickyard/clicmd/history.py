@@ -28,6 +28,7 @@ from ..core.compare import (
     provenance_diff,
     run_labels,
 )
+from ..core.atomicfile import write_error_words
 from ..core.units import format_quantity
 from ..core.results import RunResult, RunStatus
 from ..store import DatabaseError, HistoryStore, RunFilter, SettingsError, StoreError
@@ -133,7 +134,7 @@ class HistoryExport(Command):
             try:
                 report = store.export_json(ids, out) if args.format == "json" else store.export_csv(ids, out)
             except OSError as exc:
-                raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+                raise UsageError(write_error_words(args.output, exc)) from None
         notes = [f"brickyard history export: left out run {run_id}: its stored data would not import again: "
                  f"{'; '.join(reasons[:3])}{' …' if len(reasons) > 3 else ''}" for run_id, reasons in report.left_out]
         if args.output == "-":     # the export itself is on stdout

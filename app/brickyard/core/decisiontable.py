@@ -31,13 +31,12 @@ calibrated model; added through ``DecisionTable.with_column``), or NONE (not kno
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from .results import RunResult
+from .spreadsheet import csv_text
 from .units import describe_size, format_block_size, format_rate
 
 FORMAT_VERSION = 1
@@ -221,18 +220,16 @@ class DecisionTable:
         """One line per row; numbers in plain units (bytes, bytes/s, ratio) so a spreadsheet
         can compute with them, capacity also in TB and TiB, and for every figure its source
         and, where repeats exist, its min, max and n."""
-        out = io.StringIO()
-        w = csv.writer(out, lineterminator="\n")
         header = ["layout", "kind", "volume", "gluster_type"]
         for c in self.columns:
             header += _csv_header(c)
-        w.writerow(header)
+        lines: list[list[Any]] = [header]
         for r in self.rows:
             line: list[Any] = [r.label, r.kind, r.volume, r.gluster_type]
             for c in self.columns:
                 line += _csv_cells(c, r.figure(c.key))
-            w.writerow(line)
-        return out.getvalue()
+            lines.append(line)
+        return csv_text(lines)
 
 
 def _num(value: float | None) -> str:

@@ -38,11 +38,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from . import strictjson
+from .atomicfile import write_atomic
 from .strictjson import INVALID, JsonFileError, Problem, Reader, join, kind
 from .topology import (
     BrickRef,
@@ -381,38 +381,7 @@ def checked_dumps(topo: Topology, source: str = "<topology>") -> str:
 
 
 def save(topo: Topology, path: str | os.PathLike) -> None:
-    """Write atomically: a temp file in the same folder, fsync, rename, fsync the folder. The
-    text is read back first (``checked_dumps``): a file the app would refuse is never written,
-    and the file already there stays as it was."""
+    """Write atomically (``core.atomicfile.write_atomic``: a temp file in the same folder, fsync,
+    rename, fsync the folder). The text is read back first (``checked_dumps``): a file the app
+    would refuse is never written, and the file already there stays as it was."""
     write_atomic(Path(path), checked_dumps(topo, str(path)).encode("utf-8"))
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    try:
-        dir_fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..core import strictjson
-from ..core.topofile import write_atomic
+from ..core.atomicfile import write_atomic
 
 LAB_FORMAT = 1
 # What the machines look like inside; a lab made with an older layout is not reused by tests.

@@ -9,11 +9,11 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import tempfile
 import time
 from pathlib import Path
 from typing import AsyncIterator, Callable, Sequence
 
+from ..core.atomicfile import write_atomic
 from .executor import CommandFailed, CommandResult, CommandTimeout, Executor, ExecutorError, RemoteProcess
 
 _CHUNK = 65536
@@ -172,15 +172,7 @@ class LocalExecutor(Executor):
         target = Path(remote_path)
         if not target.parent.is_dir():
             raise ExecutorError(self.host, f"cannot upload to {remote_path}: {target.parent} is not a directory")
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(payload)
-            os.chmod(tmp, mode)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(target, payload, new_mode=mode, keep_mode=False)
 
     async def close(self) -> None:
         return None

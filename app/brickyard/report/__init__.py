@@ -13,11 +13,11 @@ Qt painting lives here; a ``QGuiApplication`` is made (offscreen) if the process
 
 from __future__ import annotations
 
-import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.atomicfile import write_error_words
 from ..core.units import format_utc
 from ..remote.loop import Cancelled, Progress
 from .app import ensure_app
@@ -48,30 +48,6 @@ def report_format(path: str | os.PathLike) -> str:
         raise ReportInputError(f"{path}: the report is written as .pdf or .html "
                                f"({f'not {suffix}' if suffix else 'this name has no extension'})")
     return FORMATS[suffix]
-
-
-def write_error_words(path: str | os.PathLike, exc: OSError) -> str:
-    """Why the report could not be written, in one sentence for the user, and that nothing
-    was lost: 'cannot write /x/r.pdf: the disk is full (No space left on device); nothing was
-    written and the file already there is as it was'."""
-    path = Path(path)
-    folder = path.resolve().parent if str(path) else Path(".")
-    why = {
-        errno.ENOSPC: "the disk is full",
-        errno.EDQUOT: "your disk quota is used up",
-        errno.EACCES: f"you may not write in {folder}",
-        errno.EPERM: f"you may not write in {folder}",
-        errno.EROFS: f"{folder} is on a read-only filesystem",
-        errno.ENOENT: (f"no file can be made in {folder}" if folder.is_dir()      # /proc, a special folder
-                       else f"the folder {folder} does not exist"),
-        errno.ENOTDIR: f"{folder} is not a folder",
-        errno.EISDIR: f"{path} is a folder",
-        errno.ENAMETOOLONG: "the file name is too long",
-        errno.EFBIG: "the file is larger than this filesystem or your limits allow",
-    }.get(exc.errno or 0, "")
-    reason = f"{why} ({exc.strerror})" if why and exc.strerror else why or exc.strerror or str(exc)
-    kept = "the file already there is as it was" if path.exists() else "no file was left behind"
-    return f"cannot write {path}: {reason}; nothing was written and {kept}"
 
 
 def export_report(content: ReportContent, path: str | os.PathLike, paper: str = "a4",

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..core.topofile import write_atomic
+from ..core.atomicfile import write_atomic
 from ..remote.loop import Progress
 from .app import ensure_app
 from .blocks import Block, Figure, esc
@@ -39,7 +39,7 @@ figcaption { color: #5f6368; font-style: italic; font-size: 12px; }
 
 def write_html(build: Callable[[Typeset, float], Sequence[Block]], path: str | os.PathLike, meta: PageMeta,
                progress: Progress | None = None) -> int:
-    """Write the HTML file (``core.topofile.write_atomic``: a temporary file, fsync, rename;
+    """Write the HTML file (``core.atomicfile.write_atomic``: a temporary file, fsync, rename;
     an ``OSError`` leaves ``path`` as it was); returns its size. ``progress`` as for
     ``pdf.write_pdf``."""
     ensure_app()

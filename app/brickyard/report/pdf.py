@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QPointF
 from PySide6.QtGui import QColor, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen
 
-from ..core.topofile import write_atomic
+from ..core.atomicfile import write_atomic
 from ..core.units import format_bytes
 from ..remote.loop import Progress
 from .app import ensure_app
@@ -129,7 +129,7 @@ def _lead(queue: deque[Block], ts: Typeset, width: float, height: float) -> floa
 def write_pdf(build: Callable[[Typeset, float], Sequence[Block]], path: str | os.PathLike, paper: str,
               meta: PageMeta, progress: Progress | None = None) -> int:
     """Write the PDF; returns the number of pages. The pages are painted into memory and the
-    file written in one go (``core.topofile.write_atomic``: a temporary file beside ``path``,
+    file written in one go (``core.atomicfile.write_atomic``: a temporary file beside ``path``,
     fsync, rename), so a full disk or an unwritable folder is an ``OSError`` naming it and
     leaves ``path`` as it was (Qt's PDF writer says nothing when a write to its file fails: a
     full disk left a cut-off PDF and "written"). ``progress`` hears each page; its

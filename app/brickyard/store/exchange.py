@@ -11,8 +11,6 @@ refuses (an old database) is left out and named, and everything else is still ex
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import time
 from dataclasses import dataclass, field
@@ -20,8 +18,10 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Sequence
 
 from brickyard.core import strictjson
+from brickyard.core.atomicfile import write_atomic
 from brickyard.core.compare import describe_layout
 from brickyard.core.results import RunResult, RunStatus
+from brickyard.core.spreadsheet import csv_text
 from brickyard.core.strictjson import JsonFileError, Problem, Reader
 from brickyard.core.units import format_utc
 
@@ -114,11 +114,7 @@ def export_csv(store: HistoryStore, run_ids: Sequence[str], out: str | Path | IO
     ids = list(run_ids) or [s.run_id for s in reversed(store.list_runs())]
     report = ExportReport()
     runs = sound_runs(store.load_runs(ids), report)
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    writer.writerows(csv_rows(runs))
-    _write(out, buf.getvalue())
+    _write(out, csv_text([CSV_COLUMNS, *csv_rows(runs)]))
     report.written = len(runs)
     return report
 
@@ -162,7 +158,8 @@ def import_json(store: HistoryStore, source: str | Path | IO[str]) -> ImportRepo
 
 
 def _write(out: str | Path | IO[str], text: str) -> None:
+    """A file is replaced whole or not at all (``core.atomicfile``); a stream gets the text."""
     if isinstance(out, (str, Path)):
-        Path(out).write_text(text, encoding="utf-8")
+        write_atomic(out, text)
     else:
         out.write(text)

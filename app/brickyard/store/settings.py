@@ -21,11 +21,11 @@ from __future__ import annotations
 import errno
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from ..core.atomicfile import write_atomic
 from ..core.paths import user_data_dir
 # the file itself is read in core (no SQL, no Qt), so even `brickyard plan` reads its "units"
 from ..core.settings import MAX_SETTINGS_BYTES, SettingsError, read_settings, settings_path
@@ -171,15 +171,4 @@ _MISSING = object()
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", new_mode=0o600)

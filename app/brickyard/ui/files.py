@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from ..core import strictjson, topofile
+from ..core.atomicfile import write_atomic
 from ..core.paths import user_config_dir, user_data_dir
 from ..core.topology import Site, Topology
 from ..store.settings import Settings
@@ -253,7 +254,7 @@ class FileController(QObject):
             self._autosaved_index = index
             return False
         note = {"path": str(self.path) if self.path else None, "pid": os.getpid(), "saved_at": time.time()}
-        topofile.write_atomic(self.autosave_path.with_suffix(".meta"), json.dumps(note).encode())
+        write_atomic(self.autosave_path.with_suffix(".meta"), json.dumps(note).encode())
         self._autosaved_index = index
         return True
 

@@ -37,8 +37,10 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QGuiApplication, 
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
+from ...core.atomicfile import write_atomic
 from ...core.decisiontable import BASELINE, ESTIMATED, MEASURED, PLANNED, PREDICTED, Column, DecisionTable, Row
 from ...core.modelcheck import ERR_GROUP, PRED_GROUP
+from ...core.spreadsheet import tsv_text
 from ...core.units import format_block_size
 from ...report.sentences import reading
 from ..widgets.chart import PALETTE, BaseChart, CategoryAxis, exact, value_scale
@@ -214,7 +216,7 @@ class DecisionModel(QAbstractTableModel):
         else:
             head = [str(self.headerData(c, Qt.Orientation.Horizontal)) for c in range(self.columnCount())]
             body = [[self.cell_text(r, c) for c in range(self.columnCount())] for r in range(self.rowCount())]
-        return "\n".join("\t".join(line) for line in [head, *body])
+        return tsv_text([head, *body])
 
 
 class ElidedCategoryAxis(CategoryAxis):
@@ -588,7 +590,7 @@ class DecisionView(QWidget):
         return text
 
     def export_csv(self, path: str | Path) -> None:
-        Path(path).write_text(self.table.to_csv(), encoding="utf-8")
+        write_atomic(path, self.table.to_csv())
         self.sig_status.emit(f"Decision table written to {path}")
 
     def _export_dialog(self) -> None:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, Q
 from ...bench import registry
 from ...bench.engine import TargetError, parse_target
 from ...campaign.spec import FAILURE_POLICIES, CampaignFileError, CampaignSpec, document, from_data
+from ...core.atomicfile import write_atomic
 from ...core.edits import describe_layout
 from ...core.plan import candidate_layouts
 from ...core.topology import Layout, Mount, Topology, Volume
@@ -289,7 +290,7 @@ class CampaignSetup(QWidget):
         if not doc.get("topology"):
             raise ValueError("save the topology to a file first: a campaign file names the topology it runs on")
         self.spec()
-        Path(path).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_atomic(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 
     def check(self) -> str:
         """'' when the campaign can start, else what is missing or wrong (also shown)."""
