@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from brickyard.cli import main
 from brickyard.core.units import parse_link_rate as parse_rate
 
@@ -61,3 +63,43 @@ def test_save_writes_the_run_into_the_history_database(tmp_path, capsys):
     listed = json.loads(capsys.readouterr().out)
     rows = listed if isinstance(listed, list) else listed.get("runs", [])
     assert len(rows) == 1 and rows[0]["workload"] == "dd" and rows[0]["status"] == "complete"
+
+
+DD_TINY = ["--workload", "dd", "--param", "block_sizes=64K", "--param", "size=1M", "--param", "repeats=1",
+           "--param", "concurrency=1", "--param", "direction=write"]
+
+
+@pytest.mark.parametrize("broken", ["a folder", "not JSON", "history_db not a URL", "cannot be read"])
+def test_save_with_an_unreadable_settings_file_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, broken):
+    """As `history`, `report` and `campaign` say it (issue 25 point 9): no traceback, nothing measured."""
+    from brickyard.core import settings as core_settings
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("BRICKYARD_DB", raising=False)
+    path = tmp_path / "config" / "brickyard" / "settings.json"
+    path.parent.mkdir(parents=True)
+    if broken == "a folder":
+        path.mkdir()
+    elif broken == "not JSON":
+        path.write_text("{bad json")
+    elif broken == "history_db not a URL":
+        path.write_text('{"history_db": 5}')
+    else:
+        path.write_text("{}")
+        real = core_settings.strictjson.load_object
+
+        def refused(p, **kw):
+            if str(p) == str(path):
+                exc = core_settings.strictjson.JsonFileError(str(p), [core_settings.strictjson.Problem("", "refused")])
+                exc.errno = 13
+                raise exc
+            return real(p, **kw)
+
+        monkeypatch.setattr(core_settings.strictjson, "load_object", refused)
+    (tmp_path / "work").mkdir()
+    assert main(["bench", "--target", f"local:{tmp_path / 'work'}", *DD_TINY, "--save"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert str(path) in err and "nothing was measured" in err
+    assert main(["history", "list"]) == 2
+    assert str(path) in capsys.readouterr().err

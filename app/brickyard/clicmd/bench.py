@@ -217,8 +217,12 @@ def run_workload(args: argparse.Namespace, workload, params, targets, link) -> O
         from ..store import HistoryStore
         from ..store.sink import HistorySink
 
+        from ..store import DatabaseError, SettingsError
+
         try:
             store = HistoryStore.open(args.db)
+        except (DatabaseError, SettingsError) as exc:     # a read-only database, a broken settings file
+            raise UsageError(f"{exc}; nothing was measured") from None
         except Exception as exc:  # noqa: BLE001 - one line naming the database problem
             from ..store.engine import free_space_note
             from ..store.settings import resolve_db_url

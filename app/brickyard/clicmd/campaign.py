@@ -286,7 +286,7 @@ def _dry_run(spec) -> Outcome:
 
 
 def _list(args) -> Outcome:
-    store = _open(args)
+    store = _open(args, reading=True)
     try:
         records = store.campaigns.list()
         alive = {r.campaign_id: store.campaigns.owner_alive(r) for r in records if r.status == "running"}
@@ -309,7 +309,7 @@ def _list(args) -> Outcome:
     return Outcome(0, text=lines)
 
 
-def _open(args):
+def _open(args, reading: bool = False):
     from .history import _open as open_store
 
-    return open_store(args)
+    return open_store(args, reading=reading)

@@ -152,7 +152,7 @@ class HistoryImport(Command):
     def run(self, args: argparse.Namespace) -> Outcome:
         from ..store.exchange import ExchangeError
 
-        with _open(args) as store:
+        with _open(args, reading=False) as store:
             try:
                 report = store.import_json(args.file)
             except ExchangeError as exc:
@@ -186,14 +186,19 @@ def parse_date(text: str, flag: str) -> float:
     raise UsageError(f"{flag} {text!r}: write a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM (UTC)")
 
 
-def _open(args: argparse.Namespace) -> HistoryStore:
+def _open(args: argparse.Namespace, reading: bool = True) -> HistoryStore:
+    """The history for a command: read-only when the database cannot be written and the
+    command only reads; every stored row a reader leaves out is said on stderr."""
     try:
-        return HistoryStore.open(args.db)
+        store = HistoryStore.open(args.db, reading=reading)
     except (DatabaseError, SettingsError) as exc:
         raise UsageError(str(exc)) from None
     except Exception as exc:  # a driver's connection error: say which database, in one line
         raise UsageError(f"cannot open the history database: {type(exc).__name__}: "
                          f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
+    command = " ".join(filter(None, (getattr(args, "command", ""), getattr(args, "history_command", ""))))
+    store.on_unreadable = lambda note: print(f"brickyard {command}: {note}", file=sys.stderr)
+    return store
 
 
 def resolve(store: HistoryStore, prefix: str) -> str:

@@ -24,6 +24,7 @@ from .compare import describe_layout
 from .decisiontable import (BASELINE, ESTIMATED, MANY, MEASURED, NONE, PLANNED, PREDICTED, UNKNOWN, Column,
                             DecisionTable, Figure, LayoutEntry, Row)
 from .results import RunResult, RunStatus, StepResult
+from .throughput import DIRECTIONS
 from .units import format_block_size
 
 KEY_BLOCK_MIN = 2 * 2**20     # the write-up judged dd at 2 MB and more
@@ -38,7 +39,7 @@ def _sweep_steps(runs: Iterable[RunResult], workload: str) -> list[tuple[str, St
         if run.workload != workload or run.status in (RunStatus.FAILED, RunStatus.RUNNING):
             continue
         for s in run.steps:
-            if s.valid and isinstance(s.params.get("block_size"), int) and s.params.get("direction"):
+            if s.valid and isinstance(s.params.get("block_size"), int) and s.params.get("direction") in DIRECTIONS:
                 out.append((run.run_id, s))
     return out
 

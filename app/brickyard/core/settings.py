@@ -63,7 +63,7 @@ def apply_unit_preference(settings_file: Path | None = None) -> str:
         path = settings_file or settings_path()
         try:
             value = read_settings(path).get(UNITS_KEY, "decimal")
-        except SettingsError:
+        except (SettingsError, OSError):
             value = "decimal"
         where = str(path)
     try:

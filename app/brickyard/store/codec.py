@@ -18,9 +18,10 @@ import re
 from typing import Any
 
 from brickyard.core.results import Metric, Provenance, RunResult, RunStatus, StepResult, WorkerTiming
+from brickyard.core.throughput import DIRECTIONS
 from brickyard.core.strictjson import INT_MAX, INVALID, JsonFileError, Problem, Reader, join, kind, scan
 
-from .models import Run, RunHost, RunOption, Sample, Step, VolumeLayout, WorkerTimingRow
+from .models import Run, RunHost, RunOption, Sample, VolumeLayout, WorkerTimingRow
 
 MAX_TIME = 253402300799.0     # 9999-12-31 23:59:59 UTC: the last second a calendar prints
 INT32_MAX = 2**31 - 1         # an ``Integer`` column on PostgreSQL
@@ -210,10 +211,8 @@ class _Walk:
         if cls is Provenance and isinstance(values.get("layout"), dict):
             self.layout(values["layout"], join(where, "layout"))
         if cls is StepResult and isinstance(values.get("params"), dict):
-            direction = values["params"].get("direction")
-            limit = _length(Step.direction)
-            if isinstance(direction, str) and limit and len(direction) > limit:
-                self.r.problem(join(join(where, "params"), "direction"), f"must be at most {limit} characters")
+            for key, why in params_problems(values["params"]):
+                self.r.problem(join(join(where, "params"), key), why)
         if cls is RunResult and isinstance(values.get("steps"), list):
             seen: dict[tuple[int, int], int] = {}
             for i, step in enumerate(values["steps"]):
@@ -238,6 +237,27 @@ class _Walk:
 
 
 _WORDS = {str: "a string", int: "an integer", float: "a number", bool: "true/false"}
+
+MAX_BLOCK_SIZE = 2**62
+
+
+def params_problems(params: dict[str, Any]) -> list[tuple[str, str]]:
+    """(key, why) for each sweep-point parameter a reader depends on that holds what it cannot
+    read: the decision table, the model and the charts take ``direction`` as write or read,
+    ``block_size`` as a byte count and ``concurrency`` as a number of files. An import refuses
+    such a step; the store's readers leave one out and name it."""
+    out = []
+    direction = params.get("direction")
+    if "direction" in params and direction not in DIRECTIONS:
+        out.append(("direction", f"must be write or read, not {direction!r}"[:200]))
+    for key, low, high, what in (("block_size", 1, MAX_BLOCK_SIZE, "a block size in bytes"),
+                                 ("concurrency", 1, INT32_MAX, "a number of files or workers")):
+        if key not in params:
+            continue
+        v = params[key]
+        if type(v) is not int or not low <= v <= high:
+            out.append((key, f"must be {what} ({low}-{high}), not {kind(v)} {v!r}"[:200]))
+    return out
 
 
 def read_runs(items: Any, where: str, problems: list[Problem] | None = None) -> tuple[list[RunResult], list[Problem]]:

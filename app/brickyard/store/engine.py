@@ -12,10 +12,17 @@ lock), so two instances starting at once migrate once. Alembic (with Mako and Py
 second of imports) loads only when a migration is due: a database already at the newest
 revision is recognised by reading its ``alembic_version`` row against the revision ids the
 shipped scripts declare.
+
+A SQLite file Brickyard cannot write (its permissions, its folder's, a read-only filesystem)
+is opened read-only for the commands that only read (``read_only=True``; ``read_only_reason``
+says why in words), and text that is not valid UTF-8 reads back as ``BadText`` (a ``str``
+with U+FFFD in place of the bad bytes) instead of failing the whole query, so the history's
+readers can take the rows they can and name the others.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import time
@@ -23,6 +30,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import Connection, make_url
@@ -44,11 +52,61 @@ class DatabaseError(RuntimeError):
     """A database Brickyard cannot use, with the reason in words."""
 
 
-def create_history_engine(url: str, *, create_folder: bool = False) -> Engine:
+class BadText(str):
+    """Text stored in SQLite that is not valid UTF-8, decoded with U+FFFD for the bad bytes."""
+
+
+def _decode_text(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return BadText(raw.decode("utf-8", "replace"))
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL (None for another database or an in-memory one)."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    if parsed.database.startswith("file:"):
+        return None
+    return Path(parsed.database).expanduser()
+
+
+def read_only_reason(url: str) -> str:
+    """Why this process cannot write the SQLite history at ``url``, in words ('' when it can,
+    when the file does not exist yet, or for another database)."""
+    path = sqlite_file(url)
+    if path is None:
+        return ""
+    folder = path.parent
+    if not path.exists():
+        if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+            return f"the folder {folder} is read-only, so no history database can be made in it"
+        return ""
+    try:
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            return f"{path} is on a read-only filesystem"
+    except OSError:
+        pass
+    if not os.access(path, os.W_OK):
+        return f"{path} is read-only (its permissions do not let you write it)"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return (f"the folder {folder} is read-only, and SQLite writes its journal files "
+                f"({path.name}-wal, {path.name}-shm) beside the database")
+    return ""
+
+
+def create_history_engine(url: str, *, create_folder: bool = False, read_only: bool = False) -> Engine:
     """An engine for ``url``. A SQLite file's folder must exist, unless ``create_folder``
     (the default location in the user data directory, which Brickyard owns): a mistyped
     ``--db sqlite:////nonexistent/x/y.db`` must not make folders under /. A plain
-    ``postgresql://`` URL uses psycopg 3, the driver Brickyard ships."""
+    ``postgresql://`` URL uses psycopg 3, the driver Brickyard ships. ``read_only`` opens a
+    SQLite file so that nothing is written, not even its journal (``mode=ro``; where SQLite
+    could not make its shared-memory file either, ``immutable=1``)."""
     try:
         parsed = make_url(url)
     except ArgumentError:
@@ -67,6 +125,15 @@ def create_history_engine(url: str, *, create_folder: bool = False) -> Engine:
                 raise DatabaseError(f"{url}: the folder {folder} does not exist; create it first or choose "
                                     "another --db (Brickyard creates folders only for its default history)")
             kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_MS / 1000}
+            if read_only:
+                path = Path(parsed.database).expanduser().resolve()
+                shm, wal = path.with_name(path.name + "-shm"), path.with_name(path.name + "-wal")
+                # SQLite reads a WAL file read-only only where its -shm exists or can be made;
+                # immutable is safe when there is no -wal with commits it would miss
+                immutable = not shm.exists() and not os.access(path.parent, os.W_OK) and \
+                    not (wal.exists() and wal.stat().st_size > 0)
+                parsed = parsed.set(database=f"file:{quote(str(path))}",
+                                    query={"mode": "ro", "uri": "true", **({"immutable": "1"} if immutable else {})})
         else:   # one in-memory database shared by every use of this engine (tests, demos)
             kwargs["connect_args"] = {"check_same_thread": False}
             kwargs["poolclass"] = StaticPool
@@ -77,7 +144,7 @@ def create_history_engine(url: str, *, create_folder: bool = False) -> Engine:
     except (NoSuchModuleError, ImportError) as exc:
         raise DatabaseError(f"no driver for {parsed.drivername!r}: {exc}") from None
     if is_sqlite:
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, read_only=read_only)
     return engine
 
 
@@ -97,13 +164,15 @@ def free_space_note(url: str) -> str:
     return f" (the file system holding {path} has {format_bytes(free)} free)"
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _configure_sqlite(engine: Engine, read_only: bool = False) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn, _record) -> None:  # noqa: ANN001
         dbapi_conn.isolation_level = None  # we emit BEGIN ourselves
+        dbapi_conn.text_factory = _decode_text
         cur = dbapi_conn.cursor()
         cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        _enter_wal(cur)
+        if not read_only:
+            _enter_wal(cur)
         cur.execute("PRAGMA foreign_keys = ON")
         cur.execute("PRAGMA synchronous = FULL")
         cur.close()
@@ -177,6 +246,12 @@ def shipped_head() -> str | None:
     if len(heads) != 1 or len(roots) != 1 or not set(revisions.values()) - {None} <= set(revisions):
         return None
     return heads.pop()
+
+
+def at_newest_schema(engine: Engine) -> bool:
+    """The database holds this Brickyard's newest schema (read only: a read-only history is
+    read only when no migration is due)."""
+    return _at_shipped_head(engine) or current_revision(engine) == head_revision()
 
 
 def _at_shipped_head(engine: Engine) -> bool:

@@ -9,6 +9,11 @@ host, when its heartbeat is stale, so a second instance never steals a live run.
 
 Everything read out is a ``brickyard.core.results`` object (or a ``RunSummary`` for the
 list); ORM rows never leave this module.
+
+One bad row never breaks a reader: a step whose stored JSON cannot be read, whose text is not
+valid UTF-8 or whose sweep point an import would refuse is left out of its run, and a run
+whose fields hold such text keeps them with U+FFFD; each is named in the run's error and in
+``HistoryStore.unreadable`` (which the commands print), and everything else is read.
 """
 
 from __future__ import annotations
@@ -40,7 +45,8 @@ from brickyard.core.topology import Topology
 
 from . import codec
 from .legacy import stored_name, stored_status
-from .engine import IMMEDIATE, create_history_engine, migrate
+from .engine import (IMMEDIATE, BadText, DatabaseError, at_newest_schema, create_history_engine, current_revision,
+                     head_revision, migrate, read_only_reason)
 from .errors import StoreError
 from .models import Run, RunHost, RunOption, Sample, Step, TopologySnapshot, VolumeLayout, WorkerTimingRow
 from .owner import pid_alive, process_start
@@ -88,6 +94,26 @@ class RunSummary:
     target_kind: str = ""
 
 
+@dataclass(frozen=True)
+class UnreadableRow:
+    """A stored row a reader had to leave out (or read with U+FFFD), and why."""
+
+    run_id: str
+    what: str       # 'step 3 repeat 1' (left out), 'step 3 repeat 1 text', 'text' (read with U+FFFD), 'provenance'
+    why: str
+
+    def __str__(self) -> str:
+        return f"run {self.run_id[:12]}: {self.short()}"
+
+    def short(self) -> str:
+        if self.what == "provenance":
+            return self.why
+        if self.what.endswith("text"):      # 'text' (the run's), 'step 3 repeat 1 text'
+            where = self.what.removesuffix("text").strip()
+            return f"{where + ': ' if where else ''}{self.why} (read with U+FFFD in place of the bad bytes)"
+        return f"{self.what} left out: {self.why}"
+
+
 class TrendPoint(NamedTuple):
     """One run on a trend chart."""
 
@@ -127,23 +153,43 @@ class HistoryStore:
     """The benchmark history in one database (any SQLAlchemy URL)."""
 
     def __init__(self, url: str, *, migrate_schema: bool = True, clock: Callable[[], float] = time.time,
-                 create_folder: bool = False):
+                 create_folder: bool = False, read_only: str = ""):
+        """``read_only``: why the database cannot be written (``engine.read_only_reason``); it
+        is then opened for reading only, and must already hold this Brickyard's schema."""
         self.url = url
-        self.engine = create_history_engine(url, create_folder=create_folder)
+        self.read_only = read_only
+        self.unreadable: list[UnreadableRow] = []   # what readers left out so far (see UnreadableRow)
+        self.on_unreadable: Callable[[UnreadableRow], None] | None = None   # told of each, once
+        self.engine = create_history_engine(url, create_folder=create_folder, read_only=bool(read_only))
         self._writer = self.engine.execution_options(**{IMMEDIATE: True})
         self._clock = clock
         self.host = socket.gethostname()
         self.pid = os.getpid()
         self._start = process_start(self.pid)
         self._is_postgres = self.engine.url.get_backend_name() == "postgresql"
-        if migrate_schema:
+        if read_only:
+            if not at_newest_schema(self.engine):
+                current = current_revision(self.engine)
+                self.engine.dispose()
+                raise DatabaseError(f"{self.describe()} is read-only ({read_only}) and its history schema "
+                                    f"({current or 'none'}) is not this Brickyard's ({head_revision()}); open it "
+                                    "once where it can be written, so it is brought up to date")
+        elif migrate_schema:
             migrate(self.engine)
 
     @classmethod
-    def open(cls, cli_url: str | None = None, mark_interrupted: bool = True) -> "HistoryStore":
+    def open(cls, cli_url: str | None = None, mark_interrupted: bool = True, reading: bool = False) -> "HistoryStore":
         """The store the user chose (``--db``, ``BRICKYARD_DB``, settings, default), migrated,
-        with runs whose writer died since the last start marked interrupted."""
+        with runs whose writer died since the last start marked interrupted. A database this
+        process cannot write is opened read-only when the caller only reads (``reading``);
+        for a writer it is a ``DatabaseError`` saying it is read-only and why."""
         url, source = resolve_db_url(cli_url)
+        why = read_only_reason(url)
+        if why:
+            if not reading:
+                raise DatabaseError(f"the history database is read-only: {why}; nothing can be stored in it "
+                                    "(choose another with --db or BRICKYARD_DB)")
+            return cls(url, read_only=why)
         store = cls(url, create_folder=source == "default")   # only the default's folder is ours to make
         if mark_interrupted:
             store.mark_interrupted_runs()
@@ -401,6 +447,8 @@ class HistoryStore:
         status = {s.value: s for s in RunStatus}
         for value in {row[2] for row in rows} - status.keys():
             status[value] = _status(value)
+        self._tell([UnreadableRow(row[0], "text", f"its {_not_utf8(bad)}") for row in rows
+                    for bad in [[n for n, v in zip(_LIST_TEXT, row) if isinstance(v, BadText)]] if bad])
         # plain tuple unpacking: 10,000 rows in a few ms (named attribute access is 3x slower).
         # A run that did not measure gluster shows no gluster version (runs stored before
         # that rule have the installed client's version in the column).
@@ -409,6 +457,14 @@ class HistoryStore:
                            kind or "")
                 for (run_id, workload, st, started, ended, target, hosts, glusters, steps, samples, error, volume,
                      layout, kind) in rows]
+
+    def _tell(self, notes: Sequence[UnreadableRow]) -> None:
+        """Keep and pass on (once each) what a reader read with U+FFFD or left out."""
+        for note in notes:
+            if note not in self.unreadable:
+                self.unreadable.append(note)
+                if self.on_unreadable is not None:
+                    self.on_unreadable(note)
 
     def metric_trend(self, metric: str, *, block_size: int | None = None, concurrency: int | None = None,
                      direction: str | None = None, filters: RunFilter | None = None
@@ -503,20 +559,36 @@ class HistoryStore:
                 workers.setdefault(w.step_id, []).append(
                     WorkerTiming(w.worker, w.host, w.start, w.end, w.bytes, w.ops, w.error))
         by_run: dict[int, list[StepResult]] = {}
+        left_out: dict[int, list[UnreadableRow]] = {}
+        run_ids_by_pk = {r.id: r.run_id for r in runs.values()}
         for s in steps:
-            by_run.setdefault(s.run_pk, []).append(StepResult(
-                index=s.idx, params=json.loads(s.params_json), repeat=s.repeat,
-                workers=tuple(workers.get(s.id, ())), metrics=tuple(samples.get(s.id, ())),
-                start_skew=json.loads(s.start_skew_json), flags=tuple(json.loads(s.flags_json)),
-                valid=s.valid, note=s.note))
+            where = f"step {s.idx} repeat {s.repeat}"
+            try:
+                step, odd = _stored_step(s, samples.get(s.id, ()), workers.get(s.id, ()))
+            except _Unreadable as exc:
+                left_out.setdefault(s.run_pk, []).append(UnreadableRow(run_ids_by_pk[s.run_pk], where, str(exc)))
+                continue
+            if odd:
+                left_out.setdefault(s.run_pk, []).append(UnreadableRow(run_ids_by_pk[s.run_pk], f"{where} text", odd))
+            by_run.setdefault(s.run_pk, []).append(step)
         out = []
         for run_id in run_ids:
             r = runs[run_id]
             provenance, unreadable = _stored_provenance(r)
+            notes = left_out.get(r.id, [])
+            if unreadable:
+                notes.insert(0, UnreadableRow(r.run_id, "provenance", unreadable))
+            bad = [c for c in _RUN_TEXT if isinstance(getattr(r, c), BadText)]
+            if bad:
+                notes.insert(0, UnreadableRow(r.run_id, "text", f"its {_not_utf8(bad)}"))
+            self._tell(notes)
+            error = r.error
+            if notes:
+                error = (error + " [" + "; ".join(n.short() for n in notes[:5]) +
+                         (f"; {len(notes) - 5} more" if len(notes) > 5 else "") + "]").strip()
             out.append(RunResult(run_id=r.run_id, workload=r.workload, status=_status(r.status),
                                  started_at=r.started_at, ended_at=r.ended_at, provenance=provenance,
-                                 steps=by_run.get(r.id, []), error=(r.error + unreadable).strip(),
-                                 failed_host=r.failed_host))
+                                 steps=by_run.get(r.id, []), error=error, failed_host=r.failed_host))
         return out
 
     def earlier_runs(self, run_id: str, limit: int = 4) -> list[str]:
@@ -618,16 +690,61 @@ def _status(text: str) -> RunStatus:
         return RunStatus.FAILED
 
 
+_LIST_TEXT = ("run_id", "workload", "status", "started_at", "ended_at", "target", "hosts", "gluster_versions",
+              "step_count", "sample_count", "error", "volume", "layout", "target_kind")
+_RUN_TEXT = ("run_id", "workload", "status", "error", "failed_host", "target", "target_kind", "brickyard_version")
+
+
+class _Unreadable(ValueError):
+    """A stored step that cannot be read back, with the reason."""
+
+
+def _not_utf8(names: Sequence[str]) -> str:
+    return f"{', '.join(names[:3])}{' …' if len(names) > 3 else ''} {'is' if len(names) == 1 else 'are'} not valid UTF-8"
+
+
+def _stored_step(s: Any, metrics: Sequence[Metric], workers: Sequence[WorkerTiming]) -> tuple[StepResult, str]:
+    """A step row as a StepResult, and a note when some of its text had to be read with
+    U+FFFD; or _Unreadable saying why it cannot be read at all: its JSON is not valid UTF-8
+    or does not parse, or its sweep point is one an import would refuse."""
+    bad = [c.removesuffix("_json") for c, v in (("params_json", s.params_json), ("start_skew_json", s.start_skew_json),
+                                                ("flags_json", s.flags_json)) if isinstance(v, BadText)]
+    if bad:
+        raise _Unreadable(f"its stored {_not_utf8(bad)}")
+    odd = ["note"] if isinstance(s.note, BadText) else []
+    odd += [f"metric {m.name}" for m in metrics if any(isinstance(v, BadText) for v in (m.name, m.unit, m.label))]
+    odd += [f"worker {w.worker}" for w in workers if isinstance(w.host, BadText) or isinstance(w.error, BadText)]
+    values = {}
+    for column in ("params_json", "start_skew_json", "flags_json"):
+        try:
+            values[column] = json.loads(getattr(s, column))
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise _Unreadable(f"its stored {column.removesuffix('_json')} are not valid JSON "
+                              f"({str(exc).splitlines()[0][:120]})") from None
+    params, skew, flags = values["params_json"], values["start_skew_json"], values["flags_json"]
+    if not isinstance(params, dict) or not isinstance(skew, dict) or not isinstance(flags, list) \
+            or not all(isinstance(f, str) for f in flags):
+        raise _Unreadable("its stored params, start skew or flags are not of the stored kind")
+    problems = codec.params_problems(params)
+    if problems:
+        raise _Unreadable("; ".join(f"params.{key} {why}" for key, why in problems))
+    step = StepResult(index=s.idx, params=params, repeat=s.repeat, workers=tuple(workers), metrics=tuple(metrics),
+                      start_skew=skew, flags=tuple(flags), valid=s.valid, note=s.note)
+    return step, (f"its {_not_utf8(odd)}" if odd else "")
+
+
 def _stored_provenance(row: Any) -> tuple[Provenance, str]:
     """A run row's provenance, and a note when the stored JSON cannot be read back (a row from
     an older Brickyard that imported anything): the run still lists, shows and compares."""
     try:
+        if isinstance(row.provenance_json, BadText):
+            raise ValueError("its stored text is not valid UTF-8")
         return codec.provenance_from_dict(json.loads(row.provenance_json)), ""
     except (ValueError, TypeError, RecursionError) as exc:
         first = str(exc).splitlines()[-1].strip()
         return (Provenance(brickyard_version=row.brickyard_version or "", hosts={}, target=row.target or "",
                            target_kind=row.target_kind or ""),
-                f" [stored provenance unreadable: {first[:200]}]")
+                f"stored provenance unreadable: {first[:200]}")
 
 
 def _provenance_columns(p: Provenance) -> dict[str, Any]:

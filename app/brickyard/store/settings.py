@@ -71,7 +71,11 @@ def resolve_db_url(cli_url: str | None = None, settings_file: Path | None = None
     if env:
         return env, ENV_VAR
     path = settings_file or settings_path()
-    value = read_settings(path).get(SETTINGS_KEY)
+    try:
+        value = read_settings(path).get(SETTINGS_KEY)
+    except OSError as exc:      # the system refuses to let it be read: say so as a settings problem
+        raise SettingsError(f"{path}: cannot be read ({exc.strerror or exc}); it may name the history "
+                            "database, so nothing is guessed past it") from None
     if value is not None:
         if not isinstance(value, str) or not value.strip():
             raise SettingsError(f"{path}: {SETTINGS_KEY!r} must be a database URL such as "
