@@ -23,13 +23,14 @@ from .spec import CampaignSpec
 from .state import BASELINE, CELL, PREFLIGHT, PROVISION, TEARDOWN, campaign_steps
 
 
-def questions(spec: CampaignSpec) -> dict[str, list[str]]:
-    """Per layout, what gluster would ask before creating it (empty lists left out)."""
+def questions(spec: CampaignSpec, plans: dict[str, Any] | None = None) -> dict[str, list[str]]:
+    """Per layout, what gluster would ask before creating it (empty lists left out);
+    ``plans``: provision plans by layout already made (each layout is planned once)."""
     out = {}
     for vol in spec.layouts:
-        q = provision_plan(spec.topology_for(vol.name), vol.name).questions
-        if q:
-            out[vol.name] = q
+        plan = (plans or {}).get(vol.name) or provision_plan(spec.topology_for(vol.name), vol.name)
+        if plan.questions:
+            out[vol.name] = plan.questions
     return out
 
 
@@ -40,6 +41,7 @@ def describe(spec: CampaignSpec) -> dict[str, Any]:
 
     runner = CampaignRunner(spec, CampaignState.fresh("dry-run", campaign_steps(spec)), None, lambda h: None)  # type: ignore[arg-type,return-value]
     scripts: dict[str, str] = {}
+    provisions: dict[str, Any] = {}
     steps = []
     for step in runner.steps:
         item: dict[str, Any] = {"key": step.key, "kind": step.kind, "title": step.title, "commands": []}
@@ -52,8 +54,12 @@ def describe(spec: CampaignSpec) -> dict[str, Any]:
         elif step.kind == PREFLIGHT:
             item["hosts"] = [f"{h} ({role})" for h, role in preflight_hosts(spec.topology_for(step.layout), step.layout)]
         elif step.kind in (PROVISION, TEARDOWN):
-            plan_steps = (provision_plan(spec.topology_for(step.layout), step.layout).steps if step.kind == PROVISION
-                          else teardown_plan(spec.topology_for(step.layout), step.layout))
+            if step.kind == PROVISION:
+                if step.layout not in provisions:
+                    provisions[step.layout] = provision_plan(spec.topology_for(step.layout), step.layout)
+                plan_steps = provisions[step.layout].steps
+            else:
+                plan_steps = teardown_plan(spec.topology_for(step.layout), step.layout)
             item["commands"] = [{"host": s.host, "title": s.title,
                                  "commands": [display_command(argv, scripts) for argv in s.commands]}
                                 for s in plan_steps]
@@ -67,7 +73,7 @@ def describe(spec: CampaignSpec) -> dict[str, Any]:
                         "options": dict(vol.options), "force": vol.force,
                         "mounts": [f"{m.client}:{m.path}" for m in vol.mounts]})
     return {"campaign": spec.name, "source": spec.source, "dry_run": True, "on_failure": spec.on_failure,
-            "layouts": layouts, "questions": questions(spec), "steps": steps,
+            "layouts": layouts, "questions": questions(spec, provisions), "steps": steps,
             "helper_scripts": script_lines(scripts)}
 
 

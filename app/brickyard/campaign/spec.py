@@ -48,6 +48,7 @@ from ..bench.api import ParamError, Workload
 from ..bench.engine import TargetError, parse_target
 from ..core import strictjson, topofile
 from ..core.layout import volname_problem
+from ..core.mounts import mount_field_problems
 from ..core.plan import plan_volume
 from ..core.strictjson import JsonFileError, Problem, Reader
 from ..core.strictjson import join as _join, kind as _kind
@@ -59,6 +60,12 @@ FORMAT_VERSION = 1
 MAX_FILE_BYTES = 1 << 20      # a campaign file is a page of JSON; refuse anything much larger
 FAILURE_POLICIES = ("stop", "skip", "retry")
 DEFAULT_MOUNT = "/mnt/brickyard-{volume}"
+# what one campaign may ask for: each layout is provisioned, measured and torn down in turn, so
+# beyond these it runs for days; a file asking more is refused at once, before any planning
+MAX_LAYOUTS = 100
+MAX_WORKLOADS = 20
+MAX_BASELINES = 20
+MAX_MEASURED_RUNS = 3000       # (layouts + baselines) × workloads × repeats
 
 _TOP = {"format_version", "name", "description", "topology", "bricks", "mounts", "options", "layouts",
         "workloads", "repeats", "baselines", "on_failure", "link"}
@@ -212,8 +219,9 @@ def load_topology(data: Any, base_dir: Path, source: str) -> Topology:
     if not isinstance(ref, str) or not ref.strip():
         raise CampaignFileError(source, [Problem("topology", "is required: the topology file the layouts are "
                                                              "planned on (relative to this file), or give --topology")])
-    if "\x00" in ref:
-        raise CampaignFileError(source, [Problem("topology", "contains a NUL character")])
+    problem = strictjson.text_problem(ref)      # a NUL, a lone surrogate: no file has that name
+    if problem:
+        raise CampaignFileError(source, [Problem("topology", problem)])
     path = Path(ref) if os.path.isabs(ref) else base_dir / ref
     try:
         return topofile.load(path)
@@ -234,6 +242,9 @@ def from_data(data: Any, *, source: str = "<campaign>", sha256: str = "", topolo
         raise CampaignFileError(source, r.problems)
     if r.integer_version(top, "format_version", [FORMAT_VERSION]) is None:
         raise CampaignFileError(source, r.problems)   # another version: the rest means something else
+    too_big = _size_problems(top)
+    if too_big:
+        raise CampaignFileError(source, r.problems + too_big)
     if topology is None:
         topology = load_topology(top, base_dir or Path.cwd(), source)
     if find_workload is None:
@@ -266,6 +277,37 @@ def from_data(data: Any, *, source: str = "<campaign>", sha256: str = "", topolo
                         sha256=sha256 or hashlib.sha256(json.dumps(top, sort_keys=True).encode()).hexdigest(),
                         data=top, topology=topo, layouts=tuple(layouts), workloads=tuple(workloads),
                         baselines=tuple(baselines), on_failure=policy, link=link)
+
+
+def _size_problems(top: dict) -> list[Problem]:
+    """What makes the campaign larger than one campaign may be (``MAX_*``), read from the raw
+    arrays so that a file of 20,000 layouts is refused in milliseconds."""
+    def count(key: str) -> int:
+        value = top.get(key)
+        return len(value) if isinstance(value, list) else 0
+
+    out = []
+    layouts, workloads, baselines = count("layouts"), count("workloads"), count("baselines")
+    split = "split it into several campaigns"
+    for key, n, limit, what in (("layouts", layouts, MAX_LAYOUTS, "layouts"),
+                                ("workloads", workloads, MAX_WORKLOADS, "workloads"),
+                                ("baselines", baselines, MAX_BASELINES, "baselines")):
+        if n > limit:
+            out.append(Problem(key, f"{n} {what}: a campaign holds at most {limit} (each layout is provisioned, "
+                                    f"measured and torn down in turn); {split}"))
+    if out:
+        return out
+    repeats = top.get("repeats")
+    default = repeats if type(repeats) is int and repeats > 0 else 1
+    runs = 0
+    for w in top.get("workloads") or []:
+        params = w.get("params") if isinstance(w, dict) else None
+        own = params.get("repeats") if isinstance(params, dict) else None
+        runs += (layouts + baselines) * (own if type(own) is int and own > 0 else default)
+    if runs > MAX_MEASURED_RUNS:
+        out.append(Problem("", f"(layouts + baselines) × workloads × repeats = {runs} measured runs: a campaign "
+                               f"holds at most {MAX_MEASURED_RUNS}; {split}, or fewer repeats"))
+    return out
 
 
 def _refs(r: Reader, raw: Any, path: str, topology: Topology) -> list[BrickRef] | None:
@@ -320,9 +362,11 @@ def _mounts(r: Reader, top: dict, topology: Topology) -> list[Mount]:
             r.problem(f"{here}.client", f"names client {client!r}, which is not in the topology")
         if path and "{volume}" not in path:
             r.problem(f"{here}.path", "must contain {volume}: each layout's volume gets its own mount point")
-        if path and not path.startswith("/"):
-            r.problem(f"{here}.path", "must be an absolute path")
-        out.append(Mount(client, path, r.field(m, "options", here, str, "")))
+        options = r.field(m, "options", here, str, "")
+        # the checks of the mount editor and the topology reader, on the path a layout gets
+        for key, problem in mount_field_problems(path.replace("{volume}", "VOLUME"), options):
+            r.problem(f"{here}.{key}", problem.replace("VOLUME", "{volume}"))
+        out.append(Mount(client, path, options))
     if not out:
         r.problem("mounts", "give at least one mount: the benchmarks run on the clients that mount each layout")
     return out

@@ -94,6 +94,17 @@ def mount_options_problem(text: str) -> str | None:
     return "; ".join(problems) or None
 
 
+def mount_field_problems(path: str, options: str) -> list[tuple[str, str]]:
+    """("path" | "options", why) for each field of a mount ``mount.glusterfs`` or Brickyard
+    would refuse: the one check the mount editor, the topology reader and the campaign loader
+    share."""
+    out = []
+    for key, problem in (("path", mount_point_problem(path)), ("options", mount_options_problem(options))):
+        if problem:
+            out.append((key, problem))
+    return out
+
+
 def describe_mount(volume: str, path: str, options: str = "", fstab: bool = False) -> str:
     """How a mount reads wherever it is listed: 'gv0 at /mnt/gv0 (noatime) · fstab'."""
     text = f"{volume} at {path}"

@@ -158,6 +158,8 @@ def read_bytes(path: str | os.PathLike, *, limit: int, what: str = "file") -> by
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer; a regular file ignores it
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (UnicodeEncodeError, ValueError):      # a lone surrogate or a NUL in the name
+        raise fail("cannot read: the file name is not valid text (a NUL or a lone surrogate)") from None
     except OSError as exc:
         err = fail(f"cannot read: {exc.strerror or exc}")
         err.errno = exc.errno
@@ -325,7 +327,9 @@ def _depth_within(data: Any, max_depth: int) -> bool:
     return True
 
 
-def _text_problem(text: str) -> str | None:
+def text_problem(text: str) -> str | None:
+    """Why ``text`` is not text Brickyard can store or use as a file name (a NUL, a lone
+    surrogate), or None."""
     if "\x00" in text:
         return "contains a NUL character"
     try:
@@ -361,7 +365,7 @@ def scan(data: Any, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Problem]]:
                 parent[key] = INVALID
         elif isinstance(value, str):
             if not value.isascii() or "\x00" in value:
-                why = _text_problem(value)
+                why = text_problem(value)
                 if why:   # kept as it is (references to it still resolve); the load fails anyway
                     problems.append(Problem(_path(where), why))
         elif isinstance(value, (dict, list)):
@@ -376,7 +380,7 @@ def scan(data: Any, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Problem]]:
                     problems.append(Problem(join(_path(where), dup), "appears twice in one object (which one is meant?)"))
                 bad_keys = []
                 for k in value:
-                    why = _text_problem(k) if isinstance(k, str) else "is not a string key"
+                    why = text_problem(k) if isinstance(k, str) else "is not a string key"
                     if why:
                         path = _path(where)
                         problems.append(Problem(join(path, k) if isinstance(k, str) else path, f"key {why}"))

@@ -43,6 +43,7 @@ from typing import Any
 
 from . import strictjson
 from .atomicfile import write_atomic
+from .mounts import mount_field_problems
 from .strictjson import INVALID, JsonFileError, Problem, Reader, join, kind
 from .topology import (
     BrickRef,
@@ -233,7 +234,10 @@ def _read_volume(r: _Reader, d: dict, path: str) -> Volume:
     for k, raw in enumerate(r.array(d, "mounts", path)):
         m = r.record(raw, f"{path}.mounts[{k}]", _MOUNT_RECORD)
         if m is not None:
-            mounts.append(Mount(m["client"], m["path"], m["options"], m["fstab"]))
+            mount = Mount(m["client"], m["path"], m["options"], m["fstab"])
+            for key, problem in mount_field_problems(mount.path, mount.options):
+                r.problem(f"{path}.mounts[{k}].{key}", problem)
+            mounts.append(mount)
     return Volume(
         name=r.field(d, "name", path, str, ""),
         layout=layout,
