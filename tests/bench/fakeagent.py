@@ -121,6 +121,7 @@ class ScriptedHost(Executor):
         self.euid = euid
         self.drop_fails = drop_fails
         self.mount = f'FSTYPE="{fstype}" SOURCE="{source}" OPTIONS="rw" TARGET="/mnt/gv0"'
+        self.mount_json = json.dumps({"filesystems": [{"source": source, "fstype": fstype, "target": "/mnt/gv0"}]})
         self.link = {"dev": "eth0", "local": False, "kind": link_kind, "mbps": link_mbps}
         self.volume_xml = (FIXTURES / volume_xml).read_text()
         self.ops: list[dict[str, Any]] = []
@@ -132,6 +133,8 @@ class ScriptedHost(Executor):
         status, out = 0, ""
         if argv[0] == "mktemp":
             out = "/tmp/brickyard-agent.fake\n"
+        elif argv[:2] == ["findmnt", "-J"]:
+            out = self.mount_json + "\n"
         elif argv[0] == "findmnt":
             out = self.mount + "\n"
         elif argv[:2] == ["python3", "-c"] and "route_dev" in argv[2]:

@@ -8,6 +8,7 @@ set). Every command each host received is in ``calls``.
 
 from __future__ import annotations
 
+import json
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -48,6 +49,10 @@ class FakeCluster:
         **{f"node{i}": f"10.77.0.{10 + i}" for i in range(1, 5)}, "client1": "10.77.0.101", "client2": "10.77.0.102"})
     volume_clients: dict[str, list[str]] = field(default_factory=dict)
     ta_facts: dict[str, str] = field(default_factory=dict)  # host -> the thin-arbiter probe's answer
+    # mounts mount.glusterfs reports done (exit 0) that never appear (fuse-mountopts=bogus)
+    mounts_that_fail: set[tuple[str, str]] = field(default_factory=set)
+    # volumes whose `volume status VOL clients` fails as gluster 10.3's does with no client
+    clients_unreadable: set[str] = field(default_factory=set)
 
     def executor(self, host: str) -> "FakeExecutor":
         return FakeExecutor(host, self)
@@ -81,6 +86,8 @@ class FakeCluster:
     def _volume_clients(self, name: str) -> bytes:
         """``volume status NAME clients --xml``: the servers' self-heal daemons, each client this
         fake mounted the volume on, and ``volume_clients``."""
+        if name in self.clients_unreadable:
+            return fixture("lab-error-volume-status-clients-commit-failed.xml")
         vol = self.volumes.get(name)
         if vol is None or vol["status"] != "Started":
             why = "does not exist" if vol is None else "is not started"
@@ -152,7 +159,8 @@ class FakeCluster:
                     self.markers[(host, args[0])] = args[1]
                 return 0, b"", b""
             if script == _provision.MOUNT_SCRIPT:
-                self.mounts[(host, args[1])] = args[0]
+                if (host, args[1]) not in self.mounts_that_fail:
+                    self.mounts[(host, args[1])] = args[0]
                 return 0, b"", b""
             if script == _provision.FSTAB_ADD_SCRIPT:
                 lines = self.fstab.setdefault(host, [])
@@ -182,9 +190,14 @@ class FakeCluster:
                 return 0, b"".join(f"{t}={1 if t != 'fio' else 0}\n".encode() for t in args), b""
         if argv[:3] == ["grep", "-qxF", "--"] and argv[4] == "/etc/fstab":
             return (0 if argv[3] in self.fstab.get(host, []) else 1), b"", b""
-        if argv[0] == "findmnt":
+        if argv[:5] == ["findmnt", "-J", "-o", "SOURCE,FSTYPE,TARGET", "--mountpoint"]:
             src = self.mounts.get((host, argv[-1]))
-            return (0, f"{src} fuse.glusterfs\n".encode(), b"") if src else (1, b"", b"")
+            if not src:
+                return 1, b"", b""
+            return 0, json.dumps({"filesystems": [{"source": src, "fstype": "fuse.glusterfs",
+                                                   "target": argv[-1]}]}).encode(), b""
+        if argv[:2] == ["tail", "-n"] and argv[3].startswith("/var/log/glusterfs/"):
+            return 0, fixture("lab-client1-mnt-gvm-bogus.log"), b""
         if argv[0] == "umount":
             self.mounts.pop((host, argv[1]), None)
             return 0, b"", b""

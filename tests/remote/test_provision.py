@@ -575,3 +575,37 @@ def test_a_failure_among_steps_run_together_stops_the_run_after_them():
     report = asyncio.run(run_steps("provision", "v", steps, executors(FakeCluster())))
     assert [o.status for o in report.outcomes] == [FAILED, DONE, PENDING, PENDING]
     assert "FAILED at step 'a' on node1: no space" in report.summary()[0]
+
+
+def test_a_mount_mount_glusterfs_calls_done_is_done_only_when_findmnt_shows_it(monkeypatch):
+    """mount.glusterfs exits 0 when glusterfs fails on fuse-mountopts=bogus (recorded on the lab):
+    the step fails, saying nothing is mounted and what glusterfs logged (issue 25 point 4)."""
+    from brickyard.remote import mountstate
+
+    monkeypatch.setattr(mountstate, "READ_BACK_WAIT", 0.3)
+    cluster = FakeCluster(mounts_that_fail={("client1", "/mnt/vrep")})
+    report, _ = _provision(vrep_topology(), cluster)
+    assert not report.ok and report.failed.step.key == "mount:client1:/mnt/vrep"
+    assert report.failed.message == (
+        "mount.glusterfs exited 0 but nothing is mounted on /mnt/vrep (findmnt -J); glusterfs logged: mount of "
+        "node1:/gvm to /mnt/gvm (default_permissions,bogus,allow_other,max_read=131072) failed")
+    assert ("client1", ("findmnt", "-J", "-o", "SOURCE,FSTYPE,TARGET", "--mountpoint", "/mnt/vrep")) in cluster.calls
+    # mounted for real: done, and the read-back says what it saw
+    cluster.mounts_that_fail.clear()
+    report, _ = _provision(vrep_topology(), cluster)
+    assert report.ok and report.outcomes[-1].message == "read back: node1:/vrep (fuse.glusterfs) on /mnt/vrep"
+
+
+def test_teardown_goes_on_when_gluster_cannot_list_the_clients_and_says_so():
+    """gluster 10.3's `volume status VOL clients` fails ("Commit failed on node2") when no client
+    is connected (recorded on the lab): no client is known connected, teardown goes on."""
+    topo = vrep_topology()
+    cluster = FakeCluster()
+    assert _provision(topo, cluster)[0].ok
+    cluster.mounts.clear()                   # the client went away (reboot, umount by hand)
+    cluster.clients_unreadable.add("vrep")
+    down = asyncio.run(run_teardown(topo, "vrep", executors(cluster), Progress()))
+    assert down.ok, down.summary()
+    assert down.outcomes[1].message.startswith("no client is known to be connected: the servers could not list "
+                                               "them (gluster volume status vrep clients: Commit failed on node2.")
+    assert cluster.volumes == {}

@@ -9,6 +9,8 @@ and nodes are reached through ``LocalExecutor``s instead of SSH (real hosts: tes
 from __future__ import annotations
 
 import asyncio
+import json
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from brickyard.bench.api import Measurement, Param, Workload
 from brickyard.bench.hostlock import HostLocks
 from brickyard.core.results import RunStatus
 from brickyard.core.topology import Brick, BrickRef, Client, Layout, Mount, Node, Topology, Volume, VolumeType
+from brickyard.remote.executor import CommandResult
 from brickyard.remote.local import LocalExecutor
 from brickyard.remote.services import RemoteServices
 from brickyard.store import HistoryStore
@@ -61,11 +64,33 @@ def entries(*extra):
                             *extra]
 
 
+class MountStandIn(LocalExecutor):
+    """This workstation as a client whose volume mounts are local directories: findmnt -J (the
+    run's start checks a volume's targets with it) says each mount point of the topology is a
+    gluster mount of its volume; everything else sees the directory as it is."""
+
+    mounted = True     # False: the volume is not mounted (torn down), findmnt says what is there
+
+    def __init__(self, host: str, topo: Topology):
+        super().__init__(host)
+        self.mounts = {m.path: v.name for v in topo.volumes for m in v.mounts if m.client == host} \
+            if self.mounted else {}
+
+    async def run(self, argv, **kw):
+        path = argv[-1] if list(argv[:2]) == ["findmnt", "-J"] else None
+        point = next((m for m in self.mounts if path == m or (path or "").startswith(m + "/")), None)
+        if point is None:
+            return await super().run(argv, **kw)
+        now = time.time()
+        fs = {"source": f"n1:/{self.mounts[point]}", "fstype": "fuse.glusterfs", "target": point}
+        return CommandResult(self.host, tuple(argv), 0, json.dumps({"filesystems": [fs]}).encode(), b"", now, now)
+
+
 class LocalServices(RemoteServices):
     """The app's services on their own loop thread; every topology machine is this workstation."""
 
     def hosts(self, topo):
-        return lambda name: LocalExecutor(name)
+        return lambda name: MountStandIn(name, topo)
 
 
 def topology(mount_dir: Path) -> Topology:
@@ -396,3 +421,19 @@ def test_benchmark_this_machine_leaves_the_dd_parameters_the_user_saved(make_vie
     again = make_view(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     again.select_workload("dd")
     assert again.form.fields["block_sizes"].text() == "64K,1M"
+
+
+def test_a_run_on_a_volume_that_is_not_mounted_says_so_and_stores_no_run(make_view, qtbot, tmp_path, monkeypatch):
+    """Issue 21 point 10: one sentence, not [Errno 2], and no 0-step run in the history."""
+    monkeypatch.setattr(MountStandIn, "mounted", False)        # torn down: the mount point is gone
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    view = make_view(store=store)
+    view.select_workload("sleeper")
+    view.form.set_texts({"steps": "1", "seconds": "0", "repeats": "1"})
+    assert view.start()
+    qtbot.waitUntil(lambda: not view.running, timeout=60_000)
+    assert view.live.state_kind == "failed"
+    assert view.live.state.text() == (f"gv0 on c1: not run — gv0 is not mounted on c1 — provision it first "
+                                      f"({tmp_path / 'mnt'} does not exist)")
+    assert "Errno" not in view.live.log.toPlainText()
+    assert store.list_runs() == []

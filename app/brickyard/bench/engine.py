@@ -33,6 +33,7 @@ from .agentclient import AgentError, AgentSession, HostLost, StepStalled
 from .api import ParamError, Workload
 from .context import RunContext, TargetSession
 from .physics import LinkInfo, Physics, choose_link, detect_link, link_lines, servers_of
+from .targetcheck import check_targets
 
 
 class ResultSink(Protocol):
@@ -128,13 +129,20 @@ async def run_benchmark(
     heartbeat_timeout: float = 20.0,
     link_hints: dict[str, float] | None = None,
     link_typed_as: str = "--link",
+    expect_volume: str | None = None,
+    expect_gluster: bool = False,
+    expect_baseline: bool = False,
 ) -> RunResult:
     """Measure ``workload`` on ``targets``; see the module docstring for the end states.
     ``link_bps`` (bytes/s) is every client's link for the physics check; without it each
     client's is detected, and ``link_hints`` (host → bytes/s, e.g. the topology's NIC field)
     stands in where detection finds no speed or only a virtual device's nominal one; the figures taken, and which source each is,
     are logged through ``progress`` (``link_typed_as`` names where a typed one came from). Raises ParamError for bad parameters (before
-    anything runs on a host)."""
+    anything runs on a host). ``expect_volume`` (every target a mount of that gluster volume),
+    ``expect_gluster`` (of any gluster volume) and ``expect_baseline`` (no target on a gluster
+    mount) are read back from the hosts first (``targetcheck``): a target that is not what the
+    run is about raises ``targetcheck.TargetNotReady`` (a ParamError) saying so in one
+    sentence, before the run exists: nothing is measured and nothing is stored."""
     values = workload.resolve(params)
     if not targets:
         raise ParamError("give at least one target")
@@ -143,6 +151,8 @@ async def run_benchmark(
             check_target(spec)
         except TargetError as exc:
             raise ParamError(str(exc)) from None
+    if expect_volume or expect_gluster or expect_baseline:
+        await check_targets(targets, volume=expect_volume, gluster=expect_gluster, baseline=expect_baseline)
     progress = progress or Progress()
     run = RunResult(
         run_id=uuid.uuid4().hex,

@@ -172,9 +172,11 @@ async def run_request(request: BenchRequest, workload: Workload, executor_for: E
     try:
         targets = [(t, executor_for(t.host)) for t in request.targets]
         servers = [executor_for(s) for s in request.servers]
+        # a volume's run measures that volume's mounts; a baseline is never on a gluster mount
+        expect = {"expect_volume": request.volume} if request.volume else {"expect_baseline": True}
         return await run_benchmark(workload, dict(request.params), targets, servers=servers, progress=progress,
                                    sink=sink, link_bps=request.link_bps, link_hints=dict(request.link_hints),
-                                   **engine_options)
+                                   **{**expect, **engine_options})
     finally:
         if lease is not None:
             lease.release()

@@ -37,6 +37,7 @@ from typing import Any, Callable
 from ..bench import registry
 from ..bench.engine import parse_target
 from ..bench.hostlock import HostBusy, HostLease, HostLocks, machine_keys
+from ..bench.targetcheck import TargetNotReady
 from ..bench.request import BenchRequest, FanOutSink, run_request, topology_nics, volume_servers, volume_targets
 from ..core import topofile
 from ..core.results import RunResult, RunStatus, StepResult
@@ -450,8 +451,12 @@ class CampaignRunner:
             topo = self.spec.topology_for(step.layout) if step.kind == CELL else self.spec.topology
             sinks.append(HistorySink(self.store, topofile.to_dict(topo)))
         sinks.append(_CellSink(self, step))
-        run = await run_request(request, workload, self.executor_for, progress=self._progress,
-                                sink=FanOutSink(sinks), **{"link_typed_as": "the campaign's \"link\"", **self.engine_options})
+        try:
+            run = await run_request(request, workload, self.executor_for, progress=self._progress,
+                                    sink=FanOutSink(sinks), **{"link_typed_as": "the campaign's \"link\"",
+                                                               **self.engine_options})
+        except TargetNotReady as exc:      # the layout is not mounted (or a baseline is on gluster)
+            return False, str(exc)
         st = self.state.step(step.key)
         if run.status is RunStatus.COMPLETE:
             st.run_id = run.run_id

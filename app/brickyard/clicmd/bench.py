@@ -33,7 +33,10 @@ class BenchCommand(RemoteCommand):
         p.add_argument("--param", action="append", default=[], metavar="K=V",
                        help="workload parameter (repeatable)")
         p.add_argument("--server", action="append", default=[], metavar="HOST",
-                       help="gluster server: caches dropped there before reads; volume info read from the first")
+                       help="gluster server: caches dropped there before reads; volume info read from the first "
+                            "(the targets must then be gluster mounts)")
+        p.add_argument("--volume", metavar="NAME",
+                       help="the gluster volume the targets must be mounts of (read back before the run starts)")
         p.add_argument("--link", metavar="RATE",
                        help="client link speed for the physics check, e.g. 1Gbit, 10Gbit, 117MB/s (default: each "
                             "client's, found through sysfs)")
@@ -65,6 +68,12 @@ class BenchCommand(RemoteCommand):
             link = parse_link_rate(args.link) if args.link else None
         except (LookupError, ParamError, TargetError, ValueError) as exc:
             raise UsageError(str(exc)) from None
+        if args.volume:
+            from ..core.layout import volname_problem
+
+            problem = volname_problem(args.volume)
+            if problem:
+                raise UsageError(f"--volume {args.volume!r}: {problem}")
         if args.server:
             from ..remote.executor import ExecutorError
             from ..remote.ssh import check_host_name
@@ -234,6 +243,7 @@ def run_workload(args: argparse.Namespace, workload, params, targets, link) -> O
         sinks.append(history)
 
     from ..bench.hostlock import HostBusy, HostLocks, machine_keys
+    from ..bench.targetcheck import TargetNotReady
 
     hosts = [t.host for t in targets] + list(args.server)
     owner = f"brickyard bench {workload.name} on {','.join(t.text for t in targets)}"
@@ -249,7 +259,8 @@ def run_workload(args: argparse.Namespace, workload, params, targets, link) -> O
                      await locks.acquire(hosts, owner, keys=keys, is_cancelled=progress.is_cancelled, on_wait=waiting))
             return await run_benchmark(workload, params, [(t, executor(t.host)) for t in targets],
                                        servers=[executor(h) for h in args.server], progress=progress,
-                                       sink=FanOutSink(sinks), link_bps=link)
+                                       sink=FanOutSink(sinks), link_bps=link, expect_volume=args.volume or None,
+                                       expect_gluster=bool(args.server))
         finally:
             if lease is not None:
                 lease.release()
@@ -267,6 +278,8 @@ def run_workload(args: argparse.Namespace, workload, params, targets, link) -> O
                 except KeyboardInterrupt:
                     interrupted = True
                     progress.cancel()
+                except TargetNotReady as exc:   # not what the run is about: nothing ran, nothing stored
+                    raise Refused(str(exc), code=2, line=f"brickyard {args.command}: {exc}", host=exc.host) from None
                 except HostBusy as busy:   # --no-wait, or Ctrl-C while waiting: nothing ran
                     raise Refused(str(busy), code=130 if interrupted else 1,
                                   line=f"brickyard {args.command}: {busy}", busy_host=busy.host) from None

@@ -19,6 +19,11 @@ from .executor import Executor, ExecutorError
 from .glusterstate import gluster_xml_output
 
 
+class ClientsUnreadable(ExecutorError):
+    """gluster answered, but would not list the volume's clients (10.3's ``volume status VOL
+    clients`` fails with "Commit failed on node2" when no client is connected)."""
+
+
 @dataclass(frozen=True)
 class SeenClient:
     address: str   # as the servers see it
@@ -66,16 +71,17 @@ async def server_addresses(ex: Executor, servers: Iterable[str]) -> set[str]:
 async def connected_clients(ex: Executor, target: str, servers: Iterable[str]) -> dict[str, list[SeenClient]]:
     """Volume -> the client machines (not servers) connected to its bricks, as the node behind
     ``ex`` sees them. ``target`` is a volume name or "all"; a volume that is not started has
-    no clients. Raises ``ExecutorError`` when gluster cannot be asked."""
+    no clients. Raises ``ClientsUnreadable`` when gluster answers without the list, and
+    ``ExecutorError`` when it cannot be asked."""
     try:
         seen = gluster_xml.parse_volume_clients(
             await gluster_xml_output(ex, "volume", "status", target, "clients"))
     except gluster_xml.GlusterCommandError as exc:
         if "not started" in exc.op_errstr or "does not exist" in exc.op_errstr:
             return {}
-        raise ExecutorError(ex.host, f"gluster volume status {target} clients: {exc.op_errstr or exc}") from exc
+        raise ClientsUnreadable(ex.host, f"gluster volume status {target} clients: {exc.op_errstr or exc}") from exc
     except gluster_xml.GlusterXMLError as exc:
-        raise ExecutorError(ex.host, f"gluster volume status {target} clients: {exc}") from exc
+        raise ClientsUnreadable(ex.host, f"gluster volume status {target} clients: {exc}") from exc
     seen = {v: addresses for v, addresses in seen.items() if target in ("all", v)}
     if not any(seen.values()):
         return {}

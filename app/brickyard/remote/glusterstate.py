@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from ..core import gluster_xml
 from ..core.topology import Volume
 from .executor import Executor, ExecutorError
+from .mountstate import is_mount_of, mounted_at, read_back_mount
 
 PEER_IN_CLUSTER = "Peer in Cluster"
 
@@ -175,26 +176,17 @@ def volume_absent_check(name: str):
     return check
 
 
-async def mounted_source(ex: Executor, path: str) -> tuple[str, str] | None:
-    """(source, fstype) mounted exactly on ``path``, or None."""
-    result = await ex.run(["findmnt", "-rn", "-o", "SOURCE,FSTYPE", "--mountpoint", path], sudo=True, timeout=30)
-    if result.exit_status != 0 or not result.stdout.strip():
-        return None
-    source, _, fstype = result.stdout.decode(errors="replace").strip().splitlines()[-1].partition(" ")
-    return source, fstype
-
-
 def mounted_check(source: str, path: str):
     volume = source.partition(":/")[2]
 
     async def check(ex: Executor) -> str | None:
-        found = await mounted_source(ex, path)
+        found = await mounted_at(ex, path)
         if found is None:
             return None
-        src, fstype = found
-        if fstype == "fuse.glusterfs" and src.partition(":/")[2] == volume:
-            return f"mounted already ({src})"
-        raise ExecutorError(ex.host, f"{path} has {src} ({fstype}) mounted; Brickyard will not mount over it")
+        if is_mount_of(found, volume, path):
+            return f"mounted already ({found.source})"
+        raise ExecutorError(ex.host, f"{path} has {found.source} ({found.fstype}) mounted; "
+                                     "Brickyard will not mount over it")
 
     return check
 
@@ -203,12 +195,35 @@ def unmounted_check(source: str, path: str):
     volume = source.partition(":/")[2]
 
     async def check(ex: Executor) -> str | None:
-        found = await mounted_source(ex, path)
+        found = await mounted_at(ex, path)
         if found is None:
             return "not mounted"
-        src, fstype = found
-        if fstype == "fuse.glusterfs" and src.partition(":/")[2] == volume:
+        if is_mount_of(found, volume, path):
             return None
-        return f"{path} has {src} ({fstype}) mounted, not this volume: left alone"
+        return f"{path} has {found.source} ({found.fstype}) mounted, not this volume: left alone"
 
     return check
+
+
+def mount_action(argv: list[str], source: str, path: str, timeout: float = 120.0):
+    """A mount step: run ``argv``, then read the mount back (``mountstate.read_back_mount``):
+    done only when the host shows ``source`` mounted on ``path`` as fuse.glusterfs."""
+    async def action(ex: Executor) -> str:
+        await ex.run(argv, sudo=True, check=True, timeout=timeout)
+        return await read_back_mount(ex, source, path)
+
+    return action
+
+
+def unmount_action(argv: list[str], source: str, path: str, timeout: float = 120.0):
+    """An unmount step: run ``argv``, then read back that the volume is no longer on ``path``."""
+    volume = source.partition(":/")[2]
+
+    async def action(ex: Executor) -> str:
+        await ex.run(argv, sudo=True, check=True, timeout=timeout)
+        found = await mounted_at(ex, path)
+        if is_mount_of(found, volume, path):
+            raise ExecutorError(ex.host, f"umount exited 0 but {found.describe()} is still mounted")
+        return "read back: not mounted"
+
+    return action

@@ -10,8 +10,10 @@
    accepted the planner's warnings; ``force`` only when the volume asks for it),
 4. ``volume set`` each option, 5. ``volume start``; steps 1 and 3-5 are the planner's own
    ``gluster_cli.volume_commands`` (same hosts, same argv as the Commands panel shows),
-6. mount on each client named in the volume's mounts, and an /etc/fstab line for each mount
-   that asks for one (``Mount.fstab``, or every mount with ``fstab=True``).
+6. mount on each client named in the volume's mounts, done only when ``findmnt -J`` on the
+   client shows it (``mountstate.read_back_mount``: mount.glusterfs exits 0 on some mounts that
+   failed), and an /etc/fstab line for each mount that asks for one (``Mount.fstab``, or every
+   mount with ``fstab=True``).
 
 Nothing here formats a disk; brick paths and names are validated before any command exists.
 """
@@ -178,11 +180,13 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
     source, _ = mount_source(volume)
     for mount in volume.mounts:
         opts = mount_options(volume, mount.options)
+        mount_argv = ["sh", "-c", MOUNT_SCRIPT, "sh", source, mount.path, opts]
         steps.append(Step(
             f"mount:{mount.client}:{mount.path}", f"mount {source} on {mount.path}", mount.client,
-            [["sh", "-c", MOUNT_SCRIPT, "sh", source, mount.path, opts]],
-            undo=shlex.join(["umount", mount.path]),
+            [mount_argv], undo=shlex.join(["umount", mount.path]),
             done_check=glusterstate.mounted_check(source, mount.path), together="mounts",
+            # done when findmnt shows it: mount.glusterfs exits 0 on some mounts that failed
+            action=glusterstate.mount_action(mount_argv, source, mount.path),
         ))
         if fstab or mount.fstab:
             line = fstab_line(volume, mount.path, mount.options)
