@@ -235,3 +235,92 @@ def test_a_signal_never_reaches_a_pid_that_changed_hands(monkeypatch, pidfd):
         assert agent.send_kill(dirfd, gone.pid, start) is False and sent == []
     finally:
         os.close(dirfd)
+
+
+# ---- orphans: what an agent killed together with its watchdog left running ------------
+
+def test_the_next_agent_kills_what_an_agent_killed_with_its_watchdog_left_running(tmp_path):
+    """kill -9 of every agent.py process (the agent and its watchdog) leaves the workers'
+    processes running; the next agent on the host finds them by the dead agent's tag, kills
+    them, and says so with the run they belonged to (issue 25 point 6)."""
+    rundir = tmp_path / "brickyard-0123456789ab-local"
+    rundir.mkdir()
+    spec = {"kind": "exec", "cwd": str(rundir), "argv": ["sh", "-c", "setsid sleep 44.75 & wait"]}
+
+    async def main():
+        first = AgentSession(LocalExecutor("local"), heartbeat_timeout=10)
+        await first.open()
+        both = processes_running(first.tmpdir)                 # the agent and its watchdog
+        step = asyncio.ensure_future(first.run_step([spec], stall_seconds=0))
+        orphan = None
+        end = time.monotonic() + 30
+        while orphan is None and time.monotonic() < end:
+            await asyncio.sleep(0.05)
+            orphan = next((int(p.name) for p in Path("/proc").iterdir()
+                           if p.name.isdigit() and cmd(int(p.name)) == b"sleep\x0044.75\0"), None)
+        assert orphan is not None and len(both) == 2
+        for pid in both:
+            os.kill(pid, signal.SIGKILL)
+        try:
+            await asyncio.wait_for(step, 10)
+        except Exception:  # noqa: BLE001 - its agent is gone
+            pass
+        await first.close(timeout=5)
+        await asyncio.sleep(0.3)
+        survived = alive({orphan: stat(orphan)[19]})
+        second = AgentSession(LocalExecutor("local"), heartbeat_timeout=10)
+        await second.open()
+        await second.close(timeout=10)
+        return orphan, survived, both, second.orphans
+
+    orphan, survived, both, found = asyncio.run(main())
+    try:
+        assert survived, "the orphan died with its agent: nothing to test"
+        mine = [o for o in found if o["agent_pid"] in both]
+        assert mine == [{"agent_pid": mine[0]["agent_pid"], "killed": 1, "runs": ["0123456789ab"],
+                         "dirs": [str(rundir)]}], found
+        assert not alive(survived)
+    finally:
+        for pid in alive(survived):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_tag_is_judged_a_dead_agents_only_when_its_agent_is_certainly_gone():
+    import subprocess
+    agent = load_agent()
+    base = {"PATH": os.environ["PATH"]}
+    gone = subprocess.Popen(["sleep", "0.2"])
+    gone_start = start_of(gone.pid)
+    gone.wait()
+    ns = agent.PIDNS
+    me, my_start = os.getpid(), start_of(os.getpid())
+
+    def tag(pid, start, pidns=ns):
+        return f"{os.urandom(16).hex()}.{pid}.{start}.{pidns}"
+
+    dead = tag(gone.pid, gone_start)
+    cases = {
+        "a dead agent's": dead,
+        "a live agent's (this test process)": tag(me, my_start),
+        "another PID namespace's": tag(gone.pid, gone_start, "4026531999" if ns != "4026531999" else "4026531998"),
+        "malformed": f"{os.urandom(16).hex()}.{gone.pid}",
+        "no owner in it (an older agent's)": os.urandom(16).hex(),
+        "this agent's own": agent.TAG,
+    }
+    procs = {what: subprocess.Popen(["sleep", "48.25"], env={**base, agent.TAG_NAME: value})
+             for what, value in cases.items()}
+    try:
+        time.sleep(0.3)
+        judged = agent.dead_agents_tags()
+        assert set(judged) & set(cases.values()) == {dead}
+        assert judged[dead][:2] == (gone.pid, gone_start)
+        done = agent.kill_orphans()
+        assert [d for d in done if d["agent_pid"] == gone.pid] == [
+            {"agent_pid": gone.pid, "killed": 1, "runs": [], "dirs": [os.getcwd()]}]
+        assert procs["a dead agent's"].wait(5) == -signal.SIGKILL
+        assert {w: p.poll() for w, p in procs.items() if w != "a dead agent's"} == \
+            {w: None for w in procs if w != "a dead agent's"}
+    finally:
+        for p in procs.values():
+            p.kill()
+            p.wait()

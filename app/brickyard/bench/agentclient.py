@@ -152,6 +152,9 @@ class AgentSession:
     cancelled: bool = False
     #: what the agent removed at start that dead agents had left in /tmp (``tmp_root``; in words)
     swept: list[str] = field(default_factory=list)
+    #: what the agent killed at start that agents killed with their watchdog had left running:
+    #: [{"agent_pid", "killed" (processes), "runs" (12-digit run ids), "dirs"}]
+    orphans: list[dict[str, Any]] = field(default_factory=list)
     #: after a cancel: the agent's own report (``left``: what it could not remove); None
     #: when it never made one (killed before it had removed its run directories)
     cancel_report: dict[str, Any] | None = None
@@ -180,6 +183,7 @@ class AgentSession:
         self.euid = int(hello.get("euid", -1))
         self.remote_pid = int(hello.get("pid", 0))
         self.swept = [str(x) for x in hello.get("swept") or []]
+        self.orphans = [o for o in hello.get("orphans") or [] if isinstance(o, dict)]
 
     async def _read_events(self) -> None:
         assert self._proc is not None

@@ -216,6 +216,12 @@ async def run_benchmark(
                 agent = AgentSession(ex, python=agent_python, heartbeat_timeout=heartbeat_timeout)
                 server_agents.append(agent)
                 await agent.open()
+            for agent in [s.agent for s in sessions] + server_agents:
+                if agent.orphans:       # an earlier run's agent was killed with its watchdog
+                    for line in orphan_lines(agent.host, agent.orphans):
+                        progress.log(line)
+                    if guard is not None:
+                        guard.call("orphans_killed", run, agent.host, agent.orphans)
             await _check_requirements(workload, sessions)
             hosts: dict[str, dict[str, str]] = {}
             kinds, mount_opts = [], []
@@ -252,7 +258,7 @@ async def run_benchmark(
                 parameters=run.provenance.parameters,
                 extra={**({"link_bps": link_bps} if link_bps else
                           {"links": {h: info.as_dict() for h, info in physics.links.items()}}),
-                       **_swept(sessions, server_agents)},
+                       **_swept(sessions, server_agents), **_orphans(sessions, server_agents)},
                 volume_settings=volume_settings,
             )
             for line in link_lines(run.provenance.extra, link_typed_as):
@@ -375,6 +381,23 @@ def _swept(sessions: Sequence[TargetSession], servers: Sequence[AgentSession]) -
     """What the agents removed at start that killed earlier runs had left on their hosts."""
     swept = {a.host: a.swept for a in [s.agent for s in sessions] + list(servers) if a.swept}
     return {"leftovers_removed": swept} if swept else {}
+
+
+def _orphans(sessions: Sequence[TargetSession], servers: Sequence[AgentSession]) -> dict[str, Any]:
+    """What the agents killed at start that killed agents' workers had left running."""
+    found = {a.host: a.orphans for a in [s.agent for s in sessions] + list(servers) if a.orphans}
+    return {"orphans_killed": found} if found else {}
+
+
+def orphan_lines(host: str, found: Sequence[dict[str, Any]]) -> list[str]:
+    """One sentence per killed agent whose workers outlived it (the CLI and the log)."""
+    out = []
+    for item in found:
+        runs = ", ".join(item.get("runs") or []) or "unknown"
+        where = f" in {', '.join(item['dirs'])}" if item.get("dirs") else ""
+        out.append(f"{host}: killed {item.get('killed', 0)} worker process(es) that run {runs} left running when "
+                   f"its agent (pid {item.get('agent_pid')}) was killed{where}")
+    return out
 
 
 async def _check_requirements(workload: Workload, sessions: Sequence[TargetSession]) -> None:

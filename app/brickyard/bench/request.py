@@ -250,3 +250,6 @@ class FanOutSink:
 
     def progress(self, run: RunResult, event: Any) -> None:
         self._each("progress", run, event)
+
+    def orphans_killed(self, run: RunResult, host: str, found: list[dict]) -> None:
+        self._each("orphans_killed", run, host, found)

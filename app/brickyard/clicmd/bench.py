@@ -309,6 +309,10 @@ def run_workload(args: argparse.Namespace, workload, params, targets, link) -> O
     lines.extend(physics_lines(result))
     for host, removed in (result.provenance.extra.get("leftovers_removed") or {}).items():
         lines.append(f"removed what killed runs had left on {host}: {', '.join(removed)}")
+    from ..bench.engine import orphan_lines
+
+    for host, found in (result.provenance.extra.get("orphans_killed") or {}).items():
+        lines.extend(orphan_lines(host, found))
     tail = f": {result.error}" if result.error else ""
     said = ""
     if saved is not None:

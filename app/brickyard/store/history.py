@@ -664,6 +664,22 @@ class HistoryStore:
                 added.append(run.run_id)
         return added, skipped
 
+    def note_run(self, run_prefix: str, note: str) -> list[str]:
+        """Add ``note`` to the error of each finished run whose id starts with ``run_prefix``
+        (12 hexadecimal digits, as run directories are named), once; returns their ids."""
+        if not (len(run_prefix) == 12 and all(c in "0123456789abcdef" for c in run_prefix)):
+            raise StoreError(f"{run_prefix!r} is not a run directory's run id (12 hexadecimal digits)")
+        noted = []
+        with self._write() as conn:
+            rows = conn.execute(select(Run.id, Run.run_id, Run.error).where(
+                Run.run_id.like(f"{run_prefix}%"), Run.status != RunStatus.RUNNING.value)).all()
+            for pk, run_id, error in rows:
+                if note in (error or ""):
+                    continue
+                conn.execute(update(Run).where(Run.id == pk).values(error="; ".join(x for x in (error, note) if x)))
+                noted.append(run_id)
+        return noted
+
     def delete_run(self, run_id: str) -> None:
         with self._write() as conn:
             pk = conn.execute(select(Run.id).where(Run.run_id == run_id)).scalar()

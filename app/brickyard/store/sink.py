@@ -83,6 +83,19 @@ class HistorySink:
         self._stored[run.run_id] = run.provenance
         self._pending[run.run_id] = []
 
+    def orphans_killed(self, run: RunResult, host: str, found: list[dict]) -> None:
+        """The agent starting this run on ``host`` killed processes an earlier run's killed
+        agent had left running (``agentclient.AgentSession.orphans``): that run says so."""
+        for item in found:
+            for prefix in item.get("runs") or []:
+                note = (f"its benchmark agent on {host} was killed with its watchdog and {item.get('killed', 0)} "
+                        f"worker process(es) went on running after the run ended; the agent of run "
+                        f"{run.run_id[:12]} killed them")
+                try:
+                    self.store.note_run(prefix, note)
+                except Exception as exc:  # noqa: BLE001
+                    self._failed("marking the killed run", exc)
+
     def run_started(self, run: RunResult) -> None:
         self._pending[run.run_id] = []
         try:

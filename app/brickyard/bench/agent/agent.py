@@ -66,7 +66,7 @@ owned = []          # directories this agent created
 children = set()    # pids of live worker process groups
 out_lock = threading.Lock()
 TAG_NAME = "BRICKYARD_AGENT_TAG"
-TAG = os.urandom(16).hex()   # in every worker's environment: what the worker starts inherits it
+TAG = ""                     # in every worker's environment (see "worker processes"; set below)
 WATCHDOG_FD = -1             # the write end of the watchdog's pipe (closed in workers)
 WATCHDOG_ALIVE = -1          # end-of-file on this: the watchdog is gone
 
@@ -331,6 +331,20 @@ def own_start():
 AGENT_START = own_start()   # kill_tagged never kills a process older than its agent
 
 
+def pid_namespace(path="/proc/self/ns/pid"):
+    """The PID namespace's inode ('4026531836'), '' when it cannot be read."""
+    try:
+        return os.readlink(path).partition("[")[2].rstrip("]")
+    except OSError:
+        return ""
+
+
+PIDNS = pid_namespace()
+# the tag: 128 random bits (no other process has them), then who set it: this agent's pid,
+# start time and PID namespace, so the next agent on the host can tell a dead agent's tag
+TAG = "%s.%d.%d.%s" % (os.urandom(16).hex(), os.getpid(), AGENT_START, PIDNS)
+
+
 def send_kill(dirfd, pid, start):
     """SIGKILL the process whose /proc directory ``dirfd`` is (see above). True if sent."""
     if os.uname()[4].startswith(PIDFD_ARCHES):
@@ -413,6 +427,90 @@ def kill_tagged(tag=None, since=None, rounds=20):
                 os.close(dirfd)
         time.sleep(0.01)
     return len(killed)
+
+
+# ---- orphans: what a dead agent's workers left running -----------------------------------
+# An agent killed together with its watchdog (kill -9 of every agent.py on a host) leaves its
+# workers' processes running: fio's job processes go on writing into a run directory Brickyard
+# has removed. At start an agent looks for processes carrying a tag whose agent is certainly
+# gone and kills them (kill_tagged, with that tag). A tag is judged a dead agent's only when
+#   - it is well-formed (random part, pid, start time, PID namespace) and not this agent's;
+#   - the tagged process and the agent named in the tag are in this agent's PID namespace
+#     (a pid from another namespace means nothing here: such a process is never touched);
+#   - no process with that pid and that start time lives in this namespace.
+# Only processes this user may read are seen (all of them as root: the scan reads each one's
+# environment, as ps e does, and keeps nothing but a tag). The agent says what it killed, and
+# for which run (the run directory in the killed processes' working directory), in "hello".
+
+TAG_VALUE = re.compile(r"^[0-9a-f]{32}\.(\d+)\.(\d+)\.(\d+)$")
+RUN_IN_PATH = re.compile(r"/brickyard-([0-9a-f]{12})-[^/]*")
+
+
+def tag_of(env):
+    """The value of BRICKYARD_AGENT_TAG in a /proc/PID/environ blob, or ''."""
+    key = ("%s=" % TAG_NAME).encode()
+    for item in env.split(b"\0"):
+        if item.startswith(key):
+            return item[len(key):].decode("ascii", "replace")
+    return ""
+
+
+def agent_alive(pid, start):
+    fields = proc_stat(pid)
+    return len(fields) > 19 and fields[0] not in ("Z", "X") and fields[19] == str(start)
+
+
+def dead_agents_tags():
+    """{tag: (its agent's pid, that agent's start, [working directories of its processes])}
+    for every tag a process here carries whose agent is certainly gone (see above)."""
+    me, found = os.getpid(), {}
+    if not PIDNS:
+        return found
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in (me, 1, AGENT_PID):
+            continue
+        try:
+            dirfd = os.open("/proc/" + name, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            continue
+        try:
+            fd = os.open("environ", os.O_RDONLY, dir_fd=dirfd)
+            try:
+                value = tag_of(read_all(fd))
+            finally:
+                os.close(fd)
+            m = TAG_VALUE.match(value)
+            if not m or value == TAG or m.group(3) != PIDNS:
+                continue
+            if os.readlink("ns/pid", dir_fd=dirfd).partition("[")[2].rstrip("]") != PIDNS:
+                continue                # a process of another PID namespace: never judged here
+            agent_pid, agent_start = int(m.group(1)), int(m.group(2))
+            if agent_alive(agent_pid, agent_start):
+                continue
+            try:
+                cwd = os.readlink("cwd", dir_fd=dirfd)
+            except OSError:
+                cwd = ""
+            found.setdefault(value, (agent_pid, agent_start, []))[2].append(cwd)
+        except OSError:                 # gone, or not ours to read
+            continue
+        finally:
+            os.close(dirfd)
+    return found
+
+
+def kill_orphans():
+    """Kill what dead agents' workers left running; returns what was done, per dead agent:
+    {"agent_pid", "killed", "runs" (12-digit run ids from their working directories), "dirs"}."""
+    done = []
+    for tag, (agent_pid, agent_start, cwds) in sorted(dead_agents_tags().items()):
+        killed = kill_tagged(tag, since=agent_start)
+        if not killed:
+            continue
+        runs = sorted({m.group(1) for cwd in cwds for m in [RUN_IN_PATH.search(cwd)] if m})
+        dirs = sorted({cwd.replace(" (deleted)", "") for cwd in cwds if cwd})[:5]
+        done.append({"agent_pid": agent_pid, "killed": killed, "runs": runs, "dirs": dirs})
+    return done
 
 
 def watchdog(read_fd):
@@ -1249,8 +1347,12 @@ def main():
             swept = sweep(TMP, TMP_DIR, keep=(scratch,))
         except OSError:
             pass
+    try:
+        orphans = kill_orphans()
+    except OSError:
+        orphans = []
     emit({"event": "hello", "version": VERSION, "pid": os.getpid(), "t": time.monotonic(),
-          "euid": os.geteuid(), "python": sys.version.split()[0], "swept": swept})
+          "euid": os.geteuid(), "python": sys.version.split()[0], "swept": swept, "orphans": orphans})
     while True:
         line = sys.stdin.readline()
         if not line:
