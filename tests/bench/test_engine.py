@@ -125,6 +125,38 @@ def test_a_host_dying_mid_run_is_partial_with_the_host_named(tmp_path):
     assert run.status is RunStatus.PARTIAL
     assert run.failed_host == "local" and "connection to the benchmark agent lost" in run.error
     assert len(run.steps) == 1
+    clauses = run.error.split("; ")
+    assert len(clauses) == len(set(clauses)), run.error       # each said once (it said each twice)
+
+
+def test_a_partial_runs_error_says_each_thing_once(tmp_path):
+    """The host died and the result sink failed: two things, each said once (each was said
+    twice: the run's error was joined with the cleanup notes again after they were in it)."""
+    class FailingSinkKillingItsAgent(Recorder):
+        def step_finished(self, run, step):
+            super().step_finished(run, step)
+            for pid in agent_pids:
+                os.kill(pid, signal.SIGKILL)
+            raise OSError(28, "No space left on device")
+
+    agent_pids = set()
+    import brickyard.bench.agentclient as ac
+    original = ac.AgentSession.open
+
+    async def spy(self):
+        await original(self)
+        agent_pids.add(self._proc.pid)
+    ac.AgentSession.open = spy
+    try:
+        run = asyncio.run(run_benchmark(Sleeper(), {"steps": "4", "repeats": "1"}, local(tmp_path),
+                                        sink=FailingSinkKillingItsAgent()))
+    finally:
+        ac.AgentSession.open = original
+    assert run.status is RunStatus.PARTIAL
+    clauses = run.error.split("; ")
+    assert clauses[0].startswith("local: connection to the benchmark agent lost")
+    assert any(c.startswith("the result sink failed (OSError") for c in clauses), run.error
+    assert len(clauses) == len(set(clauses)), run.error
 
 
 def test_a_stalled_worker_is_reported_as_a_stall_not_a_crash(tmp_path):

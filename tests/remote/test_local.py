@@ -170,3 +170,33 @@ def test_upload_writes_bytes_and_files_with_mode(tmp_path):
 def test_upload_into_a_missing_directory_is_a_clear_error(tmp_path):
     with pytest.raises(ExecutorError, match="not a directory"):
         _run(LocalExecutor().upload(b"x", str(tmp_path / "no" / "file")))
+
+
+def test_a_command_that_cannot_start_names_what_is_missing(tmp_path, monkeypatch):
+    """Not "cannot start 'sh': No such file or directory" when sh is there (issue 25, "Also")."""
+    import asyncio
+
+    from brickyard.remote import local
+    from brickyard.remote.executor import ExecutorError
+    from brickyard.remote.local import LocalExecutor
+
+    def error(ex, argv):
+        with pytest.raises(ExecutorError) as caught:
+            asyncio.run(ex.run(argv))
+        return str(caught.value)
+
+    gone = tmp_path / "gone"
+    assert error(LocalExecutor("h", cwd=str(gone)), ["sh", "-c", "true"]) == \
+        f"h: cannot start 'sh': its working directory {gone}: No such file or directory"
+    assert error(LocalExecutor("h"), ["no-such-program-brickyard"]) == \
+        "h: cannot start 'no-such-program-brickyard': No such file or directory"
+    script = tmp_path / "tool"
+    script.write_text("#!/nonexistent/interpreter\n")
+    script.chmod(0o755)
+    assert error(LocalExecutor("h"), [str(script)]) == (
+        f"h: cannot start {str(script)!r}: {script} is there, but the interpreter its first line names is not "
+        "(No such file or directory)")
+    monkeypatch.setattr(local.os, "devnull", str(tmp_path / "dev" / "null"))     # /dev being repaired
+    assert error(LocalExecutor("h"), ["sh", "-c", "true"]) == (
+        f"h: cannot start 'sh': {tmp_path / 'dev' / 'null'}: No such file or directory (the program is there; "
+        "this file is needed to start it)")

@@ -57,6 +57,21 @@ def test_command_runs_with_status_streams_and_the_marker_removed(trusted, tmp_pa
     assert result.host == "target"
 
 
+def test_a_killed_command_says_killed_by_its_signal_not_setsids_success(trusted, tmp_path):
+    """setsid -w reports a child killed by a signal as "setsid: child N did not exit normally:
+    Success" with the signal's number as its status: read as a shell would (issue 25, "Also")."""
+    async def body(pool):
+        ex = pool.executor("target")
+        ran = await ex.run(["sh", "-c", "echo before >&2; kill -9 $$"])
+        proc = await ex.start(["sh", "-c", "kill -TERM $$"])
+        status = await proc.wait(10)
+        return ran, status, await proc.stderr_text()
+
+    ran, status, err = _with_pool(trusted, tmp_path, body)
+    assert (ran.exit_status, ran.stderr) == (137, b"before\nkilled by SIGKILL\n")
+    assert (status, err) == (143, "killed by SIGTERM\n")
+
+
 def test_ssh_logins_and_refusals_go_to_the_log(sshd, tmp_path, caplog):
     """The log file (core.applog) gets each login, where and as whom, and why one failed."""
     import logging

@@ -167,6 +167,7 @@ async def run_benchmark(
     sessions: list[TargetSession] = []
     server_agents: list[AgentSession] = []
     cleanup_notes: list[str] = []
+    outcome: list[str] = [""]       # why the run ended as it did; ``run.error`` adds the notes once
     stalled = False
     guard = _GuardedSink(sink, cleanup_notes) if sink is not None else None
 
@@ -182,7 +183,8 @@ async def run_benchmark(
             error = (f"most steps suspect: {suspect} of {measured} are probably cache figures "
                      f"({', '.join(SUSPECT_WORDS[f] for f in flags)}); they are kept, flagged and never the headline")
         run.status = status
-        run.error = "; ".join(x for x in [error, *cleanup_notes] if x)
+        outcome[0] = error
+        run.error = _said_once(error, cleanup_notes)
         run.failed_host = host
         run.ended_at = time.time()
         run_log.info("run %s ended %s after %.1f s: %d steps%s%s", run.run_id[:12], status.value,
@@ -318,11 +320,16 @@ async def run_benchmark(
                 if note:
                     cleanup_notes.append(note)
         if run.status is not RunStatus.RUNNING:
-            run.error = "; ".join(dict.fromkeys(x for x in [run.error, *cleanup_notes] if x))
+            run.error = _said_once(outcome[0], cleanup_notes)
         if guard is not None and run.status is not RunStatus.RUNNING:
             guard.call("run_finished", run)
-            run.error = "; ".join(dict.fromkeys(x for x in [run.error, *cleanup_notes] if x))
+            run.error = _said_once(outcome[0], cleanup_notes)     # a sink failing at the end is said too
         progress.set_progress(1.0, f"{workload.name}: {run.status.value}")
+
+
+def _said_once(error: str, notes: Sequence[str]) -> str:
+    """The run's error: why it ended, then each cleanup note, each once."""
+    return "; ".join(dict.fromkeys(x for x in [error, *notes] if x))
 
 
 SUSPECT_WORDS = {

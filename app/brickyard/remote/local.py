@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import time
 from pathlib import Path
@@ -28,6 +29,21 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def cannot_start(program: str, exc: OSError, cwd: str | None) -> str:
+    """Why ``program`` could not be started, naming what is really missing: the program, its
+    interpreter, its working directory or another file the start needs (/dev/null)."""
+    missing = os.fsdecode(exc.filename) if exc.filename is not None else ""
+    why = exc.strerror or str(exc)
+    if cwd is not None and missing == os.fsdecode(cwd):
+        return f"cannot start {program!r}: its working directory {missing}: {why}"
+    if missing and missing != program:
+        return f"cannot start {program!r}: {missing}: {why} (the program is there; this file is needed to start it)"
+    found = shutil.which(program)
+    if isinstance(exc, FileNotFoundError) and found:
+        return f"cannot start {program!r}: {found} is there, but the interpreter its first line names is not ({why})"
+    return f"cannot start {program!r}: {why}"
 
 
 def _sudo_prefix(sudo: bool) -> list[str]:
@@ -108,8 +124,8 @@ class LocalExecutor(Executor):
                 cwd=self._cwd,
                 limit=LINE_LIMIT,
             )
-        except (FileNotFoundError, PermissionError) as exc:
-            raise ExecutorError(self.host, f"cannot start {full[0]!r}: {exc.strerror}") from exc
+        except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+            raise ExecutorError(self.host, cannot_start(full[0], exc, self._cwd)) from exc
 
     async def run(
         self,

@@ -30,6 +30,7 @@ import logging
 import os
 import re
 import shlex
+import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -579,6 +580,27 @@ class SshPool:
                 fut.cancel()
 
 
+# util-linux setsid -w, when its child dies of a signal: "setsid: child 1088 did not exit
+# normally: Success" (errno printed as it stands), exit status = the signal's number
+_SETSID_DIED_RE = re.compile(rb"(?m)^setsid: child \d+ did not exit normally: [^\n]*\n?")
+
+
+def died_of_signal(status: int, stderr: bytes) -> tuple[int, bytes]:
+    """A command setsid -w reports killed: its status as a shell gives it (128 + the signal)
+    and, for setsid's line, 'killed by SIGKILL'; anything else unchanged."""
+    found = list(_SETSID_DIED_RE.finditer(stderr))
+    if not found:
+        return status, stderr
+    cleaned = _SETSID_DIED_RE.sub(b"", stderr)
+    try:
+        name = signal.Signals(status).name if 0 < status < 65 else ""
+    except ValueError:
+        name = ""
+    if not name:
+        return status, cleaned + b"the command did not exit normally\n"
+    return 128 + status, cleaned + f"killed by {name}\n".encode()
+
+
 class _PgidWatcher:
     """Reads stderr, takes the wrapper's ``brickyard-pgid=N`` line out, keeps the rest."""
 
@@ -668,7 +690,9 @@ class SshProcess(RemoteProcess):
             yield line.rstrip(b"\n")
 
     async def stderr_text(self) -> str:
-        return (await self._stderr_task).decode(errors="replace")
+        err = await self._stderr_task
+        status = self._proc.exit_status if self._proc.exit_status is not None else -1
+        return died_of_signal(status, err)[1].decode(errors="replace")
 
     async def wait(self, timeout: float | None = None) -> int:
         try:
@@ -680,7 +704,13 @@ class SshProcess(RemoteProcess):
             await self.kill()
             raise
         self._release()
-        return _status(self._proc)
+        status = _status(self._proc)
+        if status > 0:
+            try:        # setsid's report of a killed command: the status a shell would give
+                status = died_of_signal(status, await asyncio.wait_for(asyncio.shield(self._stderr_task), 5))[0]
+            except asyncio.TimeoutError:
+                pass
+        return status
 
     async def kill(self) -> None:
         try:
@@ -799,7 +829,8 @@ class SshExecutor(Executor):
             self.pool.forget(self.alias, self.user, self.port, host)
             raise Unreachable(self.host, f"the SSH connection was lost while `{shlex.join(map(str, argv))}` ran; "
                                          "it may or may not have finished")
-        result = CommandResult(self.host, tuple(map(str, argv)), _status(proc), out, err, started, time.time())
+        status, err = died_of_signal(_status(proc), err)
+        result = CommandResult(self.host, tuple(map(str, argv)), status, out, err, started, time.time())
         if check and not result.ok:
             raise CommandFailed(result)
         return result
