@@ -61,13 +61,17 @@ sha256_of() {  # the SHA-256 of standard input
 
 # ---- what uninstalling would remove: REMOVE[path]=1 for what is still as the install made it,
 # KEPT: "path: why" for the rest. With "do", it removes them.
-declare -A REMOVE=()
+declare -A REMOVE=() KEPT_PATH=()
 KEPT=()
+keep() {  # keep PATH WHY: left in place, said once
+  KEPT_PATH["$1"]=1
+  KEPT+=("$(show "$1"): $2")
+}
 uninstall_plan() {
   local mode="$1" i n p parent kind datum rec child other
   local -A made_dir=() dir_ok=() expect=() now=()
   local -a files=()
-  REMOVE=() KEPT=()
+  REMOVE=() KEPT=() KEPT_PATH=()
   n=${#R_PATH[@]}
   for ((i = 0; i < n; i++)); do [ "${R_KIND[$i]}" != d ] || made_dir["${R_PATH[$i]}"]=1; done
   REMOVE["$manifest"]=1
@@ -80,16 +84,16 @@ uninstall_plan() {
     if [ ! -e "$p" ] && [ ! -L "$p" ]; then continue; fi        # already gone
     case "$kind" in
       d)
-        if [ -L "$p" ]; then KEPT+=("$(show "$p"): now a link, not the folder the install made (nothing in it was touched)")
+        if [ -L "$p" ]; then keep "$p" "now a link, not the folder the install made (nothing in it was touched)"
         elif [ -d "$p" ]; then dir_ok["$p"]=1
-        else KEPT+=("$(show "$p"): no longer a folder"); fi ;;
+        else keep "$p" "no longer a folder"; fi ;;
       l)
         if [ -L "$p" ] && [ "$(readlink -- "$p")" = "$datum" ]; then REMOVE["$p"]=1
-        else KEPT+=("$(show "$p"): not the link the install made any more"); fi ;;
+        else keep "$p" "not the link the install made any more"; fi ;;
       f)
-        if [ -L "$p" ]; then KEPT+=("$(show "$p"): now a link, not the file the install made")
+        if [ -L "$p" ]; then keep "$p" "now a link, not the file the install made"
         elif [ -f "$p" ]; then files+=("$p"); expect["$p"]=$datum
-        else KEPT+=("$(show "$p"): no longer a file"); fi ;;
+        else keep "$p" "no longer a file"; fi ;;
     esac
   done
   if [ ${#files[@]} -gt 0 ]; then
@@ -98,7 +102,7 @@ uninstall_plan() {
   fi
   for p in "${files[@]}"; do
     if [ "${now[$p]:-}" = "${expect[$p]}" ]; then REMOVE["$p"]=1
-    else KEPT+=("$(show "$p"): changed since the install"); fi
+    else keep "$p" "changed since the install"; fi
   done
   if [ "$mode" = do ]; then
     printf '%s\0' "${!REMOVE[@]}" | xargs -0 -r rm -f --      # files and links only so far
@@ -107,16 +111,15 @@ uninstall_plan() {
   for ((i = n - 1; i >= 0; i--)); do
     p=${R_PATH[$i]}
     [ "${R_KIND[$i]}" = d ] && [ -n "${dir_ok[$p]:-}" ] || continue
-    if [ "$mode" = do ]; then
-      if rmdir -- "$p" 2>/dev/null; then REMOVE["$p"]=1; continue; fi
-    else
-      other=0
-      while IFS= read -r -d '' child; do
-        [ -n "${REMOVE[$child]:-}" ] || { other=1; break; }
-      done < <(find "$p" -mindepth 1 -maxdepth 1 -print0)
-      if [ "$other" = 0 ]; then REMOVE["$p"]=1; continue; fi
-    fi
-    KEPT+=("$(show "$p"): holds files the install did not make")
+    if [ "$mode" = do ] && rmdir -- "$p" 2>/dev/null; then REMOVE["$p"]=1; continue; fi
+    other=0 stays=0
+    while IFS= read -r -d '' child; do
+      if [ -n "${KEPT_PATH[$child]:-}" ]; then stays=1
+      elif [ -z "${REMOVE[$child]:-}" ] || [ "$mode" = do ]; then other=1; fi
+    done < <(find "$p" -mindepth 1 -maxdepth 1 -print0)
+    if [ "$other" = 1 ]; then keep "$p" "holds files the install did not make"
+    elif [ "$stays" = 1 ]; then KEPT_PATH["$p"]=1        # kept for what is said above
+    else REMOVE["$p"]=1; fi
   done
 }
 
@@ -131,10 +134,10 @@ load_install() {  # the manifest of the install in $prefix, or die saying why th
   read_manifest
 }
 
-say_kept() {
+say_kept() {  # [HEADER]
   local k
   [ ${#KEPT[@]} -gt 0 ] || return 0
-  echo "Left in place, because they are not (or no longer only) what the install made:"
+  echo "${1:-Left in place, because they are not (or no longer only) what the install made:}"
   for k in "${KEPT[@]}"; do printf '  %s\n' "$k"; done
 }
 
@@ -179,7 +182,7 @@ if [ -e "$prefix" ] || [ -L "$prefix" ]; then
     if [ ${#KEPT[@]} -gt 0 ]; then
       {
         echo "install.sh: the Brickyard installed in $(show "$prefix") cannot be replaced whole; nothing was changed."
-        say_kept
+        say_kept "These are not (or no longer only) what that install made:"
         echo "Move these away (or run $(show "$prefix")/install.sh --uninstall and look at what it keeps), then install again."
       } >&2
       exit 1
