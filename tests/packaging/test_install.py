@@ -208,6 +208,8 @@ def test_uninstall_never_follows_a_folder_the_user_replaced_by_a_link(tmp_path, 
     assert (precious / "lib0.so").read_text() == "bundle 0"
     assert f"{installed}: now a link, not the folder the install made" in out
     assert installed.is_symlink()
+    # its parents are kept because of it: said once, not once per folder up to ~/.local
+    assert "holds files the install did not make" not in out
 
 
 def test_a_file_name_with_a_new_line_cannot_make_uninstall_delete_another_file(tmp_path, home):
