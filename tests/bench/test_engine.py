@@ -129,9 +129,18 @@ def test_a_host_dying_mid_run_is_partial_with_the_host_named(tmp_path):
     assert len(clauses) == len(set(clauses)), run.error       # each said once (it said each twice)
 
 
-def test_a_partial_runs_error_says_each_thing_once(tmp_path):
+def test_a_partial_runs_error_says_each_thing_once(tmp_path, monkeypatch):
     """The host died and the result sink failed: two things, each said once (each was said
     twice: the run's error was joined with the cleanup notes again after they were in it)."""
+    import brickyard.bench.agentclient as ac
+
+    agent_pids = set()
+    original = ac.AgentSession.open
+
+    async def spy(self):
+        await original(self)
+        agent_pids.add(self._proc.pid)
+
     class FailingSinkKillingItsAgent(Recorder):
         def step_finished(self, run, step):
             super().step_finished(run, step)
@@ -139,19 +148,9 @@ def test_a_partial_runs_error_says_each_thing_once(tmp_path):
                 os.kill(pid, signal.SIGKILL)
             raise OSError(28, "No space left on device")
 
-    agent_pids = set()
-    import brickyard.bench.agentclient as ac
-    original = ac.AgentSession.open
-
-    async def spy(self):
-        await original(self)
-        agent_pids.add(self._proc.pid)
-    ac.AgentSession.open = spy
-    try:
-        run = asyncio.run(run_benchmark(Sleeper(), {"steps": "4", "repeats": "1"}, local(tmp_path),
-                                        sink=FailingSinkKillingItsAgent()))
-    finally:
-        ac.AgentSession.open = original
+    monkeypatch.setattr(ac.AgentSession, "open", spy)
+    run = asyncio.run(run_benchmark(Sleeper(), {"steps": "4", "repeats": "1"}, local(tmp_path),
+                                    sink=FailingSinkKillingItsAgent()))
     assert run.status is RunStatus.PARTIAL
     clauses = run.error.split("; ")
     assert clauses[0].startswith("local: connection to the benchmark agent lost")
