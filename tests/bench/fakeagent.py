@@ -156,3 +156,46 @@ class ScriptedHost(Executor):
 
     async def close(self) -> None:
         return None
+
+
+# ---- a disk played at a model rate (dd writes) ---------------------------------------------
+MIB, GIB = 1 << 20, 1 << 30
+
+
+def argv_bytes(spec) -> tuple[int, int]:
+    args = dict(a.split("=", 1) for a in spec["argv"][1:] if "=" in a)
+    return int(args["bs"]), int(args["bs"]) * int(args["count"])
+
+
+def model_disk(single_bps: float, together_bps: float, per_call: float = 1e-6, sync: float = 0.005,
+               by_block: dict[int, float] | None = None):
+    """A target's dd write: each file at ``single_bps`` (or ``by_block[bs]``; less per-call cost
+    for small blocks), N files at once sharing ``together_bps`` at most, plus an fdatasync."""
+    def script(specs, t0):
+        out = []
+        for i, spec in enumerate(specs):
+            block, size = argv_bytes(spec)
+            bps = (by_block or {}).get(block, single_bps)
+            alone = block / (block / bps + per_call)
+            rate = min(alone, together_bps / len(specs))
+            seconds = size / rate + sync
+            stderr = f"{size} bytes copied, {seconds:.6f} s, {size / seconds / 1e6:.0f} MB/s\n"
+            out.append(worker(i, t0, t0 + seconds, stderr=stderr, counter=spec.get("progress"),
+                              curve=[(t0, 0), (t0 + seconds, size)]))
+        return out, []
+    return script
+
+
+class FakeDisk(ScriptedHost):
+    """A fake host playing ``script`` for every step, whose target filesystem has ``free``
+    bytes available (``stat -f``; None: not known)."""
+
+    def __init__(self, script, free: int | None = None):
+        super().__init__("client1", [script] * 400, fstype="tmpfs", source="tmpfs")
+        self.free = free
+
+    async def run(self, argv, **kw) -> CommandResult:
+        if list(argv[:2]) == ["stat", "-f"] and self.free is not None:
+            now = time.time()
+            return CommandResult(self.host, tuple(argv), 0, f"{self.free // 4096} 4096\n".encode(), b"", now, now)
+        return await super().run(argv, **kw)

@@ -180,3 +180,30 @@ def test_a_later_start_opens_the_file_not_the_welcome(qtbot, monkeypatch, tmp_pa
     qtbot.addWidget(window)
     assert window.files.path == Path(path) and window.welcome is None
     assert window.tabs.currentWidget() is window.canvas
+
+
+@pytest.mark.parametrize("place, single, together", [
+    ("a fast NVMe disk", 2.5e9, 3e9), ("tmpfs on a fast desktop", 5e9, 16e9), ("this machine's tmpfs", 7e8, 1.7e9),
+    ("an HDD", 150e6, 150e6)])
+def test_the_first_start_sweep_flags_none_of_its_own_steps_and_takes_about_half_a_minute_a_place(place, single,
+                                                                                                 together):
+    # the welcome's sweep through the real engine and dd plugin, on a disk played at a model
+    # rate: with one 128 MiB file for every machine, a fast disk's and tmpfs's steps lasted
+    # under dd's 0.2 s minimum and were flagged short (and an HDD would take minutes)
+    import asyncio
+
+    from brickyard.bench import registry
+    from brickyard.bench.engine import TargetSpec, run_benchmark
+
+    from ..bench.fakeagent import FakeDisk, model_disk
+
+    host = FakeDisk(model_disk(single, together), free=400 << 30)
+    values = {**welcome.LOCAL_SWEEP, "repeats": "3"}
+    run = asyncio.run(run_benchmark(registry.find("dd", Path("/nonexistent")), values,
+                                    [(TargetSpec(host.host, "/srv/x"), host)], link_bps=100e9))
+    assert run.status.value == "complete" and len(run.steps) == 3 * 4 * 2, run.error
+    flagged = [(s.label, s.flags) for s in run.steps if s.flags]
+    assert not flagged, (place, flagged)
+    io_seconds = sum(s.metric("elapsed").value for s in run.steps)
+    print(place, f"{io_seconds:.1f} s of I/O")
+    assert 5 < io_seconds < 40, (place, io_seconds)

@@ -29,11 +29,18 @@ from .style import app_icon
 
 #: the sweep "Benchmark this machine" runs (the rest at the dd plugin's defaults, repeats 3):
 #: writes with conv=fdatasync — reads would need root to drop the page cache, and a read from
-#: the cache is no measurement of the disk
-#: (128 MiB per file: with 64 MiB a fast disk's steps lasted under dd's 0.2 s minimum and were flagged)
-LOCAL_SWEEP = {"block_sizes": "4K,64K,1M,16M", "concurrency": "1,4", "size": "128M", "direction": "write"}
-SWEEP_WORDS = ("dd writes (conv=fdatasync) of 4 KiB, 64 KiB, 1 MiB and 16 MiB blocks, one 128 MiB file alone "
-               "and then 4 at once, each point 3 times")
+#: the cache is no measurement of the disk. No one file size suits every machine: 128 MiB
+#: lasted under dd's 0.2 s minimum on a fast disk and on tmpfs (flagged short) and would take
+#: minutes on an HDD, so each place's files (per block size) are sized from a timed write to
+#: what it writes in about STEP_SECONDS (2.5 times the minimum, for a disk whose rate wanders;
+#: at least FLOOR_MIB MiB): about half a minute a place.
+STEP_SECONDS = 0.5
+FLOOR_MIB = 64
+LOCAL_SWEEP = {"block_sizes": "4K,64K,1M,16M", "concurrency": "1,4", "size": f"{FLOOR_MIB}M",
+               "step_seconds": f"{STEP_SECONDS:g}", "direction": "write"}
+SWEEP_WORDS = ("dd writes (conv=fdatasync) of 4 KiB, 64 KiB, 1 MiB and 16 MiB blocks, one file alone and then 4 "
+               f"at once, each point 3 times; a timed write first sizes the files so a step lasts about "
+               f"{STEP_SECONDS:g} s (at least {FLOOR_MIB} MiB each)")
 ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -43,8 +50,9 @@ def default_bench_dir() -> Path:
 
 
 def sweep_bytes() -> int:
-    """Disk space the sweep needs at once: its largest step, 4 files of 128 MiB."""
-    return 4 * 128 * 1024 * 1024
+    """Disk space the sweep needs at once at least: its largest step, 4 files of FLOOR_MIB
+    (larger files are sized to at most half the free space)."""
+    return 4 * FLOOR_MIB * 1024 * 1024
 
 
 def _room_problem(where: Path, label: str) -> str:
@@ -54,7 +62,8 @@ def _room_problem(where: Path, label: str) -> str:
         return f"You cannot write to {where}: choose a {label} of your own (e.g. in your home folder)."
     free = shutil.disk_usage(where).free
     if free < 2 * sweep_bytes():
-        return (f"{where} has {format_bytes(free)} free; the sweep writes up to {format_bytes(sweep_bytes())} at once. "
+        return (f"{where} has {format_bytes(free)} free; the sweep needs {format_bytes(2 * sweep_bytes())} (it writes "
+                f"4 files of at least {FLOOR_MIB} MiB at once, and keeps half the space free). "
                 f"Free some space or choose another {label}.")
     return ""
 

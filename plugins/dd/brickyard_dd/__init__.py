@@ -4,7 +4,10 @@ What the write-up's script got wrong, and what this does instead:
 - it summed each dd's own MB/s; here the headline is total bytes ÷ (last end − first start)
   and the sum of rates is kept beside it, labelled;
 - ``dd bs=X count=1`` made every step one block (1 KiB steps lasted microseconds); here each
-  file gets ``size`` bytes (count = size ÷ block size) so steps last long enough to mean something;
+  file gets ``size`` bytes (count = size ÷ block size) so steps last long enough to mean something,
+  or, with ``step_seconds``, as many bytes as the target writes in about that long (a timed
+  write, not recorded, sizes each block size's files once per run: one size fits no disk from
+  an HDD to tmpfs);
 - writes had no flush, so they measured the page cache; here ``conv=fdatasync``;
 - workers released through a FIFO one "Go" at a time; here the agent parks every worker and
   releases them at once, and the start skew is recorded.
@@ -23,6 +26,14 @@ from brickyard.bench.api import Measurement, Metric, Param, Requirement, WorkerT
 
 _DD_LINE = re.compile(r"^(\d+) bytes .*copied, ([0-9.eE+-]+) s", re.MULTILINE)
 KIB, MIB = 1024, 1024 * 1024
+#: the sizing write runs again, 4 times larger, until it lasts this long (s): a shorter one
+#: is mostly dd's start-up and fdatasync, not the rate
+SIZING_SECONDS = 0.15
+SIZING_ROUND = 16 * MIB   # sized files are whole multiples of this (or of the block)
+
+
+def format_mib(size: int) -> str:
+    return f"{size / MIB:g} MiB"
 
 
 def parse_dd_stderr(text: str) -> tuple[int, float] | None:
@@ -63,6 +74,9 @@ class DdSweep(Workload):
         Param("warmup", "bool", False, "write once with the first block size, unrecorded, before measuring"),
         Param("min_step_seconds", "seconds", 0.2, "steps shorter than this are flagged 'short-step'",
               minimum=0, maximum=3600),
+        Param("step_seconds", "seconds", 0.0, "0: every file is `size`. Else the files of each block size are "
+              "sized once per run from a timed write (not recorded): what the fastest target writes in about "
+              "this long, at least `size`, at most half the free space written at once", minimum=0, maximum=600),
     )
     requires = (Requirement("dd", "coreutils"),)
     phases = ("write", "drop caches", "read", "cleanup")
@@ -74,16 +88,24 @@ class DdSweep(Workload):
     async def run(self, ctx) -> None:
         v = ctx.values
         directions = ["write", "read"] if v["direction"] == "both" else [v["direction"]]
+        sizes: dict[int, int] = {}      # bytes per file, by block size
+        cap = await self._room(ctx, max(v["concurrency"])) if v["step_seconds"] > 0 else 0
+
+        async def size_for(block: int) -> int:
+            if block not in sizes:
+                sizes[block] = await self._sized(ctx, v, block, cap) if v["step_seconds"] > 0 else v["size"]
+            return sizes[block]
+
         if v["warmup"]:
-            ctx.progress("warm-up (not recorded)")
             block = v["block_sizes"][0]
-            count, _ = file_plan(block, v["size"])
+            count, _ = file_plan(block, await size_for(block))
+            ctx.progress("warm-up (not recorded)")
             await self._pass(ctx, "write", block, count, 1, "warmup")
             await self._remove(ctx, block, 1, "warmup")
         for repeat in range(ctx.repeats):
             single: dict[tuple[int, str], float] = {}
             for block in v["block_sizes"]:
-                count, per_file = file_plan(block, v["size"])
+                count, per_file = file_plan(block, await size_for(block))
                 for conc in sorted(v["concurrency"]):
                     tag = f"r{repeat}"
                     if "write" not in directions:
@@ -107,6 +129,41 @@ class DdSweep(Workload):
                                 "ratio", "this step's throughput ÷ (N × the single-file step's)"))
                         ctx.record(m, direction=direction)
                     await self._remove(ctx, block, conc, tag)
+
+    async def _sized(self, ctx, v, block: int, cap: int) -> int:
+        """Bytes per file of ``block``-sized writes so the fastest target's steps last about
+        ``step_seconds``: a write of ``size`` bytes in that block size, 4 times larger until it
+        lasts ``SIZING_SECONDS``, timed on every target at once (the fastest block size is no
+        one's guess: on one disk 16 MiB blocks ran at a quarter of 1 MiB's rate); at least
+        ``size``, at most ``cap``."""
+        probe = max(v["size"], block)
+        while True:
+            ctx.progress(f"sizing the files of bs={block}: a timed write of {format_mib(probe)} (not recorded)")
+            count, per_file = file_plan(block, probe)
+            runs = await self._pass(ctx, "write", block, count, 1, "sizing")
+            await self._remove(ctx, block, 1, "sizing")
+            if any(r.timing.error for r in runs):
+                return v["size"]          # the sweep's own steps say what is wrong
+            longest = max(r.timing.end - r.timing.start for r in runs)
+            rate = max(per_file / max(r.timing.end - r.timing.start, 1e-6) for r in runs)
+            if longest >= SIZING_SECONDS or probe * 4 > cap:
+                break
+            probe *= 4
+        unit = max(SIZING_ROUND, block)
+        wanted = -(-int(rate * v["step_seconds"]) // unit) * unit
+        return max(v["size"], min(wanted, cap))
+
+    async def _room(self, ctx, files: int) -> int:
+        """Half the free bytes of the emptiest target, divided among ``files`` files."""
+        free = []
+        for t in ctx.targets:
+            result = await ctx.sh(t, ["stat", "-f", "-c", "%a %S", "--", t.rundir], check=False)
+            words = result.text.split() if result.ok else []
+            if len(words) == 2 and all(w.isdigit() for w in words):
+                free.append(int(words[0]) * int(words[1]))
+        if not free:
+            return 1 << 62       # not known: the size is not limited by it
+        return min(free) // 2 // max(files, 1)
 
     @staticmethod
     def _file(t, block: int, conc_index: int, tag: str) -> str:
