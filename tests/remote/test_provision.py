@@ -203,8 +203,8 @@ def test_cli_dry_run_prints_commands_per_host_and_runs_nothing(tmp_path, capsys)
     assert main(["provision", str(path), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "ssh node1 gluster --mode=script volume create vrep replica 3 transport tcp" in out
-    assert "ssh node2 sh -c \"$MKDIR_BRICK\" sh /srv/brick1/vrep vrep" in out
-    assert "# $MKDIR_BRICK" in out
+    assert "ssh node2 MKDIR_BRICK p=/srv/brick1/vrep v=vrep" in out
+    assert "# MKDIR_BRICK p v: " in out
     assert main(["provision", str(path), "--dry-run", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["dry_run"] and {s["status"] for s in doc["steps"]} == {"planned"}

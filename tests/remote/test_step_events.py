@@ -110,8 +110,8 @@ def test_the_dry_run_text_is_what_the_cli_prints(tmp_path, capsys):
     plan = provision_plan(topo, "vrep")
     lines = dry_run_lines(dry_run("provision", "vrep", plan.steps))
     assert capsys.readouterr().out.splitlines() == lines
-    assert lines.count("# $MKDIR_BRICK (a fixed Brickyard helper; the arguments after it are quoted data):") == 1
-    assert "ssh client1 sh -c \"$MOUNT_VOLUME\" sh node1:/vrep /mnt/vrep backup-volfile-servers=node2:node3" in lines
+    assert sum(line.startswith("# MKDIR_BRICK p v: ") for line in lines) == 1
+    assert "ssh client1 MOUNT_VOLUME src=node1:/vrep dst=/mnt/vrep opts=backup-volfile-servers=node2:node3" in lines
 
 
 def test_every_unknown_key_met_before_the_first_step_travels_with_the_first():

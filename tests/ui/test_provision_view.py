@@ -111,10 +111,15 @@ def test_the_plan_shows_every_command_as_the_cli_does_and_runs_nothing(make_view
     create = next(r for r in rows if r.text(1) == "create volume vrep")
     assert create.child(0).text(0) == ("ssh node1 gluster --mode=script volume create vrep replica 3 transport tcp "
                                        "node1:/srv/brick1/vrep node2:/srv/brick1/vrep node3:/srv/brick1/vrep")
-    assert rows[-1].child(0).text(0) == ('ssh client1 sh -c "$MOUNT_VOLUME" sh node1:/vrep /mnt/vrep '
-                                         'backup-volfile-servers=node2:node3')
-    helpers = view.tree.topLevelItem(view.tree.topLevelItemCount() - 1)
-    assert helpers.child(0).text(0).startswith("# $MKDIR_BRICK (a fixed Brickyard helper")
+    assert rows[-1].child(0).text(0) == ("ssh client1 MOUNT_VOLUME src=node1:/vrep dst=/mnt/vrep "
+                                         "opts=backup-volfile-servers=node2:node3")
+    # the scripts come first, each named with its variables and its whole text, before any step runs one
+    helpers = view.tree.topLevelItem(0)
+    assert helpers not in rows and helpers.isExpanded()
+    texts = [helpers.child(i).text(0) for i in range(helpers.childCount())]
+    assert texts[0].startswith("# MKDIR_BRICK p v: create brick directory $p") and texts[1] == '#   p="$1"; v="$2"'
+    assert any(t.startswith("# MOUNT_VOLUME src dst opts: ") for t in texts)
+    assert not any('sh -c "$' in rows[i].child(0).text(0) for i in range(len(rows)))
     assert view.questions.isHidden() and view.run_button.isEnabled()
     # the copied plan is exactly the CLI's dry run
     path = tmp_path / "t.brickyard.json"
@@ -403,7 +408,11 @@ def test_teardown_runs_only_after_the_volume_name_is_typed(make_view, qtbot):
     assert seen and view.services.runs == ["provision vrep"]
 
     def confirm(modal):
-        assert "node1: stop volume vrep" in modal.findChild(QPlainTextEdit, "teardown-steps").toPlainText()
+        shown = modal.findChild(QPlainTextEdit, "teardown-steps").toPlainText().splitlines()
+        assert "# node1: stop volume vrep" in shown       # each step with its exact commands
+        assert "ssh node1 gluster --mode=script volume stop vrep" in shown
+        assert "ssh node2 REMOVE_IF_OURS p=/srv/brick1/vrep want=vrep" in shown
+        assert any(line.startswith("# REMOVE_IF_OURS p want mode: remove $p only if") for line in shown)
         qtbot.keyClicks(modal.name_edit, "vrep")
         assert modal.teardown_button.isEnabled()
         qtbot.mouseClick(modal.teardown_button, Qt.MouseButton.LeftButton)

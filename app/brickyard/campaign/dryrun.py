@@ -87,6 +87,7 @@ def dry_run_text(spec: CampaignSpec) -> list[str]:
                      f"{lay['node_failures_survived']} node failure(s); mounted on {', '.join(lay['mounts'])}")
     for name, qs in doc["questions"].items():
         lines.extend(f"# gluster would ask before creating {name}: {q} (a real run needs --yes)" for q in qs)
+    lines.extend(doc["helper_scripts"])     # named once, before the steps that run them
     for n, item in enumerate(doc["steps"], 1):
         lines.append(f"## step {n}/{len(doc['steps'])}: {item['title']}")
         if "bench" in item:
@@ -96,5 +97,4 @@ def dry_run_text(spec: CampaignSpec) -> list[str]:
         for cmd in item["commands"]:
             lines.append(f"# {cmd['host']}: {cmd['title']}")
             lines.extend(f"ssh {cmd['host']} {c}" for c in cmd["commands"])
-    lines.extend(doc["helper_scripts"])
     return lines

@@ -58,8 +58,9 @@ exec mount -t glusterfs "$src" "$dst"
 
 # Add one exact line to /etc/fstab unless it is there. $1 the line.
 FSTAB_ADD_SCRIPT = r'''
-grep -qxF -- "$1" /etc/fstab 2>/dev/null && exit 0
-printf '%s\n' "$1" >> /etc/fstab
+line="$1"
+grep -qxF -- "$line" /etc/fstab 2>/dev/null && exit 0
+printf '%s\n' "$line" >> /etc/fstab
 '''
 
 

@@ -278,13 +278,26 @@ class ProvisionView(QWidget):
         self.tree.clear()
         self._rows = []
         scripts: dict[str, str] = {}
-        for step in steps:
+        lines = [[commandline.ssh_line(step.host, argv, scripts) for argv in step.commands] for step in steps]
+        if scripts:     # the scripts first, named, so every step below reads as what it does
+            helpers = QTreeWidgetItem(["Brickyard's scripts the steps below run: a line NAME var=VALUE runs the "
+                                       "script NAME with that value in that variable (fixed text; the values are "
+                                       "passed as quoted data)"])
+            self.tree.addTopLevelItem(helpers)
+            helpers.setFirstColumnSpanned(True)
+            for text in commandline.script_lines(scripts)[1:]:
+                child = QTreeWidgetItem([text])
+                child.setFont(HOST, self._mono)
+                child.setToolTip(HOST, text)
+                helpers.addChild(child)
+                child.setFirstColumnSpanned(True)
+            helpers.setExpanded(commands)
+        for step, texts in zip(steps, lines):
             row = QTreeWidgetItem([step.host, step.title, "", ""])
             row.setToolTip(STEP, step.title)
             self.tree.addTopLevelItem(row)
             self._style(row, status)
-            for argv in step.commands:
-                text = commandline.ssh_line(step.host, argv, scripts)
+            for text in texts:
                 line = QTreeWidgetItem([text])
                 line.setToolTip(HOST, text)
                 line.setFont(HOST, self._mono)
@@ -293,16 +306,6 @@ class ProvisionView(QWidget):
                 line.setFirstColumnSpanned(True)
             row.setExpanded(commands)
             self._rows.append(row)
-        if scripts:
-            helpers = QTreeWidgetItem(["Brickyard's helper scripts named above (fixed text; the arguments "
-                                       "after them are passed as quoted data)"])
-            self.tree.addTopLevelItem(helpers)
-            helpers.setFirstColumnSpanned(True)
-            for text in commandline.script_lines(scripts):
-                child = QTreeWidgetItem([text])
-                child.setFont(HOST, self._mono)
-                helpers.addChild(child)
-                child.setFirstColumnSpanned(True)
         self.progress.setRange(0, max(1, len(steps)))
         self.progress.setValue(0)
 

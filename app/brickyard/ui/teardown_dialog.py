@@ -1,7 +1,8 @@
 """The typed confirmation in front of a teardown: nothing is deleted until the user types the
 volume's name (what ``brickyard teardown --confirm NAME`` asks on the command line).
 
-The dialog lists what the teardown will do, host by host, and says what it keeps. The
+The dialog lists what the teardown will do, host by host, with the exact commands (the text
+``brickyard teardown --dry-run`` prints, Brickyard's scripts shown whole), and says what it keeps. The
 destructive button stays disabled until the typed name matches exactly; Enter in the name
 field confirms only then, and closing or Escape cancels.
 """
@@ -12,7 +13,8 @@ from PySide6.QtGui import QFontDatabase, QFontMetrics
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout,
                                QWidget)
 
-from ..remote.steps import Step
+from ..remote.commandline import dry_run_lines
+from ..remote.steps import Step, dry_run
 
 
 class TeardownDialog(QDialog):
@@ -21,7 +23,7 @@ class TeardownDialog(QDialog):
         self.volume = volume
         self.setObjectName("confirm-teardown")
         self.setWindowTitle(f"Tear down volume {volume}")
-        self.setMinimumWidth(640)
+        self.setMinimumWidth(760)
         layout = QVBoxLayout(self)
         intro = QLabel(f"This unmounts <b>{_html(volume)}</b> on its clients, stops and deletes it, and removes "
                        "the brick directories Brickyard created for it, <b>with the data in them</b>. "
@@ -29,13 +31,13 @@ class TeardownDialog(QDialog):
                        "nothing is formatted.")
         intro.setWordWrap(True)
         layout.addWidget(intro)
-        plan = QPlainTextEdit("\n".join(f"{s.host}: {s.title}" for s in steps))
+        text = dry_run_lines(dry_run("teardown", volume, steps))
+        plan = QPlainTextEdit("\n".join(text))
         plan.setObjectName("teardown-steps")
         plan.setReadOnly(True)
         plan.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        plan.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         lines = QFontMetrics(plan.font()).lineSpacing()
-        plan.setFixedHeight(min(16, max(2, len(steps))) * lines + 2 * plan.frameWidth() + 12)
+        plan.setMinimumHeight(min(16, max(2, len(text))) * lines + 2 * plan.frameWidth() + 12)
         layout.addWidget(plan)
         ask = QLabel(f"Type the volume name <b>{_html(volume)}</b> to confirm:")
         layout.addWidget(ask)
