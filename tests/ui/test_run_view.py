@@ -437,3 +437,25 @@ def test_a_run_on_a_volume_that_is_not_mounted_says_so_and_stores_no_run(make_vi
                                       f"({tmp_path / 'mnt'} does not exist)")
     assert "Errno" not in view.live.log.toPlainText()
     assert store.list_runs() == []
+
+
+@pytest.mark.parametrize("size", [(1600, 900), (1280, 720)])
+def test_start_and_cancel_stay_in_sight_under_the_run_form_at_small_screens(qtbot, tmp_path, monkeypatch, size):
+    """The walk of issue 21: at 1600x900 the dd form (with its step seconds) pushed Start, Cancel
+    and Show in History below the edge of the Run tab's scroll area."""
+    from brickyard.ui.mainwindow import MainWindow
+
+    from .helpers import show_active
+
+    monkeypatch.setenv("BRICKYARD_DB", f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    window = MainWindow(topology(tmp_path), tmp_path / "settings.ini", tmp_path / "autosave")
+    try:
+        show_active(qtbot, window)
+        window.resize(*size)
+        run = window.open_run()
+        assert run.select_workload("dd")
+        qtbot.waitUntil(lambda: run.start_button.isVisible())
+        for button in (run.start_button, run.cancel_button, run.history_button):
+            assert button.visibleRegion().boundingRect() == button.rect(), (button.text(), size)
+    finally:
+        window.remote.close()
