@@ -22,6 +22,7 @@ from brickyard.core import topofile
 from brickyard.core.topology import BrickRef, Layout, Mount, Volume, VolumeType
 from brickyard.remote.executor import ExecutorError
 from brickyard.remote.hostkeys import UnknownHostKey
+from brickyard.remote.provision import MKDIR_SCRIPT
 from brickyard.remote.services import RemoteServices
 from brickyard.ui.bridge import RemoteBridge
 from brickyard.ui.provision_view import ProvisionView
@@ -116,9 +117,11 @@ def test_the_plan_shows_every_command_as_the_cli_does_and_runs_nothing(make_view
     # the scripts come first, each named with its variables and its whole text, before any step runs one
     helpers = view.tree.topLevelItem(0)
     assert helpers not in rows and helpers.isExpanded()
-    texts = [helpers.child(i).text(0) for i in range(helpers.childCount())]
-    assert texts[0].startswith("# MKDIR_BRICK p v: create brick directory $p") and texts[1] == '#   p="$1"; v="$2"'
-    assert any(t.startswith("# MOUNT_VOLUME src dst opts: ") for t in texts)
+    scripts = [helpers.child(i) for i in range(helpers.childCount())]
+    assert scripts[0].text(0).startswith("MKDIR_BRICK p v: create brick directory $p") and scripts[0].isExpanded()
+    assert scripts[0].child(0).text(0) == 'p="$1"; v="$2"'
+    assert "\n".join(scripts[0].child(i).text(0) for i in range(scripts[0].childCount())) == MKDIR_SCRIPT.strip()
+    assert [s.text(0).split(" ")[0] for s in scripts] == ["MKDIR_BRICK", "MOUNT_VOLUME"]
     assert not any('sh -c "$' in rows[i].child(0).text(0) for i in range(len(rows)))
     assert view.questions.isHidden() and view.run_button.isEnabled()
     # the copied plan is exactly the CLI's dry run

@@ -91,13 +91,15 @@ def script_lines(scripts: dict[str, str]) -> list[str]:
         return []
     lines = [SCRIPTS_INTRO]
     for name, body in scripts.items():
-        helper = _BY_NAME.get(name)
-        if helper is not None:
-            lines.append(f"# {name} {' '.join(helper.params)}: {helper.purpose}")
-        else:
-            lines.append(f"# {name}:")
+        lines.append(f"# {script_heading(name)}")
         lines.extend(f"#   {line}" for line in body.strip().splitlines())
     return lines
+
+
+def script_heading(name: str) -> str:
+    """``NAME var…: what it does`` for one of Brickyard's scripts."""
+    helper = _BY_NAME.get(name)
+    return f"{name} {' '.join(helper.params)}: {helper.purpose}" if helper is not None else f"{name}:"
 
 
 def dry_run_lines(report: RunReport) -> list[str]:

@@ -285,12 +285,20 @@ class ProvisionView(QWidget):
                                        "passed as quoted data)"])
             self.tree.addTopLevelItem(helpers)
             helpers.setFirstColumnSpanned(True)
-            for text in commandline.script_lines(scripts)[1:]:
-                child = QTreeWidgetItem([text])
-                child.setFont(HOST, self._mono)
-                child.setToolTip(HOST, text)
-                helpers.addChild(child)
-                child.setFirstColumnSpanned(True)
+            bold = helpers.font(HOST)
+            bold.setBold(True)
+            for name, body in scripts.items():
+                heading = QTreeWidgetItem([commandline.script_heading(name)])
+                heading.setFont(HOST, bold)
+                heading.setToolTip(HOST, heading.text(HOST))
+                helpers.addChild(heading)
+                heading.setFirstColumnSpanned(True)
+                for text in body.strip().splitlines():
+                    line = QTreeWidgetItem([text])
+                    line.setFont(HOST, self._mono)
+                    heading.addChild(line)
+                    line.setFirstColumnSpanned(True)
+                heading.setExpanded(True)
             helpers.setExpanded(commands)
         for step, texts in zip(steps, lines):
             row = QTreeWidgetItem([step.host, step.title, "", ""])
