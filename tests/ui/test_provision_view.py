@@ -175,6 +175,9 @@ def test_steps_and_log_fill_in_from_the_loop_thread_and_a_rerun_shows_skips(make
     statuses = dict(zip((r.text(1) for r in view._rows), _statuses(view)))
     assert again.ok and statuses["create volume vrep"] == "skipped"
     assert next(r for r in view._rows if r.text(1) == "create volume vrep").text(3).startswith("already done")
+    # said once: not "already done: already in the trusted pool"
+    assert next(r for r in view._rows if r.text(1) == "probe node2 into the trusted pool").text(3) == \
+        "already in the trusted pool"
     assert "already done (skipped)" in view.summary_text
 
 

@@ -431,7 +431,9 @@ class ProvisionView(QWidget):
 
     def _show_outcome(self, row: QTreeWidgetItem, status: str, message: str) -> None:
         if status == SKIPPED:
-            detail = f"already done: {message}" if message else "already done"
+            # "already in the trusted pool" stands alone; "exists already …" gets the words
+            detail = message if message.startswith("already") else \
+                f"already done: {message}" if message else "already done"
         elif status == RUNNING:
             detail = ""
         else:
