@@ -15,6 +15,7 @@ import threading
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
 
 from brickyard.campaign.state import C_CANCELLED, C_COMPLETE, C_PAUSED, DONE, FAILED, PENDING
 from brickyard.core.topology import BrickRef, Layout, Mount, Volume, VolumeType
@@ -216,6 +217,28 @@ def _clipped(view) -> list[str]:
                                               and not shown.contains(rect)):
             out.append(button.text())
     return out
+
+
+def test_the_menu_opens_a_campaign_over_the_planned_volumes_bricks_with_layouts_to_add(qtbot, window):
+    """The issue 21 walk: Cluster > Layout campaign... opened an empty tab whose list of layouts
+    to add was empty (it was filled only by ticking Compare layouts)."""
+    window.resize(1600, 900)
+    action = next(a for a in window.menuBar().findChildren(QAction) if a.text() == "Layout &campaign…")
+    action.trigger()
+    view = window.campaign_view
+    setup = view.setup
+    assert window.tabs.currentWidget() is view and setup.layouts.count() == 0
+    choices = [setup.layout_box.itemText(i) for i in range(setup.layout_box.count())]
+    assert {"distribute", "replica 2", "replica 4"} <= set(choices) and setup.add_layout_button.isEnabled()
+    assert view.state_label.text() == "Campaign gv0-layouts: no layout yet — tick or add the layouts to compare."
+    for pick in ("distribute", "replica 2"):
+        setup.layout_box.setCurrentIndex([setup.layout_box.itemText(i) for i in range(setup.layout_box.count())]
+                                         .index(pick))
+        qtbot.mouseClick(setup.add_layout_button, LEFT)
+    assert [setup.layouts.item(i).text().split(":")[0] for i in range(2)] == ["gv0-dt4", "gv0-dt2rp2"]
+    assert view.state_label.text().startswith("Campaign gv0-layouts: 2 layouts — add the workloads")
+    action.trigger()                                   # opened again: what was set up stays
+    assert setup.layouts.count() == 2
 
 
 def test_layouts_are_added_and_removed_in_the_campaign_tab_and_the_header_follows(qtbot, window):

@@ -181,7 +181,8 @@ class MainWindow(QMainWindow):
         action.triggered.connect(self.open_run)
         action = cluster.addAction("Layout &campaign…")
         action.setToolTip("The same benchmarks on several layouts of the same bricks, resumable, ending with a "
-                          "decision table (tick layouts in Compare layouts first, or open a campaign file)")
+                          "decision table (add the layouts of the planned volume's bricks there, tick them in Compare "
+                          "layouts, or open a campaign file)")
         action.triggered.connect(lambda: self.open_campaign())
         action = cluster.addAction("Cali&brate throughput model…")
         action.setObjectName("calibrate-model")
@@ -391,6 +392,11 @@ class MainWindow(QMainWindow):
             self.campaign_view.from_layouts(snapshot(self.session.topo), volume, list(layouts), path)
         elif layouts is not None and not layouts:
             self.statusBar().showMessage("Tick layouts in the first column of Compare layouts first", 10000)
+        elif volume is not None and self.campaign_view.spec is None and self.campaign_view.setup.volume is None:
+            # from the menu: a campaign over the planned volume's bricks, its layouts added in the tab
+            # (the list to add from was empty until Compare layouts had sent some)
+            path = str(self.files.path) if self.files.path and not self.files.dirty else ""
+            self.campaign_view.from_layouts(snapshot(self.session.topo), volume, [], path)
         self._show_tab("Campaign", self.campaign_view)
         return self.campaign_view
 
