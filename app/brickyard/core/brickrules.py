@@ -71,7 +71,7 @@ def brick_findings(topo: Topology, volume: Volume, resolved: "Resolved",
     fast = _clean_volume_findings(topo, volume, index)
     if fast is not None:
         if resolved.set_size > 1:
-            fast.extend(_same_server_findings(index.nodes, resolved, sets))
+            fast.extend(_same_server_findings(index.nodes, resolved, sets, index.node_names(volume.bricks)))
         return fast
     out: list[Finding] = []
     seen: dict[tuple[str, str], BrickRef] = {}
@@ -124,7 +124,7 @@ def _clean_volume_findings(topo: Topology, volume: Volume, index: TopologyIndex)
         return None
     if any(v.bricks and v.name != volume.name for v in topo.volumes):
         return None
-    paths = set(map(_PATH, refs))
+    paths = index.distinct_paths(refs)
     if any(p[:1] != "/" or (p[-1:] == "/" and p != "/") for p in paths):
         return None
     if any(path_char_problem(p) for p in paths):
@@ -238,17 +238,19 @@ def _nesting_findings(topo: Topology, volume: Volume,
 
 
 def _same_server_findings(nodes: dict[str, Node], resolved: "Resolved",
-                          sets: tuple[tuple[BrickRef, ...], ...]) -> list[Finding]:
+                          sets: tuple[tuple[BrickRef, ...], ...], all_names: list[str] | None = None) -> list[Finding]:
     """glusterd_check_brick_order: any two bricks of one set on one server (same peer name,
-    or two names with the same address)."""
+    or two names with the same address). ``all_names``: the node of each brick of the sets
+    in order, when the caller has them."""
     kind = "replicate" if resolved.replica else "disperse"
     server_of = {name: node.address or name for name, node in nodes.items()}
     if len(set(server_of.values())) == len(server_of):
         server_of = {}  # every node is its own server: compare node names
     out: list[Finding] = []
-    all_names = list(map(_NODE, chain.from_iterable(sets)))
+    if all_names is None:
+        all_names = list(map(_NODE, chain.from_iterable(sets)))
     size = resolved.set_size
-    if not server_of and all(len(m) == size for m in sets):
+    if not server_of and (not sets or set(map(len, sets)) == {size}):
         # whole sets of node names: the distinct ones are few (auto-placed: one per node)
         if all(len(set(names)) == size for names in set(zip(*[iter(all_names)] * size))):
             return out

@@ -86,10 +86,10 @@ def analyse(topo: Topology, volume: Volume, sets: tuple[tuple[BrickRef, ...], ..
     if resolved.thin_arbiter and volume.thin_arbiter_brick is not None:
         built = _with_thin_arbiter(built, volume.thin_arbiter_brick, thin_arbiter_reachable(topo, volume))
     raw = sum(shares)  # a shared filesystem, and a brick listed twice, count once
-    usable = sum(s.usable_bytes for s in built)
+    usable = sum([s.usable_bytes for s in built])
     size = max(resolved.set_size, 1)
-    arbiter_bytes = sum(shares[s.index * size + size - 1] for s in built
-                        if s.arbiter is not None and not s.thin_arbiter)
+    arbiter_bytes = sum([shares[s.index * size + size - 1] for s in built
+                         if s.arbiter is not None and not s.thin_arbiter]) if resolved.arbiter else 0
     free, measured = _free_now(topo, volume, built, shared, index)
     cap = Capacity(raw_bytes=raw, usable_bytes=usable, overhead_bytes=raw - usable,
                    arbiter_bytes=arbiter_bytes, shared_filesystems=tuple(shared), df_bytes=usable,
@@ -161,7 +161,7 @@ def _build_sets(sets: tuple[tuple[BrickRef, ...], ...], resolved: Resolved,
     redundancy = (resolved.redundancy or 0) if resolved.disperse else 0
     full = max(resolved.set_size, 1)
     has_arbiter = bool(resolved.arbiter)
-    if len(sets) * full == len(sizes) and all(len(m) == full for m in sets):
+    if len(sets) * full == len(sizes) and set(map(len, sets)) <= {full}:
         # whole sets only (the usual case): group the sizes in C, then build
         groups = zip(*[iter(sizes)] * full)
         lows = [min(g[:-1]) for g in groups] if has_arbiter and full > 1 else list(map(min, groups))

@@ -234,6 +234,18 @@ class _Classes:
         self.sets: list[BrickSet] = []
         self.units: list[tuple[str, ...]] = []
         self.weight: list[int] = []
+        if weights is None:
+            sets = sets if isinstance(sets, list) else list(sets)
+            if len({(s.redundancy, s.arbiter is None, s.thin_arbiter) for s in sets}) <= 1:
+                # one kind of set (the usual case): the classes are the distinct unit tuples,
+                # counted and found in C
+                units_of = list(units_of)
+                weight = Counter(units_of)
+                first = dict(zip(reversed(units_of), range(len(units_of) - 1, -1, -1)))
+                self.units = list(weight)
+                self.weight = list(weight.values())
+                self.sets = [sets[first[u]] for u in self.units]
+                return
         seen: dict[tuple, int] = {}
         for s, units, w in zip(sets, units_of, repeat(1) if weights is None else weights):
             key = (units, s.redundancy, s.arbiter is None, s.thin_arbiter)
@@ -328,12 +340,12 @@ def _best(classes: _Classes, quorum: tuple[str, int], worst: int) -> tuple[int, 
 
 
 def _node_classes(sets: list[BrickSet]) -> _Classes:
-    members = list(map(_BRICKS, sets))
+    members = [s.bricks for s in sets]
     size = len(members[0]) if members else 0
-    if size and all(len(m) == size for m in members):  # whole sets: tuples built in C
-        names = map(_NODE, chain.from_iterable(members))
-        return _Classes(sets, zip(*[names] * size))
-    return _Classes(sets, (tuple(map(_NODE, m)) for m in members))
+    if size and set(map(len, members)) == {size}:  # whole sets: tuples built in C
+        names = [r.node for m in members for r in m]
+        return _Classes(sets, zip(*[iter(names)] * size))
+    return _Classes(sets, (tuple([r.node for r in m]) for m in members))
 
 
 def worst_node_failures(sets: Iterable[BrickSet], options: dict[str, str] | None = None) -> int:

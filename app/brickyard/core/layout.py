@@ -374,8 +374,9 @@ def split_sets(bricks: list[BrickRef], set_size: int) -> tuple[tuple[BrickRef, .
 
 def check_volume(topo: Topology, volume: Volume, index: TopologyIndex | None = None) -> LayoutCheck:
     """Every verdict gluster would give on ``gluster volume create`` for this volume."""
+    index = index or TopologyIndex(topo)
     resolved, findings = resolve(volume.layout, len(volume.bricks))
-    findings[:0] = name_findings(volume.name, volume.bricks, volume.transport)
+    findings[:0] = name_findings(volume.name, volume.bricks, volume.transport, index)
     if volume.transport not in TRANSPORTS:
         findings.append(Finding(ERROR, "transport", "incorrect transport protocol specified "
                                 f"({volume.transport!r}; use tcp)"))
@@ -385,7 +386,6 @@ def check_volume(topo: Topology, volume: Volume, index: TopologyIndex | None = N
         resolved_for_bricks = replace(resolved, set_size=1, replica=None, arbiter=0, disperse=None)
     else:
         resolved_for_bricks = resolved
-    index = index or TopologyIndex(topo)
     findings.extend(brick_findings(topo, volume, resolved_for_bricks, sets, index))
     findings.extend(thin_arbiter_findings(topo, volume, index))
     return LayoutCheck(resolved, sets, tuple(findings))

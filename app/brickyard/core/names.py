@@ -33,7 +33,7 @@ from __future__ import annotations
 import string
 from operator import attrgetter
 
-from .planmodel import ERROR, Finding
+from .planmodel import ERROR, Finding, TopologyIndex
 from .topology import BrickRef
 
 # cli-cmd-parser.c cli_validate_volname: words gluster keeps for itself.
@@ -106,10 +106,13 @@ def volname_problem(name: str, transport: str = "tcp") -> str | None:
     return None
 
 
-def name_findings(volname: str, bricks: list[BrickRef], transport: str = "tcp") -> list[Finding]:
+def name_findings(volname: str, bricks: list[BrickRef], transport: str = "tcp",
+                  index: "TopologyIndex | None" = None) -> list[Finding]:
     """What gluster says about a volume's name and the file names glusterd derives from it and
     from the brick paths, in the order it checks them: the CLI, then each brick in the staging
-    phase, then the volfiles it writes at commit. One finding: gluster stops at the first."""
+    phase, then the volfiles it writes at commit. One finding: gluster stops at the first.
+    ``index``: the plan's ``TopologyIndex``, which has the bricks' node names and distinct
+    paths already."""
     problem = volname_cli_problem(volname)
     if problem:
         return [Finding(ERROR, "volume-name", problem)]
@@ -119,8 +122,12 @@ def name_findings(volname: str, bricks: list[BrickRef], transport: str = "tcp") 
     fixed = len(volname) + 6
     if not bricks:
         return _volname_length_findings(volname, transport)
-    longest_path = max(map(len, map(_PATH, bricks)))
-    longest_node = max(map(len, map(_NODE, bricks)))
+    if index is not None:
+        longest_path = max(map(len, index.distinct_paths(bricks)))
+        longest_node = max(map(len, index.node_names(bricks)))
+    else:
+        longest_path = max(map(len, map(_PATH, bricks)))
+        longest_node = max(map(len, map(_NODE, bricks)))
     # the longest node with the longest path is an upper bound of every brick's volfile name;
     # under the commit limit (stricter than staging's) no brick needs a look of its own
     if (len(volname) <= VOLNAME_STORE_MAX and longest_path < POSIX_PATH_MAX

@@ -7,8 +7,6 @@ anyone changing it under another's feet.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
-from operator import attrgetter
 
 from .topology import Brick, BrickRef, Node, Topology
 
@@ -156,35 +154,45 @@ class TopologyIndex:
     ``mount_nodes``: the nodes with a brick whose recorded mount is "/", ends in "/" or is
     one of the node's brick paths; elsewhere no brick can be in the root partition or be a
     mount point. (Read here, in topology order: the same reads in a volume's brick order
-    miss the CPU caches on large topologies.)"""
+    miss the CPU caches on large topologies.)
 
-    __slots__ = ("nodes", "per_node", "shared_nodes", "mount_nodes", "_last")
+    What one plan asks about its volume's brick list several times (the Brick of each
+    reference, the node names, the distinct paths) is worked out once per list: the index
+    remembers the last list it was asked about."""
+
+    __slots__ = ("nodes", "per_node", "shared_nodes", "mount_nodes", "_last", "_names", "_paths")
 
     def __init__(self, topo: Topology):
-        self.nodes: dict[str, Node] = {n.name: n for n in topo.nodes}
-        self.per_node: dict[str, dict[str, Brick]] = {}
+        nodes = topo.nodes
+        self.nodes: dict[str, Node] = {n.name: n for n in nodes}
+        per_node: dict[str, dict[str, Brick]] = {}
         shared = []
-        for n in topo.nodes:
+        for n in nodes:
             bricks = n.bricks
-            self.per_node[n.name] = {b.path: b for b in bricks}
-            if len(bricks) > 1:
+            per_node[n.name] = {b.path: b for b in bricks}
+            # two bricks naming one filesystem (a brick naming none has its own)
+            if len(bricks) > 1 and len({b.filesystem for b in bricks}) < len(bricks):
                 filesystems = [b.filesystem for b in bricks if b.filesystem]
                 if len(set(filesystems)) < len(filesystems):
                     shared.append(n.name)
+        self.per_node = per_node
         self.shared_nodes: frozenset[str] = frozenset(shared)
         self.mount_nodes: frozenset[str] = frozenset(self._mount_nodes(topo))
         self._last: tuple[list[BrickRef], int, list[Brick | None], int, bool] | None = None
+        self._names: tuple[list[BrickRef], int, list[str]] | None = None
+        self._paths: tuple[list[BrickRef], int, set[str]] | None = None
 
     def _mount_nodes(self, topo: Topology) -> list[str]:
         # the topology's distinct mounts and paths first (a handful), node by node only if
-        # one of them could matter
-        mounts = set(map(_MOUNT, chain.from_iterable([n.bricks for n in topo.nodes])))
-        paths = set().union(*self.per_node.values())
-        if not any(m[-1:] == "/" for m in mounts) and mounts.isdisjoint(paths):
+        # one of them could matter (comprehensions: in CPython 3.11 they read attributes
+        # faster than map(attrgetter))
+        mounts = {b.mount for n in topo.nodes for b in n.bricks}
+        if not any(m[-1:] == "/" for m in mounts) and mounts.isdisjoint(
+                {b.path for n in topo.nodes for b in n.bricks}):
             return []
         out = []
         for n in topo.nodes:
-            mounts = set(map(_MOUNT, n.bricks))
+            mounts = {b.mount for b in n.bricks}
             if any(m[-1:] == "/" for m in mounts) or not mounts.isdisjoint(self.per_node[n.name]):
                 out.append(n.name)
         return out
@@ -202,16 +210,39 @@ class TopologyIndex:
         last = self._last
         if last is not None and last[0] is refs and last[1] == len(refs):
             return last[2], last[3], last[4]
-        per_node, empty = self.per_node, _EMPTY
-        found = [per_node.get(r.node, empty).get(r.path) for r in refs]
-        missing = len(found) - len(list(filter(None, found)))  # no Brick.__eq__ calls
+        per_node = self.per_node
+        try:
+            found = [per_node[r.node][r.path] for r in refs]
+            missing = 0
+        except KeyError:        # a reference to nothing: None in its place
+            empty = _EMPTY
+            found = [per_node.get(r.node, empty).get(r.path) for r in refs]
+            missing = len(found) - len(list(filter(None, found)))  # no Brick.__eq__ calls
         unique = len(set(map(id, found))) == len(found) - max(missing - 1, 0)
         self._last = (refs, len(refs), found, missing, unique)
         return found, missing, unique
 
+    def node_names(self, refs: list[BrickRef]) -> list[str]:
+        """The node of each reference (remembered for the last list asked about)."""
+        last = self._names
+        if last is not None and last[0] is refs and last[1] == len(refs):
+            return last[2]
+        names = [r.node for r in refs]
+        self._names = (refs, len(refs), names)
+        return names
+
+    def distinct_paths(self, refs: list[BrickRef]) -> set[str]:
+        """The distinct paths of the references: a handful, even for 24,000 bricks
+        (remembered for the last list asked about)."""
+        last = self._paths
+        if last is not None and last[0] is refs and last[1] == len(refs):
+            return last[2]
+        paths = {r.path for r in refs}
+        self._paths = (refs, len(refs), paths)
+        return paths
+
 
 _EMPTY: dict[str, Brick] = {}
-_MOUNT = attrgetter("mount")
 
 
 def brick_index(topo: Topology) -> dict[BrickRef, tuple[Node, Brick]]:
