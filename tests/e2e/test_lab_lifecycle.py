@@ -3,6 +3,7 @@ partial state, and nothing left behind (processes, loop devices, namespaces, lin
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -23,15 +24,22 @@ from brickyard.lab.state import LAYOUT_VERSION, LabState, is_alive, load_state, 
 from brickyard.lab.status import lab_health
 from brickyard.lab.system import LabError, link_exists, loops_of, mounts_under, netns_exists
 
-# names and a subnet of its own (per test process), so it never meets the session's shared lab
-# nor the small labs of another test run on the same machine
+from .freesubnet import free_subnet
+
+# names of its own (per test process), so it never meets the session's shared lab nor the small
+# labs of another test run on the same machine; its subnet is one that nothing here uses
+# (tests/e2e/freesubnet.py), looked up when a test first needs it
 PREFIX = f"t{os.getpid() % 100000:05d}"
-SUBNET = f"10.{78 + os.getpid() % 150}.{os.getpid() // 150 % 256}.0/24"
+
+
+@functools.cache
+def subnet() -> str:
+    return free_subnet()
 
 
 def small_spec(directory: Path) -> cfg.LabSpec:
     return cfg.LabSpec(nodes=1, clients=1, brick_size=320 << 20, bricks_per_node=1,
-                       directory=directory, subnet=SUBNET, prefix=PREFIX)
+                       directory=directory, subnet=subnet(), prefix=PREFIX)
 
 
 def assert_nothing_left(state: LabState) -> None:
@@ -46,6 +54,29 @@ def assert_nothing_left(state: LabState) -> None:
     assert mounts_under(Path(state.directory)) == []
 
 
+def test_the_small_lab_subnet_is_free_here_and_reserved():
+    """The pid-derived subnet this module used could be another lab's (CI collided): the one
+    picked overlaps no route or address of the host or of any namespace, a candidate in use
+    is passed over, and another process cannot reserve the same one while this one holds it."""
+    import ipaddress
+    import sys
+
+    from . import freesubnet
+
+    mine = ipaddress.ip_network(subnet())
+    assert not any(mine.overlaps(n) for n in freesubnet.networks_in_use())
+    assert mine not in (ipaddress.ip_network(cfg.DEFAULT_SUBNET),
+                        ipaddress.ip_network(os.environ.get("BRICKYARD_LAB_SUBNET") or cfg.DEFAULT_SUBNET))
+    in_use = [ipaddress.ip_network("10.78.0.0/23"), ipaddress.ip_network("10.78.3.7/32")]
+    assert freesubnet.pick(in_use, seed=0) == "10.78.2.0/24"
+    assert freesubnet.pick(in_use, seed=3) == "10.78.4.0/24"
+    assert freesubnet.pick([], seed=0, reserve=lambda s: s != "10.78.0.0/24") == "10.78.1.0/24"
+    other = subprocess.run([sys.executable, "-c", "import sys; sys.path[:0] = [sys.argv[1]]; import freesubnet; "
+                            "print(freesubnet._reserve(sys.argv[2]))", str(Path(freesubnet.__file__).parent),
+                            str(mine)], capture_output=True, text=True, timeout=60)
+    assert other.stdout.strip() == "False", other.stderr
+
+
 def test_up_is_idempotent_and_down_removes_everything_it_made(tmp_path, capsys):
     directory = tmp_path / "lab"
     state = lab_up(small_spec(directory))
@@ -53,7 +84,7 @@ def test_up_is_idempotent_and_down_removes_everything_it_made(tmp_path, capsys):
     assert [b.loop_device for b in state.machines[0].bricks][0].startswith("/dev/loop")
     with pytest.raises(AlreadyUp):
         lab_up(small_spec(directory))
-    assert cli.main(["lab", "up", "1", "--dir", str(directory), "--prefix", PREFIX, "--subnet", SUBNET]) == 0
+    assert cli.main(["lab", "up", "1", "--dir", str(directory), "--prefix", PREFIX, "--subnet", subnet()]) == 0
     assert "already up" in capsys.readouterr().out
     assert cli.main(["lab", "status", "--json", "--dir", str(directory)]) == 0
     status = json.loads(capsys.readouterr().out)
