@@ -172,10 +172,12 @@ def fit(points: Iterable[Point], model: LatencyModel | None = None) -> LatencyMo
 # ------------------------------------------------------------------ RTTs of a layout
 
 
-def rtt_to(topo: Topology, client: str | None, node: str) -> tuple[float, str]:
+def rtt_to(topo: Topology, client: str | None, node: str,
+           sites: Mapping[str, str] | None = None) -> tuple[float, str]:
     """(RTT in ms from the client to ``node``, where it comes from): a ``client:NAME``–node entry
     of the topology's latencies, else the RTT between the client's and the node's sites, else a
-    LAN figure (same site, or nothing said)."""
+    LAN figure (same site, or nothing said). ``sites``: each node's site, for a caller asking
+    about many nodes (``Topology.site_of`` looks through every node)."""
     if client:
         v = topo.rtt_ms(f"client:{client}", node)
         if v is not None:
@@ -186,8 +188,10 @@ def rtt_to(topo: Topology, client: str | None, node: str) -> tuple[float, str]:
         if v is not None:
             return v, DECLARED
     site_a = c.site if c is not None else ""
-    site_b = topo.site_of(node)
-    if site_a and site_b and site_a != site_b:
+    if not site_a:
+        return LAN_RTT_MS, ASSUMED
+    site_b = sites.get(node, "") if sites is not None else topo.site_of(node)
+    if site_b and site_a != site_b:
         v = topo.rtt_ms(f"site:{site_a}", f"site:{site_b}")
         if v is not None:
             return v, DECLARED
@@ -230,8 +234,9 @@ def predict_plan(topo: Topology, sets, model: LatencyModel | None = None, client
                  for s in sets if s.data_bricks > 0]
     nodes = sorted({n for ns in node_sets for n in ns})
     rtts, sources = {}, set()
+    sites = {n.name: n.site for n in topo.nodes}
     for n in nodes:
-        rtts[n], src = rtt_to(topo, client, n)
+        rtts[n], src = rtt_to(topo, client, n, sites)
         sources.add(src)
     out = {"kind": kind, "rtt_source": "assumed" if sources == {ASSUMED} else
            ("declared" if ASSUMED not in sources else "declared where the topology says, LAN elsewhere"),
