@@ -204,7 +204,19 @@ def layout_rtt(kind: str, sets: Sequence[Sequence[str]], rtt_of: Mapping[str, fl
     sets' nodes: a replicated or dispersed set waits for all its bricks (its slowest), files
     land on sets at random (the mean over sets); an extract's directories are made on every set
     (the slowest of all), ``dir_share`` of its objects."""
-    per_set = [max(rtt_of[n] for n in nodes) for nodes in sets if nodes]
+    return _rtt_of_sets(_set_rtts(sets, rtt_of), operation, dir_share)
+
+
+def _set_rtts(sets: Sequence[Sequence[str]], rtt_of: Mapping[str, float], complete: bool = False) -> list[float]:
+    """Each non-empty set's RTT: its slowest node's (``complete``: ``rtt_of`` has every
+    node of the sets)."""
+    if complete and len(set(rtt_of.values())) == 1:   # one RTT for every node (one site, or none said)
+        rtt = next(iter(rtt_of.values()))
+        return [rtt] * sum(1 for nodes in sets if nodes)
+    return [max(map(rtt_of.__getitem__, nodes)) for nodes in sets if nodes]
+
+
+def _rtt_of_sets(per_set: list[float], operation: str, dir_share: float = WRITE_UP_DIR_SHARE) -> float:
     if not per_set:
         return 0.0
     mean, worst = statistics.fmean(per_set), max(per_set)
@@ -230,8 +242,8 @@ def predict_plan(topo: Topology, sets, model: LatencyModel | None = None, client
     (``brickyard plan --json``'s ``small_files``)."""
     model = model or LatencyModel()
     kind = kind_of(sets)
-    node_sets = [[b.node for b in s.bricks if not (getattr(s, "thin_arbiter", False) and b == s.arbiter)]
-                 for s in sets if s.data_bricks > 0]
+    node_sets = [[b.node for b in s.bricks if b != s.arbiter] if getattr(s, "thin_arbiter", False)
+                 else [b.node for b in s.bricks] for s in sets if s.data_bricks > 0]
     nodes = sorted({n for ns in node_sets for n in ns})
     rtts, sources = {}, set()
     sites = {n.name: n.site for n in topo.nodes}
@@ -241,8 +253,9 @@ def predict_plan(topo: Topology, sets, model: LatencyModel | None = None, client
     out = {"kind": kind, "rtt_source": "assumed" if sources == {ASSUMED} else
            ("declared" if ASSUMED not in sources else "declared where the topology says, LAN elsewhere"),
            "rtt_ms": rtts}
+    per_set = _set_rtts(node_sets, rtts, complete=True)   # the same for every operation
     for op in OPERATIONS:
-        rtt = layout_rtt(kind, node_sets, rtts, op)
+        rtt = _rtt_of_sets(per_set, op)
         fig = model.predict(kind, op, rtt)
         doc = fig.to_json()
         if op == EXTRACT:
