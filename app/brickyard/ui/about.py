@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import platform
 import sys
-from importlib.metadata import PackageNotFoundError, entry_points, version
+
+# importlib.metadata (and the email parser under it) only when versions are asked for: this
+# module is imported on the way to the first window (Help menu), and those imports were a
+# tenth of start-up's CPU
 
 
 def _dist_version(name: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version(name)
     except PackageNotFoundError:
@@ -44,6 +49,8 @@ def component_versions() -> list[tuple[str, str]]:
 
 def plugin_versions() -> list[tuple[str, str, str]]:
     """(workload, version, where it comes from) for each workload plugin, a broken one with its error."""
+    from importlib.metadata import entry_points
+
     from ..bench import registry
 
     dists: dict[str, str] = {}
