@@ -6,11 +6,13 @@ uses (a helper's lab, the session's shared lab, another CI run on the same machi
 overlaps them: the routes and addresses of the host and of every network namespace (a lab's
 machines live in namespaces). The chosen one is also reserved, with an exclusive ``flock`` on
 a file named after it that this process holds until it exits (the kernel drops it even on
-a crash), so two test processes picking at the same moment never take the same one.
+a crash; a normal exit also removes the file), so two test processes picking at the same
+moment never take the same one.
 """
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import ipaddress
 import json
@@ -89,18 +91,38 @@ def _lock_dir() -> Path:
     raise RuntimeError("no writable folder for the subnet reservations")
 
 
+def _lock_path(subnet: str) -> Path:
+    return _lock_dir() / f"brickyard-test-subnet-{subnet.replace('/', '_')}.lock"
+
+
 def _reserve(subnet: str) -> bool:
     if subnet in _held:
         return False   # this process has it for another test already
-    path = _lock_dir() / f"brickyard-test-subnet-{subnet.replace('/', '_')}.lock"
+    path = _lock_path(subnet)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        # the holder before us removes the file as it exits: a lock on a removed file
+        # reserves nothing (another process may have made a new one meanwhile)
+        if os.fstat(fd).st_ino != os.stat(path).st_ino:
+            raise OSError("lock file replaced")
     except OSError:
         os.close(fd)
         return False
     _held[subnet] = fd
     return True
+
+
+@atexit.register
+def _release_all() -> None:
+    """Remove the lock files this process made (while still holding their locks)."""
+    for subnet, fd in list(_held.items()):
+        try:
+            os.unlink(_lock_path(subnet))
+        except OSError:
+            pass
+        os.close(fd)
+    _held.clear()
 
 
 def free_subnet() -> str:
@@ -110,6 +132,7 @@ def free_subnet() -> str:
     subnet = pick(networks_in_use(), os.getpid(), avoid, _reserve)
     # looked at again now that it is ours: a lab that came up between the look and the lock
     if any(ipaddress.ip_network(subnet).overlaps(n) for n in networks_in_use()):
+        os.unlink(_lock_path(subnet))
         os.close(_held.pop(subnet))
         return free_subnet()
     return subnet
