@@ -391,10 +391,11 @@ def home_paths(home: Path) -> dict[str, Path]:
         "known_hosts": brickyard_known_hosts(), "history": Path(default_db_url().removeprefix("sqlite:///")),
         "baseline": paths.user_cache_dir() / "baseline", "ssh": home / ".ssh" / "config",
     }
-    from brickyard.remote.ssh import DEFAULT_KEY_FILES, _USER_KNOWN_HOSTS
+    from brickyard.remote.connection import DEFAULT_KEY_FILES
+    from brickyard.remote.sshoptions import USER_KNOWN_HOSTS
 
     made.update({f"key {name}": home / ".ssh" / name for name in DEFAULT_KEY_FILES})   # OpenSSH's default keys
-    made.update({f"known {name}": Path(name.replace("~", str(home), 1)) for name in _USER_KNOWN_HOSTS})
+    made.update({f"known {name}": Path(name.replace("~", str(home), 1)) for name in USER_KNOWN_HOSTS})
     return made
 
 

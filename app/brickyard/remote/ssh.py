@@ -21,6 +21,12 @@
 - Every command is an argument list joined with ``shlex.quote`` and started under
   ``setsid`` so it leads its own process group; a timeout or a cancelled task kills that
   whole group on the host (``kill -KILL -- -PGID`` over a second channel).
+
+Where things are: the options, the credentials a login offers and an alias after the config
+(``SshOptions``, ``Credentials``, ``Resolved``, ``PassphraseMemo``) in ``sshoptions.py``; one
+command on a connection (the setsid wrapper, its process group, ``SshProcess``) in
+``sshcommand.py``; here the connections (``SshPool``: config, jump hosts, host keys, what a
+failed handshake means) and ``SshExecutor``, which runs commands over them.
 """
 
 from __future__ import annotations
@@ -30,29 +36,33 @@ import logging
 import os
 import re
 import shlex
-import signal
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import AsyncIterator, Callable, Sequence, TypeVar
+from typing import Callable, Sequence, TypeVar
 
 import asyncssh
 
 from ..core.hostnames import HOST_RE, USER_RE
 from . import passwords
-from .connection import DEFAULT_KEY_FILES
 from .executor import CommandFailed, CommandResult, CommandTimeout, Executor, ExecutorError, RemoteProcess
 from .hostkeys import HostKeyChanged, HostKeyError, KnownHosts, UnknownHostKey, brickyard_known_hosts, fingerprint, known_hosts_name
+from .sshcommand import CHUNK, PgidWatcher, SshProcess, died_of_signal, exit_status, kill_group, remote_command
+from .sshoptions import (
+    CLI_AUTH_HINT, GLOBAL_KNOWN_HOSTS, USER_KNOWN_HOSTS, PassphraseMemo, Resolved, SshOptions, known_hosts_files,
+    offered_credentials,
+)
+
+__all__ = [  # the names callers import from here (their homes are sshoptions and sshcommand)
+    "AuthenticationFailed", "CLI_AUTH_HINT", "PassphraseMemo", "SshExecutor", "SshOptions", "SshPool", "SshProcess",
+    "Unreachable", "check_host_name", "died_of_signal", "remote_command",
+]
 
 # what an SSH host alias, DNS name or IP address can look like (core.hostnames: the fields that
 # take them check the same); anything else is refused before it reaches a resolver, a config
 # lookup or a log line
 _HOST_RE = HOST_RE
 _USER_RE = USER_RE
-_PGID_RE = re.compile(rb"^brickyard-pgid=(\d+)$")
-_WRAPPER = 'echo "brickyard-pgid=$$" >&2; exec "$@"'
-_CHUNK = 65536
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -105,20 +115,6 @@ def _in_daemon_thread(fn: Callable[[str], T], arg: str) -> "asyncio.Future[T]":
     return fut
 
 
-# OpenSSH's defaults when the config names no UserKnownHostsFile / GlobalKnownHostsFile
-_USER_KNOWN_HOSTS = ("~/.ssh/known_hosts", "~/.ssh/known_hosts2")
-_GLOBAL_KNOWN_HOSTS = ("/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2")
-
-
-def _paths(value: object, default: Sequence[str]) -> list[Path]:
-    """known_hosts files from a config value: () unset (the default), [] for ``none``."""
-    if value == ():
-        value = list(default)
-    elif isinstance(value, str):
-        value = [value]
-    return [Path(str(v)).expanduser() for v in value or ()]  # type: ignore[union-attr]
-
-
 def _reason(exc: BaseException) -> str:
     return getattr(exc, "reason", None) or getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
@@ -126,133 +122,6 @@ def _reason(exc: BaseException) -> str:
 def _forward_refused(hop: str, host: str, port: int, exc: asyncssh.ChannelOpenError) -> str:
     return (f"jump host {hop} refused to forward to {host}:{port} ({exc.reason or 'open failed'}; "
             "AllowTcpForwarding no in its sshd_config?)")
-
-
-def remote_command(argv: Sequence[str], *, sudo: bool) -> str:
-    """The one string sent over SSH: ``argv`` quoted word by word, led by setsid (and sudo -n)."""
-    if not argv:
-        raise ValueError("empty argument list")
-    words = ["setsid", "-w", "sh", "-c", _WRAPPER, "sh", *map(str, argv)]
-    if sudo:
-        words = ["sudo", "-n", "--", *words]
-    return "exec " + shlex.join(words)
-
-
-class PassphraseMemo:
-    """A key file's passphrase asked once per session, not once per host: the first answer
-    that opens the key is kept in memory (never written anywhere) and given for every later
-    connection; a wrong answer is asked again (three tries, as ssh does). Hosts connecting
-    at once wait for the one question about a file instead of each opening a prompt."""
-
-    TRIES = 3
-
-    def __init__(self, ask: Callable[[str], str | None]):
-        self._ask = ask
-        self._known: dict[str, str] = {}
-        self._locks: dict[str, threading.Lock] = {}
-        self._guard = threading.Lock()
-
-    def __call__(self, filename: str) -> str | None:
-        with self._guard:
-            lock = self._locks.setdefault(filename, threading.Lock())
-        with lock:
-            if filename in self._known:
-                return self._known[filename]
-            answer = None
-            for _ in range(self.TRIES):
-                answer = self._ask(filename)
-                if not answer:        # cancelled: asked again next time
-                    return answer
-                if _opens(filename, answer):
-                    self._known[filename] = answer
-                    return answer
-            return answer             # three wrong answers: asyncssh says the key cannot be opened
-
-
-def _opens(filename: str, passphrase: str) -> bool:
-    try:
-        asyncssh.read_private_key(filename, passphrase)
-    except asyncssh.KeyEncryptionError:
-        return False
-    except (OSError, ValueError, asyncssh.KeyImportError):
-        return True   # not ours to judge: asyncssh reports it when it loads the key
-    return True
-
-
-@dataclass
-class SshOptions:
-    """How the pool connects.
-
-    The two callbacks block until the user answers, so neither ever runs on the loop thread:
-    ``passphrase`` runs on the worker thread asyncssh loads keys on, ``password_prompt`` on
-    a thread of its own (one question at a time per pool); other hosts' work, keepalives and
-    cancellation go on meanwhile.
-    """
-
-    config_files: list[str] | None = None  # None: ~/.ssh/config when it exists
-    own_known_hosts: Path | None = None  # None: brickyard_known_hosts()
-    accepted_fingerprints: set[str] = field(default_factory=set)  # unknown keys the user accepted up front
-    passphrase: Callable[[str], str] | None = None  # key file name -> passphrase
-    password_prompt: Callable[[str], str | None] | None = None  # "user@host:port" -> password to try and keep
-    identity_files: list[str] = field(default_factory=list)  # like ssh -i: before the config's IdentityFile
-    default_user: str | None = None  # for hosts that neither the topology nor the config names a User for
-    host_users: dict[str, str] = field(default_factory=dict)  # alias -> user, like ssh -l (the topology's wins)
-    host_ports: dict[str, int] = field(default_factory=dict)  # alias -> port, like ssh -p (the topology's wins)
-    auth_hint: str = ""  # what to do after a refused login; "" : the command line's words (CLI_AUTH_HINT)
-    connect_timeout: float = 20.0  # seconds, for hosts whose SSH config sets no ConnectTimeout
-    keepalive_seconds: float = 5.0  # with 3 missed answers a dead link is noticed in ~15 s
-    max_connects: int = 8
-    max_channels: int = 8
-
-
-CLI_AUTH_HINT = ("Name the key with IdentityFile in the SSH config (or give that config with --ssh-config FILE), "
-                 "load it into ssh-agent, or give --ask-password to log in with a password kept in the OS keyring.")
-
-
-@dataclass
-class Credentials:
-    """What a connection will offer, in words for an error: the config files read, the key
-    files tried (and those named but missing), ssh-agent, and whether a stored password exists."""
-
-    config_files: list[str] = field(default_factory=list)   # read; "" entries never
-    config_missing: list[str] = field(default_factory=list)  # named (or the default) but not there
-    keys: list[str] = field(default_factory=list)
-    keys_missing: list[str] = field(default_factory=list)
-    default_keys: bool = False                               # keys are OpenSSH's defaults
-    agent: str = ""                                          # the agent socket, "" : none
-
-    def describe(self, password_offered: bool, password_stored: bool) -> str:
-        config = ", ".join(self.config_files) or "none"
-        if self.config_missing:
-            config += f" ({', '.join(self.config_missing)}: not there)"
-        keys = ", ".join(self.keys) if self.keys else "none"
-        if self.default_keys:
-            keys = (f"the default keys {keys}" if self.keys
-                    else "none (no IdentityFile named, and no default key ~/.ssh/id_* exists)")
-        if self.keys_missing:
-            keys += f"; named but not there: {', '.join(self.keys_missing)}"
-        agent = f"ssh-agent at {self.agent}" if self.agent else "no ssh-agent (SSH_AUTH_SOCK is not set)"
-        if not password_offered:
-            password = "the host does not offer password login"
-        elif password_stored:
-            password = "the password stored in the OS keyring"
-        else:
-            password = "no stored password"
-        return f"SSH config: {config}; keys tried: {keys}; {agent}; {password}"
-
-
-@dataclass
-class Resolved:
-    """Where an alias leads after the OpenSSH config has been applied."""
-
-    alias: str
-    host: str
-    port: int
-    user: str
-    lookup: str  # the known_hosts name
-    known_hosts: KnownHosts
-    connect_timeout: float  # the config's ConnectTimeout, else SshOptions.connect_timeout
-    credentials: Credentials = field(default_factory=Credentials)
 
 
 class _Client(asyncssh.SSHClient):
@@ -338,7 +207,7 @@ class SshPool:
         setting = config_values.get if config_values is not None else (lambda name, default=None: default)
         if not user and setting("User", None) is None and self.options.default_user:
             user = self.options.default_user
-        credentials = self._credentials(setting)
+        credentials = offered_credentials(self.options, setting)
         keys: list[str] | None = list(credentials.keys)
         if not keys and not credentials.default_keys:
             # every key named is missing: as ssh, no default keys then; with no agent either,
@@ -360,8 +229,8 @@ class SshPool:
         except (OSError, ValueError) as exc:
             raise ExecutorError(alias, f"cannot read SSH client config: {exc}") from exc
         # as OpenSSH: () when the config says nothing, [] for "none"
-        user_files = _paths(setting("UserKnownHostsFile", ()), _USER_KNOWN_HOSTS)
-        global_files = _paths(setting("GlobalKnownHostsFile", ()), _GLOBAL_KNOWN_HOSTS)
+        user_files = known_hosts_files(setting("UserKnownHostsFile", ()), USER_KNOWN_HOSTS)
+        global_files = known_hosts_files(setting("GlobalKnownHostsFile", ()), GLOBAL_KNOWN_HOSTS)
         own = Path(self.options.own_known_hosts) if self.options.own_known_hosts else brickyard_known_hosts()
         lookup_host = opts.host_key_alias or opts.host
         timeout = setting("ConnectTimeout", None)
@@ -372,27 +241,6 @@ class SshPool:
             float(timeout) if timeout else self.options.connect_timeout, credentials,
         )
         return resolved, opts
-
-    def _credentials(self, setting: Callable) -> Credentials:
-        """The config files read and the key files to offer, as OpenSSH picks them: the
-        identity files given (``ssh -i``) and the config's IdentityFile, or when neither names
-        one the default ``~/.ssh/id_*`` that exist. A named file that is not there is skipped
-        (as ssh does), and said in a refused login's message."""
-        creds = Credentials()
-        if self.options.config_files is None:
-            default = Path("~/.ssh/config").expanduser()
-            (creds.config_files if default.is_file() else creds.config_missing).append(str(default))
-        else:
-            for name in self.options.config_files:
-                (creds.config_files if Path(name).exists() else creds.config_missing).append(str(name))
-        named = [*self.options.identity_files, *(str(k) for k in setting("IdentityFile", ()) or ())]
-        if named:
-            for name in dict.fromkeys(str(Path(n).expanduser()) for n in named):
-                (creds.keys if Path(name).is_file() else creds.keys_missing).append(name)
-        else:
-            creds.default_keys = True
-            creds.keys = [str(p) for p in (Path("~/.ssh").expanduser() / f for f in DEFAULT_KEY_FILES) if p.is_file()]
-        return creds
 
     async def host(self, alias: str, user: str | None = None, port: int | None = None) -> _Host:
         check_host_name(alias, user)
@@ -580,153 +428,6 @@ class SshPool:
                 fut.cancel()
 
 
-# util-linux setsid -w, when its child dies of a signal: "setsid: child 1088 did not exit
-# normally: Success" (errno printed as it stands), exit status = the signal's number
-_SETSID_DIED_RE = re.compile(rb"(?m)^setsid: child \d+ did not exit normally: [^\n]*\n?")
-
-
-def died_of_signal(status: int, stderr: bytes) -> tuple[int, bytes]:
-    """A command setsid -w reports killed: its status as a shell gives it (128 + the signal)
-    and, for setsid's line, 'killed by SIGKILL'; anything else unchanged."""
-    found = list(_SETSID_DIED_RE.finditer(stderr))
-    if not found:
-        return status, stderr
-    cleaned = _SETSID_DIED_RE.sub(b"", stderr)
-    try:
-        name = signal.Signals(status).name if 0 < status < 65 else ""
-    except ValueError:
-        name = ""
-    if not name:
-        return status, cleaned + b"the command did not exit normally\n"
-    return 128 + status, cleaned + f"killed by {name}\n".encode()
-
-
-class _PgidWatcher:
-    """Reads stderr, takes the wrapper's ``brickyard-pgid=N`` line out, keeps the rest."""
-
-    def __init__(self) -> None:
-        self.pgid: int | None = None
-        self.seen = asyncio.Event()
-        self._head = b""
-        self.parts: list[bytes] = []
-
-    def feed(self, chunk: bytes) -> None:
-        if self.seen.is_set():
-            self.parts.append(chunk)
-            return
-        self._head += chunk
-        while b"\n" in self._head:
-            line, self._head = self._head.split(b"\n", 1)
-            m = _PGID_RE.match(line)
-            if m:
-                self.pgid = int(m.group(1))
-                self.seen.set()
-                self.parts.append(self._head)
-                self._head = b""
-                return
-            self.parts.append(line + b"\n")
-
-    def finish(self) -> bytes:
-        self.parts.append(self._head)
-        self._head = b""
-        self.seen.set()
-        return b"".join(self.parts)
-
-
-class SshProcess(RemoteProcess):
-    def __init__(self, executor: "SshExecutor", host: _Host, argv: Sequence[str], proc: asyncssh.SSHClientProcess, sudo: bool):
-        self._executor = executor
-        self._host = host
-        self.argv = list(argv)
-        self._proc = proc
-        self._sudo = sudo
-        self._watch = _PgidWatcher()
-        self._stderr_task = asyncio.ensure_future(self._pump_stderr())
-        self._released = False
-
-    async def _pump_stderr(self) -> bytes:
-        try:
-            while chunk := await self._proc.stderr.read(_CHUNK):
-                self._watch.feed(chunk)
-        except (asyncssh.Error, OSError):
-            pass  # the connection died: keep what arrived; stdout_lines/wait report the loss
-        return self._watch.finish()
-
-    @property
-    def pgid(self) -> int | None:
-        return self._watch.pgid
-
-    def _release(self) -> None:
-        if not self._released:
-            self._released = True
-            self._host.channels.release()
-
-    def _lost(self, exc: BaseException) -> Unreachable:
-        self._executor.pool.forget(self._executor.alias, self._executor.user, self._executor.port, self._host)
-        return Unreachable(self._executor.host, f"the SSH connection was lost while `{shlex.join(self.argv)}` ran "
-                                                f"({_reason(exc)})")
-
-    async def write(self, data: bytes) -> None:
-        try:
-            self._proc.stdin.write(data)
-            await self._proc.stdin.drain()
-        except (asyncssh.Error, OSError) as exc:
-            raise self._lost(exc) from exc
-
-    async def close_stdin(self) -> None:
-        try:
-            self._proc.stdin.write_eof()
-        except (asyncssh.Error, OSError) as exc:
-            raise self._lost(exc) from exc
-
-    async def stdout_lines(self) -> AsyncIterator[bytes]:
-        while True:
-            try:
-                line = await self._proc.stdout.readline()
-            except (asyncssh.Error, OSError) as exc:
-                raise self._lost(exc) from exc
-            if not line:
-                return
-            yield line.rstrip(b"\n")
-
-    async def stderr_text(self) -> str:
-        err = await self._stderr_task
-        status = self._proc.exit_status if self._proc.exit_status is not None else -1
-        return died_of_signal(status, err)[1].decode(errors="replace")
-
-    async def wait(self, timeout: float | None = None) -> int:
-        try:
-            await asyncio.wait_for(self._proc.wait_closed(), timeout)
-        except asyncio.TimeoutError:
-            await self.kill()
-            raise CommandTimeout(self._executor.host, self.argv, timeout or 0) from None
-        except asyncio.CancelledError:
-            await self.kill()
-            raise
-        self._release()
-        status = _status(self._proc)
-        if status > 0:
-            try:        # setsid's report of a killed command: the status a shell would give
-                status = died_of_signal(status, await asyncio.wait_for(asyncio.shield(self._stderr_task), 5))[0]
-            except asyncio.TimeoutError:
-                pass
-        return status
-
-    async def kill(self) -> None:
-        try:
-            await self._executor._kill_group(self._host, self._watch, self._sudo)
-        finally:
-            self._proc.close()
-            self._release()
-
-
-def _status(proc: asyncssh.SSHClientProcess) -> int:
-    if proc.exit_status is not None and proc.exit_status >= 0:
-        return proc.exit_status
-    code = proc.returncode
-    return code if code is not None else 255
-
-
 class SshExecutor(Executor):
     """Runs argument lists on one host over the pool's connection to it."""
 
@@ -785,19 +486,19 @@ class SshExecutor(Executor):
     ) -> CommandResult:
         started = time.time()
         host, proc, use_sudo = await self._open(argv, sudo)
-        watch = _PgidWatcher()
+        watch = PgidWatcher()
 
         async def collect() -> tuple[bytes, bytes]:
             async def pump_out() -> bytes:
                 parts = []
-                while chunk := await proc.stdout.read(_CHUNK):
+                while chunk := await proc.stdout.read(CHUNK):
                     parts.append(chunk)
                     if on_output is not None:
                         on_output(chunk)
                 return b"".join(parts)
 
             async def pump_err() -> bytes:
-                while chunk := await proc.stderr.read(_CHUNK):
+                while chunk := await proc.stderr.read(CHUNK):
                     watch.feed(chunk)
                 return watch.finish()
 
@@ -829,27 +530,20 @@ class SshExecutor(Executor):
             self.pool.forget(self.alias, self.user, self.port, host)
             raise Unreachable(self.host, f"the SSH connection was lost while `{shlex.join(map(str, argv))}` ran; "
                                          "it may or may not have finished")
-        status, err = died_of_signal(_status(proc), err)
+        status, err = died_of_signal(exit_status(proc), err)
         result = CommandResult(self.host, tuple(map(str, argv)), status, out, err, started, time.time())
         if check and not result.ok:
             raise CommandFailed(result)
         return result
 
-    async def _kill_group(self, host: _Host, watch: _PgidWatcher, sudo: bool) -> None:
-        """Kill the command's process group on the host (over a fresh channel)."""
-        try:
-            await asyncio.wait_for(watch.seen.wait(), 5)
-        except asyncio.TimeoutError:
-            return
-        if watch.pgid is None or watch.pgid <= 1:
-            return
-        kill = ["kill", "-KILL", "--", f"-{watch.pgid}"]
-        if sudo:
-            kill = ["sudo", "-n", "--", *kill]
-        try:
-            await asyncio.wait_for(host.conn.run(shlex.join(kill), check=False), 10)
-        except (asyncssh.Error, OSError, asyncio.TimeoutError):
-            pass
+    async def _kill_group(self, host: _Host, watch: PgidWatcher, sudo: bool) -> None:
+        await kill_group(host.conn, watch, sudo)
+
+    def connection_lost(self, host: _Host, argv: Sequence[str], exc: BaseException) -> Unreachable:
+        """The error for a connection that died under a started command (``SshProcess``)."""
+        self.pool.forget(self.alias, self.user, self.port, host)
+        return Unreachable(self.host, f"the SSH connection was lost while `{shlex.join(map(str, argv))}` ran "
+                                      f"({_reason(exc)})")
 
     async def start(self, argv: Sequence[str], *, sudo: bool = False) -> RemoteProcess:
         host, proc, use_sudo = await self._open(argv, sudo)
