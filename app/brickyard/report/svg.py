@@ -1,5 +1,5 @@
 """A report figure as inline SVG, painted by the very code that paints it into the PDF: the
-HTML report's charts and drawings (``blocks.Figure.html``)."""
+HTML report's charts and drawings (``textblocks.Figure.html``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .app import ensure_app
 from .typeset import DPI, SCALE, Typeset
 
 if TYPE_CHECKING:
-    from .blocks import Figure
+    from .textblocks import Figure
 
 FIGURE_WIDTH = 700.0
 
