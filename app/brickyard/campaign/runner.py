@@ -55,6 +55,7 @@ from .state import (
     BASELINE, C_CANCELLED, C_COMPLETE, C_FAILED, C_INTERRUPTED, C_PAUSED, C_RUNNING, CELL, DONE, FAILED,
     PENDING, PREFLIGHT, PROVISION, RUNNING, SKIPPED, TEARDOWN, CampaignState, CampaignStep, campaign_steps,
 )
+from .timeleft import cell_work, time_left
 
 ExecutorFor = Callable[[str], Executor]
 #: a pre-flight that passed this session stands for a later layout on the same hosts and
@@ -509,43 +510,10 @@ class CampaignRunner:
         return min(1.0, (finished + self._current) / max(len(self.steps), 1))
 
     def remaining(self) -> float | None:
-        """Seconds left, from the plan's steps and sizes: a cell's time is its work (the
-        workload's engine steps × its file size, ``cell_work``) at the rate the cells measured so
-        far took (or the running cell's pace, before one finished); a pre-flight, provision or
-        teardown takes what the finished ones of its kind took. None before anything can be
-        timed. (Counting every step alike said "00:11 left" 4 s into a 2 m 20 s campaign: a
-        pre-flight is not a benchmark.)"""
-        by_key = {s.key: s for s in self.steps}
-        cells = [(by_key[k], t) for k, t in self._done.items() if k in by_key and by_key[k].measures]
-        rate = (sum(t for _, t in cells) / sum(self.work.get(s.key, 1.0) for s, _ in cells)) if cells else None
-        running = self._running
-        elapsed = time.monotonic() - self._step_t0
-        if rate is None and running is not None and running.measures and self._current > 0.02:
-            rate = elapsed / (self._current * self.work.get(running.key, 1.0))
-        infra: dict[str, list[float]] = {}
-        for k, t in self._done.items():
-            if k in by_key and not by_key[k].measures:
-                infra.setdefault(by_key[k].kind, []).append(t)
-        every_infra = [t for ts in infra.values() for t in ts]
-        if rate is None and not every_infra:
-            return None
-        fallback = sum(self._done.values()) / len(self._done) if self._done else None
-        total = 0.0
-        for s in self.steps:
-            status = self.state.step(s.key).status
-            if status not in (PENDING, RUNNING):
-                continue
-            if s.measures:
-                guess = self.work.get(s.key, 1.0) * rate if rate is not None else fallback
-            else:
-                times = infra.get(s.kind) or every_infra
-                guess = sum(times) / len(times) if times else fallback
-            if guess is None:
-                return None
-            if status == RUNNING and s is running:
-                guess = guess * (1 - self._current) if s.measures else max(0.0, guess - elapsed)
-            total += guess
-        return max(0.0, total)
+        """Seconds left, from the plan's steps and sizes (``timeleft.time_left``); None before
+        anything can be timed."""
+        return time_left(self.steps, self.state, self._done, self.work, self._running, self._current,
+                         time.monotonic() - self._step_t0)
 
     def _emit(self, kind: str, step: CampaignStep | None, status: str = "", message: str = "",
               run_id: str = "", detail: Any = None) -> None:
@@ -553,22 +521,6 @@ class CampaignRunner:
             return
         self.on_event(CampaignEvent(kind, step, status, message, run_id, self.fraction(),
                                     time.monotonic() - self._t0, self.remaining(), detail))
-
-
-def cell_work(spec: CampaignSpec, step: CampaignStep) -> float:
-    """How much a cell measures, relative to the other cells: its workload's engine steps
-    (points × repeats) times its file size where it has one. 1.0 when the workload cannot say."""
-    w = next((w for w in spec.workloads if w.id == step.workload), None)
-    if w is None:
-        return 1.0
-    try:
-        workload = registry.find(w.workload)
-        values = workload.resolve(w.params)
-        steps = max(1, int(workload.step_count(values)))
-    except Exception:  # noqa: BLE001 - an estimate only: a plugin that cannot say counts as one unit
-        return 1.0
-    size = next((values[k] for k in ("size", "file_size", "total_size") if isinstance(values.get(k), int)), 0)
-    return float(steps) * (size / 2**20 if size > 0 else 1.0)
 
 
 def _from_record(record: Any) -> tuple[CampaignSpec, CampaignState]:
