@@ -6,7 +6,7 @@ category axes, the palette and the one way values are scaled and written.
 pyqtgraph's automatic SI prefixes are off everywhere (they give "k" on log axes and mix with
 our own units); values are scaled to a readable unit (``value_scale``, the one unit convention
 of ``core.units``) and the axis label names it. The charts themselves live with their tab:
-``history.charts``, ``run.charts``, ``campaign.decision_view``.
+``history.charts``, ``run.charts``, ``campaign.decision_chart``.
 """
 
 from __future__ import annotations
