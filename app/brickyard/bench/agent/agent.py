@@ -43,6 +43,20 @@ its loop) and resumed by it; each start is taken at its first system call after 
 Without ptrace all of them wait on the pipe. Each worker's I/O counters (/proc/PID/io,
 summed over the processes it started) are sampled every interval and at each worker's exit:
 the step reports them per worker as its progress curve.
+
+Map of this file (one uploaded file by design: each part is a "# ---- name" section below,
+in this order):
+  state            the agent's globals: owned directories, live workers, the tag, the watchdog pipe
+  start barrier    ptrace parking (parking_works), real-time priority for the release (boost)
+  writeback        is written data still being flushed (dirty_pages, mounts, Writeback): not a stall
+  plumbing         reading fds, exit codes, JSON events out (emit), owned paths, kill_children
+  worker processes the tag every worker's descendants inherit, kill_tagged, pidfd signalling
+  orphans          a dead agent's tagged processes (kill_orphans), the watchdog, cancel_and_exit
+  leftovers        a dead agent's /tmp directories (markers, sweep, make_tempdir), I/O counters
+  the worker side  in the forked child: worker_main, the dd and randread workers
+  the parent side  releasing a step's workers and collecting their starts, progress and ends
+                   (Progress, release, collect_starts, run_step)
+  the command loop main: hello, clock, mkdir, rmtree, tempdir, sweep, dropcaches, step, exit
 """
 
 import ctypes
@@ -60,6 +74,8 @@ import tempfile
 import threading
 import time
 
+# ---- state ----------------------------------------------------------------------------
+
 VERSION = 1
 OUTPUT_LIMIT = 256 * 1024
 owned = []          # directories this agent created
@@ -70,6 +86,8 @@ TAG = ""                     # in every worker's environment (see "worker proces
 WATCHDOG_FD = -1             # the write end of the watchdog's pipe (closed in workers)
 WATCHDOG_ALIVE = -1          # end-of-file on this: the watchdog is gone
 
+
+# ---- start barrier: a worker parked before the release, the release at real-time priority --
 
 PTRACE_TRACEME, PTRACE_DETACH, PTRACE_SYSCALL = 0, 17, 24
 _libc = None
@@ -126,6 +144,8 @@ def boost(on):
     except (OSError, AttributeError):
         return False
 
+
+# ---- writeback: is the data the workers wrote still being flushed -----------------------
 
 def dirty_pages():
     """Dirty + Writeback kB from /proc/meminfo (the whole host)."""
@@ -237,6 +257,8 @@ class Writeback(object):
             return True
         return dirty is not None and last[1] is not None and dirty < last[1]
 
+
+# ---- plumbing -------------------------------------------------------------------------
 
 def read_all(fd):
     """Everything ``fd`` gives until end-of-file."""
@@ -1326,6 +1348,8 @@ def run_step(cmd, scratch):
           "strays_killed": strays, "wall": time.time() - time.monotonic(),
           "late": released - release_at if release_at is not None else None})
 
+
+# ---- the command loop --------------------------------------------------------------------
 
 def main():
     global SCRATCH, TMP, WATCHDOG_FD, WATCHDOG_ALIVE
