@@ -14,6 +14,7 @@ from brickyard.bench import registry
 from brickyard.bench.engine import TargetSpec, run_benchmark
 from brickyard.core.results import RunStatus
 from brickyard.remote.local import LocalExecutor
+from brickyard.remote.loop import Progress
 
 from .fakeagent import GIB, MIB, FakeDisk, argv_bytes, model_disk
 
@@ -82,3 +83,18 @@ def test_step_seconds_on_a_real_local_directory(tmp_path):
     (step,) = run.steps
     assert step.params["file_size"] >= MIB and step.params["file_size"] % MIB == 0
     assert list(tmp_path.iterdir()) == []
+
+
+def test_progress_names_block_sizes_as_the_form_does():
+    """The walk of issue 21: the Run tab said 'sizing the files of bs=16777216' and
+    'write bs=65536 ×4' while the form and the steps say 16M and 64K."""
+    said: list[str] = []
+    host = FakeDisk(model_disk(800e6, 800e6))
+    asyncio.run(run_benchmark(registry.find("dd", Path("/nonexistent")),
+                              {"block_sizes": "64K,16M", "concurrency": "4", "size": "64M", "step_seconds": "0.5",
+                               "direction": "write", "repeats": "1"},
+                              [(TargetSpec(host.host, "/mnt/x"), host)], link_bps=100e9,
+                              progress=Progress(on_progress=lambda fraction, text: said.append(text))))
+    assert "sizing the files of bs=16M: a timed write of 64 MiB (not recorded)" in said
+    assert "write bs=64K ×4 repeat 1/1" in said
+    assert not [text for text in said if "bs=65536" in text or "bs=16777216" in text]

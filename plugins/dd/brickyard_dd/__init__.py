@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from brickyard.bench.api import Measurement, Metric, Param, Requirement, WorkerTiming, Workload, stats
+from brickyard.bench.api import Measurement, Metric, Param, Requirement, WorkerTiming, Workload, compact_size, stats
 
 _DD_LINE = re.compile(r"^(\d+) bytes .*copied, ([0-9.eE+-]+) s", re.MULTILINE)
 KIB, MIB = 1024, 1024 * 1024
@@ -114,7 +114,7 @@ class DdSweep(Workload):
                     for direction in directions:
                         if direction == "read":
                             await ctx.drop_caches()
-                        label = f"{direction} bs={block} ×{conc} repeat {repeat + 1}/{ctx.repeats}"
+                        label = f"{direction} bs={compact_size(block)} ×{conc} repeat {repeat + 1}/{ctx.repeats}"
                         ctx.progress(label)
                         runs = await self._pass(ctx, direction, block, count, conc, tag)
                         m = self._measurement(runs, direction, block, count, per_file, conc, repeat,
@@ -138,7 +138,7 @@ class DdSweep(Workload):
         ``size``, at most ``cap``."""
         probe = max(v["size"], block)
         while True:
-            ctx.progress(f"sizing the files of bs={block}: a timed write of {format_mib(probe)} (not recorded)")
+            ctx.progress(f"sizing the files of bs={compact_size(block)}: a timed write of {format_mib(probe)} (not recorded)")
             count, per_file = file_plan(block, probe)
             runs = await self._pass(ctx, "write", block, count, 1, "sizing")
             await self._remove(ctx, block, 1, "sizing")
