@@ -298,7 +298,9 @@ class ProvisionView(QWidget):
                     line.setFont(HOST, self._mono)
                     heading.addChild(line)
                     line.setFirstColumnSpanned(True)
-                heading.setExpanded(True)
+                # each script's name and purpose in view, its text one click away: expanded,
+                # the two scripts' 18 lines pushed every step below the fold at 1600x900
+                heading.setExpanded(False)
             helpers.setExpanded(commands)
         for step, texts in zip(steps, lines):
             row = QTreeWidgetItem([step.host, step.title, "", ""])
