@@ -272,3 +272,59 @@ def test_layouts_are_added_and_removed_in_the_campaign_tab_and_the_header_follow
     qtbot.wait(50)
     assert _clipped(view) == []
     assert view.start_button.isVisible() and view.cancel_button.text() == "Cancel and tear down"
+
+
+def test_layouts_to_add_are_placed_for_themselves_and_none_needs_force(qtbot, tmp_path, monkeypatch):
+    """The issue 21 walk: over gv0 (replica 2 x 4, 8 bricks in Auto-place's order for replica 2)
+    the tab offered 'disperse 4 redundancy 1', kept gv0's brick order for it (two bricks of each
+    set on one server) and, once added, the campaign said 'layouts[2].force: gluster refuses this
+    layout without force'; replica 8 and disperse 8 on 4 servers were offered too."""
+    from dataclasses import replace
+
+    from brickyard.core.plan import plan_volume
+
+    monkeypatch.setenv("BRICKYARD_DB", f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    monkeypatch.setenv("BRICKYARD_LOCK_DIR", str(tmp_path / "locks"))
+    topo = lab_topology()
+    order = [(1, 1), (3, 1), (1, 2), (3, 2), (2, 1), (4, 1), (2, 2), (4, 2)]   # placed for replica 2
+    refs = [BrickRef(f"node{n}", f"/srv/brick{b}/brick") for n, b in order]
+    topo.volumes.append(Volume("gv0", Layout(VolumeType.DISTRIBUTED_REPLICATE, replica=2), refs,
+                               mounts=[Mount("client1", "/mnt/gv0")]))
+    window = MainWindow(topo, tmp_path / "settings.ini", tmp_path / "autosave")
+    try:
+        show_active(qtbot, window)
+        view = window.open_campaign()
+        setup = view.setup
+        choices = [setup.layout_box.itemText(i) for i in range(setup.layout_box.count())]
+        assert choices == ["distribute", "replica 2", "replica 4", "disperse 4 redundancy 1"]
+        setup.layout_box.setCurrentIndex(choices.index("disperse 4 redundancy 1"))
+        qtbot.mouseClick(setup.add_layout_button, LEFT)
+        (added,) = setup.chosen_layouts()
+        alone = replace(topo, volumes=[added])              # a campaign's layouts take turns on the bricks
+        assert sorted(added.bricks) == sorted(refs) and plan_volume(alone, added).valid
+        for start in (0, 4):                                # one brick per server in each set
+            assert len({b.node for b in added.bricks[start:start + 4]}) == 4
+        assert setup.select_workload("dd")
+        qtbot.mouseClick(setup.add_workload_button, LEFT)
+        assert setup.check() == ""
+        assert view.state_label.text().startswith("Campaign gv0-layouts: 1 layout × 1 workload, 4 steps — ready")
+    finally:
+        window.remote.close()
+
+
+def test_a_set_up_the_campaign_refuses_does_not_say_ready_nor_start(qtbot, window):
+    """The issue 21 walk: under a red 'layouts[2].force: gluster refuses this layout without
+    force' the header said '3 layouts × 1 workload, 0 steps — ready to start.' and Start was
+    enabled."""
+    view = campaign_from_compare(qtbot, window, picks=("distribute",))
+    setup = view.setup
+    assert setup.select_workload("dd")
+    qtbot.mouseClick(setup.add_workload_button, LEFT)
+    assert view.state_label.text().endswith("ready to start.") and view.start_button.isEnabled()
+    qtbot.keyClicks(setup.baselines, "client1:relative/path")
+    assert setup.check()
+    assert view.state_label.text() == ("Campaign gv0-layouts: 1 layout × 1 workload, cannot start — see what is "
+                                       "wrong under the form.")
+    assert not view.start_button.isEnabled()
+    setup.baselines.clear()
+    assert view.state_label.text().endswith("ready to start.") and view.start_button.isEnabled()

@@ -10,6 +10,7 @@ run exactly the same thing; "Save as file…" writes it for the terminal.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -22,7 +23,7 @@ from ...bench.engine import TargetError, parse_target
 from ...campaign.spec import FAILURE_POLICIES, CampaignFileError, CampaignSpec, document, from_data
 from ...core.atomicfile import write_atomic
 from ...core.edits import describe_layout
-from ...core.plan import candidate_layouts
+from ...core.plan import candidate_layouts, plan_volume
 from ...core.topology import Layout, Mount, Topology, Volume
 from ..panels.fields import mark_field
 from ..run.param_form import ParamForm
@@ -172,14 +173,26 @@ class CampaignSetup(QWidget):
         while name in used:
             name += "b"
         item = QListWidgetItem(f"{name}: {describe_layout(layout)} ({len(volume.bricks)} bricks)")
-        item.setData(ROLE, Volume(name, layout, list(volume.bricks), dict(volume.options), force=volume.force))
+        item.setData(ROLE, self._placed(Volume(name, layout, list(volume.bricks), dict(volume.options),
+                                               force=volume.force)))
         item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
         item.setCheckState(Qt.CheckState.Checked)
         self.layouts.addItem(item)
         return item
 
+    def _placed(self, volume: Volume) -> Volume:
+        """``volume`` with its bricks ordered for its own layout as Auto-place does (no set with
+        two bricks on one node where the nodes allow it): the planned volume's order suits only
+        its own layout (a replica-2 order put two bricks of each disperse-4 set on one node, and
+        gluster refused that layout without force)."""
+        if self.topology is None:
+            return volume
+        return plan_volume(self.topology, volume, auto_place=True).volume
+
     def _fill_layout_choices(self) -> None:
-        """The layouts gluster accepts for these bricks that the campaign does not hold yet."""
+        """The layouts gluster accepts for these bricks that the campaign does not hold yet:
+        with the bricks placed for each, and without force unless the planned volume has it
+        (one gluster refuses, e.g. replica 8 on 4 servers, would stop the campaign at Start)."""
         self.layout_box.clear()
         if self.topology is None or self.volume is None:
             self.layout_box.setEnabled(False)
@@ -187,8 +200,12 @@ class CampaignSetup(QWidget):
             return
         held = [self.layouts.item(i).data(ROLE).layout for i in range(self.layouts.count())]
         for layout in candidate_layouts(self.topology, self.volume.bricks):
-            if layout not in held:
-                self.layout_box.addItem(describe_layout(layout), layout)
+            if layout in held:
+                continue
+            trial = replace(self.volume, layout=layout)
+            if not plan_volume(self.topology, trial, auto_place=True).valid:
+                continue
+            self.layout_box.addItem(describe_layout(layout), layout)
         self.layout_box.setEnabled(self.layout_box.count() > 0)
         self.add_layout_button.setEnabled(self.layout_box.count() > 0)
 
