@@ -284,6 +284,9 @@ class CampaignView(QWidget):
         elif not workloads:
             self._set_state("idle", f"Campaign {name}: {_count(layouts, 'layout')} — add the workloads to run on each "
                                     "(pick one, set its parameters, Add workload).")
+        elif self._setup_problem():
+            self._set_state("idle", f"Campaign {name}: {_count(layouts, 'layout')} × {_count(workloads, 'workload')}, "
+                                    "cannot start — see what is wrong under the form.")
         else:
             steps = len(self.grid.steps)
             ack = " once gluster's questions below are acknowledged" if self.questions.isVisible() \
@@ -307,10 +310,20 @@ class CampaignView(QWidget):
     def running(self) -> bool:
         return self.watcher is not None and not self.watcher.finished
 
+    def _setup_problem(self) -> str:
+        """What stops the campaign being set up in the tab from starting ('' when nothing does;
+        a campaign file's problems were said when it was opened)."""
+        if self.spec is not None or not (self.setup.chosen_layouts() and self.setup.chosen_workloads()):
+            return ""
+        return self.setup.check()
+
     def _update_buttons(self) -> None:
         running = self.running
+        # a set-up gluster or the campaign loader refuses does not start (the header said
+        # 'ready to start' and Start was enabled under a red 'gluster refuses this layout')
         ready = not running and (self.spec is not None or (bool(self.setup.chosen_layouts())
-                                                           and bool(self.setup.chosen_workloads())))
+                                                           and bool(self.setup.chosen_workloads())
+                                                           and not self._setup_problem()))
         needs_ack = self.questions.isVisible() and not self.ack_box.isChecked()
         self.start_button.setEnabled(ready and not needs_ack)
         self.start_button.setToolTip("Acknowledge what gluster would ask first" if needs_ack else
