@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import strictjson, throughput as tm
+from .calibration_noise import MISFIT, NOISY, noise as _noise  # noqa: F401 (MISFIT, NOISY: the warnings' limits)
+from .calibration_threads import fit_no_io_threads
 from .throughput import (ASSUMED, BRICK, CALL, CLIENT, CLIENT_LINK, DECLARED, DIRECTIONS, FANOUT, FANOUT_CPU,
                          FITTED, MEASURED, NODE_LINK, READ, REQUEST_BYTES, SHARED_BYTE, STORAGE, STREAM, WRITE,
                          LayoutShape, Params, Value, predict, spread)
@@ -247,70 +249,6 @@ def fit_params(prior: Params, inputs: Inputs) -> Model:
     return Model(params, tuple(inputs.sources), tuple(dict.fromkeys(notes)), residuals, tuple(warnings))
 
 
-#: a calibration figure the fitted model misses by more than this is named in a warning
-MISFIT = 0.25
-#: run-to-run spread (σ of ln figure) above which the calibration is called noisy
-NOISY = 0.15
-
-
-def _noise(params: Params, obs: Sequence[Observation], residuals: Sequence[Residual], notes: list[str],
-           warnings: list[str]) -> Params:
-    """The calibration's noise as a parameter every range carries (``tm.NOISE``): the
-    run-to-run spread of its figures — repeats of one point, within a run or across runs of one
-    layout, pooled: σ of ln figure — and the fit's own misfit on them (RMS of ln predicted ÷
-    measured), in quadrature. Warns, naming the points, where the fit misses its own inputs by
-    more than MISFIT, and where the figures spread more than NOISY."""
-    import math
-
-    groups: dict[tuple, list[float]] = {}
-    for o in obs:
-        values = o.values or (o.bps,)
-        groups.setdefault((o.shape.sets, o.direction, o.concurrency, o.block_size), []).extend(values)
-    squares, dof, points = 0.0, 0, 0
-    for values in groups.values():
-        values = [v for v in values if v > 0]
-        if len(values) < 2:
-            continue
-        logs = [math.log(v) for v in values]
-        mean = sum(logs) / len(logs)
-        squares += sum((x - mean) ** 2 for x in logs)
-        dof += len(logs) - 1
-        points += 1
-    repeat = math.sqrt(squares / dof) if dof else None
-    # the misfit on each point's median over its repeats (a spread the repeats show is noise,
-    # counted once above)
-    predicted = {(r.observation.shape.sets, r.observation.direction, r.observation.concurrency,
-                  r.observation.block_size): r.predicted for r in residuals}
-    errors = [math.log(predicted[key] / statistics.median(values)) for key, values in groups.items()
-              if predicted.get(key, 0) > 0 and min(values) > 0]
-    misfit = math.sqrt(sum(e * e for e in errors) / len(errors)) if errors else 0.0
-    sigma = math.hypot(repeat or 0.0, misfit)
-    if repeat is None:
-        how = (f"run-to-run spread unknown (no point was measured twice: calibrate on runs with repeats); the fit's "
-               f"own misfit {misfit:.0%}")
-    else:
-        how = (f"run-to-run spread {repeat:.0%} (σ of ln figure over {points} point(s) measured {dof + points} times), "
-               f"the fit's own misfit {misfit:.0%}")
-    note = f"σ {sigma:.0%}: {how}; every range spans ±{tm.NOISE_Z:g} σ of it (90 %)"
-    missed = [r for r in residuals if abs(r.error) > MISFIT]
-    if missed:
-        shown = "; ".join(r.describe() for r in missed[:4]) + (f"; and {len(missed) - 4} more" if len(missed) > 4 else "")
-        warnings.append(f"the calibration does not fit its own inputs: {shown}. Something the model does not see "
-                        "moved these figures (load, caches, a slow step): repeat the calibration runs interleaved "
-                        "with the other layouts")
-    if repeat is not None and repeat > NOISY:
-        worst = max(groups.items(), key=lambda kv: max(kv[1]) / min(kv[1]) if min(kv[1]) > 0 else 0)
-        (_sets, d, n, b), values = worst
-        warnings.append(f"the calibration figures spread {repeat:.0%} run to run (e.g. {d}, "
-                        f"{'1 file' if n == 1 else f'{n} files'}"
-                        f"{f', {format_block_size(b)} blocks' if b else ''}: "
-                        f"{', '.join(format_rate(v) for v in values)}): every range is widened by it; repeat the "
-                        "calibration runs interleaved with the other layouts to know them better")
-    if sigma <= 0:
-        return params
-    return params.with_values({tm.NOISE: Value(sigma, MEASURED, note)})
-
-
 def _residual(o: Observation, params: Params) -> Residual:
     p = predict(o.shape, params, o.direction, o.concurrency, o.block_size)
     return Residual(o, p.bps, p.bound)
@@ -320,7 +258,7 @@ def _plainness(o: Observation) -> tuple:
     """Order for fitting the client's own ceilings: the layout adding least per request first
     (distribute: one RPC, no extra wire bytes, no erasure coding)."""
     s = o.shape.first()
-    return (s.rpcs(o.direction), s.wire(o.direction), s.ec_passes(o.direction))
+    return (s.rpcs(o.direction), s.wire(o.direction), s.ec_passes(o.direction), not o.shape.io_threads)
 
 
 def _fit_direction(params: Params, obs: list[Observation], d: str, notes: list[str]) -> Params:
@@ -332,6 +270,7 @@ def _fit_direction(params: Params, obs: list[Observation], d: str, notes: list[s
         params = _fit_ceiling(params, many, d, CLIENT, notes, single=False)
         params = _fit_fanout(params, singles, d, FANOUT, notes)
         params = _fit_fanout(params, many, d, FANOUT_CPU, notes)
+        params = fit_no_io_threads(params, many, d, notes)
         for o in large:
             params = _raise_priors(params, o, notes)
     return _fit_call(params, [o for o in obs if o.concurrency == 1 and not o.large], d, notes)
@@ -390,7 +329,8 @@ def _fit_ceiling(params: Params, obs: list[Observation], d: str, name: str, note
             explained_by.append(f"{carrier} ({format_rate(prior_bounds[carrier])})")
             implied.append(o.bps)
             continue
-        left = 1.0 / o.bps - client_rest
+        # a layout without client io-threads moves R × what the same client does with them
+        left = (1.0 / o.bps - client_rest) * (1.0 if o.shape.io_threads else params.value(tm.NO_IO_THREADS, d) or 1.0)
         implied.append(1.0 / left if left > 0 else NO_LIMIT)
     value = statistics.median(implied)
     what = "one file" if single else f"{'/'.join(sorted({str(o.concurrency) for o in mine}))} files at once"

@@ -51,11 +51,12 @@ class GlusterCommandError(GlusterXMLError):
 
 # What glusterd 10 writes into every new volume by itself (glusterd-volume-ops.c
 # ``glusterd_op_create_volume`` -> ``glusterd_enable_default_options``; seen on the lab for every
-# layout: the last two on replicated volumes only).
+# layout), and into a replicated one besides (client-io-threads off: ``glusterd_op_create_volume``
+# for GF_CLUSTER_TYPE_REPLICATE). On another layout those two are an admin's choice.
 CREATE_DEFAULTS = {
     "storage.fips-mode-rchecksum": "on", "transport.address-family": "inet", "nfs.disable": "on",
-    "cluster.granular-entry-heal": "on", "performance.client-io-threads": "off",
 }
+REPLICATED_CREATE_DEFAULTS = {"cluster.granular-entry-heal": "on", "performance.client-io-threads": "off"}
 
 
 @dataclass(frozen=True)
@@ -88,9 +89,11 @@ class VolumeInfo:
         return Layout(self.type)
 
     def to_volume(self) -> Volume:
-        """The volume as a plan: options gluster 10 sets by itself at create time are left out
-        (``volume create`` sets them again), so the plan shows only what an admin chose."""
-        options = {k: v for k, v in self.options.items() if CREATE_DEFAULTS.get(k) != v}
+        """The volume as a plan: options gluster 10 sets by itself at create time for this
+        layout are left out (``volume create`` sets them again), so the plan shows only what an
+        admin chose (client-io-threads off on a distributed volume was chosen: it stays)."""
+        defaults = {**CREATE_DEFAULTS, **(REPLICATED_CREATE_DEFAULTS if self.type.is_replicated else {})}
+        options = {k: v for k, v in self.options.items() if defaults.get(k) != v}
         return Volume(self.name, self.layout, [b.ref for b in self.bricks], options)
 
 

@@ -217,7 +217,7 @@ def probe_inputs(run: RunResult, topo: Topology | None) -> Inputs:
     elif shared:
         # a client on one of the servers (hyperconverged): the other servers' TCP and disks are a
         # network and devices, not CPU work on the client's kernel, so nothing is charged for it
-        measured.update(shared_cpu_costs(rid, sorted(shared)))
+        measured.update(shared_cpu_costs(rid, sorted(shared), every_server=False))
         notes.append(f"probe {rid}: {', '.join(sorted(shared))} of {len(servers)} servers run on the client's own "
                      "kernel; the model charges the client nothing for their work (as for servers of their own), "
                      "and the range allows for it")
@@ -232,12 +232,15 @@ SHARED_FANOUT_CPU_WORST = 1e-3
 
 
 def shared_cpu_costs(rid: str, hosts: Sequence[str], tcp_bps: float | None = None,
-                     disk_write_bps: float | None = None, tcp_together: bool = True) -> dict[str, Value]:
+                     disk_write_bps: float | None = None, tcp_together: bool = True,
+                     every_server: bool = True) -> dict[str, Value]:
     """Where servers share the client's CPUs: what a stored byte costs those CPUs, measured —
     sent over TCP (``tcp_bps``: the client to every server at once, or ``tcp_together`` False:
     the fastest one at a time) and written into the brick filesystems (``disk_write_bps``: every
     one at once; None: not measured), both CPU work on one kernel — and the fan-out costs,
-    assumed 0 with a wide range until the fit derives them. Only writes store extra copies
+    assumed 0 with a wide range until the fit derives them, and what a client without io-threads
+    moves (its threads compete with the bricks' for the CPUs: ``every_server`` on the client's
+    kernel). Only writes store extra copies
     (replica, parity), so only writes are charged."""
     note = (f"assumed 0 … {{worst}} per extra brick RPC: probe {rid} found {', '.join(hosts)} on the client's "
             "kernel (shared CPUs); derived from the calibration layout's request cost when it is fitted")
@@ -245,6 +248,10 @@ def shared_cpu_costs(rid: str, hosts: Sequence[str], tcp_bps: float | None = Non
     for d in DIRECTIONS:
         out[f"{tm.FANOUT}.{d}"] = tm.assumed_cost(0.0, SHARED_FANOUT_WORST, note.format(worst=format_duration(SHARED_FANOUT_WORST)))
         out[f"{tm.FANOUT_CPU}.{d}"] = tm.assumed_cost(0.0, SHARED_FANOUT_CPU_WORST, note.format(worst=format_duration(SHARED_FANOUT_CPU_WORST)))
+    from .client_options import NO_IO_THREADS_SHARED, NO_IO_THREADS_SHARED_NOTE
+
+    for d, (value, low, high) in NO_IO_THREADS_SHARED.items() if every_server else ():
+        out[f"{tm.NO_IO_THREADS}.{d}"] = Value(value, tm.ASSUMED, NO_IO_THREADS_SHARED_NOTE, low, high)
     if tcp_bps:
         cost = 1.0 / tcp_bps + (1.0 / disk_write_bps if disk_write_bps else 0.0)
         parts = f"TCP {format_rate(tcp_bps)} " + ("to every server at once" if tcp_together else "to one server")

@@ -47,6 +47,8 @@ from itertools import chain
 from operator import attrgetter
 from typing import Iterable, Mapping
 
+from .client_options import (NO_IO_THREADS_ASSUMED, NO_IO_THREADS_NOTE, READ_FIRST, READ_LEAST,  # noqa: F401
+                             READ_LOCAL, READ_POLICIES, READ_SPREAD, chooses_local, io_threads, read_policy)
 from .topology import BrickRef
 
 WRITE, READ = "write", "read"
@@ -76,6 +78,7 @@ FANOUT_CPU = "fanout_cpu_seconds"  # .write/.read: client CPU seconds per extra 
 CALL = "call_seconds"            # .write/.read: what one read()/write() call costs a stream
 SHARED_BYTE = "shared_cpu_seconds_per_byte"  # .write/.read: CPU a stored byte costs servers on the client's CPUs
 NOISE = "noise_log_sigma"        # the calibration figures' run-to-run spread (σ of ln figure), widens every range
+NO_IO_THREADS = "no_io_threads_ratio"  # .write/.read: the client's aggregate without io-threads ÷ with them
 
 #: what each parameter means, for people (the README and the UI's tooltips use these)
 MEANING = {
@@ -92,6 +95,8 @@ MEANING = {
     CALL: "what one read()/write() call costs a stream (small blocks)",
     SHARED_BYTE: "what each extra stored byte costs CPUs the servers share with the client",
     NOISE: "run-to-run spread of the calibration figures and the fit's own misfit (σ of ln figure)",
+    NO_IO_THREADS: "what a client without io-threads (replicated volumes: glusterd turns them off) moves, all "
+                   "files at once, of what it moves with them",
 }
 #: how many σ of noise a range spans on each side: 1.645, so 90 % of figures fall inside
 NOISE_Z = 1.645
@@ -184,6 +189,8 @@ def default_values() -> dict[str, Value]:
         out[f"{CALL}.{d}"] = spread(CALL_DEFAULT, ASSUMED, CALL_NOTE, cost=True, factor=3.0)
         out[f"{FANOUT}.{d}"] = assumed_cost(0.0, 200e-6, FANOUT_NOTE)
         out[f"{FANOUT_CPU}.{d}"] = assumed_cost(0.0, 50e-6, FANOUT_NOTE)
+        value, low, high = NO_IO_THREADS_ASSUMED[d]
+        out[f"{NO_IO_THREADS}.{d}"] = Value(value, ASSUMED, NO_IO_THREADS_NOTE, low, high)
     return out
 
 
@@ -244,31 +251,6 @@ class Params:
 
 
 # ------------------------------------------------------------------ layout shapes
-
-
-# how a set's reads pick bricks (from the volume's options, ``read_policy``)
-READ_SPREAD = "hash"      # each file on its own brick(s) by GFID hash (gluster's default)
-READ_FIRST = "first"      # cluster.read-hash-mode 0: the first readable brick of the set
-READ_LEAST = "least"      # read-hash-mode 3/4/5 (least outstanding/latency), disperse round-robin
-READ_LOCAL = "local"      # cluster.choose-local: the client holds a brick of the set
-READ_POLICIES = (READ_SPREAD, READ_FIRST, READ_LEAST, READ_LOCAL)
-
-
-def read_policy(kind: str, options: Mapping[str, str]) -> str:
-    """A set's read policy from the volume's options (gluster's defaults where unset):
-    replica ``cluster.read-hash-mode`` (default 1: GFID hash; 2, GFID and client PID, spreads
-    the same for files read by different processes), disperse ``disperse.read-policy``
-    (default gfid-hash)."""
-    if kind == "replica":
-        mode = str(options.get("cluster.read-hash-mode", "1")).strip()
-        return {"0": READ_FIRST, "3": READ_LEAST, "4": READ_LEAST, "5": READ_LEAST}.get(mode, READ_SPREAD)
-    if kind == "disperse":
-        return READ_LEAST if str(options.get("disperse.read-policy", "")).strip() == "round-robin" else READ_SPREAD
-    return READ_SPREAD
-
-
-def _chooses_local(options: Mapping[str, str]) -> bool:
-    return str(options.get("cluster.choose-local", "on")).strip().lower() in ("on", "true", "yes", "1", "enable")
 
 
 @dataclass(frozen=True)
@@ -360,6 +342,7 @@ class SetShape:
 class LayoutShape:
     sets: tuple[SetShape, ...]
     description: str = ""
+    io_threads: bool = True      # the client graph holds io-threads (``client_options.io_threads``)
 
     @property
     def bricks(self) -> tuple[BrickRef, ...]:
@@ -458,7 +441,7 @@ def shape_of(sets: Iterable, description: str = "", options: Mapping[str, str] |
     from that brick)."""
     options = options or {}
     replica_reads, disperse_reads = read_policy("replica", options), read_policy("disperse", options)
-    local = set(client_nodes) if _chooses_local(options) else set()
+    local = set(client_nodes) if chooses_local(options) else set()
     out = []
     append = out.append
     for s in sets:
@@ -478,7 +461,7 @@ def shape_of(sets: Iterable, description: str = "", options: Mapping[str, str] |
             append(SetShape("replica", data, 1, 1, arbiter, reads))
         else:
             append(SetShape("distribute", data))
-    return LayoutShape(tuple(out), description)
+    return LayoutShape(tuple(out), description, io_threads(any(x.kind == "replica" for x in out), options))
 
 
 # ------------------------------------------------------------------ predictions
@@ -558,7 +541,17 @@ class _Eval:
 
     def tau_client(self, s: SetShape) -> float:
         client = self.v(CLIENT)
-        return (1.0 / client if client else 0.0) + self._layout_cost(s, FANOUT_CPU)
+        return ((1.0 / client if client else 0.0) + self._layout_cost(s, FANOUT_CPU)) * self.threads()
+
+    def threads(self) -> float:
+        """How much longer a byte takes the client's threads on a layout without io-threads:
+        every request is wound on the FUSE thread (1: the client has them). One stream's wait
+        is left as it is: on the sandbox one file went as fast either way, within its scatter,
+        while many files at once lost a fifth (reads) to two fifths (writes)."""
+        if self.shape.io_threads:
+            return 1.0
+        ratio = self.v(NO_IO_THREADS)
+        return 1.0 / ratio if ratio else 1.0
 
     def ec_seconds(self, s: SetShape) -> float:
         passes = s.ec_passes(self.d)
@@ -635,7 +628,8 @@ class _Eval:
             key = B_EC if ec > tc / 2 else B_CLIENT
             out[key] = 1.0 / tc
             why[key] = (f"client CPU, {ec / tc:.0%} of it erasure coding (d={s0.d}, k={s0.k})" if ec else
-                        "the client's aggregate (FUSE and transport threads)")
+                        "the client's aggregate (FUSE and transport threads)" if shape.io_threads else
+                        "the client's aggregate without io-threads (requests wound on the FUSE thread)")
         # bricks: files per set ~ Binomial(n, 1/sets); each file at most one stream. A set
         # whose bricks' rates are unknown is not bounded by them. Sets of one kind and
         # slowest brick behave alike: each distinct one is worked out once.
