@@ -127,3 +127,48 @@ def test_a_calibration_missing_its_own_figures_is_a_warning_in_text_and_json(cap
     assert est["parameters"]["noise_log_sigma"]["source"] == "measured"
     code, out, _ = run(capsys, RAID5, "--calibrate", str(path))
     assert "WARNING: the calibration does not fit its own inputs" in out
+
+
+def test_stored_small_file_runs_calibrate_the_extract_and_lstat_figures(capsys, tmp_path):
+    """Issue 23 part 2 as the admin uses it: smallfile runs at two RTTs measure the round trips
+    and the local cost of a replicated extract, a metadata run the uncached lstat; the plan's
+    small-file figures say they are calibrated on them (they do not touch throughput)."""
+    from brickyard.store.synthetic import synthetic_small_file_run
+
+    db = f"sqlite:///{tmp_path / 'h.sqlite3'}"
+    near = synthetic_small_file_run([2.0 + 12 * 0.2, 9.0], rtt_ms={"gfs1": 0.2, "gfs2": 0.2, "gfs3": 0.2}, seed=1)
+    far = synthetic_small_file_run([2.0 + 12 * 8.0], rtt_ms={"gfs1": 0.2, "gfs2": 0.2, "gfs3": 8.0}, seed=2)
+    lstat = synthetic_small_file_run([0.3 + 1.2 * 0.2], workload="metadata", rtt_ms={"gfs1": 0.2, "gfs2": 0.2,
+                                                                                       "gfs3": 0.2}, seed=3)
+    with HistoryStore(db) as store:
+        for r in (near, far, lstat):
+            store.add_run(r)
+    argv = [RAID5, "--type", "distributed-replicate", "--replica", "2", "--db", db]
+    for r in (near, far, lstat):
+        argv += ["--calibrate", r.run_id[:10]]
+    code, out, _ = run(capsys, *argv, "--json")
+    doc = json.loads(out)
+    small = doc["small_files"]
+    assert small["calibrated_on"] == [f"smallfile run {near.run_id[:12]}", f"smallfile run {far.run_id[:12]}",
+                                      f"metadata run {lstat.run_id[:12]}"]
+    ex, ls = small["extract"], small["lstat"]
+    assert ex["source"] == "fitted" and ex["round_trips"] == pytest.approx(12.0) and ex["local_ms"] == pytest.approx(2.0)
+    # one RTT only for the lstat: its local cost measured, its round trip still the assumed one
+    assert ls["round_trips"] == 1.0 and ls["local_ms"] == pytest.approx(0.3 + 0.2 * 0.2)
+    assert "measured 0.54 ms at 0.2 ms RTT" in ls["note"]
+    assert doc["estimate"]["label"] == "estimate (uncalibrated)"     # throughput: nothing measured it
+    code, out, _ = run(capsys, *argv)
+    assert f"calibrated on smallfile run {near.run_id[:12]}" in out
+    assert "12 round trips × " in out and "(fitted)" in out
+
+
+def test_a_small_file_run_without_an_uncached_lstat_is_refused_by_name(capsys, tmp_path):
+    from brickyard.store.synthetic import synthetic_small_file_run
+
+    db = f"sqlite:///{tmp_path / 'h.sqlite3'}"
+    r = synthetic_small_file_run([0.5], workload="metadata")
+    r.steps[:] = [s for s in r.steps if not s.params["mount"].startswith("target via")]
+    with HistoryStore(db) as store:
+        store.add_run(r)
+    code, _, err = run(capsys, RAID5, "--calibrate", r.run_id[:10], "--db", db)
+    assert code == 2 and f"run {r.run_id[:12]} (metadata) has no valid lstat loop" in err

@@ -219,3 +219,32 @@ def test_the_layout_panel_predicts_the_small_file_extract_at_the_topologys_rtts(
     show_active(qtbot, win)
     text = win.findChildren(VerdictPanel)[0].estimate.text()
     assert "small files (replica)" in text and "round trips × 25.4 ms RTT" in text and "uncached lstat" in text
+
+
+def test_small_file_runs_are_offered_and_calibrate_the_small_file_figures(qtbot, tmp_path):
+    """Issue 23 part 2 in the window: a smallfile run at the cluster's own RTT and one at 8 ms,
+    ticked in Calibrate, measure the extract's local cost and round trips; the layout panel's
+    small-file line says what it is calibrated on (the throughput stays an estimate)."""
+    from brickyard.core import topofile
+    from brickyard.store.synthetic import synthetic_small_file_run
+    from tests.conftest import EXAMPLES
+
+    win = MainWindow(topofile.load(EXAMPLES / "three-site.brickyard.json"), tmp_path / "s.ini", tmp_path / "autosave")
+    show_active(qtbot, win)
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    near = synthetic_small_file_run([3.0 + 10 * 0.2], rtt_ms={"gfs1": 0.2, "gfs2": 0.2, "gfs3": 0.2}, seed=1)
+    far = synthetic_small_file_run([3.0 + 10 * 8.0], rtt_ms={"gfs1": 0.2, "gfs2": 0.2, "gfs3": 8.0}, seed=2)
+    for r in (near, far):
+        store.add_run(r)
+    dialog = CalibrateDialog(win.session, store, win)
+    qtbot.addWidget(dialog)
+    assert {dialog.runs.item(i, 3).text() for i in range(dialog.runs.rowCount())} == {"smallfile"}
+    for i in range(dialog.runs.rowCount()):
+        dialog.runs.item(i, 0).setCheckState(Qt.CheckState.Checked)
+    assert dialog.apply()
+    assert "small files calibrated on smallfile run" in dialog.result.text()
+    assert "extract on replica: 3 ms + 10 round trips × RTT (fitted)" in dialog.result.text()
+    text = win.findChildren(VerdictPanel)[0].estimate.text()
+    assert "3.00 ms + 10 round trips × 25.4 ms RTT" in text and "calibrated on smallfile run" in text
+    assert win.findChildren(VerdictPanel)[0].estimate_group.title() == "Throughput estimate (uncalibrated)"
+    store.close()

@@ -244,6 +244,23 @@ class RunContext:
         A PostgreSQL server left listening in it is stopped first."""
         return await target.agent.tempdir(kind)
 
+    async def round_trips(self, target: TargetSession) -> dict[str, float]:
+        """{server: RTT in ms} from ``target``'s host to each server of its gluster volume (TCP
+        connects to glusterd, the lower half's median: ``bench.rtt``); {} for a target that is
+        not a gluster mount or a server it cannot reach. Small-file workloads record it in their
+        steps' params (``rtt_ms``): the latency model is calibrated on it."""
+        from . import rtt
+        from .physics import servers_of
+
+        if target.kind != "gluster":
+            return {}
+        hosts = servers_of(self.physics.layout, target.mount.get("source", ""))
+        if not hosts:
+            return {}
+        self.check_cancelled()
+        res = await target.executor.run(rtt.argv(target.agent.python, hosts), timeout=120, check=False)
+        return rtt.parse(res.text) if res.ok else {}
+
     async def remove(self, target: TargetSession, path: str) -> None:
         """Remove a file or directory this run created (inside ``target.rundir`` only)."""
         await target.agent.rmtree(path, timeout=max(60.0, self.stall_seconds))

@@ -263,11 +263,16 @@ def format_plan(r: PlanResult, failures: list[str]) -> str:
     small = r.small_files()
     if small is not None:
         ex, ls = small["extract"], small["lstat"]
-        lines += ["", f"Small files ({small['kind']}, RTT {small['rtt_source']}): the write-up's extract of "
+        on = small.get("calibrated_on") or []
+        lines += ["", f"Small files ({small['kind']}, RTT {small['rtt_source']}"
+                      + (f"; calibrated on {', '.join(on)}" if on else "") + "): the write-up's extract of "
                       f"{ex['objects']:,} objects {ex['seconds']:.0f} s, {ex['per_object_ms']:.2f} ms per object "
                       f"({ex['low_ms']:.2f} … {ex['high_ms']:.2f}) = {ex['local_ms']:.2f} ms + "
-                      f"{ex['round_trips']:g} round trips × {ex['rtt_ms']:.3g} ms; uncached lstat "
-                      f"{ls['per_object_ms']:.3g} ms ({ex['source']})"]
+                      f"{ex['round_trips']:.3g} round trips × {ex['rtt_ms']:.3g} ms ({ex['source']}); uncached lstat "
+                      f"{ls['per_object_ms']:.3g} ms = {ls['local_ms']:.3g} ms + {ls['round_trips']:.3g} round "
+                      f"trips × {ls['rtt_ms']:.3g} ms ({ls['source']})"]
+        if on:
+            lines += [f"  small files: {op} on {small['kind']}: {small[op]['note']}" for op in ("extract", "lstat")]
     return "\n".join(lines)
 
 

@@ -82,14 +82,17 @@ class Inputs:
     measured: Mapping[str, Value] = field(default_factory=dict)
     sources: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    latency: tuple[Any, ...] = ()             # small-file points (``latency.Point``): ``latency_inputs``
+    latency_sources: tuple[str, ...] = ()
 
     def __add__(self, other: "Inputs") -> "Inputs":
         return Inputs(self.observations + other.observations, {**self.measured, **other.measured},
-                      tuple(dict.fromkeys(self.sources + other.sources)), self.notes + other.notes)
+                      tuple(dict.fromkeys(self.sources + other.sources)), self.notes + other.notes,
+                      self.latency + other.latency, tuple(dict.fromkeys(self.latency_sources + other.latency_sources)))
 
     @property
     def empty(self) -> bool:
-        return not self.observations and not self.measured
+        return not self.observations and not self.measured and not self.latency
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,8 @@ class Model:
     notes: tuple[str, ...] = ()
     residuals: tuple[Residual, ...] = ()
     warnings: tuple[str, ...] = ()      # the calibration misses its own inputs, or is noisy
+    latency: Any = None                 # ``latency.LatencyModel`` fitted on small-file runs, or None
+    latency_sources: tuple[str, ...] = ()
 
     @property
     def misfits(self) -> tuple[Residual, ...]:
@@ -246,7 +251,10 @@ def fit_params(prior: Params, inputs: Inputs) -> Model:
     if obs:
         params = _noise(params, obs, residuals, notes, warnings)
         residuals = tuple(_residual(o, params) for o in obs)
-    return Model(params, tuple(inputs.sources), tuple(dict.fromkeys(notes)), residuals, tuple(warnings))
+    from .latency import fit as fit_latency
+
+    return Model(params, tuple(inputs.sources), tuple(dict.fromkeys(notes)), residuals, tuple(warnings),
+                 fit_latency(inputs.latency) if inputs.latency else None, tuple(inputs.latency_sources))
 
 
 def _residual(o: Observation, params: Params) -> Residual:

@@ -162,7 +162,7 @@ def fit(points: Iterable[Point], model: LatencyModel | None = None) -> LatencyMo
             rtt = pts[0].rtt_ms
             local = max(0.0, statistics.median(p.per_object_ms for p in pts) - before.round_trips * rtt)
             note = (f"local {local:.3g} ms: measured {statistics.median(p.per_object_ms for p in pts):.3g} ms at "
-                    f"{rtt:g} ms RTT ({srcs}) less {before.round_trips:g} round trips ({before.source}); "
+                    f"{rtt:.3g} ms RTT ({srcs}) less {before.round_trips:g} round trips ({before.source}); "
                     f"round trips: {before.note}")
             costs[key] = Cost(local, before.round_trips, before.source if before.source != ASSUMED else ASSUMED,
                               note, before.spread)

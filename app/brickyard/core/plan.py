@@ -64,14 +64,18 @@ class PlanResult:
     topology: Topology | None = field(default=None, compare=False, repr=False)   # what it was planned on
 
     def small_files(self) -> dict | None:
-        """The small-file latency model (``core.latency``) for this volume at its topology's
+        """The small-file latency model (``core.latency``, calibrated on stored small-file runs
+        when the throughput model's calibration holds some) for this volume at its topology's
         RTTs: the write-up's extract and an uncached lstat loop; worked out when asked (a
         24,000-brick plan does not pay for it on every edit)."""
         if self.refused or not self.sets or self.topology is None:
             return None
         from . import latency
 
-        return latency.predict_plan(self.topology, self.sets)
+        calibration = getattr(self.estimate, "model", None)
+        doc = latency.predict_plan(self.topology, self.sets, getattr(calibration, "latency", None))
+        doc["calibrated_on"] = list(getattr(calibration, "latency_sources", ()) or ())   # smallfile/metadata runs
+        return doc
 
     @property
     def shown_commands(self) -> tuple[gluster_cli.HostCommand, ...]:

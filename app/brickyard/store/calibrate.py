@@ -1,5 +1,6 @@
 """Calibration sources by what the user names: a calibration file (a path), or stored runs (a
-run id or a unique prefix: a probe run, or a dd/fio run on a layout). The CLI's
+run id or a unique prefix: a probe run, a dd/fio run on a layout — the throughput model — or a
+smallfile/metadata run — the small-file latency model). The CLI's
 ``--calibrate`` and the app's "Calibrate model…" both read them here, so they agree."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 import os
 from typing import Callable, Sequence
 
-from ..core import calibration as cal, modelinputs, topofile
+from ..core import calibration as cal, latency_inputs, modelinputs, topofile
 from ..core.topology import BrickRef, Topology
 from .history import HistoryStore
 
@@ -76,8 +77,14 @@ def load_inputs(specs: Sequence[str], topo: Topology | None, bricks: Sequence[Br
                 store = open_store()
             run = store.load_run(resolve_run(store, spec))
             try:
-                out = out + modelinputs.inputs_from_run(run, run_topology(store, topo)(run))
-            except modelinputs.ModelInputError as exc:
+                if latency_inputs.is_latency_run(run):
+                    # a small-file run calibrates the small-file latency model, not throughput
+                    points, notes = latency_inputs.points_from_run(run, run_topology(store, topo)(run))
+                    out = out + cal.Inputs(notes=tuple(notes), latency=tuple(points),
+                                           latency_sources=(f"{run.workload} run {run.run_id[:12]}",))
+                else:
+                    out = out + modelinputs.inputs_from_run(run, run_topology(store, topo)(run))
+            except (modelinputs.ModelInputError, latency_inputs.LatencyInputError) as exc:
                 raise CalibrationSourceError(str(exc)) from None
     finally:
         if own and store is not None:

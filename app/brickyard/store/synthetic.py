@@ -13,7 +13,7 @@ import random
 import uuid
 from typing import Sequence
 
-from brickyard.core.results import Provenance, RunResult, RunStatus, StepResult, WorkerTiming
+from brickyard.core.results import Metric, Provenance, RunResult, RunStatus, StepResult, WorkerTiming
 from brickyard.core.stats import start_skew, throughput_metrics
 
 KiB, MiB = 1024, 1024 * 1024
@@ -83,3 +83,42 @@ def synthetic_run(rng: random.Random, *, gluster: str = "10.3", layout: str = "r
                     index += 1
     return RunResult(run_id=uuid.UUID(int=rng.getrandbits(128)).hex, workload=workload, status=status,
                      started_at=started_at, ended_at=started_at + clock - 1000.0, provenance=prov, steps=steps)
+
+
+def synthetic_small_file_run(figures_ms: Sequence[float], *, workload: str = "smallfile", layout: str = "replica",
+                             rtt_ms: dict[str, float] | None = None, started_at: float = 1_760_000_000.0,
+                             seed: int = 0) -> RunResult:
+    """A smallfile (extract: ``figures_ms`` per object, one per repeat) or metadata run (the
+    uncached lstat loop: ``figures_ms`` per call) on ``layout``'s gv0, with the RTTs the run
+    measured to each server (``rtt_ms``: {server: ms}; None: none recorded, an older run)."""
+    lay = layout_dict(layout)
+    prov = Provenance(brickyard_version="0.1.0", hosts={}, target="client1:/mnt/gv0", target_kind="gluster",
+                      volume_name="gv0", layout=lay, workload=workload, parameters={"repeats": len(figures_ms)})
+    steps: list[StepResult] = []
+    clock = 1000.0
+    rtts = {"rtt_ms": {"client1": dict(rtt_ms)}} if rtt_ms else {}
+    for rep, ms in enumerate(figures_ms):
+        if workload == "smallfile":
+            objects = 2028
+            w = WorkerTiming(0, "client1", clock, clock + ms * objects / 1000, 42_700_000, objects)
+            steps.append(StepResult(index=2 * rep, params={"where": "target", "repeat": rep, "objects": objects, **rtts},
+                                    repeat=rep, workers=(w,), metrics=(Metric("per_object_ms", ms, "ms"),)))
+            base = WorkerTiming(0, "client1", w.end, w.end + 1.0, 42_700_000, objects)
+            steps.append(StepResult(index=2 * rep + 1, params={"where": "tmpfs baseline", "repeat": rep},
+                                    repeat=rep, workers=(base,), metrics=(Metric("per_object_ms", 0.5, "ms"),)))
+            clock = base.end + 1
+        else:
+            calls = int(5000 / ms)
+            cached = WorkerTiming(0, "client1", clock, clock + 5, 0, 2_000_000)
+            steps.append(StepResult(index=2 * rep, params={"mount": "target as mounted (attribute cache per mount "
+                                                                     "options)", "repeat": rep},
+                                    repeat=rep, workers=(cached,), metrics=(Metric("lstat_us", 2.5, "us"),)))
+            w = WorkerTiming(0, "client1", cached.end, cached.end + 5, 0, calls)
+            steps.append(StepResult(index=2 * rep + 1, params={"mount": "target via second mount with "
+                                                                         "attribute-timeout=0,entry-timeout=0",
+                                                                "repeat": rep, **rtts},
+                                    repeat=rep, workers=(w,), metrics=(Metric("lstat_us", ms * 1000, "us"),)))
+            clock = w.end + 1
+    return RunResult(run_id=uuid.UUID(int=random.Random(seed).getrandbits(128)).hex, workload=workload,
+                     status=RunStatus.COMPLETE, started_at=started_at, ended_at=started_at + clock - 1000.0,
+                     provenance=prov, steps=steps)

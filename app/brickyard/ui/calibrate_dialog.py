@@ -23,8 +23,9 @@ from ..core.units import UnitError, format_block_size, format_rate, format_utc, 
 from ..store.calibrate import CalibrationSourceError, load_inputs
 from .session import Session
 
-#: workloads whose steps name direction, file count and block size (or probe the hardware)
-USABLE_WORKLOADS = ("probe", "dd", "fio")
+#: workloads whose steps name direction, file count and block size (or probe the hardware), and
+#: the small-file ones the latency model is calibrated on
+USABLE_WORKLOADS = ("probe", "dd", "fio", "smallfile", "metadata")
 HEAD = ("", "started (UTC)", "run", "workload", "volume", "layout", "steps")
 
 
@@ -37,7 +38,9 @@ class CalibrateDialog(QDialog):
         intro = QLabel("Tick stored runs to calibrate the planner's throughput model on: a <b>probe</b> run "
                        "(<code>brickyard probe</code>: brick filesystems and TCP, before provisioning) and runs "
                        "of a layout (dd, fio). Add calibration files for figures from elsewhere. Each layout is "
-                       "then <i>predicted</i> from them; what nothing measured stays a labelled assumption.")
+                       "then <i>predicted</i> from them; what nothing measured stays a labelled assumption. "
+                       "<b>smallfile</b> and <b>metadata</b> runs calibrate the small-file figures (extract, "
+                       "uncached lstat): their local cost, and the round trips where runs at two RTTs show them.")
         intro.setWordWrap(True)
         self.runs = QTableWidget(0, len(HEAD))
         self.runs.setObjectName("calibrate-runs")
@@ -215,4 +218,17 @@ class CalibrateDialog(QDialog):
         if len(model.residuals) > 8:
             lines.append(f"… and {len(model.residuals) - 8} more figures")
         lines += [html.escape(f"note: {n}") for n in model.notes]
+        lines += self._small_files(model)
         self.result.setText("<br>".join(lines))
+
+    @staticmethod
+    def _small_files(model) -> list[str]:
+        """What the small-file runs ticked made of the latency model, per layout kind."""
+        if model.latency is None:
+            return []
+        lines = [f"<b>small files calibrated on {html.escape(', '.join(model.latency_sources))}</b>"]
+        for (kind, op), cost in sorted(model.latency.costs.items()):
+            if cost.source != "assumed" or "measured" in cost.note:
+                lines.append(html.escape(f"{op} on {kind}: {cost.local_ms:.3g} ms + {cost.round_trips:.3g} round "
+                                         f"trips × RTT ({cost.source}): {cost.note}"))
+        return lines

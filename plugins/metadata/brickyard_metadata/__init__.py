@@ -86,7 +86,8 @@ class LstatLatency(Workload):
                                     "; ".join(notes))
                 if mounts:
                     await self._measure(ctx, engines, {h: m[1] for h, m in mounts.items()},
-                                        f"target via second mount with {UNCACHED_OPTS}", repeat, floor)
+                                        f"target via second mount with {UNCACHED_OPTS}", repeat, floor,
+                                        uncached=True)
         finally:
             for t in ctx.targets:
                 if t.host in mounts:
@@ -118,10 +119,13 @@ class LstatLatency(Workload):
         return mnt, f"{mnt}/{rel}/lstat-target"
 
     async def _measure(self, ctx, engines, paths: dict[str, str], label: str, repeat: int,
-                       floor_us: float | None, note: str = "") -> float:
+                       floor_us: float | None, note: str = "", uncached: bool = False) -> float:
         secs = ctx.values["seconds"]
         targets = [t for t in ctx.targets if t.host in paths]
         ctx.progress(f"lstat: {label}, repeat {repeat + 1}/{ctx.repeats}")
+        # an uncached lstat is a round trip: the RTT to each server beside it calibrates the
+        # latency model (core.latency); a cached one or a local file has none
+        rtts = {t.host: await ctx.round_trips(t) for t in targets} if uncached else {}
         specs = []
         for t in targets:
             if engines[t.host] == "c":
@@ -163,7 +167,8 @@ class LstatLatency(Workload):
         if floor_us is not None and per_call and floor_us > 0:   # (NaN > 0 is False: no floor measured)
             metrics.append(Metric("floor_ratio", us / floor_us, "ratio", "this µs/call ÷ the local-file loop floor"))
         engine = ",".join(sorted({engines[t.host] for t in targets}))
-        ctx.record(Measurement(params={"mount": label, "repeat": repeat, "engine": engine, "seconds": secs},
+        ctx.record(Measurement(params={"mount": label, "repeat": repeat, "engine": engine, "seconds": secs,
+                                       **({"rtt_ms": rtts} if any(rtts.values()) else {})},
                                workers=workers, metrics=metrics, flags=flags, problems=problems,
                                note="; ".join(notes), throughput_metrics=False))
         return us

@@ -55,6 +55,8 @@ class SmallFileExtract(Workload):
         for t in targets:
             await ctx.sh(t, ["mkdir", dests[t.host]])
         ctx.progress(f"extract into {label}, repeat {repeat + 1}/{ctx.repeats}")
+        # the RTT to each server just before: the latency model is calibrated on figure and RTT
+        rtts = {t.host: await ctx.round_trips(t) for t in targets} if label == "target" else {}
         runs = await ctx.run_workers([(t, ctx.exec_worker(["tar", "-xzf", f"{t.tmpdir}/wordpress-shaped.tar.gz",
                                                             "-C", dests[t.host]])) for t in targets])
         problems = []
@@ -78,7 +80,8 @@ class SmallFileExtract(Workload):
         ]
         ctx.record(Measurement(params={"where": label, "repeat": repeat, "objects": tarball.objects,
                                        "files": tarball.files, "dirs": tarball.dirs,
-                                       "scale": ctx.values["scale"]},
+                                       "scale": ctx.values["scale"],
+                                       **({"rtt_ms": rtts} if any(rtts.values()) else {})},
                                workers=workers, metrics=metrics, problems=problems), direction="write")
         for t in targets:
             await ctx.remove(t, dests[t.host])

@@ -146,11 +146,15 @@ class VerdictPanel(QWidget):
         small = plan.small_files()
         if small is not None:   # the write-up's extract and an uncached lstat at the topology's RTTs
             ex, ls = small["extract"], small["lstat"]
+            on = small.get("calibrated_on") or []
+            source = (f"calibrated on {', '.join(on)}" if on else
+                      ex["source"] if ex["source"] == ls["source"] else f"{ex['source']}, lstat {ls['source']}")
             text += (f"<br>small files ({html.escape(small['kind'])}): the write-up's extract of {ex['objects']:,} "
                      f"objects ≈ {ex['seconds']:.0f} s ({ex['per_object_ms']:.2f} ms per object = "
-                     f"{ex['local_ms']:.2f} ms + {ex['round_trips']:g} round trips × {ex['rtt_ms']:.3g} ms RTT), "
-                     f"uncached lstat {ls['per_object_ms']:.3g} ms <span style='color:#757575'>({ex['source']})</span>")
-            tips.append(f"small files: {ex['note']}")
+                     f"{ex['local_ms']:.2f} ms + {ex['round_trips']:.3g} round trips × {ex['rtt_ms']:.3g} ms RTT), "
+                     f"uncached lstat {ls['per_object_ms']:.3g} ms <span style='color:#757575'>"
+                     f"({html.escape(source)})</span>")
+            tips += [f"small files: {ex['note']}", f"small files, lstat: {ls['note']}"]
         if est.missing:
             text += "<br><span style='color:#757575'>unknown: " + html.escape("; ".join(est.missing)) + "</span>"
         self.estimate.setText(text)
