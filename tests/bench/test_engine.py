@@ -248,3 +248,29 @@ def test_a_long_pause_without_io_marks_the_step_invalid_even_when_it_resumes(tmp
     assert run.status is RunStatus.COMPLETE
     (step,) = run.steps
     assert "io-pause" in step.flags and not step.valid and "no I/O progress on local" in step.note
+
+
+def test_a_run_on_many_targets_of_two_kinds_names_each_kind_once_and_exports_back(tmp_path):
+    # a probe on a 4-node lab has nine targets (eight brick filesystems and the client's /tmp):
+    # every target's kind joined made 53 characters, which a stored run's kind (32) cannot hold,
+    # so the run could not be exported and read back
+    import shutil
+    from pathlib import Path
+
+    from brickyard.store.codec import run_from_dict, run_to_dict
+
+    shm = Path("/dev/shm")
+    if not shm.is_dir():
+        pytest.skip("no /dev/shm here")
+    dirs = [tmp_path / f"d{i}" for i in range(8)]
+    for d in dirs:
+        d.mkdir()
+    other = Path(shm / f"brickyard-test-{os.getpid()}")
+    other.mkdir()
+    try:
+        targets = [(TargetSpec("local", str(d)), LocalExecutor("local")) for d in [*dirs, other]]
+        run = asyncio.run(run_benchmark(Sleeper(), {"seconds": 0.0, "steps": 1}, targets))
+    finally:
+        shutil.rmtree(other, ignore_errors=True)
+    assert run.provenance.target_kind == "local,tmpfs"
+    assert run_from_dict(run_to_dict(run)).provenance.target_kind == "local,tmpfs"

@@ -252,7 +252,7 @@ async def run_benchmark(
                     pass     # an unreadable target: creating the run directory below says why
             run.provenance = Provenance(
                 brickyard_version=__version__, hosts=hosts, target=run.provenance.target,
-                target_kind=kinds[0] if len(set(kinds)) == 1 else ",".join(kinds),
+                target_kind=",".join(dict.fromkeys(kinds)),   # each kind once: a probe has nine targets
                 volume_name=str(layout.get("name", "")), volume_info_xml=volume_info_xml,
                 volume_options=dict(layout.get("options", {})),
                 layout={k: v for k, v in layout.items() if k != "options"},
