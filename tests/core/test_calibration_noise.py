@@ -78,3 +78,21 @@ def test_the_model_check_covers_its_figures_with_the_noisy_ranges():
     for d, n, v in again:
         p = tm.predict(shape, model.params, d, n, 1 << 22)
         assert p.low <= v * MB <= p.high, (d, n, v, p.low, p.high)
+
+
+def test_the_model_carries_its_spread_alone_and_warns_exactly_when_it_passes_noisy():
+    """What the model check's strict/lenient branch reads (``Model.spread``) is what the spread
+    warning is given on: the run-to-run spread, not the ranges' σ (which adds the misfit)."""
+    topo, shape = dt_shape()
+    # 4M one file ran at half of 1M and 16M: a misfit, on repeats that spread ~10 % (quiet)
+    model = fit(topo, [obs(shape, "write", 1, (180, 200, 220), 1 << 20), obs(shape, "write", 1, (82, 90, 99), 1 << 22),
+                       obs(shape, "write", 1, (190, 210, 231), 1 << 24)])
+    assert model.spread == pytest.approx(0.095, abs=0.01)
+    assert model.params.get(tm.NOISE).value > model.spread + 0.1     # σ: spread and misfit together
+    assert not model.noisy and not any("spread" in w for w in model.warnings)
+    assert model.to_json()["spread"] == model.spread
+    for values in ((190, 200, 210), (170, 200, 235), (150, 200, 260)):
+        m = fit(topo, [obs(shape, "write", 1, values)])
+        assert m.noisy == (m.spread > cal.NOISY) == any("spread" in w for w in m.warnings), (values, m.spread)
+    single = fit(topo, [obs(shape, "write", 1, (200,))])
+    assert single.spread is None and not single.noisy

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import strictjson, throughput as tm
-from .calibration_noise import MISFIT, NOISY, noise as _noise  # noqa: F401 (MISFIT, NOISY: the warnings' limits)
+from .calibration_noise import MISFIT, NOISY, noise as _noise, noisy as _noisy  # noqa: F401 (MISFIT, NOISY: the warnings' limits)
 from .calibration_threads import fit_no_io_threads
 from .throughput import (ASSUMED, BRICK, CALL, CLIENT, CLIENT_LINK, DECLARED, DIRECTIONS, FANOUT, FANOUT_CPU,
                          FITTED, MEASURED, NODE_LINK, READ, REQUEST_BYTES, SHARED_BYTE, STORAGE, STREAM, WRITE,
@@ -127,6 +127,14 @@ class Model:
     warnings: tuple[str, ...] = ()      # the calibration misses its own inputs, or is noisy
     latency: Any = None                 # ``latency.LatencyModel`` fitted on small-file runs, or None
     latency_sources: tuple[str, ...] = ()
+    #: the run-to-run spread of the calibration figures alone (σ of ln figure; None: no point
+    #: was measured twice): what the spread warning is given on. ``NOISE`` adds the misfit to it
+    spread: float | None = None
+
+    @property
+    def noisy(self) -> bool:
+        """The calibration figures spread more than NOISY run to run (then a warning says so)."""
+        return _noisy(self.spread)
 
     @property
     def misfits(self) -> tuple[Residual, ...]:
@@ -153,7 +161,7 @@ class Model:
 
     def to_json(self) -> dict:
         return {"label": self.label, "calibrated_on": list(self.calibrated_on), "notes": list(self.notes),
-                "warnings": list(self.warnings),
+                "warnings": list(self.warnings), "spread": self.spread,
                 "parameters": self.params.to_json(),
                 "fit": [{**r.observation.to_json(), "predicted_bps": r.predicted, "error": r.error, "bound": r.bound}
                         for r in self.residuals]}
@@ -248,13 +256,14 @@ def fit_params(prior: Params, inputs: Inputs) -> Model:
     params = _shared_fanout(params, obs, notes)
     residuals = tuple(_residual(o, params) for o in obs)
     warnings: list[str] = []
+    run_spread = None
     if obs:
-        params = _noise(params, obs, residuals, notes, warnings)
+        params, run_spread = _noise(params, obs, residuals, notes, warnings)
         residuals = tuple(_residual(o, params) for o in obs)
     from .latency import fit as fit_latency
 
     return Model(params, tuple(inputs.sources), tuple(dict.fromkeys(notes)), residuals, tuple(warnings),
-                 fit_latency(inputs.latency) if inputs.latency else None, tuple(inputs.latency_sources))
+                 fit_latency(inputs.latency) if inputs.latency else None, tuple(inputs.latency_sources), run_spread)
 
 
 def _residual(o: Observation, params: Params) -> Residual:

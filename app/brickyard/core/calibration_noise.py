@@ -22,12 +22,21 @@ MISFIT = 0.25
 NOISY = 0.15
 
 
-def noise(params: Params, obs: Sequence, residuals: Sequence, notes: list[str], warnings: list[str]) -> Params:
+def noisy(spread: float | None) -> bool:
+    """Whether a run-to-run spread (σ of ln figure, None: unknown) makes the calibration noisy:
+    the one test behind the spread warning, and behind anything that must agree with it
+    (``modelgoal.judge``). The misfit is not noise: it has its own warning."""
+    return spread is not None and spread > NOISY
+
+
+def noise(params: Params, obs: Sequence, residuals: Sequence, notes: list[str],
+          warnings: list[str]) -> tuple[Params, float | None]:
     """The calibration's noise as a parameter every range carries (``tm.NOISE``): the
     run-to-run spread of its figures — repeats of one point, within a run or across runs of one
     layout, pooled: σ of ln figure — and the fit's own misfit on them (RMS of ln predicted ÷
     measured), in quadrature. Warns, naming the points, where the fit misses its own inputs by
-    more than MISFIT, and where the figures spread more than NOISY."""
+    more than MISFIT, and where the figures spread more than NOISY. Returns the parameters and
+    the spread alone (None where no point was measured twice)."""
     groups: dict[tuple, list[float]] = {}
     for o in obs:
         values = o.values or (o.bps,)
@@ -63,15 +72,24 @@ def noise(params: Params, obs: Sequence, residuals: Sequence, notes: list[str], 
         shown = "; ".join(r.describe() for r in missed[:4]) + (f"; and {len(missed) - 4} more" if len(missed) > 4 else "")
         warnings.append(f"the calibration does not fit its own inputs: {shown}. Something the model does not see "
                         "moved these figures (load, caches, a slow step): repeat the calibration runs interleaved "
-                        "with the other layouts")
-    if repeat is not None and repeat > NOISY:
+                        f"with the other layouts{_how_to_interleave(obs)}")
+    if noisy(repeat):
         worst = max(groups.items(), key=lambda kv: max(kv[1]) / min(kv[1]) if min(kv[1]) > 0 else 0)
         (_sets, _threads, d, n, b), values = worst
         warnings.append(f"the calibration figures spread {repeat:.0%} run to run (e.g. {d}, "
                         f"{'1 file' if n == 1 else f'{n} files'}"
                         f"{f', {format_block_size(b)} blocks' if b else ''}: "
                         f"{', '.join(format_rate(v) for v in values)}): every range is widened by it; repeat the "
-                        "calibration runs interleaved with the other layouts to know them better")
+                        f"calibration runs interleaved with the other layouts to know them better{_how_to_interleave(obs)}")
     if sigma <= 0:
-        return params
-    return params.with_values({tm.NOISE: Value(sigma, MEASURED, note)})
+        return params, repeat
+    return params.with_values({tm.NOISE: Value(sigma, MEASURED, note)}), repeat
+
+
+def _how_to_interleave(obs: Sequence) -> str:
+    """The command that repeats the calibration layout between the others, for the warnings:
+    `` (brickyard campaign FILE --interleave dt8)`` — the first calibration layout that is not
+    itself an interleaved copy (``dt8-2`` of ``dt8``); empty where the figures name no layout."""
+    names = list(dict.fromkeys(o.layout for o in obs if getattr(o, "layout", "")))
+    first = [n for n in names if not (n.rpartition("-")[2].isdigit() and n.rpartition("-")[0] in names)]
+    return f" (brickyard campaign FILE --interleave {first[0]})" if first else ""
