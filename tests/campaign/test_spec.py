@@ -180,3 +180,27 @@ def test_a_campaign_built_in_the_app_round_trips_through_a_file(tmp_path):
     again = load(path)
     assert [(v.name, v.layout, v.bricks) for v in again.layouts] == [(v.name, v.layout, v.bricks) for v in spec.layouts]
     assert again.baselines[0].label == "local disk" and again.on_failure == "retry"
+
+
+def test_interleave_spreads_copies_of_a_layout_between_the_others():
+    from brickyard.campaign.spec import copies_of, interleave
+
+    doc = good(layouts=[{"name": n, "type": "distribute"} for n in ("dt8", "a", "b", "c")])
+    out = interleave(doc, "dt8", 3)
+    assert [lay["name"] for lay in out["layouts"]] == ["dt8", "a", "dt8-2", "b", "dt8-3", "c"]
+    assert [lay["name"] for lay in doc["layouts"]] == ["dt8", "a", "b", "c"]      # the input is left alone
+    assert copies_of([lay["name"] for lay in out["layouts"]], "dt8") == ("dt8", "dt8-2", "dt8-3")
+    assert copies_of(["dt8", "dt8-x", "dt8rp2"], "dt8") == ("dt8",)
+    # a copy may differ in its volume options (what the model check does with client io-threads)
+    off = interleave(doc, "dt8", 2, lambda k: {"performance.client-io-threads": "off"})
+    assert [lay["name"] for lay in off["layouts"]] == ["dt8", "a", "b", "dt8-2", "c"]
+    assert off["layouts"][3] == {"name": "dt8-2", "type": "distribute",
+                                 "options": {"performance.client-io-threads": "off"}}
+    # more copies than other layouts: the rest at the end
+    two = interleave(good(), "dt8", 4)
+    assert [lay["name"] for lay in two["layouts"]] == ["dt8", "dt4rp2", "dt8-2", "dt8-3", "dt8-4"]
+    for bad, words in (((doc, "nope", 3), "no layout 'nope'"), ((doc, "dt8", 1), "2 to 10 times"),
+                       ((good(layouts=[{"name": "dt8", "type": "distribute"}, {"name": "dt8-2", "type": "distribute"}]),
+                         "dt8", 2), "already has a layout named 'dt8-2'")):
+        with pytest.raises(ValueError, match=words):
+            interleave(*bad)

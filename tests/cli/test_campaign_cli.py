@@ -112,3 +112,17 @@ def test_campaign_list_is_empty_on_a_new_database(tmp_path, capsys):
     code, out, _ = run(capsys, ["campaign", "--list", "--json", "--db", f"sqlite:///{tmp_path / 'h.db'}"])
     assert code == 0 and json.loads(out) == []
     topofile.save(lab_topology(), tmp_path / "unused.brickyard.json")
+
+
+def test_interleave_runs_a_layout_three_times_between_the_others_and_says_what_is_wrong(tmp_path, capsys):
+    path = write(tmp_path, good())
+    code, out, _ = run(capsys, ["campaign", str(path), "--dry-run", "--json", "--interleave", "dt8"])
+    assert code == 0, out
+    provisions = [s["key"] for s in json.loads(out)["steps"] if s["key"].startswith("provision:")]
+    assert provisions == ["provision:dt8", "provision:dt4rp2", "provision:dt8-2", "provision:dt8-3"]
+    code, out, _ = run(capsys, ["campaign", str(path), "--dry-run", "--json", "--interleave", "dt8", "--times", "2"])
+    assert [s["key"] for s in json.loads(out)["steps"] if s["key"].startswith("provision:")][-1] == "provision:dt8-2"
+    code, out, _ = run(capsys, ["campaign", str(path), "--dry-run", "--json", "--interleave", "dt9"])
+    assert code == 2 and "--interleave dt9: no layout 'dt9' in the campaign" in json.loads(out)["error"]
+    code, out, _ = run(capsys, ["campaign", str(path), "--dry-run", "--json", "--times", "4"])
+    assert code == 2 and "--times goes with --interleave" in json.loads(out)["error"]

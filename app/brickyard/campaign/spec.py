@@ -188,6 +188,52 @@ def document(name: str, layouts: Sequence[Volume], workloads: Sequence[tuple[str
     return doc
 
 
+def interleave(data: dict[str, Any], layout: str, times: int,
+               copy_options: Callable[[int], dict[str, str]] | None = None) -> dict[str, Any]:
+    """The campaign document ``data`` with its layout ``layout`` run ``times`` times, spread
+    evenly between the other layouts (``dt8, A, dt8-2, B, dt8-3, C``): what the calibration's
+    warnings ask for when its figures spread or miss their own fit — the same layout measured
+    again under the load the other layouts met, not only back to back. The copies are the same
+    layout of the same bricks, named ``NAME-2``, ``NAME-3`` …; ``copy_options(k)`` adds volume
+    options to copy ``k``. Raises ValueError for an unknown layout, a bad count, or a copy name
+    the campaign already uses."""
+    items = data.get("layouts") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise ValueError("the campaign has no layouts to interleave")
+    first = next((lay for lay in items if isinstance(lay, dict) and lay.get("name") == layout), None)
+    if first is None:
+        names = [lay.get("name") for lay in items if isinstance(lay, dict)]
+        raise ValueError(f"no layout {layout!r} in the campaign (its layouts: {', '.join(map(str, names))})")
+    if not 2 <= times <= 10:
+        raise ValueError(f"run a layout 2 to 10 times interleaved, not {times}")
+    taken = {lay.get("name") for lay in items if isinstance(lay, dict)}
+    clash = [f"{layout}-{k}" for k in range(2, times + 1) if f"{layout}-{k}" in taken]
+    if clash:
+        raise ValueError(f"the campaign already has a layout named {clash[0]!r}: the copies of {layout!r} "
+                         "are named NAME-2, NAME-3 …")
+    others = [lay for lay in items if lay is not first]
+    after: dict[int, list[int]] = {}                  # after the i-th other layout: these copies
+    for j in range(1, times):
+        after.setdefault(max(1, round(j * len(others) / times)), []).append(j + 1)
+
+    def copy(k: int) -> dict[str, Any]:
+        extra = copy_options(k) if copy_options else {}
+        return {**first, "name": f"{layout}-{k}", **({"options": {**first.get("options", {}), **extra}} if extra else {})}
+
+    out = [first]
+    for i, lay in enumerate(others, 1):
+        out.append(lay)
+        out += [copy(k) for k in after.get(i, ())]
+    if not others:
+        out += [copy(k) for k in range(2, times + 1)]
+    return {**data, "layouts": out}
+
+
+def copies_of(names: Sequence[str], layout: str) -> tuple[str, ...]:
+    """``layout`` and its interleaved copies (``interleave``) among ``names``."""
+    return tuple(n for n in names if n == layout or (n.startswith(f"{layout}-") and n[len(layout) + 1:].isdigit()))
+
+
 # ---- reading a file ---------------------------------------------------------------------------
 
 def read_file(path: str | os.PathLike) -> tuple[Any, list[Problem], str]:

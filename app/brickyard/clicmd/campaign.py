@@ -4,6 +4,7 @@
     brickyard campaign seed004.campaign.json --yes              # run it (accepting gluster's questions)
     brickyard campaign seed004.campaign.json --resume           # go on where it stopped
     brickyard campaign seed004.campaign.json --abandon          # tear down what it left, close it
+    brickyard campaign seed004.campaign.json --interleave dt8   # dt8 three times, between the others
     brickyard campaign --list
 
 For each layout: pre-flight, provision, each workload (its repeats inside one run), teardown;
@@ -21,6 +22,7 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from .command import Outcome, Refused, UsageError
@@ -42,11 +44,16 @@ class CampaignCommand(RemoteCommand):
         p.add_argument("--abandon", action="store_true",
                        help="tear down what the unfinished campaign of FILE provisioned and close it")
         p.add_argument("--no-wait", action="store_true", help="refuse instead of waiting when a host is busy")
+        p.add_argument("--interleave", metavar="LAYOUT",
+                       help="run LAYOUT --times times, spread between the other layouts (copies named LAYOUT-2, "
+                            "LAYOUT-3 …): what a calibration that spreads or misses its own figures asks for")
+        p.add_argument("--times", type=int, default=3, metavar="N",
+                       help="with --interleave: how often LAYOUT runs in all (2–10, default 3)")
         p.add_argument("--list", action="store_true", help="list stored campaigns and exit")
         p.add_argument("--db", metavar="URL", help="history database (default as `brickyard history`)")
 
     def run(self, args: argparse.Namespace) -> Outcome:
-        from ..campaign import CampaignFileError, load
+        from ..campaign import CampaignFileError
 
         if args.list:
             return _list(args)
@@ -57,8 +64,10 @@ class CampaignCommand(RemoteCommand):
         topology = load_topology(args.topology) if args.topology else None
         if args.resume or args.abandon:
             return _continue(args, topology)
+        if args.times != 3 and not args.interleave:
+            raise UsageError("--times goes with --interleave LAYOUT")
         try:
-            spec = load(args.file, topology=topology)
+            spec = _load(args, topology)
         except CampaignFileError as exc:
             raise UsageError(str(exc), exc.problems) from None
         if args.dry_run:
@@ -89,6 +98,22 @@ class CampaignCommand(RemoteCommand):
 COMMAND = CampaignCommand()
 
 
+def _load(args: argparse.Namespace, topology):
+    """The campaign of ``args.file``, with ``--interleave LAYOUT`` applied (``spec.interleave``)."""
+    from ..campaign import load
+    from ..campaign.spec import from_data, interleave, read_file
+
+    if not args.interleave:
+        return load(args.file, topology=topology)
+    data, problems, _sha = read_file(args.file)
+    try:
+        data = interleave(data, args.interleave, args.times)
+    except ValueError as exc:
+        raise UsageError(f"--interleave {args.interleave}: {exc}") from None
+    return from_data(data, source=os.path.abspath(args.file), topology=topology,
+                     base_dir=Path(args.file).resolve().parent, problems=problems)
+
+
 def _continue(args: argparse.Namespace, topology) -> Outcome:
     from ..campaign import CampaignFileError, CampaignRunner
 
@@ -110,9 +135,7 @@ def _continue(args: argparse.Namespace, topology) -> Outcome:
         if args.abandon:
             return _abandon(args, store, record)
         try:
-            from ..campaign import load
-
-            if load(args.file, topology=topology).sha256 != record.spec_sha256:
+            if _load(args, topology).sha256 != record.spec_sha256:
                 print(f"note: {args.file} changed since campaign {record.campaign_id[:12]} started; it resumes "
                       "as it was started", file=sys.stderr)
         except (CampaignFileError, UsageError):
