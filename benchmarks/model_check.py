@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -54,24 +53,31 @@ SIZES = {
 INTERLEAVE = {"full": 3, "small": 2}
 
 
+#: what the calibration layout's even copies change: glusterd turns client io-threads off on the
+#: replicated layouts it creates, and what a client without them moves depends on how busy the
+#: machine is (core/client_options.py): measured beside the other layouts, on the same bricks
+NO_IO_THREADS = {"performance.client-io-threads": "off"}
+
+
 def interleaved(layouts: list[dict], calibration: str, times: int) -> list[dict]:
     """``layouts`` with the calibration layout run ``times`` times, spread between the others
-    (copies named NAME-2, NAME-3: the same layout of the same bricks)."""
-    first = next(lay for lay in layouts if lay["name"] == calibration)
-    others = [lay for lay in layouts if lay["name"] != calibration]
-    after = {max(1, round(j * len(others) / times)): j + 1 for j in range(1, times)}   # position → copy
-    out = [first]
-    for i, lay in enumerate(others, 1):
-        out.append(lay)
-        if i in after:
-            out.append({**first, "name": f"{calibration}-{after[i]}"})
-    done = {lay["name"] for lay in out}
-    out += [{**first, "name": f"{calibration}-{c}"} for c in range(2, times + 1) if f"{calibration}-{c}" not in done]
-    return out
+    (``campaign.spec.interleave``, what ``brickyard campaign FILE --interleave NAME`` runs:
+    copies named NAME-2, NAME-3 …, the same layout of the same bricks; here the even ones
+    without client io-threads, so the calibration measures what that costs at the campaign's load)."""
+    from brickyard.campaign.spec import interleave
+
+    if times < 2:
+        return layouts
+    return interleave({"layouts": layouts}, calibration, times,
+                      lambda k: NO_IO_THREADS if k % 2 == 0 else {})["layouts"]
 
 
 def calibration_copies(names: list[str], calibration: str) -> tuple[str, ...]:
-    return tuple(n for n in names if n == calibration or n.startswith(f"{calibration}-"))
+    from brickyard.campaign.spec import copies_of
+
+    return copies_of(names, calibration)
+
+
 LARGE = 1 << 20
 GOAL = 0.25
 
@@ -111,47 +117,49 @@ def measure(lab: Path, db: str, size: str, layouts: list[dict]) -> tuple[str, st
 def analyse(db: str, probe_run: str, campaign_id: str, calibrate_on: tuple[str, ...] = (CALIBRATION_LAYOUT,),
             min_block: int = LARGE) -> dict:
     """The model calibrated on the probe run and the runs of the layouts ``calibrate_on``,
-    each measured point of the campaign beside its prediction (``core.modelcheck.check_rows``)."""
+    each measured point of the campaign beside its prediction (``core.modelgoal.analyse_runs``)."""
     from brickyard.campaign.results import stored_campaign
     from brickyard.campaign.state import campaign_steps
-    from brickyard.core import calibration as cal
-    from brickyard.core.decision_runs import entries_from_runs
-    from brickyard.core.modelcheck import check_rows, fixed
+    from brickyard.core.modelgoal import analyse_runs
     from brickyard.store import HistoryStore
-    from brickyard.store.calibrate import load_inputs, run_topology
+    from brickyard.store.calibrate import run_topology
 
     store = HistoryStore(db)
     try:
         _record, spec, state = stored_campaign(store, campaign_id)
         ids = [state.step(s.key).run_id for s in campaign_steps(spec) if s.measures and state.step(s.key).run_id]
         runs = store.load_runs(ids)
-        entries = [e for e in entries_from_runs(runs, run_topology(store, spec.topology)) if e.plan is not None]
-        own = [e for e in entries if e.key in calibrate_on]
-        if len(own) != len(set(calibrate_on)):
-            raise SystemExit(f"no runs of {', '.join(calibrate_on)} in campaign {campaign_id[:12]}: "
-                             f"layouts measured: {', '.join(e.key for e in entries) or 'none'}")
-        specs = [probe_run] + [r.run_id for e in own for r in e.runs]
-        inputs = load_inputs(specs, own[0].topology, [], store=store)
-        model = cal.fit(own[0].topology, inputs)
-        rows = check_rows(entries, fixed(entries, model), min_block=min_block)
+        probe = store.load_run(probe_run)
+        try:
+            return analyse_runs(probe, runs, run_topology(store, spec.topology), calibrate_on, min_block)
+        except ValueError as exc:
+            raise SystemExit(f"campaign {campaign_id[:12]}: {exc}") from None
     finally:
         store.close()
-    rows = [r for r in rows if r.layout in calibrate_on] + [r for r in rows if r.layout not in calibrate_on]
-    tested = [r for r in rows if r.layout not in calibrate_on]
-    errors = [abs(r.error) for r in tested]
-    return {"model": model.label, "calibrated_on": list(model.calibrated_on), "notes": list(model.notes),
-            "warnings": list(model.warnings),
-            "by_direction": {d: {"tested": sum(r.direction == d for r in tested),
-                                 "within_goal": sum(r.direction == d and abs(r.error) <= GOAL for r in tested),
-                                 "inside_range": sum(r.direction == d and r.low <= r.measured <= r.high
-                                                     for r in tested)} for d in ("write", "read")},
-            "parameters": {k: v for k, v in model.params.to_json().items()
-                           if v.get("source") in ("measured", "fitted")},
-            "rows": [{**r.to_json(), "fit": r.layout in calibrate_on} for r in rows],
-            "tested": len(tested), "within_goal": sum(e <= GOAL for e in errors),
-            "inside_range": sum(r.low <= r.measured <= r.high for r in tested),
-            "median_error": statistics.median(errors) if errors else None,
-            "worst_error": max(errors) if errors else None}
+
+
+def export(db: str, probe_run: str, campaign_id: str, path: str, load: dict | None = None) -> None:
+    """The probe and the campaign's runs with their topology snapshots, as one JSON file:
+    what tests/core/test_modelgoal.py replays (recorded figures, today's model)."""
+    from brickyard.campaign.results import stored_campaign
+    from brickyard.campaign.state import campaign_steps
+    from brickyard.store import HistoryStore
+    from brickyard.store.codec import run_to_dict
+
+    store = HistoryStore(db)
+    try:
+        _record, spec, state = stored_campaign(store, campaign_id)
+        ids = [state.step(s.key).run_id for s in campaign_steps(spec) if s.measures and state.step(s.key).run_id]
+        runs = [store.load_run(probe_run), *store.load_runs(ids)]
+        snapshots = {r.run_id: store.topology_snapshot(r.run_id) for r in runs}
+    finally:
+        store.close()
+    doc = {"format_version": 1, "probe_run": probe_run, "campaign_id": campaign_id,
+           "layouts": [v.name for v in spec.layouts], "load_average": load or {"after": os.getloadavg()},
+           "runs": [run_to_dict(r) for r in runs], "topologies": sorted({t for t in snapshots.values() if t})}
+    texts = doc["topologies"]
+    doc["topology_of"] = {rid: texts.index(t) for rid, t in snapshots.items() if t}
+    Path(path).write_text(json.dumps(doc, separators=(",", ":")))
 
 
 def print_table(result: dict) -> None:
@@ -212,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--interleave", type=int, metavar="N",
                    help=f"run the calibration layout N times between the others (default: full "
                         f"{INTERLEAVE['full']}, small {INTERLEAVE['small']}; 1: once, first)")
+    p.add_argument("--export", metavar="FILE", help="also write the probe and the campaign's runs to FILE (JSON): "
+                                                    "recorded figures for tests/core/test_modelgoal.py")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     args = p.parse_args(argv)
     if bool(args.probe) != bool(args.campaign):
@@ -230,9 +240,16 @@ def main(argv: list[str] | None = None) -> int:
     calibrate_on = tuple(args.calibrate_on or calibration_copies(names, CALIBRATION_LAYOUT))
     if args.campaign and not args.calibrate_on:
         calibrate_on = _measured_copies(db, campaign, calibrate_on)
+    from brickyard.core.modelgoal import judge
+
     result = {"db": db, "probe_run": probe, "campaign_id": campaign, "seconds": wall,
               "load_average": {"before": load_before, "after": os.getloadavg()},
               **analyse(db, probe, campaign, calibrate_on)}
+    verdict = judge(result)
+    result["goal"] = {"met": verdict.met, "strict": verdict.strict, "problems": list(verdict.problems),
+                      "words": verdict.describe()}
+    if args.export:
+        export(db, probe, campaign, args.export, result["load_average"])
     # the README's second table: a second layout of another fan-out lets the fit find what an
     # extra brick RPC costs (on the sandbox the servers' work lands on the client's CPUs)
     second = None
@@ -248,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"load average (1/5/15 min) before {before[0]:.1f}/{before[1]:.1f}/{before[2]:.1f}, "
               f"after {after[0]:.1f}/{after[1]:.1f}/{after[2]:.1f} on {os.cpu_count()} CPUs")
         print_table(result)
+        print(f"goal: {result['goal']['words']}")
         if second is not None:
             print(f"\n--- calibrated on the probe, {' and '.join(SECOND_CALIBRATION)} (two fan-outs) ---")
             print_table(second)

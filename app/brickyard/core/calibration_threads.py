@@ -20,7 +20,7 @@ from .throughput import FITTED, MEASURED, NO_IO_THREADS, Value
 
 #: a bound within this of a figure may be what holds it (then R is not what the figure shows)
 NEAR = 1.10
-LOW, HIGH = 0.05, 1.5
+LOW, HIGH = 0.05, 1.0   # no io-threads never adds parallelism: more than 1 is the machine's scatter
 
 
 def fit_no_io_threads(params: tm.Params, many: Sequence, d: str, notes: list[str]) -> tm.Params:
