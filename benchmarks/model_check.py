@@ -48,9 +48,10 @@ SIZES = {
     "small": ({"disk_size": "32M", "tcp_bytes": "64M", "repeats": "1"},
               {"block_sizes": "1M,4M", "concurrency": "1,4", "size": "16M", "direction": "both"}, 2),
 }
+SIZES["ci"] = SIZES["small"]
 #: how often the calibration layout runs, interleaved with the others (its own noise is then
 #: measured across the campaign, not only back to back): dt8, A, dt8-2, B, dt8-3, C
-INTERLEAVE = {"full": 3, "small": 2}
+INTERLEAVE = {"full": 3, "small": 2, "ci": 1}
 
 
 #: what the calibration layout's even copies change: glusterd turns client io-threads off on the
@@ -211,7 +212,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lab-dir", default=os.environ.get("BRICKYARD_LAB_DIR", "/var/lib/brickyard-lab"))
     p.add_argument("--db", help="history database URL (default: a new temporary SQLite file)")
     p.add_argument("--size", choices=sorted(SIZES), default="full",
-                   help="full: the figures to quote; small: the CI test's loop (two predicted layouts)")
+                   help="full: the figures to quote; small: two predicted layouts, the calibration layout "
+                        "twice; ci: the e2e test's loop — distribute without client io-threads (as glusterd "
+                        "leaves a replicated volume) calibrates, 4 × replica 2 is predicted")
+    p.add_argument("--alpha", type=float, metavar="P",
+                   help="ask the goal's shares as binomial tests at level P (core.modelgoal.judge; the e2e test: "
+                        "0.01) instead of as they stand")
     p.add_argument("--probe", help="with --campaign: a stored probe run (analyse only, measure nothing)")
     p.add_argument("--campaign", help="with --probe: a stored campaign (analyse only)")
     p.add_argument("--calibrate-on", action="append", metavar="LAYOUT",
@@ -219,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
                         "repeat to add one of another fan-out, see the README)")
     p.add_argument("--interleave", type=int, metavar="N",
                    help=f"run the calibration layout N times between the others (default: full "
-                        f"{INTERLEAVE['full']}, small {INTERLEAVE['small']}; 1: once, first)")
+                        f"{INTERLEAVE['full']}, small {INTERLEAVE['small']}, ci 1; 1: once, first)")
     p.add_argument("--export", metavar="FILE", help="also write the probe and the campaign's runs to FILE (JSON): "
                                                     "recorded figures for tests/core/test_modelgoal.py")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -233,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         probe, campaign = args.probe, args.campaign
         names = [lay["name"] for lay in LAYOUTS] + [f"{CALIBRATION_LAYOUT}-{i}" for i in range(2, 10)]
     else:
-        layouts = LAYOUTS if args.size == "full" else [LAYOUTS[0], LAYOUTS[2], LAYOUTS[3]]
+        layouts = {"full": LAYOUTS, "small": [LAYOUTS[0], LAYOUTS[2], LAYOUTS[3]],
+                   "ci": [{**LAYOUTS[0], "options": NO_IO_THREADS}, LAYOUTS[3]]}[args.size]
         layouts = interleaved(layouts, CALIBRATION_LAYOUT, args.interleave or INTERLEAVE[args.size])
         names = [lay["name"] for lay in layouts]
         probe, campaign, wall = measure(Path(args.lab_dir), db, args.size, layouts)
@@ -245,9 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     result = {"db": db, "probe_run": probe, "campaign_id": campaign, "seconds": wall,
               "load_average": {"before": load_before, "after": os.getloadavg()},
               **analyse(db, probe, campaign, calibrate_on)}
-    verdict = judge(result)
-    result["goal"] = {"met": verdict.met, "strict": verdict.strict, "problems": list(verdict.problems),
-                      "words": verdict.describe()}
+    verdict = judge(result, alpha=args.alpha)
+    result["goal"] = {"met": verdict.met, "strict": verdict.strict, "alpha": args.alpha,
+                      "problems": list(verdict.problems), "words": verdict.describe()}
     if args.export:
         export(db, probe, campaign, args.export, result["load_average"])
     # the README's second table: a second layout of another fan-out lets the fit find what an

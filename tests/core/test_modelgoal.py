@@ -12,7 +12,7 @@ import pytest
 
 from brickyard.core import topofile
 from brickyard.core.calibration import NOISY
-from brickyard.core.modelgoal import GOAL, analyse_runs, judge
+from brickyard.core.modelgoal import GOAL, analyse_runs, binomial_tail, judge, noisy_share
 from brickyard.store.codec import run_from_dict
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "modelcheck"
@@ -109,7 +109,7 @@ def test_the_loose_branch_still_asks_a_third_within_25_percent_a_warning_and_eve
     few = _at(small, [0.6] * 11 + [0.1] * 5, spread=0.5)    # 5 of 16 within: under a third
     for r in few["rows"]:
         r["low_bps"], r["high_bps"] = r["measured_bps"] / 3, r["measured_bps"] * 3
-    assert not judge(few).met and "under a third" in " ".join(judge(few).problems)
+    assert not judge(few).met and "under 33%" in " ".join(judge(few).problems)
     quiet_words = copy.deepcopy(small)
     quiet_words["warnings"] = []
     assert "no warning says so" in " ".join(judge(quiet_words).problems)
@@ -123,3 +123,34 @@ def test_the_full_run_recorded_at_load_14_20_is_judged_too():
     assert full["tested"] == 36 and not v.strict
     assert v.met, v.describe()
     assert v.inside >= 33
+
+
+def test_a_share_on_16_figures_is_asked_as_a_binomial_test_where_alpha_is_given(small):
+    """What the e2e test asks: a model whose ranges hold 90 % shows 15 of 16 inside them only
+    half the time; at 1 % the test fails 10 of 16, not 14 (as the goal as it stands does)."""
+    assert binomial_tail(10, 16, 0.9) < 0.01 < binomial_tail(11, 16, 0.9)
+    n = small["tested"]
+    near = [0.2 if i % 2 else -0.2 for i in range(n)]
+    for misses, met in ((2, True), (5, True), (6, False)):          # 14, 11, 10 of 16 within 25 %
+        errors = near[:n - misses] + [0.6] * misses
+        v = judge(_at(small, errors), alpha=0.01)
+        assert v.strict and v.met == met, (misses, v.describe())
+        assert judge(_at(small, errors)).met == (misses == 0 or misses == 1)    # the goal as it stands
+    assert "binomial test at 1% on 16 figures" in judge(_at(small, near), alpha=0.01).describe()
+
+
+def test_on_the_noisy_branch_the_share_asked_is_what_the_measured_spread_leaves_a_right_model():
+    assert noisy_share(0.15) == pytest.approx(0.71, abs=0.01)     # at the limit: 71 % within 25 %
+    assert noisy_share(0.33) == pytest.approx(0.37, abs=0.01)
+    assert noisy_share(0.5) == pytest.approx(0.25, abs=0.01)
+    # recorded while the load went from 6.6 to 34: spread 33 %, 5 of 16 within 25 %, 15 inside
+    busy = replay("small-2026-11-27-load7-34.json.gz")
+    assert busy["tested"] == 16 and busy["spread"] > 0.25
+    v = judge(busy, alpha=0.01)
+    assert not v.strict and v.met, v.describe()
+    assert v.share == pytest.approx(noisy_share(busy["spread"]))
+    # one or no figure within 25 % at that spread is not noise any more
+    bad = _at(busy, [0.6] * 15 + [0.1], spread=busy["spread"])
+    for r in bad["rows"]:
+        r["low_bps"], r["high_bps"] = r["measured_bps"] / 3, r["measured_bps"] * 3
+    assert not judge(bad, alpha=0.01).met
