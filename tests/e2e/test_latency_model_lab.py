@@ -18,6 +18,7 @@ afterwards (same directory, names and addresses), so later tests find it as they
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -42,16 +43,38 @@ CHECK = ("node2", "node3", "node5")
 SCALE = 0.02            # of the WordPress-shaped tree: ~40 objects
 TOLERANCE = 0.25
 TARBALL = "/tmp/brickyard-e2e-latency.tar.gz"
-RTT_PROBE = ("import socket,statistics,sys,time\n"
-             "ts=[]\n"
-             "for i in range(15):\n"
-             " t=time.perf_counter(); s=socket.create_connection((sys.argv[1],24007),timeout=5); "
-             "ts.append(time.perf_counter()-t); s.close(); time.sleep(0.01)\n"
-             "print(' '.join(str(t*1000) for t in ts))")
-LSTAT_LOOP = ("import os,sys,time\n"
-              "p=sys.argv[1]; n=0; t=time.perf_counter(); end=t+float(sys.argv[2])\n"
-              "while time.perf_counter()<end:\n os.lstat(p); n+=1\n"
-              "print((time.perf_counter()-t)*1000/n)")
+#: on the client, in one SSH session per volume (each SSH round costs seconds at load 20): mount,
+#: the RTT to the farthest node (TCP connects to glusterd), the extract's repeats, the uncached
+#: lstat loop three times, the RTT again, unmount; one JSON line
+CLIENT_RUN = r"""
+import json, os, socket, subprocess, sys, time
+node, src, mnt, tarball, repeats = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+def rtts():
+    out = []
+    for _ in range(15):
+        t = time.perf_counter(); s = socket.create_connection((node, 24007), timeout=5)
+        out.append((time.perf_counter() - t) * 1000); s.close(); time.sleep(0.01)
+    return out
+os.makedirs(mnt, exist_ok=True)
+subprocess.run(["mount", "-t", "glusterfs", "-o", "attribute-timeout=0,entry-timeout=0", src, mnt], check=True)
+try:
+    doc = {"rtt": rtts(), "extract_s": [], "lstat_ms": []}
+    for i in range(repeats):
+        os.mkdir(f"{mnt}/x{i}")
+        t = time.perf_counter()
+        subprocess.run(["tar", "-xzf", tarball, "-C", f"{mnt}/x{i}"], check=True)
+        doc["extract_s"].append(time.perf_counter() - t)
+    open(f"{mnt}/lstat-target", "w").close()
+    for _ in range(3):
+        n, t = 0, time.perf_counter(); end = t + 0.3
+        while time.perf_counter() < end:
+            os.lstat(f"{mnt}/lstat-target"); n += 1
+        doc["lstat_ms"].append((time.perf_counter() - t) * 1000 / n)
+    doc["rtt"] += rtts()
+finally:
+    subprocess.run(["umount", mnt])
+print(json.dumps(doc))
+"""
 
 
 def _restart(lab, spec: cfg.LabSpec) -> None:
@@ -81,52 +104,31 @@ def delayed(lab):
         _restart(lab, base)
 
 
-def _rtts(lab, node: str) -> list[float]:
-    """TCP connect times from the client to glusterd on ``node``, ms (15 of them)."""
-    return [float(v) for v in lab.ssh("client1", ["python3", "-c", RTT_PROBE, node]).stdout.split()]
-
-
-def _rtt(lab, node: str) -> float:
-    return statistics.median(_rtts(lab, node))
-
-
 def _measure(lab, name: str, words: list[str], nodes: list[str], objects: int,
              repeats: int) -> tuple[float, float, float, list[float]]:
     """(ms per object of the extract, ms per uncached lstat, the RTT to the farthest node measured
-    just before, the extract's repeats) on a volume of ``nodes``' bricks (a node named twice:
-    its second brick filesystem the second time)."""
+    just before and after, the extract's repeats) on a volume of ``nodes``' bricks (a node named
+    twice: its second brick filesystem the second time; glusterd makes the brick directories)."""
     bricks = [f"{n}:/srv/brick{1 + nodes[:i].count(n)}/bylat-{name}" for i, n in enumerate(nodes)]
-    for b in bricks:
-        n, path = b.split(":", 1)
-        lab.ssh(n, ["mkdir", "-p", path])
-    lab.ssh(nodes[0], ["gluster", "--mode=script", "volume", "create", name, *words, *bricks, "force"])
-    lab.ssh(nodes[0], ["gluster", "--mode=script", "volume", "start", name])
-    mnt = f"/mnt/{name}"
+    lab.ssh(nodes[0], ["sh", "-c", 'gluster --mode=script volume create "$@" force && '
+                       'gluster --mode=script volume start "$1"', "sh", name, *words, *bricks])
     try:
-        lab.ssh("client1", ["mkdir", "-p", mnt])
-        lab.ssh("client1", ["mount", "-t", "glusterfs", "-o", "attribute-timeout=0,entry-timeout=0",
-                            f"{nodes[0]}:/{name}", mnt])
         far = max(set(nodes), key=lambda n: DELAYS.get(n, 0.0))
-        samples = _rtts(lab, far)      # the RTT now, before and after: the forwarder's queue moves with the load
-        runs = []
-        for i in range(repeats):   # the median of a few where one extract takes a second or two
-            took = lab.ssh("client1", ["sh", "-c", 'mkdir "$1" && s=$(date +%s%N) && tar -xzf "$2" -C "$1" && '
-                                       'e=$(date +%s%N) && echo $(( (e - s) / 1000 ))', "sh", f"{mnt}/x{i}", TARBALL],
-                           timeout=300).stdout
-            runs.append(int(took) / 1000 / objects)
-        extract_ms = min(runs)        # the least disturbed of the repeats (other jobs only add time)
-        lab.ssh("client1", ["touch", f"{mnt}/lstat-target"])
-        lstat_ms = min(float(lab.ssh("client1", ["python3", "-c", LSTAT_LOOP, f"{mnt}/lstat-target",
-                                                 "0.4"]).stdout) for _ in range(3))
-        samples += _rtts(lab, far)
-        return extract_ms, lstat_ms, statistics.median(sorted(samples)[:len(samples) // 2]), runs
+        try:
+            doc = json.loads(lab.ssh("client1", ["python3", "-c", CLIENT_RUN, far, f"{nodes[0]}:/{name}",
+                                                 f"/mnt/{name}", TARBALL, str(repeats)], timeout=300).stdout)
+        except BaseException:
+            lab.ssh("client1", ["umount", f"/mnt/{name}"], check=False)
+            raise
+        runs = [t * 1000 / objects for t in doc["extract_s"]]
+        # the least disturbed of the repeats (other jobs only add time); the RTT the lower half's
+        # median (the forwarder's queue moves with the load)
+        return min(runs), min(doc["lstat_ms"]), statistics.median(sorted(doc["rtt"])[:len(doc["rtt"]) // 2]), runs
     finally:
-        lab.ssh("client1", ["umount", mnt], check=False)
-        lab.ssh(nodes[0], ["gluster", "--mode=script", "volume", "stop", name], check=False)
-        lab.ssh(nodes[0], ["gluster", "--mode=script", "volume", "delete", name], check=False)
-        for b in bricks:
-            n, path = b.split(":", 1)
-            lab.ssh(n, ["rm", "-rf", "--", path], check=False)
+        lab.ssh(nodes[0], ["sh", "-c", 'gluster --mode=script volume stop "$1"; gluster --mode=script volume delete "$1"',
+                           "sh", name], check=False)
+        for n in sorted(set(nodes)):
+            lab.ssh(n, ["rm", "-rf", "--", *[b.split(":", 1)[1] for b in bricks if b.startswith(f"{n}:")]], check=False)
 
 
 def test_the_extract_and_the_lstat_loop_follow_local_plus_round_trips_times_rtt(delayed):
@@ -139,7 +141,6 @@ def test_the_extract_and_the_lstat_loop_follow_local_plus_round_trips_times_rtt(
                           capture_output=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     t0 = time.monotonic()
-    rtts = {n: _rtt(lab, n) for n in ["node1", *DELAYS]}
     measured: dict[tuple[str, str, str], float] = {}
     waits: dict[tuple[str, str], float] = {}     # (kind, node) -> the RTT the layout waited on
     spreads = []
@@ -147,8 +148,9 @@ def test_the_extract_and_the_lstat_loop_follow_local_plus_round_trips_times_rtt(
         for kind, words, nodes in (("distribute", [], [node]),
                                    ("replica", ["replica", "2"], ["node1", node])):   # on node1 alone: its two bricks
             name = f"bylat{kind[:3]}{node[-1]}"
-            # the calibration's two points (own RTT, the round trips) and the short runs: medians
-            repeats = 3 if node in ("node1", CALIBRATE) or rtts[node] < 2 else 2 if rtts[node] < 5 else 1
+            # the calibration's two points (own RTT, the round trips) and the short runs: the
+            # least disturbed of a few
+            repeats = {"node1": 3, CALIBRATE: 2, "node2": 2}.get(node, 1)
             extract_ms, lstat_ms, rtt, runs = _measure(lab, name, words, nodes, tree.objects, repeats)
             measured[(kind, EXTRACT, node)] = extract_ms
             measured[(kind, LSTAT, node)] = lstat_ms
@@ -174,6 +176,7 @@ def test_the_extract_and_the_lstat_loop_follow_local_plus_round_trips_times_rtt(
             misses.append(lines[-1])
     load = os.getloadavg()[0]
     quiet = statistics.median(spreads) <= 0.15 and load <= 2 * (os.cpu_count() or 1)
+    rtts = {f"{kind} {node}": round(ms, 2) for (kind, node), ms in waits.items()}
     print(f"latency model on the sandbox ({time.monotonic() - t0:.0f} s, load {os.getloadavg()}): RTTs {rtts}; "
           f"repeats of the short extracts spread {statistics.median(spreads):.0%} (median half-range)")
     print("\n".join(lines))
