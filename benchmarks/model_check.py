@@ -10,8 +10,9 @@
    its prediction: layout, direction, single/concurrent, block, predicted, measured, error, the
    binding bound. The calibration layout's own rows are printed too, marked "fit" (not a test).
 
-Prints figures, asserts nothing (``tests/e2e/test_model_check_lab.py`` runs the same loop small
-under CI with a loose bound). Run as root with a lab up (``brickyard lab up 4``):
+Prints figures and whether they meet issue 23's goal (``core.modelgoal.judge``), asserts nothing
+(``tests/e2e/test_model_check_lab.py`` runs ``--size ci --alpha 0.01`` under CI: probe, distribute
+without client io-threads, 4 × replica 2 predicted). Run as root with a lab up (``brickyard lab up 4``):
 
     .venv/bin/python benchmarks/model_check.py --lab-dir /var/lib/brickyard-lab
     # again on what a previous run stored (no new measurements)
