@@ -248,3 +248,41 @@ def test_small_file_runs_are_offered_and_calibrate_the_small_file_figures(qtbot,
     assert "3.00 ms + 10 round trips × 25.4 ms RTT" in text and "calibrated on smallfile run" in text
     assert win.findChildren(VerdictPanel)[0].estimate_group.title() == "Throughput estimate (uncalibrated)"
     store.close()
+
+
+def test_repeat_interleaved_writes_the_ticked_runs_campaign_with_their_layout_between_the_others(qtbot, tmp_path,
+                                                                                                 monkeypatch):
+    """The remedy the calibration's warnings name, as a button: the campaign the ticked runs came
+    from, written again with their layout three times (a copy's run names its base layout)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from brickyard.campaign import load
+    from brickyard.core import topofile
+
+    from ..campaign.test_spec import good, lab_topology
+
+    win = window(qtbot, tmp_path)
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    run = synthetic_run(random.Random(3), layout="distribute")
+    store.add_run(run)
+    spec = good(layouts=[{"name": "dt8", "type": "distribute"}, {"name": "dt8-2", "type": "distribute"},
+                         {"name": "dt4rp2", "type": "distributed-replicate", "replica": 2}])
+    store.campaigns.create("c" * 32, "t", str(tmp_path / "c.campaign.json"), "0" * 64, spec,
+                           topofile.to_dict(lab_topology()), {}, "done")
+    dialog = CalibrateDialog(win.session, store, win)
+    qtbot.addWidget(dialog)
+    dialog.runs.item(0, 0).setCheckState(Qt.CheckState.Checked)
+    # a run no campaign measured: said so, nothing asked
+    asked = []
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (asked.append(a), (str(out), ""))[1])
+    out = tmp_path / "again" / "dt8-interleaved.campaign.json"
+    out.parent.mkdir()
+    assert not dialog.interleave_dialog() and not asked
+    assert "tick runs a campaign measured" in dialog.result.text()
+    store.campaigns.tag_run(run.run_id, "c" * 32, "cell:dt8-2:dd")
+    qtbot.mouseClick(dialog.interleave, Qt.MouseButton.LeftButton)
+    assert asked and "Wrote" in dialog.result.text() and "dt8 three times" in dialog.result.text()
+    again = load(out)       # ready to run: its topology written beside it; the old copy spread again
+    assert [v.name for v in again.layouts] == ["dt8", "dt4rp2", "dt8-2", "dt8-3"]
+    assert (out.parent / "dt8-interleaved.topology.brickyard.json").exists()
+    store.close()

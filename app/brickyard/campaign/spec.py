@@ -234,6 +234,31 @@ def copies_of(names: Sequence[str], layout: str) -> tuple[str, ...]:
     return tuple(n for n in names if n == layout or (n.startswith(f"{layout}-") and n[len(layout) + 1:].isdigit()))
 
 
+def write_interleaved(spec_data: dict[str, Any], topology: dict[str, Any], layout: str, path: str | os.PathLike,
+                      times: int = 3) -> Path:
+    """Write a stored campaign (its file's data and its topology, as ``store.campaigns`` keeps
+    them) again with ``layout`` interleaved ``times`` times (``interleave``), ready for
+    ``brickyard campaign PATH``: the topology beside it as ``NAME.topology.brickyard.json``, which
+    the campaign names. Copies the campaign already ran of ``layout`` (``NAME-2`` …) are dropped
+    and spread again. Returns the topology's path. ValueError as ``interleave``; OSError when a
+    file cannot be written (neither is left half-written)."""
+    from ..core.atomicfile import write_atomic
+
+    path = Path(path)
+    items = spec_data.get("layouts") if isinstance(spec_data.get("layouts"), list) else []
+    names = [lay.get("name") for lay in items if isinstance(lay, dict) and isinstance(lay.get("name"), str)]
+    copies = set(copies_of(names, layout)) - {layout}
+    doc = interleave({**spec_data, "layouts": [lay for lay in items if not (isinstance(lay, dict)
+                                                                          and lay.get("name") in copies)]},
+                     layout, times)
+    stem = path.name[:-len(".campaign.json")] if path.name.endswith(".campaign.json") else path.stem
+    topo_path = path.with_name(f"{stem}.topology.brickyard.json")
+    doc = {**doc, "topology": topo_path.name}
+    write_atomic(topo_path, json.dumps(topology, indent=1) + "\n")
+    write_atomic(path, json.dumps(doc, indent=1) + "\n")
+    return topo_path
+
+
 # ---- reading a file ---------------------------------------------------------------------------
 
 def read_file(path: str | os.PathLike) -> tuple[Any, list[Problem], str]:

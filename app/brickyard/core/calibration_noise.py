@@ -92,4 +92,5 @@ def _how_to_interleave(obs: Sequence) -> str:
     itself an interleaved copy (``dt8-2`` of ``dt8``); empty where the figures name no layout."""
     names = list(dict.fromkeys(o.layout for o in obs if getattr(o, "layout", "")))
     first = [n for n in names if not (n.rpartition("-")[2].isdigit() and n.rpartition("-")[0] in names)]
-    return f" (brickyard campaign FILE --interleave {first[0]})" if first else ""
+    return (f" (brickyard campaign FILE --interleave {first[0]}, or Repeat interleaved… in the Calibrate dialog)"
+            if first else "")

@@ -122,6 +122,12 @@ class CampaignStore:
             if done.rowcount == 0:
                 raise StoreError(f"run {run_id} is not in the history")
 
+    def of_run(self, run_id: str) -> tuple[str, str] | None:
+        """(campaign id, cell) of a run a campaign measured, or None."""
+        with self.store.engine.connect() as conn:
+            row = conn.execute(select(Run.campaign_id, Run.campaign_cell).where(Run.run_id == run_id)).first()
+        return (row.campaign_id, row.campaign_cell or "") if row is not None and row.campaign_id else None
+
     def runs(self, campaign_id: str) -> list[CampaignRun]:
         """Every run tagged with the campaign, oldest first (interrupted attempts included)."""
         with self.store.engine.connect() as conn:

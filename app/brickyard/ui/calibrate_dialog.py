@@ -11,6 +11,7 @@ with the reason, and the calibration stays as it was.
 from __future__ import annotations
 
 import html
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
@@ -77,6 +78,13 @@ class CalibrateDialog(QDialog):
         self.calibrate = QPushButton("Calibrate")
         self.calibrate.setDefault(True)
         self.clear = QPushButton("Clear calibration")
+        # the remedy the calibration's warnings name: its layout again, between the others
+        self.interleave = QPushButton("Repeat interleaved…")
+        self.interleave.setObjectName("calibrate-interleave")
+        self.interleave.setToolTip("Write the campaign the ticked runs came from again, with their layout run three "
+                                   "times between the others (brickyard campaign FILE --interleave LAYOUT): what a "
+                                   "calibration that spreads or misses its own figures asks for")
+        self.interleave.clicked.connect(self.interleave_dialog)
         close = QPushButton("Close")
         self.calibrate.clicked.connect(self.apply)
         self.clear.clicked.connect(self.clear_calibration)
@@ -90,6 +98,7 @@ class CalibrateDialog(QDialog):
         files_row.addLayout(side)
         buttons = QHBoxLayout()
         buttons.addWidget(self.clear)
+        buttons.addWidget(self.interleave)
         buttons.addStretch(1)
         buttons.addWidget(self.calibrate)
         buttons.addWidget(close)
@@ -187,6 +196,54 @@ class CalibrateDialog(QDialog):
             self.runs.item(row, 0).setCheckState(Qt.CheckState.Unchecked)
         self.files.clear()
         self.show_model()
+
+    def calibration_campaign(self) -> tuple[Any, str] | None:
+        """(the stored campaign, the layout) the ticked runs measured: the first ticked run a
+        campaign measured, its layout without an interleaved copy's suffix (dt8-2: dt8)."""
+        for run_id in self.ticked_runs():
+            found = self.store.campaigns.of_run(run_id)
+            if found is None:
+                continue
+            campaign_id, cell = found
+            parts = cell.split(":")
+            if len(parts) < 2 or parts[0] != "cell":
+                continue
+            layout = parts[1]
+            record = self.store.campaigns.get(campaign_id)
+            names = [lay.get("name") for lay in record.spec.get("layouts", []) if isinstance(lay, dict)]
+            base, _, k = layout.rpartition("-")
+            return record, base if k.isdigit() and base in names else layout
+        return None
+
+    def interleave_dialog(self) -> bool:
+        """Write the ticked runs' campaign with their layout interleaved (a file chosen here);
+        False (and why) when the ticked runs came from no campaign or nothing was written."""
+        from ..campaign.spec import write_interleaved
+        from ..core.atomicfile import write_error_words
+
+        found = self.calibration_campaign()
+        if found is None:
+            self._error("Repeat interleaved: tick runs a campaign measured (brickyard campaign, or the Campaign tab): "
+                        "the repeat is that campaign with the calibration layout again between its other layouts.")
+            return False
+        record, layout = found
+        path, _ = QFileDialog.getSaveFileName(self, f"Campaign with {layout} interleaved",
+                                              f"{layout}-interleaved.campaign.json", "Campaign files (*.campaign.json)")
+        if not path:
+            return False
+        try:
+            topo_path = write_interleaved(record.spec, record.topology, layout, path)
+        except ValueError as exc:
+            self._error(f"Repeat interleaved: {exc}")
+            return False
+        except OSError as exc:
+            self._error(f"Repeat interleaved: {write_error_words(path, exc)}")
+            return False
+        self.result.setText("<span>" + html.escape(
+            f"Wrote {path} (and its topology {topo_path.name}): campaign {record.name or record.campaign_id[:12]} with "
+            f"{layout} three times, between its other layouts. Run it in the Campaign tab or with "
+            f"brickyard campaign {path} --yes, then tick all of {layout}'s runs here and Calibrate.") + "</span>")
+        return True
 
     def _error(self, text: str) -> None:
         self.result.setText(f"<span style='color:#b71c1c'>{html.escape(text)}</span>")
