@@ -459,3 +459,37 @@ def test_start_and_cancel_stay_in_sight_under_the_run_form_at_small_screens(qtbo
             assert button.visibleRegion().boundingRect() == button.rect(), (button.text(), size)
     finally:
         window.remote.close()
+
+
+def test_a_size_that_does_not_fit_where_the_steps_write_is_flagged_at_the_field(make_view, tmp_path, monkeypatch):
+    """Issue 21 (first-start sizes that do not fit): 4 files of 64 MiB at once on a volume or a
+    directory with less room failed half-way with 'No space left on device'; the size field says
+    so before Start, for the volume (its usable size, shared by its clients) and a local directory."""
+    import collections
+    import shutil
+
+    MiB = 1 << 20
+    topo = topology(tmp_path / "mnt")
+    topo.nodes[0].bricks[0] = Brick("/b", 256 * MiB)
+    view = make_view(topo=topo)
+    assert view.select_workload("dd")
+    view.form.set_texts({"block_sizes": "1M", "size": "64M", "concurrency": "1,4"})
+    size = view.form.fields["size"]
+    assert size.error.isHidden() and view.start_button.isEnabled()           # 4 × 64 MiB: the 256 MiB fit
+    view.form.set_texts({"concurrency": "1,8"})
+    said = ("size: a step keeps 536.87 MB at once, more than the 268.44 MB gv0 has free (its usable size when "
+            "empty): lower size or concurrency")
+    assert size.error.text() == said and not size.error.isHidden()
+    assert not view.start_button.isEnabled() and view.hint.text() == said
+    view.form.set_texts({"concurrency": "1,2"})
+    assert size.error.isHidden() and view.start_button.isEnabled()
+    # a local directory: its file system's free space, read as the targets change
+    usage = collections.namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**12, 0, 100 * MiB))
+    view.targets.baseline_edit.setText(f"local:{tmp_path}")
+    assert view.targets.add_baseline_from_field()
+    assert size.error.text() == (f"size: a step keeps 134.22 MB at once, more than the 104.86 MB {tmp_path} has "
+                                 "free (its file system now): lower size or concurrency")
+    assert not view.start_button.isEnabled()
+    view.targets.baselines.item(0).setCheckState(Qt.CheckState.Unchecked)   # not measured: not in the way
+    assert size.error.isHidden() and view.start_button.isEnabled()

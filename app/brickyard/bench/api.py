@@ -240,6 +240,9 @@ class Workload(abc.ABC):
     phases: tuple[str, ...] = ("prepare", "measure", "cleanup")
     #: a read direction needs caches dropped first: the engine flags it when it cannot
     needs_root_for: tuple[str, ...] = ("drop caches",)
+    #: the parameter whose field is marked when a step would not fit in a target's free
+    #: space (``space_at_once``); "" marks none (the message shows under the form)
+    space_param: str = ""
 
     def param(self, name: str) -> Param:
         for p in self.all_params():
@@ -269,6 +272,12 @@ class Workload(abc.ABC):
     def check(self, values: dict[str, Any]) -> list[str]:
         """Cross-parameter problems (each a full sentence naming the parameters)."""
         return []
+
+    def space_at_once(self, values: dict[str, Any]) -> int | None:
+        """The most bytes one step keeps on each target at once (files written and not yet
+        removed), or None when not known. The Run tab compares it with the free space it knows
+        of (a local directory's file system, a volume's measured free space) before Start."""
+        return None
 
     @abc.abstractmethod
     def step_count(self, values: dict[str, Any]) -> int:

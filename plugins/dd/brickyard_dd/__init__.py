@@ -80,6 +80,14 @@ class DdSweep(Workload):
     )
     requires = (Requirement("dd", "coreutils"),)
     phases = ("write", "drop caches", "read", "cleanup")
+    space_param = "size"
+
+    def space_at_once(self, values: dict[str, Any]) -> int:
+        """The largest step's files: each of ``concurrency`` files of ``size`` in whole blocks
+        (one block at least). With ``step_seconds`` ``size`` is the floor: larger files are
+        sized to at most half the free space."""
+        per_file = max(file_plan(block, values["size"])[1] for block in values["block_sizes"])
+        return per_file * max(values["concurrency"])
 
     def step_count(self, values: dict[str, Any]) -> int:
         per = 2 if values["direction"] == "both" else 1

@@ -132,6 +132,7 @@ class ParamForm(QWidget):
         self.problem_label.setStyleSheet(ERROR_STYLE)
         self.problem_label.hide()
         self._box.addWidget(self.problem_label)
+        self._context: list[str] = []     # what the values meet where they run (free space)
 
     def set_workload(self, workload: Workload | None, texts: dict[str, str] | None = None) -> None:
         """Build the fields of ``workload`` with ``texts`` (remembered values) over the defaults;
@@ -140,6 +141,7 @@ class ParamForm(QWidget):
             self._body.setParent(None)
             self._body.deleteLater()
         self.workload, self.fields, self._body = workload, {}, None
+        self._context = []
         if workload is None:
             self._update_problem()
             return
@@ -199,7 +201,15 @@ class ParamForm(QWidget):
             self.workload.resolve(self.texts())
         except ParamError as exc:
             return [str(exc)]
-        return []
+        return list(self._context)
+
+    def set_context_problems(self, problems: list[str]) -> None:
+        """Problems of the values where they will run (a step larger than a target's free
+        space), shown as cross-checks are: one that starts with a parameter's name marks its
+        field. They count as problems until set again."""
+        if problems != self._context:
+            self._context = list(problems)
+            self._update_problem()
 
     def values(self) -> dict[str, Any]:
         """The checked values (raises ParamError like ``Workload.resolve``)."""
@@ -216,7 +226,9 @@ class ParamForm(QWidget):
         refuses …') marks that parameter's field, as its own parse errors do; the rest show under
         the form."""
         fields_bad = any(f.problem() for f in self.fields.values())
-        cross = [] if fields_bad or self.workload is None else self.cross_problems()
+        cross = [] if fields_bad or self.workload is None else self.cross_problems() or list(self._context)
+        for field in self.fields.values():       # a cross-check that went away unmarks its field
+            field.show_problem(field.problem())
         general = []
         for text in cross:
             name = text.split(":", 1)[0].strip()

@@ -18,7 +18,9 @@ open it in History over the earlier runs of the same volume and workload.
 from __future__ import annotations
 
 import json
+import shutil
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -30,8 +32,10 @@ from ...bench import registry
 from ...bench.api import ParamError
 from ...bench.hostlock import HostBusy, HostLocks
 from ...bench.lines import step_line
+from ...bench.room import Room, room_problems
 from ...bench.request import (BenchRequest, FanOutSink, HostsUnreachable, executor_lookup, run_outcome,
                               run_request, topology_nics, volume_servers)
+from ...core.plan import plan_volume
 from ...core.results import RunResult
 from ...core.units import UnitError, format_link_speed, parse_link_rate
 from ...remote.hostkeys import HostKeyChanged, HostKeyError, UnknownHostKey
@@ -355,8 +359,52 @@ class RunView(QWidget):
             raise ValueError("tick a client mount of the volume or a baseline to measure")
         return out
 
+    def rooms(self) -> list[Room]:
+        """The free space the ticked targets write into, as far as the window knows it: the
+        volume's (measured by pre-flight or import, else its usable size when empty), shared by
+        its ticked clients, and each local directory's file system. Other hosts' baselines are
+        not known until the run."""
+        out = []
+        mounts = self.targets.mount_targets()
+        volume = self.targets.volume() if mounts else ""
+        if volume:
+            session = self.session
+            if session.volume_name == volume and session.plan is not None:
+                capacity = session.plan.capacity
+            else:
+                found = next((v for v in session.topo.volumes if v.name == volume), None)
+                capacity = plan_volume(session.topo, found).capacity if found is not None else None
+            if capacity is not None and capacity.free_now_bytes is not None:
+                out.append(Room(volume, capacity.free_now_bytes, f"measured {capacity.free_measured}".strip(),
+                                len(mounts)))
+            elif capacity is not None and capacity.usable_bytes:
+                out.append(Room(volume, capacity.usable_bytes, "its usable size when empty", len(mounts)))
+        for baseline in self.targets.baseline_targets():
+            path = Path(baseline.spec.path)
+            if baseline.spec.is_local and path.is_dir():
+                try:
+                    free = shutil.disk_usage(path).free
+                except OSError:
+                    continue
+                out.append(Room(str(path), free, "its file system now"))
+        return out
+
+    def _check_room(self) -> None:
+        """Mark the field (dd's size) when a step would not fit where it writes."""
+        workload = self.form.workload
+        problems: list[str] = []
+        if workload is not None and not self.running:
+            try:
+                values = workload.resolve(self.form.texts())
+            except ParamError:
+                values = None
+            if values is not None:
+                problems = room_problems(workload, values, self.rooms())
+        self.form.set_context_problems(problems)
+
     def _update_buttons(self) -> None:
         running = self.running
+        self._check_room()
         try:
             self.requests()
             problem = ""
