@@ -405,6 +405,7 @@ def test_teardown_runs_only_after_the_volume_name_is_typed(make_view, qtbot):
     assert _run(view, qtbot, view.provision).ok
 
     def refuse(modal):
+        assert modal.name_edit.placeholderText() == "type vrep here"     # the bare name read as typed
         modal.name_edit.setText("vre")
         assert not modal.teardown_button.isEnabled()
         qtbot.keyClick(modal.name_edit, Qt.Key.Key_Return)  # Enter does not confirm a wrong name
