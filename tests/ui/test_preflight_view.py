@@ -373,3 +373,31 @@ def test_an_encrypted_key_is_unlocked_from_a_dialog_the_loop_thread_waits_for(re
     assert asked and str(key) in asked[0]
     assert checks["authenticated"] == OK and checks["root or sudo"] == OK
     assert "s3cret" not in view.report.text()
+
+
+def test_a_volume_ready_to_provision_is_one_click_from_its_plan(window, qtbot):
+    """The issue 21 walk: the summary said 'Ready to provision.' and the way on was the Cluster
+    menu; a pre-flight of a volume with nothing failed now offers Provision…, which shows that
+    volume's plan on the Provision tab (nothing runs)."""
+    view = window.open_preflight()
+    assert view.provision_button.isHidden()
+    view.run()
+    assert view.provision_button.isHidden()                   # not while it runs
+    _in_thread(lambda: window.fake.futures[-1].set_result(
+        PreflightReport([_checks("n1", "server", FAIL), _checks("n2", "server"), _checks("c1", "client")])))
+    qtbot.waitUntil(lambda: not view.running)
+    assert view.provision_button.isHidden()                   # n1 failed: fix it first
+    view.run()
+    _in_thread(lambda: window.fake.futures[-1].set_result(
+        PreflightReport([_checks("n1", "server", WARN), _checks("n2", "server"), _checks("c1", "client")])))
+    qtbot.waitUntil(lambda: not view.running)
+    assert not view.provision_button.isHidden()
+    qtbot.mouseClick(view.provision_button, Qt.MouseButton.LeftButton)
+    provision = window.provision_view
+    assert window.tabs.currentWidget() is provision and provision.selected_volume() == "v1"
+    assert provision.summary_text.startswith("Dry run of v1:")
+    view.scope.setCurrentIndex(view.scope.findData(""))        # the whole topology: no one volume to provision
+    view.run()
+    _in_thread(lambda: window.fake.futures[-1].set_result(PreflightReport([_checks("n1", "server")])))
+    qtbot.waitUntil(lambda: not view.running)
+    assert view.provision_button.isHidden()

@@ -351,10 +351,18 @@ class MainWindow(QMainWindow):
 
             self.preflight = PreflightView(self.session, self.remote)
             self.preflight.sig_status.connect(self._show_refusal)
+            self.preflight.sig_provision.connect(self._provision_after_preflight)
         self._show_tab("Pre-flight", self.preflight)
         if run:
             self.preflight.run()
         return self.preflight
+
+    def _provision_after_preflight(self, volume: str) -> None:
+        view = self.open_provision()
+        if view.volume_box.findData(volume) >= 0:
+            view.volume_box.setCurrentIndex(view.volume_box.findData(volume))
+        if not view.running:
+            view.show_plan()
 
     def open_provision(self) -> QWidget:
         """Show the Provision tab (built once): a volume's dry run, provisioning and teardown."""

@@ -38,6 +38,8 @@ class PreflightView(QWidget):
     sig_status = Signal(str)
     """One line for the main window's status bar."""
     sig_finished = Signal(object)
+    sig_provision = Signal(str)
+    """str: the volume a pre-flight with nothing failed found ready: show its provisioning plan."""
     """PreflightReport | None after each run (None: cancelled or failed)."""
 
     def __init__(self, session: Session, bridge: RemoteBridge, parent: QWidget | None = None):
@@ -61,6 +63,12 @@ class PreflightView(QWidget):
         self.cancel_button.setObjectName("cancel")
         self.copy_button = QPushButton("Copy as text")
         self.copy_button.setObjectName("copy")
+        # after 'Ready to provision.' the next step is one click, not a trip to the Cluster menu
+        self.provision_button = QPushButton("Provision…")
+        self.provision_button.setObjectName("provision")
+        self.provision_button.setToolTip("Show this volume's provisioning plan on the Provision tab (nothing runs "
+                                         "until you press Provision there)")
+        self.provision_button.hide()
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
         self.progress.setMaximumWidth(260)
@@ -90,6 +98,7 @@ class PreflightView(QWidget):
         top.addWidget(self.run_button)
         top.addWidget(self.cancel_button)
         top.addWidget(self.progress)
+        top.addWidget(self.provision_button)
         top.addStretch(1)
         top.addWidget(self.copy_button)
         box = QVBoxLayout(self)
@@ -100,6 +109,7 @@ class PreflightView(QWidget):
         self.run_button.clicked.connect(lambda: self.run())
         self.cancel_button.clicked.connect(self.cancel)
         self.copy_button.clicked.connect(self.copy_report)
+        self.provision_button.clicked.connect(lambda: self.sig_provision.emit(self._scope_volume))
         QShortcut(QKeySequence(Qt.Key.Key_F5), self, activated=lambda: self.run())
         session.sig_topology_replaced.connect(self._topology_replaced)
         session.sig_model_changed.connect(self._model_changed)
@@ -155,6 +165,9 @@ class PreflightView(QWidget):
         self.scope.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         self.copy_button.setEnabled(not running and self.report is not None)
+        ready = (not running and self.report is not None and bool(self._scope_volume)
+                 and not any(h.status == FAIL for h in self.report.hosts))
+        self.provision_button.setVisible(ready)
 
     def run(self, *, keep_refusals: bool = False) -> bool:
         """Start the checks (False: already running, or nothing to check)."""
