@@ -169,6 +169,31 @@ def test_an_import_without_a_name_is_named_after_its_host_and_all_volumes_are_as
     assert window.session.topo.name == "node1"
 
 
+def test_a_second_import_offers_the_node_and_clients_of_the_last_one(qtbot, window):
+    """The issue 21 walk: after the pool had grown, Cluster > Import from cluster… opened with
+    empty fields; the node and clients of the last import that loaded are offered again."""
+    services = FakeServices(imported)
+    bridge = RemoteBridge(window, make_services=lambda options: services)
+
+    def fill_and_import(dialog):
+        assert dialog.host_edit.text() == "" and dialog.clients_edit.text() == ""
+        dialog.host_edit.setText("node1")
+        dialog.clients_edit.setText("client1 client2")
+        dialog.import_button.click()
+
+    when_shown("import-dialog", fill_and_import)
+    assert run_import_dialog(window, bridge)
+    seen = []
+
+    def look_and_close(dialog):
+        seen.append((dialog.host_edit.text(), dialog.clients_edit.text()))
+        dialog.reject()
+
+    when_shown("import-dialog", look_and_close)
+    assert not run_import_dialog(window, bridge)
+    assert seen == [("node1", "client1 client2")]
+
+
 def test_unsaved_changes_kept_when_the_save_question_is_cancelled(qtbot, window):
     services = FakeServices(imported)
     bridge = RemoteBridge(window, make_services=lambda options: services)

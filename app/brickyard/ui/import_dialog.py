@@ -422,15 +422,30 @@ def load_imported(window, result: ImportResult, host: str) -> bool:
     return True
 
 
+LAST_IMPORT_KEY = "import/last"
+
+
 def run_import_dialog(window, bridge: RemoteBridge | None = None) -> bool:
     """Cluster > Import from cluster…: True when an imported topology is now on the canvas.
 
     ``window`` is the ``MainWindow`` (its ``remote`` bridge, ``files``, ``canvas``, status bar).
     """
     dialog = ImportDialog(bridge or window.remote, window)
+    # the node and clients of the last import are offered again (the walk of issue 21: a second
+    # import, after the pool had grown, started from empty fields)
+    settings = getattr(getattr(window, "files", None), "settings", None)
+    last = settings.value(LAST_IMPORT_KEY, {}) if settings is not None else {}
+    if isinstance(last, dict):
+        if not dialog.host_edit.text() and isinstance(last.get("node"), str):
+            dialog.host_edit.setText(last["node"])
+        if isinstance(last.get("clients"), str):
+            dialog.clients_edit.setText(last["clients"])
     try:
         if dialog.exec() != QDialog.DialogCode.Accepted or dialog.imported is None:
             return False
+        if settings is not None:
+            settings.setValue(LAST_IMPORT_KEY, {"node": dialog.host_edit.text().strip(),
+                                                "clients": dialog.clients_edit.text().strip()})
         return load_imported(window, dialog.imported, dialog.imported_from)
     finally:
         dialog.deleteLater()
