@@ -16,7 +16,7 @@ from brickyard.store.engine import create_history_engine, current_revision, head
 from brickyard.store.models import Base
 from brickyard.store.synthetic import synthetic_run
 
-HEAD = "steps_concurrency_index"
+HEAD = "change_records"
 
 
 def test_empty_database_migrates_to_head_and_matches_the_models(db_url):
@@ -32,7 +32,8 @@ def test_empty_database_migrates_to_head_and_matches_the_models(db_url):
     engine.dispose()
 
 
-@pytest.mark.parametrize("start", ["0001", "0002", "0003", "0004", "0005", "0006_cancelled_run_status"])
+@pytest.mark.parametrize("start", ["0001", "0002", "0003", "0004", "0005", "0006_cancelled_run_status",
+                                   "steps_concurrency_index"])
 def test_previous_revision_upgrades_keeping_runs_and_marks_orphans_interrupted(db_url, start):
     engine = create_history_engine(db_url)
     migrate(engine, start)

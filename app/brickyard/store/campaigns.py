@@ -17,7 +17,7 @@ from sqlalchemy import insert, select, update
 
 from .errors import StoreError
 from .models import Campaign, Run
-from .owner import pid_alive, process_start
+from .owner import owned_by_live_process
 
 if TYPE_CHECKING:
     from .history import HistoryStore
@@ -107,13 +107,8 @@ class CampaignStore:
     def owner_alive(self, record: CampaignRecord) -> bool:
         """True when another live process on this host owns the campaign (it is running now).
         An owner on another host cannot be checked and counts as gone."""
-        if record.owner_pid is None or record.owner_host != self.store.host:
-            return False
-        if record.owner_pid == self.store.pid:
-            return False
-        if not pid_alive(record.owner_pid):
-            return False
-        return not record.owner_start or process_start(record.owner_pid) == record.owner_start
+        return owned_by_live_process(record.owner_host, record.owner_pid, record.owner_start,
+                                     this_host=self.store.host, this_pid=self.store.pid)
 
     def tag_run(self, run_id: str, campaign_id: str, cell: str) -> None:
         with self.store._write() as conn:

@@ -205,6 +205,13 @@ class HistoryStore:
 
         return CampaignStore(self)
 
+    @property
+    def changes(self) -> "Any":
+        """The changes to live volumes kept in this database (``store.changes.ChangeStore``)."""
+        from .changes import ChangeStore
+
+        return ChangeStore(self)
+
     def __enter__(self) -> "HistoryStore":
         return self
 

@@ -187,3 +187,47 @@ class WorkerTimingRow(Base):
     bytes: Mapped[int] = mapped_column(BigInteger, default=0)
     ops: Mapped[int] = mapped_column(BigInteger, default=0)
     error: Mapped[str] = mapped_column(Text, default="")
+
+
+class ChangeRow(Base):
+    """A change to a live volume (``remote.change``): the drawing it was planned against, the
+    live state it was planned from (gluster's own XML, so a resume plans exactly the same
+    steps), the plan as shown, and the saved state of every step, so an interrupted change
+    resumes where it stopped; predicted and measured seconds for History."""
+
+    __tablename__ = "changes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    change_id: Mapped[str] = mapped_column(String(64), unique=True)
+    volume: Mapped[str] = mapped_column(String(255), index=True)
+    kinds: Mapped[str] = mapped_column(String(255), default="")        # "expand, rebalance"
+    source: Mapped[str] = mapped_column(String(4096), default="")       # the topology file's absolute path
+    topology_json: Mapped[str] = mapped_column(Text)
+    live_json: Mapped[str] = mapped_column(Text)                         # {"measured": …, "outputs": {…}}
+    options_json: Mapped[str] = mapped_column(Text, default="{}")        # fix_layout, replacements
+    plan_json: Mapped[str] = mapped_column(Text)
+    state_json: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    predicted_seconds: Mapped[float | None] = mapped_column(Double)
+    measured_seconds: Mapped[float | None] = mapped_column(Double)
+    created_at: Mapped[float] = mapped_column(Double)
+    updated_at: Mapped[float] = mapped_column(Double)
+    owner_host: Mapped[str] = mapped_column(String(255), default="", server_default="")
+    owner_pid: Mapped[int | None] = mapped_column(Integer)
+    owner_start: Mapped[str] = mapped_column(String(64), default="", server_default="")
+
+
+class ChangeOutput(Base):
+    """Every command a change ran (and every status it read), with gluster's whole answer: what
+    shows, after the fact, that no commit ran before gluster reported the migration done."""
+
+    __tablename__ = "change_outputs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    change_pk: Mapped[int] = mapped_column(ForeignKey("changes.id", ondelete="CASCADE"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    at: Mapped[float] = mapped_column(Double)
+    step_key: Mapped[str] = mapped_column(String(1024), default="")
+    host: Mapped[str] = mapped_column(String(255), default="")
+    argv_json: Mapped[str] = mapped_column(Text)
+    exit_status: Mapped[int] = mapped_column(Integer)
+    stdout: Mapped[str] = mapped_column(Text, default="")
+    stderr: Mapped[str] = mapped_column(Text, default="")

@@ -33,3 +33,14 @@ def pid_alive(pid: int) -> bool:
         pass
     fields = _proc_stat(pid)
     return not (fields and fields[0] in ("Z", "X"))
+
+
+def owned_by_live_process(host: str, pid: int | None, start: str, *, this_host: str, this_pid: int) -> bool:
+    """True when another live process on this host owns a record (a campaign or change being
+    run now). An owner on another host cannot be checked and counts as gone; so does a pid
+    that was recycled (its start time differs)."""
+    if pid is None or host != this_host or pid == this_pid:
+        return False
+    if not pid_alive(pid):
+        return False
+    return not start or process_start(pid) == start
