@@ -211,6 +211,11 @@ def fstab_line_check(line: str, *, present: str | None = None, absent: str | Non
     return check
 
 
+def brick_dir_check(path: str):
+    """A done-check: the directory ``path`` exists already (a brick's, on its node)."""
+    return _dir_exists(path)
+
+
 def _dir_exists(path: str):
     async def check(ex: Executor) -> str | None:
         result = await ex.run(["test", "-d", path], sudo=True, timeout=30)

@@ -1,0 +1,397 @@
+"""A change plan's steps as ``remote.steps.Step``s: what each runs, how it reads back that it is
+done, and how a re-run (``--resume``) tells what is done already.
+
+Every gluster command runs with ``--xml`` and is judged by gluster's ``<opRet>`` (it exits 0
+when it refuses). The rules a change keeps, each enforced here, right where the command runs:
+
+- ``remove-brick … commit`` only after ``remove-brick … status`` read right before it says
+  completed on every node with 0 failures and 0 skipped, and no data file is left on a
+  retiring brick (glusterfs #2350: a commit after failures drops those files);
+- ``replace-brick`` only while ``heal info summary`` shows nothing pending on the volume's
+  other bricks (glusterfs #895), and the next brick only after the heal wait read it clean
+  twice;
+- a wait step is done when gluster says so, never when a command exited 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Protocol
+
+from ..core import changemodel as cm
+from ..core import gluster_cli as cli
+from ..core import gluster_progress as gp
+from ..core import gluster_xml as gx
+from ..core.changemodel import ChangePlan, ChangeStep
+from ..core.topology import BrickRef
+from ..core.units import format_bytes
+from . import changeread as rd
+from . import glusterstate
+from .executor import CommandResult, Executor, ExecutorError
+from .provision import brick_dir_check
+from .steps import Step
+
+POLL_FIRST, POLL_MAX = 2.0, 15.0
+HEAL_CLEAN_READS = 2          # heal info read clean this many times in a row, HEAL_RECHECK apart
+HEAL_RECHECK = 3.0
+HEAL_STALL = 30.0             # seconds without fewer entries pending before an index heal is launched
+DISCONNECTED_LIMIT = 120.0    # a brick not connected this long stops a heal wait
+
+
+class Context(Protocol):
+    """What the steps need from the runner."""
+
+    volume: str
+    names: dict[str, str]          # peer UUID -> host name
+
+    def executor(self, host: str) -> Executor: ...
+    def pool_members(self) -> list[str]: ...
+    def set_of(self, brick: BrickRef) -> tuple[BrickRef, ...]: ...
+    def log(self, line: str) -> None: ...
+    def task_started(self, step_key: str, task_id: str) -> None: ...
+    def known_task(self, step_key: str) -> set[str]: ...
+    def progress(self, key: str, fraction: float, text: str, detail: object = None) -> None: ...
+    def measured(self, key: str, figures: dict) -> None: ...
+
+
+def accepted(result: CommandResult, host: str, what: str):
+    """gluster's answer to a command that changes something: its XML root, or ExecutorError with
+    gluster's own words."""
+    try:
+        return gx.parse(result.stdout)
+    except gx.GlusterCommandError as exc:
+        raise ExecutorError(host, f"gluster refused {what}: {exc.op_errstr or exc}") from exc
+    except gx.GlusterXMLError as exc:
+        raise ExecutorError(host, f"{what}: {exc}") from exc
+
+
+def remote_steps(plan: ChangePlan, ctx: Context) -> list[Step]:
+    return [_remote(step, ctx) for step in plan.steps]
+
+
+def _remote(s: ChangeStep, ctx: Context) -> Step:
+    commands = [list(c) for c in s.commands] or ([list(s.watch)] if s.watch else [])
+    make = {
+        cm.PROBE: _probe, cm.PEERS_WAIT: _peers_wait, cm.MKDIR: _mkdir, cm.ADD_BRICK: _add_brick,
+        cm.REBALANCE_START: _rebalance_start, cm.REBALANCE_WAIT: _rebalance_wait,
+        cm.REMOVE_START: _remove_start, cm.REMOVE_WAIT: _remove_wait, cm.REMOVE_COMMIT: _remove_commit,
+        cm.REMOVE_STOP: _stop, cm.REPLACE_BRICK: _replace, cm.HEAL_WAIT: _heal_wait, cm.READ_BACK: _read_back,
+    }[s.kind]
+    action, done = make(s, ctx)
+    return Step(s.key, s.title, s.host, commands, undo=s.undo, done_check=done, action=action,
+                timeout=600.0)
+
+
+# ---- simple steps -------------------------------------------------------------------------
+def _probe(s: ChangeStep, ctx: Context):
+    host = s.key.partition(":")[2]
+
+    async def action(ex: Executor) -> str:
+        accepted(await rd.gluster(ex, s.commands[0]), ex.host, f"peer probe {host}")
+        return f"{host} probed"
+
+    return action, glusterstate.peer_in_pool_check(host)
+
+
+def _peers_wait(s: ChangeStep, ctx: Context):
+    async def action(ex: Executor) -> str:
+        # every member must see the others: add-brick is staged on each of them
+        members = list(dict.fromkeys([s.host, *ctx.pool_members()]))
+        for host in members:
+            await glusterstate.wait_pool_connected(len(members) - 1)(ctx.executor(host))
+        return f"{len(members)} members see each other connected"
+
+    return action, None
+
+
+def _mkdir(s: ChangeStep, ctx: Context):
+    async def action(ex: Executor) -> str:
+        await ex.run(list(s.commands[0]), sudo=True, check=True, timeout=60)
+        return "created"
+
+    return action, brick_dir_check(s.bricks[0].path)
+
+
+def _in_volume(bricks: tuple[BrickRef, ...], ctx: Context, present: bool, what: str):
+    async def check(ex: Executor) -> str | None:
+        info = await rd.volume_info(ex, ctx.volume)
+        have = {b.ref for b in info.bricks}
+        if all((b in have) == present for b in bricks):
+            return what
+        return None
+
+    return check
+
+
+def _add_brick(s: ChangeStep, ctx: Context):
+    added = tuple(b for b in s.bricks)
+
+    async def action(ex: Executor) -> str:
+        accepted(await rd.gluster(ex, s.commands[0]), ex.host, "add-brick")
+        info = await rd.volume_info(ex, ctx.volume)          # read back
+        missing = [str(b) for b in added if b not in {x.ref for x in info.bricks}]
+        if missing:
+            raise ExecutorError(ex.host, f"add-brick said yes but volume info lacks {', '.join(missing)}")
+        return f"{len(added)} brick(s) in the volume ({info.type_str}, {len(info.bricks)} bricks)"
+
+    return action, _in_volume(added, ctx, True, "the bricks are in the volume already")
+
+
+# ---- migrations -------------------------------------------------------------------------------
+def _rebalance_start(s: ChangeStep, ctx: Context):
+    async def action(ex: Executor) -> str:
+        root = accepted(await rd.gluster(ex, s.commands[0]), ex.host, "rebalance start")
+        task = (root.findtext("volRebalance/task-id") or "").strip()
+        ctx.task_started(s.key, task)
+        return f"started (task {task})" if task else "started"
+
+    async def done(ex: Executor) -> str | None:
+        st = await rd.migration_status(ex, ctx.volume, gp.REBALANCE, names=ctx.names)
+        if st is None or st.task_id not in ctx.known_task(s.key) or not (st.running or st.completed):
+            return None
+        return f"the rebalance this change started is {'running' if st.running else 'completed'} (task {st.task_id})"
+
+    return action, done
+
+
+def _migration_text(st: gp.MigrationStatus) -> str:
+    return (f"{st.kind}: {st.lookups} scanned, {st.files} moved ({format_bytes(st.size)}), {st.skipped} skipped, "
+            f"{st.failures} failed, {st.runtime:g} s; " + "; ".join(f"{n.name} {n.status_str}" for n in st.nodes))
+
+
+async def _watch(s: ChangeStep, ctx: Context, ex: Executor, kind: str, bricks=()) -> gp.MigrationStatus:
+    """Poll until every node reports the migration finished; the last status."""
+    delay, last_log = POLL_FIRST, 0.0
+    while True:
+        st = await rd.migration_status(ex, ctx.volume, kind, bricks, ctx.names)
+        if st is None:
+            raise ExecutorError(ex.host, f"no {kind} runs on {ctx.volume} (it was stopped or never started); "
+                                         "run the change again with --resume to start it again")
+        expected = s.predicted.expected if s.predicted else 0.0
+        fraction = min(st.runtime / expected, 0.99) if expected > 0 else 0.0
+        ctx.progress(s.key, fraction, _migration_text(st), st)
+        if time.monotonic() - last_log > 30:
+            last_log = time.monotonic()
+            ctx.log(_migration_text(st))
+        if not st.running and st.nodes:
+            ctx.measured(s.key, {"files": st.files, "bytes": st.size, "lookups": st.lookups, "failures": st.failures,
+                                 "skipped": st.skipped, "runtime": st.runtime, "nodes": len(st.nodes),
+                                 "node_lines": st.node_lines()})
+            return st
+        await asyncio.sleep(delay)
+        delay = min(delay * 1.5, POLL_MAX)
+
+
+def _rebalance_wait(s: ChangeStep, ctx: Context):
+    async def action(ex: Executor) -> str:
+        st = await _watch(s, ctx, ex, gp.REBALANCE)
+        bad = [n for n in st.nodes if n.failed or n.stopped]
+        if bad:
+            raise ExecutorError(ex.host, "the rebalance did not complete on " + ", ".join(
+                f"{n.name} ({n.status_str})" for n in bad) + f"; see /var/log/glusterfs/{ctx.volume}-rebalance.log "
+                "there. --resume starts it again")
+        if st.failures:
+            raise ExecutorError(ex.host, f"{st.failures} file(s) failed to move (they stay where they were and stay "
+                                         f"readable): {'; '.join(st.node_lines())}; the names are in "
+                                         f"/var/log/glusterfs/{ctx.volume}-rebalance.log on those nodes. "
+                                         "--resume runs the rebalance again")
+        return _migration_text(st)
+
+    return action, None
+
+
+def _remove_start(s: ChangeStep, ctx: Context):
+    bricks = s.bricks
+
+    async def action(ex: Executor) -> str:
+        st = await rd.migration_status(ex, ctx.volume, gp.REMOVE_BRICK, bricks, ctx.names)
+        if st is not None and st.running:
+            ctx.task_started(s.key, st.task_id)
+            return f"running already (task {st.task_id})"
+        if st is not None:       # finished with failures, or failed: stop it and start again
+            accepted(await rd.gluster(ex, cli.remove_brick_argv(ctx.volume, bricks, "stop")), ex.host,
+                     "remove-brick stop")
+            ctx.log(f"the earlier remove-brick ({_migration_text(st)}) was stopped to start it again")
+        root = accepted(await rd.gluster(ex, s.commands[0]), ex.host, "remove-brick start")
+        task = (root.findtext("volRemoveBrick/task-id") or "").strip()
+        ctx.task_started(s.key, task)
+        return f"started (task {task})" if task else "started"
+
+    async def done(ex: Executor) -> str | None:
+        st = await rd.migration_status(ex, ctx.volume, gp.REMOVE_BRICK, bricks, ctx.names)
+        if st is None or not (st.running or st.clean):
+            return None
+        ctx.task_started(s.key, st.task_id)
+        return f"the remove-brick of these bricks is {'running' if st.running else 'completed'} (task {st.task_id})"
+
+    return action, done
+
+
+async def _clean_or_raise(ctx: Context, ex: Executor, bricks: tuple[BrickRef, ...],
+                          st: gp.MigrationStatus | None) -> str:
+    """The remove-brick is clean and nothing is left on the retiring bricks, or ExecutorError
+    naming what stops the commit."""
+    if st is None:
+        raise ExecutorError(ex.host, "no remove-brick runs for these bricks (stopped?): not committing; "
+                                     "--resume starts the migration again")
+    if not st.completed:
+        raise ExecutorError(ex.host, f"not committing: the migration is not completed on every node "
+                                     f"({'; '.join(st.node_lines())})")
+    left: list[str] = []
+    for b in bricks:
+        left += [f"{b.node}:{p}" for p in await rd.leftover_files(ctx.executor(b.node), b)]
+    if st.failures or st.skipped or left:
+        named = (f"; files still on the retiring bricks: {', '.join(left[:20])}"
+                 + (f" and {len(left) - 20} more" if len(left) > 20 else "")) if left else ""
+        raise ExecutorError(ex.host, (
+            f"the migration finished with {st.failures} failure(s) and {st.skipped} skipped file(s){named}. Brickyard "
+            "did not commit: a commit now would drop those files from the volume (glusterfs #2350). Free space or "
+            "fix what the rebalance log names (/var/log/glusterfs/" + ctx.volume + "-rebalance.log on "
+            + ", ".join(sorted({n.name for n in st.nodes if n.failures or n.skipped} or {n.name for n in st.nodes}))
+            + "), then --resume (it stops and starts the migration again), or --rollback to keep the bricks"))
+    return f"completed on {len(st.nodes)} node(s) with 0 failures and 0 skipped; no data file left on the bricks"
+
+
+def _remove_wait(s: ChangeStep, ctx: Context):
+    async def action(ex: Executor) -> str:
+        st = await _watch(s, ctx, ex, gp.REMOVE_BRICK, s.bricks)
+        return await _clean_or_raise(ctx, ex, s.bricks, st) + f" ({_migration_text(st)})"
+
+    return action, None
+
+
+def _remove_commit(s: ChangeStep, ctx: Context):
+    async def action(ex: Executor) -> str:
+        # read back right before the commit (kept in the change's outputs)
+        st = await rd.migration_status(ex, ctx.volume, gp.REMOVE_BRICK, s.bricks, ctx.names)
+        why = await _clean_or_raise(ctx, ex, s.bricks, st)
+        accepted(await rd.gluster(ex, s.commands[-1]), ex.host, "remove-brick commit")
+        return f"committed after reading: {why}"
+
+    return action, _in_volume(s.bricks, ctx, False, "the bricks have left the volume already")
+
+
+def _stop(s: ChangeStep, ctx: Context):
+    kind = gp.REBALANCE if s.key == "rebalance-stop" else gp.REMOVE_BRICK
+
+    async def action(ex: Executor) -> str:
+        result = await rd.gluster(ex, s.commands[0])
+        try:
+            gx.parse(result.stdout)
+        except gx.GlusterCommandError as exc:
+            if gp.not_started(exc):
+                return "nothing was running"
+            raise ExecutorError(ex.host, f"gluster refused {kind} stop: {exc.op_errstr}") from exc
+        return "stopped"
+
+    async def done(ex: Executor) -> str | None:
+        st = await rd.migration_status(ex, ctx.volume, kind, s.bricks, ctx.names)
+        if st is None or (kind == gp.REBALANCE and not st.running):
+            return f"no {kind} runs"
+        return None
+
+    return action, done
+
+
+# ---- replace and heal -----------------------------------------------------------------------
+def _replace(s: ChangeStep, ctx: Context):
+    old, new = s.bricks
+
+    async def action(ex: Executor) -> str:
+        heal = await rd.heal_summary(ex, ctx.volume)
+        dead = next((h for h in heal if h.ref == old and not h.connected), None)
+        # entries the other bricks of its set hold for a dead brick are what its replacement heals
+        exempt = set(ctx.set_of(old)) if dead is not None else {old}
+        busy = [h for h in heal if h.ref not in exempt and not h.clean]
+        if busy:
+            raise ExecutorError(ex.host, "heal is not finished, so no brick is touched (glusterfs #895): " + "; ".join(
+                f"{h.ref} {h.total if h.total is not None else '?'} pending"
+                + ("" if h.connected else f" ({h.status[:60]})") for h in busy))
+        accepted(await rd.gluster(ex, s.commands[-1]), ex.host, f"replace-brick {old} {new}")
+        info = await rd.volume_info(ex, ctx.volume)
+        have = [b.ref for b in info.bricks]
+        if new not in have or old in have:
+            raise ExecutorError(ex.host, f"replace-brick said yes but volume info lists {', '.join(map(str, have))}")
+        return f"{new} serves in place of {old}"
+
+    async def done(ex: Executor) -> str | None:
+        info = await rd.volume_info(ex, ctx.volume)
+        have = {b.ref for b in info.bricks}
+        return f"{new} has replaced {old} already" if new in have and old not in have else None
+
+    return action, done
+
+
+def _heal_wait(s: ChangeStep, ctx: Context):
+    async def launch(ex: Executor, pending: int) -> None:
+        result = await ex.run(list(s.commands[0]), sudo=True, timeout=120)
+        said = (result.stdout + result.stderr).decode(errors="replace").strip().splitlines()
+        ctx.log(f"heal: {pending} entries waiting; launched an index heal: {said[0] if said else result.exit_status}")
+
+    async def action(ex: Executor) -> str:
+        delay, clean_reads, last_clean, since_down, last_log = POLL_FIRST, 0, 0.0, None, 0.0
+        best, best_at, launched_at = None, time.monotonic(), None
+        while True:
+            counts = await rd.heal_count(ex, ctx.volume)
+            busy = counts is not None and any(v is None or v > 0 for v in counts.values())
+            if busy:
+                pending = sum(v or 0 for v in counts.values())
+                ctx.progress(s.key, 0.0, f"heal: {pending} entries pending (index count)", counts)
+                clean_reads = 0
+            else:
+                heal = await rd.heal_summary(ex, ctx.volume)
+                pending = sum(h.total or 0 for h in heal)
+                down = [h for h in heal if not h.connected]
+                ctx.progress(s.key, 0.0, f"heal: {pending} entries pending on {len(heal)} bricks", heal)
+                if down:
+                    since_down = since_down or time.monotonic()
+                    if time.monotonic() - since_down > DISCONNECTED_LIMIT:
+                        raise ExecutorError(ex.host, "heal cannot finish: " + "; ".join(
+                            f"{h.ref}: {h.status[:80]}" for h in down))
+                else:
+                    since_down = None
+                if not down and pending == 0:
+                    if clean_reads == 0 or time.monotonic() - last_clean >= HEAL_RECHECK:
+                        clean_reads += 1
+                        last_clean = time.monotonic()
+                    if clean_reads >= HEAL_CLEAN_READS:
+                        ctx.measured(s.key, {"bricks": len(heal)})
+                        return f"heal info: nothing pending on any of the {len(heal)} bricks (read {clean_reads} times)"
+                    await asyncio.sleep(HEAL_RECHECK)
+                    continue
+                clean_reads = 0
+            # entries wait and their number does not fall: the self-heal daemon may not crawl
+            # before its next timeout (10 min), so launch an index heal, as an admin would
+            if best is None or pending < best:
+                best, best_at = pending, time.monotonic()
+            if pending and (launched_at is None or time.monotonic() - max(best_at, launched_at) > HEAL_STALL):
+                await launch(ex, pending)
+                launched_at = time.monotonic()
+            if time.monotonic() - last_log > 30:
+                last_log = time.monotonic()
+                ctx.log(f"heal: {pending} entries pending")
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, POLL_MAX)
+
+    return action, None
+
+
+# ---- read back ----------------------------------------------------------------------------------
+def _read_back(s: ChangeStep, ctx: Context):
+    wanted = list(s.bricks)
+
+    async def action(ex: Executor) -> str:
+        info = await rd.volume_info(ex, ctx.volume)
+        have = [b.ref for b in info.bricks]
+        if have != wanted:
+            raise ExecutorError(ex.host, f"volume info lists {', '.join(map(str, have))}; the plan ends with "
+                                         f"{', '.join(map(str, wanted))}")
+        status = gx.parse_volume_status((await rd.gluster(ex, s.commands[1])).stdout).get(ctx.volume, [])
+        online = {b.ref for b in status if b.online}
+        down = [str(b) for b in wanted if b not in online]
+        if down:
+            raise ExecutorError(ex.host, f"offline after the change: {', '.join(down)}")
+        return f"{info.type_str}, {len(have)} bricks in the planned order, all online"
+
+    return action, None

@@ -1,0 +1,249 @@
+"""The change runner against gluster output recorded on the sandbox, replayed by a scripted
+fake: the rules it keeps where the commands run (no commit after a status with failures, no
+replace while heal is pending), Cancel stopping a migration, resume skipping what is done, and
+the kept outputs that prove the order."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import pytest
+
+from brickyard.core import livestate as ls
+from brickyard.remote import changesteps
+from brickyard.remote.change import ChangeRunner
+from brickyard.remote.executor import CommandResult, Executor
+from brickyard.store import HistoryStore
+
+from tests.core._changefix import DIST, REP3, fixture, lab_topology, live, with_volume
+
+XD4 = ["node1:/srv/brick1/xd", "node2:/srv/brick1/xd", "node3:/srv/brick1/xd", "node4:/srv/brick1/xd"]
+
+
+@pytest.fixture(autouse=True)
+def quick_polls(monkeypatch):
+    monkeypatch.setattr(changesteps, "POLL_FIRST", 0.001)
+    monkeypatch.setattr(changesteps, "POLL_MAX", 0.001)
+    monkeypatch.setattr(changesteps, "HEAL_RECHECK", 0.001)
+
+
+@dataclass
+class Script:
+    """Answers by the words a command contains, next to each other; each key's answers are used
+    in turn, the last one repeating. Every command is in ``calls``."""
+
+    answers: list[tuple[tuple[str, ...], list]] = field(default_factory=list)
+    calls: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+
+    def on(self, *words: str, answers: Sequence) -> "Script":
+        self.answers.insert(0, (words, list(answers)))
+        return self
+
+    def answer(self, argv: Sequence[str]) -> tuple[int, bytes, bytes]:
+        if list(argv) == ["true"]:
+            return 0, b"", b""
+        for words, queue in self.answers:
+            if _contains(argv, words):
+                out = queue.pop(0) if len(queue) > 1 else queue[0]
+                if isinstance(out, tuple):
+                    return out
+                return 0, out.encode() if isinstance(out, str) else out, b""
+        raise AssertionError(f"the script has no answer for {list(argv)}")
+
+    def executor(self, host: str) -> "ScriptedExecutor":
+        return ScriptedExecutor(host, self)
+
+    def ran(self, *words: str) -> list[int]:
+        """Indexes in ``calls`` of the commands containing these words in order."""
+        return [i for i, (_, argv) in enumerate(self.calls) if _contains(argv, words)]
+
+
+def _contains(argv: Sequence[str], words: Sequence[str]) -> bool:
+    n = len(words)
+    return any(tuple(argv[i:i + n]) == tuple(words) for i in range(len(argv) - n + 1))
+
+
+class ScriptedExecutor(Executor):
+    def __init__(self, host: str, script: Script):
+        self.host, self.script = host, script
+
+    async def run(self, argv, *, timeout=60.0, input=None, sudo=False, check=False, on_output=None):
+        self.script.calls.append((self.host, tuple(argv)))
+        code, out, err = self.script.answer(argv)
+        return CommandResult(self.host, tuple(argv), code, out, err, 0.0, 0.0)
+
+    async def start(self, argv, *, sudo=False):
+        raise NotImplementedError
+
+    async def upload(self, data, remote_path, mode=0o644):
+        raise NotImplementedError
+
+    async def close(self):
+        pass
+
+
+def xml_without_bricks(text: str, gone: list[str]) -> str:
+    """A volume info with some bricks removed (and brickCount fixed)."""
+    for brick in gone:
+        text = re.sub(rf"\s*<brick uuid=\"[^\"]*\">{re.escape(brick)}<name>.*?</brick>", "", text, flags=re.S)
+    count = text.count("<brick uuid=")
+    return re.sub(r"<brickCount>\d+</brickCount>", f"<brickCount>{count}</brickCount>", text)
+
+
+def removing_state() -> ls.LiveState:
+    return ls.from_outputs({ls.INFO: fixture("lab-change-xd-info-remove-brick-completed.xml"),
+                            ls.DETAIL: fixture("lab-change-xd-detail-remove-brick-completed.xml"),
+                            ls.PEERS: fixture("lab-change-peer-status.xml"),
+                            ls.POOL: fixture("lab-change-pool-list.xml"),
+                            ls.TASKS: fixture("lab-change-xd-tasks.xml")}, "xd")
+
+
+def shrink_script(status_answers: list[str], leftovers: str = "") -> Script:
+    info4 = fixture("lab-change-xd-info-remove-brick-completed.xml")
+    info2 = xml_without_bricks(info4, XD4[2:])
+    return (Script()
+            .on("volume", "info", answers=[info4, info2])
+            .on("node4:/srv/brick1/xd", "status", answers=status_answers)
+            .on("node4:/srv/brick1/xd", "start", answers=[fixture("lab-change-remove-brick-start.xml")])
+            .on("node4:/srv/brick1/xd", "stop", answers=[fixture("lab-change-remove-brick-stop.xml")])
+            .on("node4:/srv/brick1/xd", "commit", answers=[fixture("lab-change-remove-brick-commit.xml")])
+            .on("sh", "-c", answers=[leftovers])
+            .on("xd", "start", answers=[fixture("lab-change-rebalance-start.xml")])
+            .on("rebalance", "xd", "status", answers=[fixture("lab-change-rebalance-status-not-started.xml"),
+                                                fixture("lab-change-rebalance-status-completed.xml")])
+            .on("xd", "detail", answers=[fixture("lab-change-xd-detail-remove-brick-completed.xml")]))
+
+
+def run(runner) -> object:
+    return asyncio.run(runner.run())
+
+
+def test_commit_never_follows_a_migration_that_finished_with_failures():
+    completed = fixture("lab-change-remove-brick-status-completed.xml")
+    failing = completed.replace("<failures>0</failures>", "<failures>2</failures>", 1)
+    script = shrink_script([fixture("lab-change-remove-brick-status-not-started.xml"), failing],
+                           leftovers="/srv/brick1/xd/d00/s1/t0/f00042.bin\n")
+    topo = with_volume(lab_topology(), "xd", DIST, XD4[:2])
+    runner = ChangeRunner.start(topo, "xd", removing_state(), None, script.executor)
+    report = run(runner)
+    assert not report.ok and report.failed.step.key == "remove-brick-wait"
+    assert "glusterfs #2350" in report.failed.message and "f00042.bin" in report.failed.message
+    assert script.ran("node4:/srv/brick1/xd", "commit") == []
+
+
+def test_commit_runs_only_right_after_a_clean_status_and_a_rebalance_follows():
+    script = shrink_script([fixture("lab-change-remove-brick-status-not-started.xml"),
+                            fixture("lab-change-remove-brick-status-in-progress.xml"),
+                            fixture("lab-change-remove-brick-status-completed.xml")])
+    topo = with_volume(lab_topology(), "xd", DIST, XD4[:2])
+    report = run(ChangeRunner.start(topo, "xd", removing_state(), None, script.executor))
+    assert report.ok, report.summary()
+    [commit] = script.ran("node4:/srv/brick1/xd", "commit")
+    statuses = script.ran("node4:/srv/brick1/xd", "status")
+    last = max(i for i in statuses if i < commit)
+    assert b"<statusStr>completed</statusStr>" in script.answer(script.calls[last][1])[1]
+    assert script.ran("find") or script.ran("sh", "-c")      # the bricks were searched for files left
+    assert min(script.ran("rebalance", "xd", "start")) > commit
+
+
+def test_no_brick_is_replaced_while_heal_is_pending():
+    xr = live("xr", heal_info_summary="lab-change-heal-summary-clean.xml")
+    script = (Script()
+              .on("info", "summary", answers=[fixture("lab-change-heal-summary-healing.xml")])
+              .on("test", "-d", answers=[(1, b"", b"")])
+              .on("sh", "-c", answers=[""])
+              .on("volume", "info", answers=[fixture("lab-change-xr-info.xml")]))
+    topo = with_volume(lab_topology(), "xr", REP3, ["node1:/srv/brick2/xr", "node2:/srv/brick2/xr",
+                                                    "node4:/srv/brick2/xr"])
+    report = run(ChangeRunner.start(topo, "xr", xr, None, script.executor))
+    assert not report.ok and report.failed.step.key.startswith("replace-brick:")
+    assert "glusterfs #895" in report.failed.message and "54 pending" in report.failed.message
+    assert script.ran("replace-brick") == []
+
+
+NODE4_BRICK = ('<brick uuid="e8b59f43-a678-468a-ae96-2faa4e163775">node4:/srv/brick2/xd<name>node4:/srv/brick2/xd'
+               '</name><hostUuid>e8b59f43-a678-468a-ae96-2faa4e163775</hostUuid><isArbiter>0</isArbiter></brick>')
+NODE4_STATUS = ("<node><hostname>node4</hostname><path>/srv/brick2/xd</path><peerid>e8b59f43-a678-468a-ae96-2faa4e163775"
+                "</peerid><status>1</status><port>49152</port><pid>1</pid><sizeTotal>1006632960</sizeTotal>"
+                "<sizeFree>900000000</sizeFree><device>/dev/loop15</device></node>")
+INFO3 = fixture("lab-change-xd-info.xml")
+INFO4 = INFO3.replace("<brickCount>3</brickCount>", "<brickCount>4</brickCount>").replace(
+    "</bricks>", NODE4_BRICK + "</bricks>")
+DETAIL4 = fixture("lab-change-xd-detail.xml").replace("</volume>", NODE4_STATUS + "</volume>", 1)
+
+
+def expand_script(status: list[str], infos: Sequence[str] = (INFO3, INFO4)) -> Script:
+    return (Script()
+            .on("test", "-d", answers=[(1, b"", b"")])
+            .on("sh", "-c", answers=[""])
+            .on("volume", "info", answers=list(infos))
+            .on("xd", "detail", answers=[DETAIL4])
+            .on("add-brick", answers=[fixture("lab-change-add-brick.xml")])
+            .on("xd", "start", answers=[fixture("lab-change-rebalance-start.xml")])
+            .on("rebalance", "xd", "stop", answers=[fixture("lab-change-rebalance-stop.xml")])
+            .on("rebalance", "xd", "status", answers=status))
+
+
+def test_cancel_while_the_rebalance_runs_stops_it_and_leaves_the_change_resumable(tmp_path):
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    running = fixture("lab-change-rebalance-status-in-progress.xml")
+    script = expand_script([fixture("lab-change-rebalance-status-not-started.xml"), running])
+    topo = with_volume(lab_topology(), "xd", DIST, ["node1:/srv/brick1/xd", "node2:/srv/brick1/xd",
+                                                    "node3:/srv/brick2/xd", "node4:/srv/brick2/xd"])
+    runner = ChangeRunner.start(topo, "xd", live("xd"), store, script.executor)
+    runner.on_event = lambda ev: runner.cancel() if ev.kind == "progress" else None
+    report = run(runner)
+    assert report.interrupted and not report.ok
+    assert script.ran("rebalance", "xd", "stop")
+    record = store.changes.get(runner.change_id)
+    assert record.status == "interrupted" and "--resume" in record.state["message"]
+    assert record.state["steps"]["add-brick"]["status"] == "done"
+    assert record.state["task_ids"]["rebalance-start"] == ["20a75cf8-026c-4e1a-b11b-0481af37cdbf"]
+
+    # resumed (the rebalance meanwhile started again by someone and completed): what is done is
+    # read back and skipped, the wait finds it completed
+    again = expand_script([fixture("lab-change-rebalance-status-completed.xml")], infos=[INFO4])
+    resumed = ChangeRunner.resume(store.changes.get(runner.change_id), store, again.executor)
+    report = run(resumed)
+    assert report.ok, report.summary()
+    states = {o.step.key: o.status for o in report.outcomes}
+    assert states["add-brick"] == "skipped" and states["rebalance-start"] == "skipped"
+    assert again.ran("add-brick") == [] and again.ran("rebalance", "xd", "start") == []
+    final = store.changes.get(runner.change_id)
+    assert final.status == "complete" and final.measured_seconds is not None
+    kept = store.changes.outputs(runner.change_id)
+    assert [o.step_key for o in kept if o.argv[-1] == "stop"] == ["cancel"]
+    assert any(o.step_key == "rebalance-wait" and "completed" in o.stdout for o in kept)
+    store.close()
+
+
+def test_a_change_owned_by_a_live_process_is_not_resumed(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    script = expand_script([fixture("lab-change-rebalance-status-completed.xml")])
+    topo = with_volume(lab_topology(), "xd", DIST, ["node1:/srv/brick1/xd", "node2:/srv/brick1/xd",
+                                                    "node3:/srv/brick2/xd", "node4:/srv/brick2/xd"])
+    runner = ChangeRunner.start(topo, "xd", live("xd"), store, script.executor)
+    code = ("import sys; from brickyard.store import HistoryStore; s = HistoryStore(sys.argv[1]); "
+            "r = s.changes.get(sys.argv[2]); s.changes.save_state(r.change_id, r.state, 'running'); "
+            "print('saved', flush=True); sys.stdin.read()")
+    other = subprocess.Popen([sys.executable, "-c", code, store.url, runner.change_id], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout.readline().strip() == "saved"
+        from brickyard.remote.change import ChangeError
+
+        with pytest.raises(ChangeError, match="running now in process"):
+            ChangeRunner.resume(store.changes.get(runner.change_id), store, script.executor)
+    finally:
+        other.stdin.close()
+        other.wait(timeout=60)
+    assert os.getpid() != other.pid
+    store.close()
