@@ -37,6 +37,8 @@ COMMANDS: dict[str, CommandEntry] = {
     "provision": CommandEntry("brickyard.clicmd.provision", "create a planned volume on its hosts over SSH", True),
     "teardown": CommandEntry("brickyard.clicmd.teardown",
                              "unmount, stop and delete a volume; remove only what Brickyard created", True),
+    "change": CommandEntry("brickyard.clicmd.change", "change a live volume to what the drawing shows: expand, "
+                                                      "rebalance, shrink, replace, raise redundancy", True),
     "import": CommandEntry("brickyard.clicmd.import_", "build a topology file from a running cluster", True),
     "lab": CommandEntry("brickyard.clicmd.lab",
                         "a throw-away gluster cluster in network namespaces on this machine (root)", True),

@@ -23,6 +23,7 @@ CAMPAIGN = str(EXAMPLES / "seed004-sandbox.campaign.json")
 COMMAND_LINES = {
     "preflight": ["preflight", TOPO],
     "provision": ["provision", TOPO, "--dry-run"],
+    "change": ["change", TOPO, "--volume", "gv3", "--dry-run"],
     "teardown": ["teardown", TOPO, "--volume", "gv3", "--confirm", "gv3"],
     "import": ["import", "node1", "--out", "/nonexistent/x.brickyard.json"],
     "bench": ["bench", "--workload", "dd", "--target", "node1:/mnt/gv0"],
