@@ -30,9 +30,10 @@ class ChangeCommand(RemoteCommand):
                    "volume's unfinished change.")
 
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
-        from .inputs import add_topology_arguments
+        from .inputs import TOPOLOGY_FILE_HELP
 
-        add_topology_arguments(p, "the volume to change (default: the file's only volume)")
+        p.add_argument("file", nargs="?", help=TOPOLOGY_FILE_HELP + "; the drawing of the volume as it should be")
+        p.add_argument("--volume", metavar="NAME", help="the volume to change (default: the file's only volume)")
         p.add_argument("--dry-run", action="store_true", help="print the plan and every command, run nothing")
         p.add_argument("--yes", action="store_true", help="run the change (it moves data on a live volume)")
         p.add_argument("--resume", action="store_true", help="go on with this volume's unfinished change")
@@ -40,11 +41,18 @@ class ChangeCommand(RemoteCommand):
                        help="undo this volume's unfinished change (plan back to the volume before it)")
         p.add_argument("--fix-layout", action="store_true",
                        help="after an expand only fix the layout: existing files stay where they are")
+        p.add_argument("--list", action="store_true",
+                       help="list the changes kept in the history (of --volume, or all), with each step's time "
+                            "against its prediction, and exit")
         p.add_argument("--db", metavar="URL", help="history database (default as `brickyard history`)")
 
     def run(self, args: argparse.Namespace) -> Outcome:
         from .inputs import load_topology, pick_volume
 
+        if args.list:
+            return _list(args)
+        if args.file is None:
+            raise UsageError("give the topology file (or --list)")
         if args.resume and args.rollback:
             raise UsageError("--resume and --rollback exclude each other")
         topo = load_topology(args.file)
@@ -74,6 +82,47 @@ class ChangeCommand(RemoteCommand):
 
 
 COMMAND = ChangeCommand()
+
+
+def _list(args) -> Outcome:
+    """Every change kept in the history, newest first: what it did, each step's time against its
+    prediction, predicted and measured in total."""
+    import time
+
+    from .history import _open as open_store
+
+    store = open_store(args)
+    try:
+        records = store.changes.list(volume=args.volume or None)
+        alive = {r.change_id: store.changes.owner_alive(r) for r in records if r.status == "running"}
+    finally:
+        store.close()
+    docs, lines = [], []
+    for r in records:
+        status = r.status if r.status != "running" or alive.get(r.change_id) else "stopped"
+        steps = []
+        for s in r.plan.get("steps", []):
+            st = r.state.get("steps", {}).get(s["key"], {})
+            steps.append({"key": s["key"], "title": s["title"], "status": st.get("status", "pending"),
+                          "seconds": st.get("seconds"), "predicted_seconds": s.get("predicted_seconds")})
+        docs.append({"change_id": r.change_id, "volume": r.volume, "kinds": r.kinds, "status": status,
+                     "message": r.state.get("message", ""), "created_at": r.created_at, "source": r.source,
+                     "predicted_seconds": r.predicted_seconds, "measured_seconds": r.measured_seconds,
+                     "measured": r.state.get("measured", {}), "steps": steps})
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
+        total = (f"took {r.measured_seconds:.0f} s, predicted {r.predicted_seconds:.0f} s"
+                 if r.measured_seconds is not None and r.predicted_seconds is not None else "")
+        lines.append(f"{r.change_id[:12]}  {when}  {status:<11}  {r.volume}: {r.kinds}  {total}")
+        if status == "stopped":
+            lines.append("    its process is gone (killed, or the machine went down): --resume goes on, --rollback "
+                         "undoes it")
+        for s in steps:
+            predicted = s["predicted_seconds"]
+            guess = (f" (predicted {predicted['expected']:.0f} s, {predicted['low']:.0f}-{predicted['high']:.0f})"
+                     if predicted else "")
+            took = f"{s['seconds']:.1f} s" if s["seconds"] is not None else "-"
+            lines.append(f"    {s['status']:8} {took:>9}  {s['title']}{guess}")
+    return Outcome(0, doc=docs, text=lines or ["no change kept in the history"], indent=1)
 
 
 def _drive(args, store, topo, volume: str, record) -> Outcome:
@@ -215,30 +264,33 @@ def _outcome(args, result: dict, interrupted: bool) -> Outcome:
 
 
 class _Printer:
-    """Change events as lines on stderr (stdout keeps the result or the JSON)."""
+    """Change events as lines on stderr (stdout keeps the result or the JSON). A terminal that
+    went away (EPIPE) ends the printing, never the change."""
 
     def __init__(self, as_json: bool):
         self.quiet = os.environ.get("BRICKYARD_QUIET") == "1"
         self.index: dict[str, int] = {}
         self.total = 0
 
+    def say(self, line: str) -> None:
+        if self.quiet:
+            return
+        try:
+            print(line, file=sys.stderr, flush=True)
+        except OSError:
+            self.quiet = True
+
     def plan(self, plan) -> None:
         self.index = {s.key: i + 1 for i, s in enumerate(plan.steps)}
         self.total = len(plan.steps)
-        if not self.quiet:
-            for line in plan.summary():
-                print(line, file=sys.stderr, flush=True)
+        for line in plan.summary():
+            self.say(line)
 
     def start(self, runner) -> None:
-        if not self.quiet:
-            print(f"change {runner.change_id[:12]} of {runner.volume}: {self.total} steps", file=sys.stderr,
-                  flush=True)
+        self.say(f"change {runner.change_id[:12]} of {runner.volume}: {self.total} steps")
 
     def __call__(self, ev) -> None:
-        if self.quiet:
-            return
         if ev.kind == "step" and ev.status == "running":   # its end is a log line of the step machinery
-            print(f"[{self.index.get(ev.step, 0)}/{self.total}] {ev.detail.step.host}: {ev.detail.step.title} ...",
-                  file=sys.stderr, flush=True)
+            self.say(f"[{self.index.get(ev.step, 0)}/{self.total}] {ev.detail.step.host}: {ev.detail.step.title} ...")
         elif ev.kind == "log":
-            print(f"    {ev.message}", file=sys.stderr, flush=True)
+            self.say(f"    {ev.message}")

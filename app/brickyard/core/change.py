@@ -727,7 +727,7 @@ class _Planner:
             index_after.update({len(self.before_sets) + j: first_new + j for j in range(n_new)})
             source_sets = middle_sets
         if self._retiring:
-            flow = cost.layout_flow(source_sets, after.sets, index_after, source_loads)
+            flow = cost.layout_flow(source_sets, after.sets, index_after, source_loads, scan_kept=False)
             flows["remove-brick-wait"] = flow
             self._refuse_if_cannot_hold(after, flow, source_loads)
         out: dict[BrickRef, int] = Counter()

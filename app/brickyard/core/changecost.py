@@ -15,9 +15,11 @@ Entries (files and directories) are estimated from the bricks' inode counts: eve
 also has a gfid link and ``.glusterfs`` holds up to 65,792 directories of its own, so about
 half the inodes of a small brick and nearly all of a large one are entries.
 
-Time. A rebalance or remove-brick runs on every node at once, each migrating the files of its
-own bricks; a heal runs in the self-heal daemons of the set's nodes. Per node the time is
-bytes ÷ byte rate + entries ÷ entry rate, the slowest node decides. The rates come from the
+Time. A rebalance or remove-brick runs on every node at once, each looking at every file of its
+own bricks (a rebalance all of them, a remove-brick those of the retiring bricks) and migrating
+those that move; a heal runs in the self-heal daemons of the set's nodes. Per node the time is
+bytes ÷ byte rate + (entries looked at + entries moved) ÷ entry rate, the slowest node decides;
+a measured rate is derived the same way (gluster's scanned + moved files, its bytes). The rates come from the
 last change measured on this cluster (History keeps each change's measured rates), else from
 an uncalibrated default: a share of the slowest NIC or disk speed the topology names, and an
 entry rate from what the lab measured (20–200 per second per node). The source is named with
@@ -176,11 +178,12 @@ def shares(sets: Sequence[BrickSet]) -> list[float]:
 
 
 def layout_flow(before: Sequence[BrickSet], after: Sequence[BrickSet], kept: Mapping[int, int],
-                loads: Sequence[SetLoad]) -> Flow:
+                loads: Sequence[SetLoad], scan: bool = True, scan_kept: bool = True) -> Flow:
     """The migration from the ``before`` sets to the ``after`` sets. ``kept`` maps the index of
     a set before to its index after (sets that stay, their bricks perhaps replaced); a set
     before that is not in it leaves, a set after that is not a value is new. ``loads``: what
-    each set before holds."""
+    each set before holds. The time counts the files scanned too: all of them in a rebalance
+    (``scan_kept``), those of the leaving sets in a remove-brick."""
     flow = Flow.empty()
     s_before, s_after = shares(before), shares(after)
     share_after_of = {i: s_after[j] for i, j in kept.items()}
@@ -195,18 +198,24 @@ def layout_flow(before: Sequence[BrickSet], after: Sequence[BrickSet], kept: Map
         share, load = s_before[i], loads[i]
         keep = share_after_of.get(i, 0.0)
         fraction = 1.0 if i not in kept else (max(0.0, 1.0 - keep / share) if share > 0 else 0.0)
+        data = [b for b in s.bricks if b != s.arbiter]
+        nodes = {b.node for b in data}
+        # every file of a set that migrates is looked at (a rebalance scans all of them, a
+        # remove-brick those of the retiring sets): charged like the files moved
+        if scan and (i not in kept or scan_kept):
+            for node in nodes:
+                flow.node_entries[node] += load.entries / max(len(nodes), 1)
         if fraction <= 0 or load.bytes <= 0 and load.entries <= 0:
             continue
         moved, ent = load.bytes * fraction, load.entries * fraction
         moved_total += moved
         entries_total += ent
-        data = [b for b in s.bricks if b != s.arbiter]
         for b in s.bricks:
             flow.out[b] += int(load.per_brick * fraction) if b in data else 0
         # each node with a data brick of the set migrates its share (DHT picks one per set)
-        for node in {b.node for b in data}:
-            flow.node_bytes[node] += moved / max(len({b.node for b in data}), 1)
-            flow.node_entries[node] += ent / max(len({b.node for b in data}), 1)
+        for node in nodes:
+            flow.node_bytes[node] += moved / max(len(nodes), 1)
+            flow.node_entries[node] += ent / max(len(nodes), 1)
     gain_sum = sum(gains.values())
     if gain_sum > 0:
         for j, g in gains.items():

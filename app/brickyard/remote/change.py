@@ -383,13 +383,14 @@ def measured_rates(store: Any) -> MoveRates | None:
             seconds = float(step.get("seconds") or 0.0)
             when = time.strftime("%Y-%m-%d", time.gmtime(record.created_at))
             if migrate is None and key in ("rebalance-wait", "remove-brick-wait") and figures.get("files"):
-                migrate = measured_rate(int(figures.get("bytes", 0)), int(figures.get("files", 0)),
+                migrate = measured_rate(int(figures.get("bytes", 0)),
+                                        int(figures.get("files", 0)) + int(figures.get("lookups", 0)),
                                         float(figures.get("runtime") or seconds), int(figures.get("nodes") or 1),
                                         f"{key.split('-wait')[0]} of {record.volume} on {when}")
             if heal is None and key.startswith("heal:") and seconds > 0:
                 moved = record.plan.get("movement", {})
                 heal = measured_rate(int(moved.get("bytes", 0)), int(moved.get("entries", 0)), seconds, 1,
-                                     f"heal of {record.volume} on {when}")
+                                     f"heal of {record.volume} on {when}, its bytes and entries as predicted")
         if migrate and heal:
             break
     if migrate is None and heal is None:
