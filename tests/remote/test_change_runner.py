@@ -247,3 +247,56 @@ def test_a_change_owned_by_a_live_process_is_not_resumed(tmp_path):
         other.wait(timeout=60)
     assert os.getpid() != other.pid
     store.close()
+
+
+def test_rollback_plans_from_the_cluster_now_back_to_the_volume_before_the_change(tmp_path):
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    script = expand_script([fixture("lab-change-rebalance-status-not-started.xml"),
+                            fixture("lab-change-rebalance-status-in-progress.xml")])
+    topo = with_volume(lab_topology(), "xd", DIST, ["node1:/srv/brick1/xd", "node2:/srv/brick1/xd",
+                                                    "node3:/srv/brick2/xd", "node4:/srv/brick2/xd"])
+    runner = ChangeRunner.start(topo, "xd", live("xd"), store, script.executor)
+    runner.on_event = lambda ev: runner.cancel() if ev.kind == "progress" else None
+    assert run(runner).interrupted
+    # the cluster now: four bricks, the rebalance stopped
+    now = ls.from_outputs({ls.INFO: INFO4, ls.DETAIL: DETAIL4, ls.PEERS: fixture("lab-change-peer-status.xml"),
+                           ls.POOL: fixture("lab-change-pool-list.xml"), ls.TASKS: fixture("lab-change-xd-tasks.xml")},
+                          "xd")
+    back = ChangeRunner.rollback(store.changes.get(runner.change_id), now, store, script.executor)
+    assert back.plan.kinds == ("shrink",)
+    assert [str(b) for b in back.plan.role("retiring")] == ["node4:/srv/brick2/xd"]
+    assert [str(b) for b in back.plan.result.bricks] == ["node1:/srv/brick1/xd", "node2:/srv/brick1/xd",
+                                                          "node3:/srv/brick2/xd"]
+    assert store.changes.get(back.change_id).options["rollback_of"] == runner.change_id
+    store.close()
+
+
+def test_a_replace_waits_until_the_heal_indices_are_empty_and_heal_info_agrees():
+    from brickyard.remote import changeread
+
+    xr = live("xr", heal_info_summary="lab-change-heal-summary-clean.xml")
+    info_after = fixture("lab-change-xr-info.xml").replace("node3:/srv/brick2/xr", "node4:/srv/brick2/xr")
+    detail_after = fixture("lab-change-xr-detail.xml").replace("<hostname>node3</hostname>",
+                                                                "<hostname>node4</hostname>")
+    script = (Script()     # keys given later are tried first: this one only after "info summary"
+              .on("volume", "heal", "xr", answers=[fixture("lab-change-heal-launch.txt")])
+              .on("info", "summary", answers=[fixture("lab-change-heal-summary-clean.xml")])
+              .on("test", "-d", answers=[(1, b"", b"")])
+              .on("sh", "-c", answers=[""])
+              .on(changeread.INDEX_COUNT_SCRIPT, answers=["120\n", "40\n", "0\n"])
+              .on("replace-brick", answers=[fixture("lab-change-replace-brick.xml")])
+              .on("volume", "info", answers=[fixture("lab-change-xr-info.xml"), info_after])
+              .on("xr", "detail", answers=[detail_after]))
+    topo = with_volume(lab_topology(), "xr", REP3, ["node1:/srv/brick2/xr", "node2:/srv/brick2/xr",
+                                                    "node4:/srv/brick2/xr"])
+    events = []
+    runner = ChangeRunner.start(topo, "xr", xr, None, script.executor, on_event=events.append)
+    report = run(runner)
+    assert report.ok, report.summary()
+    heal = next(o for o in report.outcomes if o.step.key.startswith("heal:"))
+    assert "nothing in any heal index" in heal.message and "heal info: nothing pending" in heal.message
+    counted = script.ran(changeread.INDEX_COUNT_SCRIPT)
+    last_summary = max(script.ran("info", "summary"))
+    assert len(counted) >= 4 and last_summary > max(counted)      # gluster's own word comes last
+    pending = [e.detail["pending"] for e in events if e.kind == "progress" and isinstance(e.detail, dict)]
+    assert pending[0] > 0 and pending[-1] == 0

@@ -329,37 +329,50 @@ def _heal_wait(s: ChangeStep, ctx: Context):
         said = (result.stdout + result.stderr).decode(errors="replace").strip().splitlines()
         ctx.log(f"heal: {pending} entries waiting; launched an index heal: {said[0] if said else result.exit_status}")
 
+    async def indices(bricks: list[BrickRef]) -> tuple[int, list[str]]:
+        """Entries in every brick's heal index, and the bricks that could not be counted."""
+        async def one(b: BrickRef):
+            try:
+                return await rd.index_pending(ctx.executor(b.node), b)
+            except ExecutorError as exc:
+                return exc
+        counts = await asyncio.gather(*(one(b) for b in bricks))
+        unknown = [f"{b} ({c})" for b, c in zip(bricks, counts) if isinstance(c, Exception)]
+        return sum(c for c in counts if isinstance(c, int)), unknown
+
     async def action(ex: Executor) -> str:
+        bricks = [b.ref for b in (await rd.volume_info(ex, ctx.volume)).bricks]
         delay, clean_reads, last_clean, since_down, last_log = POLL_FIRST, 0, 0.0, None, 0.0
         best, best_at, launched_at = None, time.monotonic(), None
         while True:
-            counts = await rd.heal_count(ex, ctx.volume)
-            busy = counts is not None and any(v is None or v > 0 for v in counts.values())
-            if busy:
-                pending = sum(v or 0 for v in counts.values())
-                ctx.progress(s.key, 0.0, f"heal: {pending} entries pending (index count)", counts)
-                clean_reads = 0
+            pending, unknown = await indices(bricks)
+            if unknown:
+                since_down = since_down or time.monotonic()
+                if time.monotonic() - since_down > DISCONNECTED_LIMIT:
+                    raise ExecutorError(ex.host, "heal cannot be watched: " + "; ".join(unknown))
             else:
-                heal = await rd.heal_summary(ex, ctx.volume)
-                pending = sum(h.total or 0 for h in heal)
-                down = [h for h in heal if not h.connected]
-                ctx.progress(s.key, 0.0, f"heal: {pending} entries pending on {len(heal)} bricks", heal)
-                if down:
-                    since_down = since_down or time.monotonic()
-                    if time.monotonic() - since_down > DISCONNECTED_LIMIT:
-                        raise ExecutorError(ex.host, "heal cannot finish: " + "; ".join(
-                            f"{h.ref}: {h.status[:80]}" for h in down))
-                else:
-                    since_down = None
-                if not down and pending == 0:
-                    if clean_reads == 0 or time.monotonic() - last_clean >= HEAL_RECHECK:
-                        clean_reads += 1
-                        last_clean = time.monotonic()
-                    if clean_reads >= HEAL_CLEAN_READS:
+                since_down = None
+            ctx.progress(s.key, 0.0, f"heal: {pending} entries in the heal indices of {len(bricks)} bricks",
+                         {"pending": pending, "unknown": unknown})
+            if pending == 0 and not unknown:
+                if clean_reads == 0 or time.monotonic() - last_clean >= HEAL_RECHECK:
+                    clean_reads += 1
+                    last_clean = time.monotonic()
+                if clean_reads >= HEAL_CLEAN_READS:
+                    # gluster's own word last: heal info summary, every brick connected, nothing pending
+                    heal = await rd.heal_summary(ex, ctx.volume)
+                    if all(h.clean for h in heal):
                         ctx.measured(s.key, {"bricks": len(heal)})
-                        return f"heal info: nothing pending on any of the {len(heal)} bricks (read {clean_reads} times)"
+                        return (f"nothing in any heal index (read {clean_reads} times), and heal info: nothing "
+                                f"pending on any of the {len(heal)} bricks")
+                    ctx.progress(s.key, 0.0, "heal info: " + "; ".join(
+                        f"{h.ref} {h.total if h.total is not None else '?'} ({h.status[:40]})"
+                        for h in heal if not h.clean), heal)
+                    clean_reads = 0
+                else:
                     await asyncio.sleep(HEAL_RECHECK)
                     continue
+            else:
                 clean_reads = 0
             # entries wait and their number does not fall: the self-heal daemon may not crawl
             # before its next timeout (10 min), so launch an index heal, as an admin would
