@@ -191,7 +191,8 @@ async def _session(args, store, topo, volume, record, hosts, holder, printer) ->
     plan = runner.plan if runner is not None else plan
     own = runner.own_tasks() if runner is not None else set()
     printer.plan(plan)
-    flight = await change_preflight(plan, live, topo, hosts, own_tasks=own)
+    flight = await change_preflight(plan, live, topo, hosts, own_tasks=own,
+                                    resuming=record is not None and args.resume)
     if not flight.ok:
         return {"plan": plan, "preflight": flight, "change_id": runner.change_id if runner else None}
     if runner is None:

@@ -194,28 +194,31 @@ def layout_flow(before: Sequence[BrickSet], after: Sequence[BrickSet], kept: Map
         if t > was:
             gains[j] = t - was
     moved_total, entries_total = 0.0, 0.0
+    out, node_bytes, node_entries = flow.out, flow.node_bytes, flow.node_entries
     for i, s in enumerate(before):
         share, load = s_before[i], loads[i]
         keep = share_after_of.get(i, 0.0)
         fraction = 1.0 if i not in kept else (max(0.0, 1.0 - keep / share) if share > 0 else 0.0)
-        data = [b for b in s.bricks if b != s.arbiter]
-        nodes = {b.node for b in data}
+        arbiter = s.arbiter
+        nodes = {b.node for b in s.bricks if b != arbiter}
+        n = len(nodes) or 1
         # every file of a set that migrates is looked at (a rebalance scans all of them, a
         # remove-brick those of the retiring sets): charged like the files moved
-        if scan and (i not in kept or scan_kept):
+        if scan and load.entries and (i not in kept or scan_kept):
             for node in nodes:
-                flow.node_entries[node] += load.entries / max(len(nodes), 1)
+                node_entries[node] += load.entries / n
         if fraction <= 0 or load.bytes <= 0 and load.entries <= 0:
             continue
         moved, ent = load.bytes * fraction, load.entries * fraction
         moved_total += moved
         entries_total += ent
+        gone = int(load.per_brick * fraction)
         for b in s.bricks:
-            flow.out[b] += int(load.per_brick * fraction) if b in data else 0
+            out[b] += 0 if b == arbiter else gone
         # each node with a data brick of the set migrates its share (DHT picks one per set)
         for node in nodes:
-            flow.node_bytes[node] += moved / max(len(nodes), 1)
-            flow.node_entries[node] += ent / max(len(nodes), 1)
+            node_bytes[node] += moved / n
+            node_entries[node] += ent / n
     gain_sum = sum(gains.values())
     if gain_sum > 0:
         for j, g in gains.items():

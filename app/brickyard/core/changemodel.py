@@ -82,10 +82,6 @@ class BrickChange:
                              online=online, used_bytes=used_bytes, bytes_out=bytes_out, bytes_in=bytes_in,
                              partner=partner)
 
-    def moved(self, bytes_out: int, bytes_in: int) -> "BrickChange":
-        return BrickChange(self.ref, self.role, self.set_before, self.set_after, self.arbiter, self.online,
-                           self.used_bytes, bytes_out, bytes_in, self.partner)
-
     def to_json(self) -> dict:
         return {"brick": str(self.ref), "role": self.role, "set_before": self.set_before,
                 "set_after": self.set_after, "arbiter": self.arbiter, "online": self.online,

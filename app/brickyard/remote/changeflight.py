@@ -32,9 +32,12 @@ ROOM_MARGIN = 0.10
 
 
 def volume_checks(plan: ChangePlan, live: LiveState, own_tasks: set[str] = frozenset(),
-                  new_free: dict | None = None) -> HostChecks:
+                  new_free: dict | None = None, resuming: bool = False) -> HostChecks:
     """The volume's row: what the live state says about running this plan now. ``new_free``:
-    brick -> free bytes measured on the new bricks' filesystems by the host checks."""
+    brick -> free bytes measured on the new bricks' filesystems by the host checks.
+    ``resuming``: the change ran before, so a heal it caused may still run (its heal wait
+    watches it, and no brick is touched before it ends) and part of the data has moved (room
+    is checked against the whole plan: a warning only)."""
     hc = HostChecks(plan.volume, "volume")
     name = plan.volume
     if not live.started:
@@ -68,7 +71,11 @@ def volume_checks(plan: ChangePlan, live: LiveState, own_tasks: set[str] = froze
     quorum_problems = _client_quorum(plan, live, options)
     hc.add("client quorum", FAIL if quorum_problems else OK,
            "; ".join(quorum_problems) if quorum_problems else "every set has quorum with the bricks that are up")
-    hc.add(*_heal_check(plan, live))
+    name, status, message = _heal_check(plan, live)
+    if resuming and status == FAIL:
+        status, message = WARN, (message + "; resuming a change that may have caused it: its heal wait watches it "
+                                           "and no brick is touched before heal is done")
+    hc.add(name, status, message)
     running = live.running_tasks()
     theirs = [t for t in running if t.id not in own_tasks]
     if theirs:
@@ -78,7 +85,10 @@ def volume_checks(plan: ChangePlan, live: LiveState, own_tasks: set[str] = froze
         hc.add("tasks", OK, "running: " + "; ".join(f"{t.type} (started by this change)" for t in running))
     else:
         hc.add("tasks", OK, "no rebalance or remove-brick running")
-    hc.add(*_room(plan, live, new_free or {}))
+    name, status, message = _room(plan, live, new_free or {})
+    if resuming and status == FAIL:
+        status, message = WARN, message + "; part of it may have moved already (resuming)"
+    hc.add(name, status, message)
     return hc
 
 
@@ -140,7 +150,7 @@ def _room(plan: ChangePlan, live: LiveState, new_free: dict) -> tuple[str, str, 
 
 
 async def change_preflight(plan: ChangePlan, live: LiveState, topo: Topology, executor_for: Callable[[str], Executor],
-                           own_tasks: set[str] = frozenset(),
+                           own_tasks: set[str] = frozenset(), resuming: bool = False,
                            on_host: Callable[[HostChecks], None] | None = None) -> PreflightReport:
     """Check every server of the volume before and after the change, then the volume itself."""
     current = set(live.bricks)
@@ -170,7 +180,7 @@ async def change_preflight(plan: ChangePlan, live: LiveState, topo: Topology, ex
 
     hosts = list(await asyncio.gather(*(one(n) for n in servers)))
     new_free = {b: h.measured[b.path] for h in hosts for b in new if b.node == h.host and b.path in h.measured}
-    volume = volume_checks(plan, live, own_tasks, new_free)
+    volume = volume_checks(plan, live, own_tasks, new_free, resuming)
     if on_host is not None:
         on_host(volume)
     return PreflightReport([*hosts, volume])
