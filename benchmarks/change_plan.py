@@ -15,18 +15,17 @@ Run: .venv/bin/python benchmarks/change_plan.py
 
 from __future__ import annotations
 
-import time
 import uuid
-from typing import Callable
 
 from brickyard.core import livestate as ls
 from brickyard.core.change import plan_change, planning_topology
 from brickyard.core.plan import plan_volume
 from brickyard.core.topology import Brick, BrickRef, Layout, Node, Site, Topology, Volume, VolumeType
 
-SERVERS, BRICKS, EXTRA, ROUNDS = 200, 24, 10, 5
+from plan_scale import CPU, ROUNDS, best_of   # the same timing (best of 5, wall and CPU)
+
+SERVERS, BRICKS, EXTRA = 200, 24, 10
 SIZE = 16 * 10**12
-CPU: list[float] = []
 
 
 def topology() -> Topology:
@@ -79,17 +78,6 @@ def outputs(name: str, lay: Layout, bricks: list[BrickRef]) -> dict[str, str]:
     return {ls.INFO: info, ls.DETAIL: detail, ls.PEERS: peers, ls.POOL: pool, ls.TASKS: tasks}
 
 
-def best_of(fn: Callable[[], object]) -> tuple[float, object]:
-    best, cpu, result = float("inf"), float("inf"), None
-    for _ in range(ROUNDS):
-        t0, c0 = time.perf_counter(), time.process_time()
-        result = fn()
-        best = min(best, time.perf_counter() - t0)
-        cpu = min(cpu, time.process_time() - c0)
-    CPU.append(cpu * 1000)
-    return best * 1000, result
-
-
 def main() -> None:
     topo = topology()
     new = [BrickRef(f"gfs{n:03}", f"/bricks/d{b:02}/brick") for n in range(SERVERS, SERVERS + EXTRA)
@@ -106,7 +94,8 @@ def main() -> None:
         print(f"  read live state from XML  {t_read:7.1f} ms [{CPU[-1]:.1f}]")
         ptopo, current = planning_topology(topo, live), live.info.to_volume()
         t_ref, _ = best_of(lambda: plan_volume(ptopo, current))
-        print(f"  reference: plan_volume of the live volume (same run) {t_ref:7.1f} ms [{CPU[-1]:.1f}]")
+        ref_cpu = CPU[-1]
+        print(f"  reference: plan_volume of the live volume (same run) {t_ref:7.1f} ms [{ref_cpu:.1f}]")
         retire = {f"gfs{n:03}" for n in range(SERVERS - EXTRA, SERVERS)}
         kept_sets = [bricks[i:i + size] for i in range(0, len(bricks), size)]
         keep = [b for s in kept_sets if not any(x.node in retire for x in s) for b in s]
@@ -117,7 +106,7 @@ def main() -> None:
         for what, drawn in cases:
             topo.volumes = [Volume("big", lay, drawn)]
             ms, plan = best_of(lambda: plan_change(topo, "big", live))
-            verdict = ("ok" if ms < 100 else "OVER 100 ms") + f", {ms / t_ref:.1f}x plan_volume"
+            verdict = ("ok" if ms < 100 else "OVER 100 ms") + f", CPU {CPU[-1] / ref_cpu:.1f}x plan_volume's"
             state = "refused: " + plan.refusals[0].message[:60] if plan.refusals else f"{len(plan.steps)} steps"
             print(f"  plan {what:36} {ms:7.1f} ms [{CPU[-1]:.1f}]  {verdict}  ({state})")
 

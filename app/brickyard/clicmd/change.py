@@ -161,7 +161,6 @@ def _drive(args, store, topo, volume: str, record) -> Outcome:
 
 
 async def _session(args, store, topo, volume, record, hosts, holder, printer) -> dict:
-    from ..core.changecost import MoveRates  # noqa: F401  (the type the plan's rates carry)
     from ..core.change import plan_change
     from ..remote.change import ChangeError, ChangeRunner, measured_rates
     from ..remote.changeflight import change_preflight

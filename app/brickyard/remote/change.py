@@ -45,8 +45,8 @@ from ..core.changemodel import ChangePlan
 from ..core.topology import BrickRef, Topology, Volume
 from . import changeread as rd
 from .executor import CommandResult, Executor, ExecutorError, RemoteProcess
-from .loop import Progress, run_log
-from .steps import DONE, FAILED, PENDING, RUNNING, SKIPPED, RunReport, StepOutcome, run_steps
+from .loop import Progress
+from .steps import DONE, PENDING, RUNNING, RunReport, StepOutcome, run_steps
 
 ExecutorFor = Callable[[str], Executor]
 STATE_VERSION = 1

@@ -83,16 +83,7 @@ class CampaignStore:
 
     def get(self, campaign_id: str) -> CampaignRecord:
         with self.store.engine.connect() as conn:
-            table = Campaign.__table__
-            row = conn.execute(select(table).where(table.c.campaign_id == campaign_id)).one_or_none()
-            if row is None:
-                matches = conn.execute(select(table).where(table.c.campaign_id.startswith(campaign_id, autoescape=True))
-                                       ).all() if len(campaign_id) >= 4 else []
-                if len(matches) != 1:
-                    raise StoreError(f"no campaign {campaign_id!r} in the history" if not matches else
-                                     f"campaign id {campaign_id!r} is ambiguous ({len(matches)} match)")
-                row = matches[0]
-            return _record(row)
+            return _record(row_by_id(conn, Campaign.__table__.c.campaign_id, campaign_id, "campaign"))
 
     def list(self, *, source: str | None = None, unfinished: bool = False) -> list[CampaignRecord]:
         """Newest first; ``source``: the campaign file's absolute path."""
@@ -130,6 +121,21 @@ class CampaignStore:
                                 .where(Run.campaign_id == campaign_id)
                                 .order_by(Run.started_at, Run.id)).all()
         return [CampaignRun(r.run_id, r.campaign_cell, r.status, r.started_at) for r in rows]
+
+
+def row_by_id(conn: Any, column: Any, key: str, noun: str) -> Any:
+    """The row whose ``column`` is ``key``, or the one row whose ``column`` starts with it (4
+    characters or more): ids are shown shortened. StoreError naming ``noun`` otherwise."""
+    table = column.table
+    row = conn.execute(select(table).where(column == key)).one_or_none()
+    if row is None:
+        matches = conn.execute(select(table).where(column.startswith(key, autoescape=True))).all() \
+            if len(key) >= 4 else []
+        if len(matches) != 1:
+            raise StoreError(f"no {noun} {key!r} in the history" if not matches else
+                             f"{noun} id {key!r} is ambiguous ({len(matches)} match)")
+        row = matches[0]
+    return row
 
 
 def _record(row: Any) -> CampaignRecord:

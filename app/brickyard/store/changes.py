@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 from sqlalchemy import func, insert, select, update
 
+from .campaigns import row_by_id
 from .history import HistoryStore, StoreError
 from .models import ChangeOutput, ChangeRow
 from .owner import owned_by_live_process
@@ -121,17 +122,8 @@ class ChangeStore:
 
     def get(self, change_id: str) -> ChangeRecord:
         """The change with this id, or the one whose id starts with it (4 characters or more)."""
-        table = ChangeRow.__table__
         with self.store.engine.connect() as conn:
-            row = conn.execute(select(table).where(table.c.change_id == change_id)).one_or_none()
-            if row is None:
-                matches = conn.execute(select(table).where(table.c.change_id.startswith(change_id, autoescape=True))
-                                       ).all() if len(change_id) >= 4 else []
-                if len(matches) != 1:
-                    raise StoreError(f"no change {change_id!r} in the history" if not matches else
-                                     f"change id {change_id!r} is ambiguous ({len(matches)} match)")
-                row = matches[0]
-            return _record(row)
+            return _record(row_by_id(conn, ChangeRow.__table__.c.change_id, change_id, "change"))
 
     def list(self, *, volume: str | None = None, unfinished: bool = False) -> list[ChangeRecord]:
         """Newest first."""
