@@ -133,6 +133,9 @@ def test_commit_never_follows_a_migration_that_finished_with_failures():
     assert not report.ok and report.failed.step.key == "remove-brick-wait"
     assert "glusterfs #2350" in report.failed.message and "f00042.bin" in report.failed.message
     assert script.ran("node4:/srv/brick1/xd", "commit") == []
+    # named in the change's state too, for a view or a script
+    left = runner.state.measured["remove-brick-wait"]["left_on_bricks"]
+    assert "node3:/srv/brick1/xd/d00/s1/t0/f00042.bin" in left
 
 
 def test_commit_runs_only_right_after_a_clean_status_and_a_rebalance_follows():

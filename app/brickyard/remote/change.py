@@ -249,6 +249,9 @@ class ChangeRunner:
         self.state.measured[key] = figures
         self._save()
 
+    def measured_of(self, key: str) -> dict:
+        return dict(self.state.measured.get(key, {}))
+
     def keep(self, host: str, argv: list[str], result: CommandResult) -> None:
         if self.store is None:
             return

@@ -53,6 +53,7 @@ class Context(Protocol):
     def known_task(self, step_key: str) -> set[str]: ...
     def progress(self, key: str, fraction: float, text: str, detail: object = None) -> None: ...
     def measured(self, key: str, figures: dict) -> None: ...
+    def measured_of(self, key: str) -> dict: ...
 
 
 def accepted(result: CommandResult, host: str, what: str):
@@ -229,7 +230,7 @@ def _remove_start(s: ChangeStep, ctx: Context):
 
 
 async def _clean_or_raise(ctx: Context, ex: Executor, bricks: tuple[BrickRef, ...],
-                          st: gp.MigrationStatus | None) -> str:
+                          st: gp.MigrationStatus | None, key: str = "") -> str:
     """The remove-brick is clean and nothing is left on the retiring bricks, or ExecutorError
     naming what stops the commit."""
     if st is None:
@@ -241,6 +242,8 @@ async def _clean_or_raise(ctx: Context, ex: Executor, bricks: tuple[BrickRef, ..
     left: list[str] = []
     for b in bricks:
         left += [f"{b.node}:{p}" for p in await rd.leftover_files(ctx.executor(b.node), b)]
+    if key and (left or st.failures or st.skipped):   # named in the history, for a view or a script
+        ctx.measured(key, {**ctx.measured_of(key), "left_on_bricks": left})
     if st.failures or st.skipped or left:
         named = (f"; files still on the retiring bricks: {', '.join(left[:20])}"
                  + (f" and {len(left) - 20} more" if len(left) > 20 else "")) if left else ""
@@ -256,7 +259,7 @@ async def _clean_or_raise(ctx: Context, ex: Executor, bricks: tuple[BrickRef, ..
 def _remove_wait(s: ChangeStep, ctx: Context):
     async def action(ex: Executor) -> str:
         st = await _watch(s, ctx, ex, gp.REMOVE_BRICK, s.bricks)
-        return await _clean_or_raise(ctx, ex, s.bricks, st) + f" ({_migration_text(st)})"
+        return await _clean_or_raise(ctx, ex, s.bricks, st, s.key) + f" ({_migration_text(st)})"
 
     return action, None
 
