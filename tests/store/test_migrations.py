@@ -248,8 +248,9 @@ def test_alembic_loads_only_when_a_migration_is_due(tmp_path):
     assert opened() == "[]"                      # at the newest revision: nothing to migrate, no Alembic
     engine = create_history_engine(url)
     with engine.begin() as conn:                 # one revision behind (as an older Brickyard left it)
-        conn.execute(sa.text("UPDATE alembic_version SET version_num = '0006_cancelled_run_status'"))
-        conn.execute(sa.text("DROP INDEX ix_steps_concurrency"))
+        conn.execute(sa.text("UPDATE alembic_version SET version_num = 'steps_concurrency_index'"))
+        conn.execute(sa.text("DROP TABLE change_outputs"))
+        conn.execute(sa.text("DROP TABLE changes"))
     engine.dispose()
     assert opened() == "['alembic', 'mako']"
     engine = create_history_engine(url)

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from sqlalchemy import func, insert, select, update
 
 from .campaigns import row_by_id
-from .history import HistoryStore, StoreError
+from .errors import StoreError
 from .models import ChangeOutput, ChangeRow
 from .owner import owned_by_live_process
+
+if TYPE_CHECKING:
+    from .history import HistoryStore
 
 FINISHED = ("complete", "cancelled", "rolled-back", "abandoned")
 
