@@ -264,3 +264,17 @@ def test_plan_json_carries_what_a_view_draws():
     assert {"before", "after", "bricks", "steps", "movement", "refusals"} <= set(doc)
     assert doc["after"]["usable_bytes"] == 4 * FS
     assert all({"key", "title", "reason", "commands", "predicted_seconds"} <= set(s) for s in doc["steps"])
+
+
+@pytest.mark.parametrize("seconds, text", [
+    (None, "–"), (0.0, "0 s"), (0.01, "0 s"), (4.24, "4.2 s"), (45.4, "45 s"), (89.0, "89 s"), (240.0, "4 min"),
+    (3580.0, "1 h"), (7800.0, "2 h 10 min"), (14_400.0, "4 h"), (86_380.0, "1 day"), (3 * 86_400 + 4 * 3600, "3 days 4 h"),
+])
+def test_a_duration_reads_in_the_units_an_admin_uses(seconds, text):
+    assert cm.span(seconds) == text
+
+
+def test_a_predicted_range_reads_in_hours_not_thousands_of_seconds():
+    # the CLI printed '~14,400 s (7,800 s–32,400 s)' for a four-hour rebalance
+    assert cm.Range(7800.0, 14_400.0, 32_400.0).text() == "~4 h (2 h 10 min–9 h)"
+    assert cm.Range(120.0, 240.0, 540.0).text() == "~4 min (2 min–9 min)"

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from .planmodel import Finding
 from .topology import BrickRef, Volume
-from .units import format_bytes, format_duration
+from .units import format_bytes
 
 # brick roles
 KEPT, NEW, RETIRING, REPLACED, REPLACEMENT = "kept", "new", "retiring", "replaced", "replacement"
@@ -39,6 +39,26 @@ REBALANCE_START, REBALANCE_WAIT, REMOVE_START, REMOVE_WAIT, REMOVE_COMMIT, REMOV
     "remove-brick-stop", "read-back")
 
 
+def span(seconds: float | None) -> str:
+    """A predicted or measured duration as an admin reads it, no more exact than a prediction
+    is: '0 s', '4.2 s', '45 s', '4 min', '1 h 20 min', '3 days 4 h'; '–' for None."""
+    if seconds is None:
+        return "–"
+    s = max(float(seconds), 0.0)
+    if s < 10:
+        return f"{s:.1f} s" if s >= 0.05 else "0 s"
+    if s < 90:
+        return f"{s:.0f} s"
+    if s < 3570:                   # below what rounds to 60 min
+        return f"{s / 60:.0f} min"
+    if s < 86400 - 30:             # below what rounds to 24 h
+        h, m = divmod(int(round(s / 60)), 60)
+        return f"{h} h {m} min" if m else f"{h} h"
+    d, h = divmod(int(round(s / 3600)), 24)
+    days = f"{d} day{'s' if d != 1 else ''}"
+    return f"{days} {h} h" if h else days
+
+
 @dataclass(frozen=True)
 class Range:
     """A predicted quantity: what is expected and the range it should fall in."""
@@ -51,8 +71,8 @@ class Range:
         return Range(self.low + other.low, self.expected + other.expected, self.high + other.high)
 
     def text(self) -> str:
-        """A duration: '~4 min (2–9 min)'."""
-        return (f"~{format_duration(self.expected)} ({format_duration(self.low)}–{format_duration(self.high)})")
+        """A duration: '~4 min (2–9 min)', '~4 h (2 h 10 min–9 h)'."""
+        return f"~{span(self.expected)} ({span(self.low)}–{span(self.high)})"
 
     def to_json(self) -> dict:
         return {"low": round(self.low, 3), "expected": round(self.expected, 3), "high": round(self.high, 3)}
