@@ -286,7 +286,7 @@ def test_a_replace_waits_until_the_heal_indices_are_empty_and_heal_info_agrees()
               .on("info", "summary", answers=[fixture("lab-change-heal-summary-clean.xml")])
               .on("test", "-d", answers=[(1, b"", b"")])
               .on("sh", "-c", answers=[""])
-              .on(changeread.INDEX_COUNT_SCRIPT, answers=["120\n", "40\n", "0\n"])
+              .on(changeread.INDEX_COUNT_SCRIPT, answers=["120\n", "40\n", "0\n", "30\n", "10\n", "0\n", "0\n"])
               .on("replace-brick", answers=[fixture("lab-change-replace-brick.xml")])
               .on("volume", "info", answers=[fixture("lab-change-xr-info.xml"), info_after])
               .on("xr", "detail", answers=[detail_after]))
@@ -301,5 +301,19 @@ def test_a_replace_waits_until_the_heal_indices_are_empty_and_heal_info_agrees()
     counted = script.ran(changeread.INDEX_COUNT_SCRIPT)
     last_summary = max(script.ran("info", "summary"))
     assert len(counted) >= 4 and last_summary > max(counted)      # gluster's own word comes last
-    pending = [e.detail["pending"] for e in events if e.kind == "progress" and isinstance(e.detail, dict)]
+    counts = [e for e in events if e.kind == "progress" and isinstance(e.detail, dict)]
+    pending = [e.detail["pending"] for e in counts]
     assert pending[0] > 0 and pending[-1] == 0
+    # the window's bar moves with the heal (it stood at 0 until the step ended): 160 -> 40 -> 0 waiting
+    assert [(e.detail["pending"], e.fraction) for e in counts][:3] == [(160, 0.0), (40, 0.75), (0, 0.99)]
+    assert counts[0].detail["bricks"] == {"node1:/srv/brick2/xr": 120, "node2:/srv/brick2/xr": 40,
+                                          "node4:/srv/brick2/xr": 0}
+
+
+@pytest.mark.parametrize("pending, most, unknown, fraction", [
+    (100, 100, False, 0.0), (25, 100, False, 0.75), (0, 100, False, 0.99), (0, 0, False, 0.99),
+    (10, 100, True, 0.0), (1, 10_000, False, 0.99),
+])
+def test_the_heal_fraction_is_the_share_of_the_most_entries_seen_that_no_longer_wait(pending, most, unknown, fraction):
+    assert changesteps.heal_fraction(pending, most, unknown) == pytest.approx(fraction)
+

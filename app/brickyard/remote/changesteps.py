@@ -326,14 +326,28 @@ def _replace(s: ChangeStep, ctx: Context):
     return action, done
 
 
+HEAL_UNCONFIRMED = 0.99   # the indices are empty, heal info has not said so yet
+
+
+def heal_fraction(pending: int, most: int, unknown: bool = False) -> float:
+    """How far a heal has come: the share of the most entries seen waiting at once that no
+    longer wait (an add-brick's heal finds entries as it crawls, so the most seen can grow and
+    the fraction fall back). Below 1 until heal info confirms; 0 while a brick cannot be counted."""
+    if unknown:
+        return 0.0
+    if pending <= 0:
+        return HEAL_UNCONFIRMED
+    return min(max(1.0 - pending / most, 0.0), HEAL_UNCONFIRMED) if most > 0 else 0.0
+
+
 def _heal_wait(s: ChangeStep, ctx: Context):
     async def launch(ex: Executor, pending: int) -> None:
         result = await ex.run(list(s.commands[0]), sudo=True, timeout=120)
         said = (result.stdout + result.stderr).decode(errors="replace").strip().splitlines()
         ctx.log(f"heal: {pending} entries waiting; launched an index heal: {said[0] if said else result.exit_status}")
 
-    async def indices(bricks: list[BrickRef]) -> tuple[int, list[str]]:
-        """Entries in every brick's heal index, and the bricks that could not be counted."""
+    async def indices(bricks: list[BrickRef]) -> tuple[dict[str, int], list[str]]:
+        """Entries in each brick's heal index, and the bricks that could not be counted."""
         async def one(b: BrickRef):
             try:
                 return await rd.index_pending(ctx.executor(b.node), b)
@@ -341,22 +355,25 @@ def _heal_wait(s: ChangeStep, ctx: Context):
                 return exc
         counts = await asyncio.gather(*(one(b) for b in bricks))
         unknown = [f"{b} ({c})" for b, c in zip(bricks, counts) if isinstance(c, Exception)]
-        return sum(c for c in counts if isinstance(c, int)), unknown
+        return {str(b): c for b, c in zip(bricks, counts) if isinstance(c, int)}, unknown
 
     async def action(ex: Executor) -> str:
         bricks = [b.ref for b in (await rd.volume_info(ex, ctx.volume)).bricks]
         delay, clean_reads, last_clean, since_down, last_log = POLL_FIRST, 0, 0.0, None, 0.0
-        best, best_at, launched_at = None, time.monotonic(), None
+        best, best_at, launched_at, most = None, time.monotonic(), None, 0
         while True:
-            pending, unknown = await indices(bricks)
+            per_brick, unknown = await indices(bricks)
+            pending = sum(per_brick.values())
+            most = max(most, pending)
             if unknown:
                 since_down = since_down or time.monotonic()
                 if time.monotonic() - since_down > DISCONNECTED_LIMIT:
                     raise ExecutorError(ex.host, "heal cannot be watched: " + "; ".join(unknown))
             else:
                 since_down = None
-            ctx.progress(s.key, 0.0, f"heal: {pending} entries in the heal indices of {len(bricks)} bricks",
-                         {"pending": pending, "unknown": unknown})
+            ctx.progress(s.key, heal_fraction(pending, most, bool(unknown)),
+                         f"heal: {pending} entries in the heal indices of {len(bricks)} bricks",
+                         {"pending": pending, "most": most, "bricks": per_brick, "unknown": unknown})
             if pending == 0 and not unknown:
                 if clean_reads == 0 or time.monotonic() - last_clean >= HEAL_RECHECK:
                     clean_reads += 1
@@ -368,7 +385,7 @@ def _heal_wait(s: ChangeStep, ctx: Context):
                         ctx.measured(s.key, {"bricks": len(heal)})
                         return (f"nothing in any heal index (read {clean_reads} times), and heal info: nothing "
                                 f"pending on any of the {len(heal)} bricks")
-                    ctx.progress(s.key, 0.0, "heal info: " + "; ".join(
+                    ctx.progress(s.key, HEAL_UNCONFIRMED, "heal info: " + "; ".join(
                         f"{h.ref} {h.total if h.total is not None else '?'} ({h.status[:40]})"
                         for h in heal if not h.clean), heal)
                     clean_reads = 0
