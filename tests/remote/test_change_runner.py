@@ -317,3 +317,21 @@ def test_a_replace_waits_until_the_heal_indices_are_empty_and_heal_info_agrees()
 def test_the_heal_fraction_is_the_share_of_the_most_entries_seen_that_no_longer_wait(pending, most, unknown, fraction):
     assert changesteps.heal_fraction(pending, most, unknown) == pytest.approx(fraction)
 
+
+def test_a_stored_change_plans_again_to_the_plan_it_was_stored_with(tmp_path):
+    from brickyard.core.change import planned_again
+    from brickyard.core.changecost import MoveRates, measured_rate, rates_from_json
+
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    rate = measured_rate(60_000_000, 800, 30.0, 2, "rebalance of xd on 2026-11-27")
+    rates = MoveRates(rate, rate)
+    assert rates_from_json(rates.to_json()).to_json() == rates.to_json() and rates_from_json(None) is None
+    topo = with_volume(lab_topology(), "xd", DIST, XD4)
+    runner = ChangeRunner.start(topo, "xd", live("xd"), store, expand_script([]).executor, rates=rates)
+    record = store.changes.get(runner.change_id)
+    again = planned_again(record)
+    assert again.plan.to_json() == runner.plan.to_json() == record.plan
+    assert "measured: rebalance of xd" in again.plan.movement.rates
+    assert "uncalibrated" in planned_again(record, rates=False).plan.movement.rates
+    assert again.live.info.name == "xd" and again.topo.require_volume("xd").bricks == topo.require_volume("xd").bricks
+    store.close()

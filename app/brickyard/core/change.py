@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Mapping
+from typing import Any, Mapping
 
 from . import changecost as cost
 from . import gluster_cli as cli
@@ -181,6 +181,33 @@ def plan_change(topo: Topology, volume_name: str, live: LiveState, *, fix_layout
     except _Refused as exc:
         return ChangePlan(volume_name, (), current, current, refusals=(exc.refusal,),
                           origin=live.asked or topo.pool_origin(target))
+
+
+@dataclass(frozen=True)
+class Replanned:
+    """A stored change planned again: its drawing, the live state it was planned from, the plan."""
+
+    topo: Topology
+    live: LiveState
+    plan: ChangePlan
+
+
+def planned_again(record: Any, *, rates: bool = True) -> Replanned:
+    """A stored change (``store.changes.ChangeRecord``, or anything with its ``volume``,
+    ``topology``, ``live`` and ``options``) planned again from what it stored: the drawing,
+    gluster's own XML of the live volume, its options and (``rates``) the rates its prediction
+    used, so the steps and predictions are those it was planned with. Pure: nothing is read
+    from the cluster. TopologyError or GlusterXMLError when the stored record cannot be read."""
+    from . import livestate as ls
+    from . import topofile
+
+    topo = topofile.from_dict(record.topology, "<stored change topology>")
+    live = ls.from_outputs(record.live["outputs"], record.volume, record.live.get("measured", ""))
+    opts = record.options or {}
+    replacements = {BrickRef.parse(k): BrickRef.parse(v) for k, v in (opts.get("replacements") or {}).items()}
+    plan = plan_change(topo, record.volume, live, fix_layout=bool(opts.get("fix_layout")),
+                       replacements=replacements, rates=cost.rates_from_json(opts.get("rates")) if rates else None)
+    return Replanned(topo, live, plan)
 
 
 class _Planner:

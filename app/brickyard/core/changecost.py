@@ -65,6 +65,10 @@ class Rate:
         return {"bytes_per_s": self.bytes_per_s.to_json(), "entries_per_s": self.entries_per_s.to_json(),
                 "source": self.source}
 
+    @classmethod
+    def from_json(cls, d: dict) -> "Rate":
+        return cls(Range(**d["bytes_per_s"]), Range(**d["entries_per_s"]), d["source"])
+
 
 @dataclass(frozen=True)
 class MoveRates:
@@ -73,6 +77,13 @@ class MoveRates:
 
     def to_json(self) -> dict:
         return {"migrate": self.migrate.to_json(), "heal": self.heal.to_json()}
+
+
+def rates_from_json(doc: dict | None) -> MoveRates | None:
+    """``MoveRates.to_json`` read back (a stored change's options["rates"]); None for none."""
+    if not doc:
+        return None
+    return MoveRates(Rate.from_json(doc["migrate"]), Rate.from_json(doc["heal"]))
 
 
 DEFAULT_ENTRIES = Range(20.0, 60.0, 200.0)

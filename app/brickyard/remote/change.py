@@ -39,8 +39,8 @@ from ..core import changemodel as cm
 from ..core import gluster_progress as gp
 from ..core import livestate as ls
 from ..core import topofile
-from ..core.change import plan_change
-from ..core.changecost import MoveRates, measured_rate
+from ..core.change import plan_change, planned_again
+from ..core.changecost import MoveRates, measured_rate, rates_from_json
 from ..core.changemodel import ChangePlan
 from ..core.topology import BrickRef, Topology, Volume
 from . import changeread as rd
@@ -147,6 +147,8 @@ class ChangeRunner:
         or has nothing to do."""
         if rates is None and store is not None:
             rates = measured_rates(store)
+        if rates is not None:      # as stored (rounded), so a resume plans the very same predictions
+            rates = rates_from_json(rates.to_json())
         plan = plan_change(topo, volume, live, fix_layout=fix_layout, replacements=replacements, rates=rates)
         if not plan.ok:
             raise ChangeError("; ".join(r.message for r in plan.refusals))
@@ -172,17 +174,11 @@ class ChangeRunner:
             raise ChangeError(f"change {record.change_id[:12]} is running now in process {record.owner_pid}")
         if record.finished:
             raise ChangeError(f"change {record.change_id[:12]} is {record.status}: nothing to resume")
-        topo = topofile.from_dict(record.topology, "<stored change topology>")
-        live = ls.from_outputs(record.live["outputs"], record.volume, record.live.get("measured", ""))
-        opts = record.options
-        rates = _rates_from_json(opts.get("rates"))
-        replacements = {BrickRef.parse(k): BrickRef.parse(v) for k, v in (opts.get("replacements") or {}).items()}
-        plan = plan_change(topo, record.volume, live, fix_layout=bool(opts.get("fix_layout")),
-                           replacements=replacements, rates=rates)
-        if not plan.ok:
-            raise ChangeError("the stored change no longer plans: " + "; ".join(r.message for r in plan.refusals))
-        return cls(record.change_id, topo, live, plan, store, executor_for, ChangeState.from_json(record.state),
-                   options=opts, on_event=on_event)
+        again = planned_again(record)
+        if not again.plan.ok:
+            raise ChangeError("the stored change no longer plans: " + "; ".join(r.message for r in again.plan.refusals))
+        return cls(record.change_id, again.topo, again.live, again.plan, store, executor_for,
+                   ChangeState.from_json(record.state), options=record.options, on_event=on_event)
 
     @classmethod
     def rollback(cls, record: Any, live_now: ls.LiveState, store: Any, executor_for: ExecutorFor,
@@ -360,18 +356,6 @@ def _pid() -> int:
     import os
 
     return os.getpid()
-
-
-def _rates_from_json(doc: dict | None) -> MoveRates | None:
-    if not doc:
-        return None
-    from ..core.changecost import Rate
-    from ..core.changemodel import Range
-
-    def rate(d: dict) -> Rate:
-        return Rate(Range(**d["bytes_per_s"]), Range(**d["entries_per_s"]), d["source"])
-
-    return MoveRates(rate(doc["migrate"]), rate(doc["heal"]))
 
 
 def measured_rates(store: Any) -> MoveRates | None:
