@@ -8,7 +8,10 @@ from __future__ import annotations
 import re
 import shlex
 
-from brickyard.remote.commandline import HELPERS, dry_run_lines, helper_of
+import pytest
+
+from brickyard.remote import changeread
+from brickyard.remote.commandline import HELPERS, display_command, dry_run_lines, helper_of, script_lines
 from brickyard.remote.provision import provision_plan
 from brickyard.remote.steps import dry_run
 from brickyard.remote.teardown import teardown_plan
@@ -59,7 +62,8 @@ def test_a_script_step_shows_each_value_beside_the_variable_the_script_reads_it_
                 assert [w.split("=", 1)[1] for w in words] == argv[4:], line
                 assert [w.split("=", 1)[0] for w in words] == helper.params[:len(argv) - 4], line
                 assert shown[helper.name] == argv[2].strip()      # and the text that runs, whole
-    assert seen == {h.name for h in HELPERS}
+    # the change runner's read-only helpers run in no provisioning plan (tested below)
+    assert seen == {h.name for h in HELPERS} - {"FILES_LEFT", "HEAL_INDEX_COUNT"}
 
 
 def test_the_scripts_come_once_before_the_steps_and_no_line_is_sh_c_of_a_variable():
@@ -81,3 +85,15 @@ def test_every_script_names_all_the_arguments_it_reads():
         used = {int(n) for n in re.findall(r"\$\{?(\d)", body)}
         assert helper.params and (not used or max(used) <= len(helper.params)), helper.name
         assert not re.search(r'"\$1"', body), f"{helper.name} reads $1 after naming it"
+
+
+@pytest.mark.parametrize("script, name", [(changeread.LEFTOVER_SCRIPT, "FILES_LEFT"),
+                                          (changeread.INDEX_COUNT_SCRIPT, "HEAL_INDEX_COUNT")])
+def test_the_change_runners_helpers_are_named_not_printed_inline(script, name):
+    # the change record's appendix and the change tab showed these scripts' whole text on every line
+    scripts: dict[str, str] = {}
+    line = display_command(["sh", "-c", script, "sh", "/srv/brick1/my vol"], scripts)
+    assert line == f"{name} b='/srv/brick1/my vol'"
+    assert scripts == {name: script}
+    body = script_lines(scripts)
+    assert body[1].startswith(f"# {name} b: ") and len(body) == 2 + len(script.strip().splitlines())

@@ -32,8 +32,9 @@ find "$b" -path "$b/.glusterfs" -prune -o -type f ! \( -size 0 -perm 1000 \) -pr
 # replicated volumes): the xattrop and dirty indices without their base file, and granular
 # entry-heal directories. Read-only. $1 the brick path; prints one number.
 INDEX_COUNT_SCRIPT = r'''
-i="$1/.glusterfs/indices"
-[ -d "$1" ] || { echo "no brick directory $1" >&2; exit 3; }
+b="$1"
+i="$b/.glusterfs/indices"
+[ -d "$b" ] || { echo "no brick directory $b" >&2; exit 3; }
 n=0
 for d in xattrop dirty; do
   [ -d "$i/$d" ] && n=$((n + $(find "$i/$d" -mindepth 1 -maxdepth 1 ! -name "$d-*" | wc -l)))

@@ -14,7 +14,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from . import provision as _provision, teardown as _teardown
+from . import changeread as _changeread, provision as _provision, teardown as _teardown
 from .steps import RunReport
 
 # the variables a script reads its arguments into, from its first line: p="$1"; f="${2:-/etc/fstab}"
@@ -50,6 +50,10 @@ HELPERS = (
            "they are empty; anything else is kept and said so", _teardown.RMBRICK_SCRIPT),
     Helper("FSTAB_REMOVE", "remove the exact line $line from /etc/fstab ($f when given): the rest is written "
            "to a new file beside it with its mode and owner, then renamed over it", _teardown.FSTAB_REMOVE_SCRIPT),
+    Helper("FILES_LEFT", "list (read-only, at most 50) the data files still on retiring brick $b: regular files "
+           "outside .glusterfs that are not gluster's 0-byte link files", _changeread.LEFTOVER_SCRIPT),
+    Helper("HEAL_INDEX_COUNT", "count (read-only) the entries waiting in brick $b's self-heal indices "
+           "(xattrop, dirty, entry-changes)", _changeread.INDEX_COUNT_SCRIPT),
 )
 _BY_TEXT = {h.text: h for h in HELPERS}
 _BY_NAME = {h.name: h for h in HELPERS}
