@@ -335,3 +335,21 @@ def test_a_stored_change_plans_again_to_the_plan_it_was_stored_with(tmp_path):
     assert "uncalibrated" in planned_again(record, rates=False).plan.movement.rates
     assert again.live.info.name == "xd" and again.topo.require_volume("xd").bricks == topo.require_volume("xd").bricks
     store.close()
+
+
+def test_reading_the_live_state_waits_while_another_transaction_holds_the_lock(monkeypatch):
+    # seen on the sandbox with five volumes changing at once: `brickyard change` gave up reading
+    # the volume because another volume's add-brick held glusterd's lock for a moment
+    from brickyard.remote import changeread, steps
+
+    monkeypatch.setattr(steps, "RETRY_DELAYS", (0.0, 0.0, 0.0))
+    busy = (1, b"", b"Another transaction is in progress for xd. Please try again after some time.\n")
+    script = (Script()
+              .on("volume", "info", answers=[busy, busy, fixture("lab-change-xd-info.xml")])
+              .on("peer", "status", answers=[fixture("lab-change-peer-status.xml")])
+              .on("pool", "list", answers=[fixture("lab-change-pool-list.xml")])
+              .on("xd", "detail", answers=[busy, fixture("lab-change-xd-detail.xml")])
+              .on("xd", "tasks", answers=[fixture("lab-change-xd-tasks.xml")]))
+    state = asyncio.run(changeread.read_live_state(script.executor("node1"), "xd"))
+    assert state.info.name == "xd" and len(state.info.bricks) == 3
+    assert len(script.ran("volume", "info")) == 3 and len(script.ran("xd", "detail")) == 2

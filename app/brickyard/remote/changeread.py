@@ -19,6 +19,7 @@ from ..core import gluster_xml as gx
 from ..core import livestate as ls
 from ..core.topology import BrickRef
 from .executor import CommandResult, Executor, ExecutorError
+from .steps import RetryTransient
 
 # A data file left on a retiring brick: a regular file outside .glusterfs that is not a DHT
 # link file (mode ---------T, 0 bytes). $1 the brick path. Prints at most 50 paths.
@@ -45,7 +46,11 @@ echo "$n"
 
 
 async def gluster(ex: Executor, argv: Sequence[str], timeout: float = 120.0) -> CommandResult:
-    """Run a gluster command (as root); its output, whatever it says (the caller reads opRet)."""
+    """Run a gluster command (as root); its output, whatever it says (the caller reads opRet).
+    While gluster answers that another transaction holds the lock (another volume's add-brick,
+    a second admin) it is asked again, as the provisioning steps do."""
+    if not isinstance(ex, RetryTransient):
+        ex = RetryTransient(ex)
     result = await ex.run(list(argv), sudo=True, timeout=timeout)
     if not result.stdout.lstrip().startswith(b"<") and "--xml" in argv:
         tail = (result.stderr + result.stdout).decode(errors="replace").strip().splitlines()
