@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""A test corpus written and checked on the client in one process (stdlib only).
+
+    python3 corpus_script.py write ROOT SEED [small|full] -> prints the manifest (JSON) of what it wrote
+    python3 corpus_script.py read ROOT                    -> prints the manifest of what is there now
+
+The full corpus: 2,000+ regular files in 96 directories three levels deep, sizes from 0 bytes
+to tens of MiB (most small, as real trees are), a few hard links (a second name for a file)
+and symlinks (relative, to files and to a directory, one dangling). The small one has the same
+kinds of everything (a 12+ MiB file included) at a tenth of the files, 35 directories:
+gluster migrates and heals file by file, so on a shared 2-core machine it is what fits CI. A manifest maps each path to
+(kind, size, sha256, link target, hard-link group), so two manifests compare with ``==``.
+It runs as one remote process because 2,000 round trips over SSH would take minutes.
+"""
+
+import hashlib
+import json
+import os
+import random
+import stat
+import sys
+
+SIZES = {  # (count, smallest, largest) bytes
+    "full": ((1200, 0, 4096), (640, 4096, 64 << 10), (140, 64 << 10, 1 << 20), (16, 1 << 20, 4 << 20),
+             (2, 12 << 20, 24 << 20)),
+    "small": ((120, 0, 4096), (60, 4096, 64 << 10), (16, 64 << 10, 1 << 20), (3, 1 << 20, 4 << 20),
+              (1, 12 << 20, 16 << 20)),
+}
+TREE = {"full": (12, 4, 2), "small": (7, 2, 1)}   # directories on each of the three levels
+
+
+def write(root, seed, size="full"):
+    rng = random.Random(seed)
+    tops, mids, leaves = TREE[size]
+    dirs = [os.path.join(root, f"d{a:02d}", f"s{b}", f"t{c}")
+            for a in range(tops) for b in range(mids) for c in range(leaves)]
+    for d in dirs:
+        os.makedirs(d, exist_ok=True)
+    n = 0
+    files = []
+    for count, low, high in SIZES[size]:
+        for _ in range(count):
+            size = rng.randint(low, high)
+            path = os.path.join(dirs[n % len(dirs)], f"f{n:05d}.bin")
+            data = rng.randbytes(size)
+            with open(path, "wb") as f:
+                f.write(data)
+            files.append(path)
+            n += 1
+    step = len(files) // 20
+    for i in range(5):   # hard links: a second name in another directory
+        src = files[i * step + 3]
+        os.link(src, os.path.join(dirs[(i * 7 + 5) % len(dirs)], f"hardlink{i}.bin"))
+    for i in range(4):   # symlinks to files, relative
+        src = files[i * 2 * step + 11]
+        link = os.path.join(root, f"d{i:02d}", f"symlink{i}")
+        os.symlink(os.path.relpath(src, os.path.dirname(link)), link)
+    os.symlink("s1/t0", os.path.join(root, "d05", "dirlink"))
+    os.symlink("does-not-exist", os.path.join(root, "d06", "dangling"))
+    os.sync()
+    return read(root)
+
+
+def read(root):
+    entries = {}
+    groups = {}
+    for top, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(dirnames + filenames):
+            path = os.path.join(top, name)
+            rel = os.path.relpath(path, root)
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode):
+                entries[rel] = ["link", 0, "", os.readlink(path), ""]
+            elif stat.S_ISDIR(st.st_mode):
+                entries[rel] = ["dir", 0, "", "", ""]
+            elif stat.S_ISREG(st.st_mode):
+                h = hashlib.sha256()
+                with open(path, "rb") as f:
+                    for block in iter(lambda: f.read(1 << 20), b""):
+                        h.update(block)
+                group = ""
+                if st.st_nlink > 1:
+                    group = groups.setdefault(st.st_ino, f"g{len(groups)}")
+                entries[rel] = ["file", st.st_size, h.hexdigest(), "", group]
+            else:
+                entries[rel] = ["other", 0, "", "", ""]
+    # hard-link groups named by their first member, so two reads of one tree agree
+    first = {}
+    for rel, e in sorted(entries.items()):
+        if e[4]:
+            first.setdefault(e[4], rel)
+            e[4] = first[e[4]]
+    return entries
+
+
+if __name__ == "__main__":
+    cmd, root = sys.argv[1], sys.argv[2]
+    manifest = write(root, int(sys.argv[3]), *sys.argv[4:5]) if cmd == "write" else read(root)
+    json.dump(manifest, sys.stdout, sort_keys=True)
