@@ -6,15 +6,17 @@ status detail``, ``peer status``, ``pool list``, ``volume status tasks``), gener
 ``disperse 8 redundancy 2`` one (600 sets). Timed (best of 5, wall clock): reading the live
 state from that XML (``core.livestate.from_outputs``), and ``core.change.plan_change`` for an
 expand by 10 servers (240 bricks, peer probes, placement over distinct servers, rebalance
-prediction), a shrink by 10 servers, and one brick replaced. Target: each plan < 100 ms. On a
-shared, busy machine the wall clock also counts other processes' turns: the CPU time is in
-brackets, and ``plan_volume`` of the same live volume, timed in the same run, is printed as a
-reference (a change plan analyses the volume before and after, so about twice that).
-Run: .venv/bin/python benchmarks/change_plan.py
+prediction), a shrink by 10 servers, and one brick replaced. Target: each plan < 100 ms
+(median of the runs). On a shared, busy machine the wall clock also counts other processes'
+turns: each figure is min / median / max over RUNS runs with the CPU time beside it (as every
+script here prints, benchmarks/figures.py), and ``plan_volume`` of the same live volume, timed
+in the same run, is printed as a reference (a change plan analyses the volume before and after,
+so about twice that). Run: .venv/bin/python benchmarks/change_plan.py
 """
 
 from __future__ import annotations
 
+import statistics
 import uuid
 
 from brickyard.core import livestate as ls
@@ -22,7 +24,10 @@ from brickyard.core.change import plan_change, planning_topology
 from brickyard.core.plan import plan_volume
 from brickyard.core.topology import Brick, BrickRef, Layout, Node, Site, Topology, Volume, VolumeType
 
-from plan_scale import CPU, ROUNDS, best_of   # the same timing (best of 5, wall and CPU)
+from figures import line, load_line, timed   # the same timing and figures as every script here
+
+RUNS = 5
+TARGET = 0.100
 
 SERVERS, BRICKS, EXTRA = 200, 24, 10
 SIZE = 16 * 10**12
@@ -82,33 +87,32 @@ def main() -> None:
     topo = topology()
     new = [BrickRef(f"gfs{n:03}", f"/bricks/d{b:02}/brick") for n in range(SERVERS, SERVERS + EXTRA)
            for b in range(BRICKS)]
-    print(f"{SERVERS} servers x {BRICKS} bricks = {SERVERS * BRICKS} bricks; best of {ROUNDS}, wall clock "
-          "(CPU in brackets)")
+    print(f"{SERVERS} servers x {BRICKS} bricks = {SERVERS * BRICKS} bricks; {RUNS} runs each; {load_line()}")
     for label, lay in (("replica 3", Layout(VolumeType.DISTRIBUTED_REPLICATE, replica=3)),
                        ("disperse 8 redundancy 2", Layout(VolumeType.DISTRIBUTED_DISPERSE, disperse=8, redundancy=2))):
         size = lay.replica or lay.disperse
         bricks = live_bricks(size)
         out = outputs("big", lay, bricks)
-        t_read, live = best_of(lambda: ls.from_outputs(out, "big"))
         print(f"\n{label}: {len(bricks) // size} sets")
-        print(f"  read live state from XML  {t_read:7.1f} ms [{CPU[-1]:.1f}]")
+        walls, cpus, live = timed(lambda: ls.from_outputs(out, "big"), RUNS)
+        print("  " + line("read live state from XML", walls, cpu=cpus))
         ptopo, current = planning_topology(topo, live), live.info.to_volume()
-        t_ref, _ = best_of(lambda: plan_volume(ptopo, current))
-        ref_cpu = CPU[-1]
-        print(f"  reference: plan_volume of the live volume (same run) {t_ref:7.1f} ms [{ref_cpu:.1f}]")
+        walls, ref_cpus, _ = timed(lambda: plan_volume(ptopo, current), RUNS)
+        print("  " + line("reference: plan_volume of the live volume", walls, cpu=ref_cpus))
         retire = {f"gfs{n:03}" for n in range(SERVERS - EXTRA, SERVERS)}
         kept_sets = [bricks[i:i + size] for i in range(0, len(bricks), size)]
         keep = [b for s in kept_sets if not any(x.node in retire for x in s) for b in s]
         replaced = list(bricks)
         replaced[0] = BrickRef(f"gfs{SERVERS:03}", "/bricks/d00/brick")
-        cases = (("expand by 10 servers (240 bricks)", bricks + new), (f"shrink by the sets on 10 servers", keep),
+        cases = (("expand by 10 servers (240 bricks)", bricks + new), ("shrink by the sets on 10 servers", keep),
                  ("replace one brick", replaced))
         for what, drawn in cases:
             topo.volumes = [Volume("big", lay, drawn)]
-            ms, plan = best_of(lambda: plan_change(topo, "big", live))
-            verdict = ("ok" if ms < 100 else "OVER 100 ms") + f", CPU {CPU[-1] / ref_cpu:.1f}x plan_volume's"
+            walls, cpus, plan = timed(lambda: plan_change(topo, "big", live), RUNS)
             state = "refused: " + plan.refusals[0].message[:60] if plan.refusals else f"{len(plan.steps)} steps"
-            print(f"  plan {what:36} {ms:7.1f} ms [{CPU[-1]:.1f}]  {verdict}  ({state})")
+            ratio = statistics.median(cpus) / statistics.median(ref_cpus)
+            print("  " + line(f"plan {what}", walls, TARGET, cpu=cpus)
+                  + f"  CPU {ratio:.1f}x plan_volume's ({state})")
 
 
 if __name__ == "__main__":
