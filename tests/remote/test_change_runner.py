@@ -353,3 +353,28 @@ def test_reading_the_live_state_waits_while_another_transaction_holds_the_lock(m
     state = asyncio.run(changeread.read_live_state(script.executor("node1"), "xd"))
     assert state.info.name == "xd" and len(state.info.bricks) == 3
     assert len(script.ran("volume", "info")) == 3 and len(script.ran("xd", "detail")) == 2
+
+
+def test_resume_migrates_again_when_a_clean_migration_left_a_file_on_a_retiring_brick(tmp_path):
+    # seen on the sandbox: remove-brick said completed, 0 failures, 0 skipped, and a hard-linked
+    # file was still on the retiring bricks; --resume took the completed task as done and failed
+    # on the same file again instead of stopping and starting the migration as its error said
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    completed = fixture("lab-change-remove-brick-status-completed.xml")
+    left = "/srv/brick1/xd/d00/s1/t0/f00043.bin\n"
+    script = shrink_script([fixture("lab-change-remove-brick-status-not-started.xml"), completed], leftovers=left)
+    topo = with_volume(lab_topology(), "xd", DIST, XD4[:2])
+    runner = ChangeRunner.start(topo, "xd", removing_state(), store, script.executor)
+    report = run(runner)
+    assert not report.ok and "f00043.bin" in report.failed.message
+    assert script.ran("node4:/srv/brick1/xd", "commit") == []
+
+    again = shrink_script([completed], leftovers=left)
+    again.answers[[w for w, _ in again.answers].index(("sh", "-c"))] = (("sh", "-c"), [left, ""])
+    report = run(ChangeRunner.resume(store.changes.get(runner.change_id), store, again.executor))
+    assert report.ok, report.summary()
+    [stop] = again.ran("node4:/srv/brick1/xd", "stop")
+    [start] = again.ran("node4:/srv/brick1/xd", "start")
+    [commit] = again.ran("node4:/srv/brick1/xd", "commit")
+    assert stop < start < commit
+    store.close()
