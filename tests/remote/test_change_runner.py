@@ -378,3 +378,26 @@ def test_resume_migrates_again_when_a_clean_migration_left_a_file_on_a_retiring_
     [commit] = again.ran("node4:/srv/brick1/xd", "commit")
     assert stop < start < commit
     store.close()
+
+
+def test_the_heal_index_count_leaves_out_each_index_base_file(tmp_path):
+    # gluster 10.3 on the sandbox: entry-changes held only its base file entry-changes-UUID and
+    # the heal wait counted it as an entry waiting, for ever, while heal info said 0
+    import subprocess
+
+    from brickyard.remote import changeread
+
+    base = "534d3309-0640-4402-9c65-879be0421474"
+    idx = tmp_path / "brick" / ".glusterfs" / "indices"
+    for d in ("xattrop", "dirty", "entry-changes"):
+        (idx / d).mkdir(parents=True)
+        (idx / d / f"{d}-{base}").touch()
+
+    def count() -> str:
+        return subprocess.run(["sh", "-c", changeread.INDEX_COUNT_SCRIPT, "sh", str(tmp_path / "brick")],
+                              capture_output=True, text=True, check=True).stdout.strip()
+
+    assert count() == "0"
+    (idx / "xattrop" / "0b5c8c3e-1f7d-4f6c-9d55-0b4c0a1b2c3d").touch()
+    (idx / "entry-changes" / "00000000-0000-0000-0000-000000000001").mkdir()
+    assert count() == "2"

@@ -30,17 +30,18 @@ find "$b" -path "$b/.glusterfs" -prune -o -type f ! \( -size 0 -perm 1000 \) -pr
 '''
 
 # Entries a brick's self-heal index holds (what `heal info` walks, and `heal-count` counts for
-# replicated volumes): the xattrop and dirty indices without their base file, and granular
-# entry-heal directories. Read-only. $1 the brick path; prints one number.
+# replicated volumes): the xattrop and dirty indices and the granular entry-heal directories,
+# each without its base file (xattrop-UUID, dirty-UUID, entry-changes-UUID: the index xlator
+# links entries to it; entry-changes gets one too, seen on gluster 10.3, and a heal wait that
+# counted it waited for ever). Read-only. $1 the brick path; prints one number.
 INDEX_COUNT_SCRIPT = r'''
 b="$1"
 i="$b/.glusterfs/indices"
 [ -d "$b" ] || { echo "no brick directory $b" >&2; exit 3; }
 n=0
-for d in xattrop dirty; do
+for d in xattrop dirty entry-changes; do
   [ -d "$i/$d" ] && n=$((n + $(find "$i/$d" -mindepth 1 -maxdepth 1 ! -name "$d-*" | wc -l)))
 done
-[ -d "$i/entry-changes" ] && n=$((n + $(find "$i/entry-changes" -mindepth 1 -maxdepth 1 | wc -l)))
 echo "$n"
 '''
 
