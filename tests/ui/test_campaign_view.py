@@ -328,3 +328,50 @@ def test_a_set_up_the_campaign_refuses_does_not_say_ready_nor_start(qtbot, windo
     assert not view.start_button.isEnabled()
     setup.baselines.clear()
     assert view.state_label.text().endswith("ready to start.") and view.start_button.isEnabled()
+
+
+class FailingRunner(SlowRunner):
+    """Cells fail the way the sandbox made them fail (a long first line, as dd says); the one
+    that passes stores a run, so the decision table has a measurement and comes to the front."""
+
+    async def _act(self, step):
+        await asyncio.sleep(0.01)
+        if step.key.startswith("cell:") and "dt4" not in step.key:
+            return False, (f"{step.key}: dd on client1 exited 1: dd: error writing '/mnt/gv0/bench/f0': "
+                           "Transport endpoint is not connected")
+        return True, ""
+
+    async def _cell(self, step):
+        ok, msg = await super()._cell(step)
+        if ok:
+            import dataclasses
+            import random
+
+            from brickyard.store.synthetic import synthetic_run
+
+            run = synthetic_run(random.Random(3), layout="distribute")
+            self.store.add_run(dataclasses.replace(run, run_id=self.state.step(step.key).run_id))
+        return ok, msg
+
+
+@pytest.mark.parametrize("size", [(1600, 900), (1280, 720)])
+def test_after_cells_failed_every_row_of_the_grid_is_in_sight(qtbot, window, size):
+    window.resize(*size)
+    view = campaign_from_compare(qtbot, window)
+    view.runner_class = FailingRunner
+    assert view.setup.select_workload("dd")
+    view.setup.form.set_texts({"block_sizes": "1M,4M", "concurrency": "1,8", "size": "8M"})
+    qtbot.mouseClick(view.setup.add_workload_button, LEFT)
+    view.setup.baselines.setText("client1:/var/tmp")
+    view.ack_box.setChecked(True)
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000):
+        qtbot.mouseClick(view.start_button, LEFT)
+    grid = view.grid
+    assert FAILED in {grid.status_of(k) for k in grid.cells}
+    qtbot.wait(50)
+    port = grid.viewport().height()
+    for r in range(grid.rowCount()):
+        top, height = grid.rowViewportPosition(r), grid.rowHeight(r)
+        assert top >= 0 and top + height <= port, (
+            f"row {r} ({grid.verticalHeaderItem(r).text()!r}) spans {top}..{top + height}, viewport {port} "
+            f"at {size}; tab in front: {view.tabs.tabText(view.tabs.currentIndex())}")

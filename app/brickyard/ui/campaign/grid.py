@@ -51,7 +51,11 @@ class CampaignGrid(QTableWidget):
         self.setObjectName("campaign-grid")
         self.verticalHeader().setDefaultSectionSize(40)
         self.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.setWordWrap(True)
+        # two lines a cell at most (what it is, then its figure or reason), cut with "…" where the
+        # column is narrow and whole in the tooltip: a failure's reason wrapped over four lines
+        # made rows too tall for the grid to show them all beside the decision table at 1280×720
+        self.setWordWrap(False)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.cells: dict[str, QTableWidgetItem] = {}     # step key → its cell
         self.steps: list[CampaignStep] = []
 
@@ -102,18 +106,28 @@ class CampaignGrid(QTableWidget):
         if status == DONE and headline:
             text = f"done\n{headline}"
         elif status in (FAILED, SKIPPED) and message:
-            text = f"{text}: {message.splitlines()[0][:60]}"
+            text = f"{text}\n{message.splitlines()[0]}"
         item.setText(text)
         item.setData(Qt.ItemDataRole.UserRole, status)
         fg, bg = COLOURS.get(status, ("#222", "#fff"))
         item.setForeground(QBrush(QColor(fg)))
         item.setBackground(QBrush(QColor(bg)))
-        tip = [step.title, f"status: {status}"]
+        tip = [step.title, f"status: {status}" + (f" — {headline}" if status == DONE and headline else "")]
         if message:
             tip.append(message)
         if run_id:
             tip.append(f"run {run_id[:12]} (in History)")
         item.setToolTip("\n".join(tip))
+
+    def rows_height(self) -> int:
+        """The height that shows the header and every row whole, as the rows are now (a failed
+        cell's reason wraps over lines and makes its row taller than a pending one)."""
+        self.resizeRowsToContents()
+        height = 2 * self.frameWidth() + self.horizontalHeader().height()
+        height += sum(self.rowHeight(r) for r in range(self.rowCount()))
+        if self.horizontalScrollBar().isVisible():
+            height += self.horizontalScrollBar().height()
+        return height
 
     def status_of(self, key: str) -> str:
         item = self.cells.get(key)

@@ -191,8 +191,13 @@ class CampaignView(QWidget):
         split_right.addWidget(self.grid)
         split_right.addWidget(self.tabs)
         split_right.setSizes([330, 520])
+        split_right.setStretchFactor(0, 0)    # a taller or shorter column changes the tabs, not the grid
+        split_right.setStretchFactor(1, 1)
         rv.addWidget(split_right, 1)
         self.split_right = split_right
+        self._grid_moved = False      # the user dragged the divider: the grid keeps that height
+        split_right.splitterMoved.connect(lambda *_: setattr(self, "_grid_moved", True))
+        self.grid.verticalScrollBar().rangeChanged.connect(lambda *_: QTimer.singleShot(0, self._refit_grid))
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(column)
         split.addWidget(right)
@@ -418,14 +423,29 @@ class CampaignView(QWidget):
         self.grid.set_campaign(runner.spec, runner.state)
         self._fit_grid()
 
+    GRID_SHARE = 0.45    # of the right-hand column the grid may take to show every row whole
+
     def _fit_grid(self) -> None:
-        """The grid as tall as its rows (up to half the height); the rest for the cell, log, table."""
+        """The grid as tall as its rows, up to GRID_SHARE of the column (beyond that it
+        scrolls); the rest for the cell, log and decision table."""
         splitter = self.grid.parentWidget()
-        if isinstance(splitter, QSplitter):
-            total = sum(splitter.sizes()) or 850
-            want = min(total // 2, self.grid.horizontalHeader().height() + 8 +
-                       sum(self.grid.rowHeight(r) for r in range(self.grid.rowCount())))
-            splitter.setSizes([want, max(200, total - want)])
+        if not isinstance(splitter, QSplitter):
+            return
+        self._grid_moved = False
+        sizes = splitter.sizes()
+        total = sum(sizes) or 850
+        want = min(self.grid.rows_height(), max(int(total * self.GRID_SHARE), 120))
+        if sizes and sizes[0] == want:
+            return
+        splitter.setSizes([want, max(200, total - want)])
+
+    def _refit_grid(self, *_) -> None:
+        """Rows grew (a failure's reason wraps; a scroll bar narrows the columns and wraps
+        more): grow the grid to show them whole, unless the user moved the divider."""
+        if self._grid_moved or self.grid.rowCount() == 0:
+            return
+        if self.grid.verticalScrollBar().maximum() > 0 or self.grid.height() < self.grid.rows_height():
+            self._fit_grid()
 
     def pause(self) -> None:
         if self.running and self.runner is not None:
@@ -459,6 +479,7 @@ class CampaignView(QWidget):
             cell = ev.step.kind in (CELL, BASELINE)
             headline = cell_headline(self.chart.runs[-1][1]) if cell and ev.status == DONE and self.chart.runs else ""
             self.grid.show_step(ev.step.key, ev.status, ev.message, ev.run_id, headline)
+            self._refit_grid()
             if ev.status == RUNNING and cell and not ev.message.startswith("run "):
                 self.chart.reset()
                 self.chart.begin(ev.step.title)
@@ -534,18 +555,15 @@ class CampaignView(QWidget):
             return
         self.show_decision_table(table)
 
-    GRID_WHEN_DECIDING = 120     # px the cell grid keeps while the decision table is in front: two rows
-
     def show_decision_table(self, table) -> None:
         """Show ``table`` on the Decision table tab; once it holds measurements bring it to the
-        front and give it the room: the grid (its cells are done) keeps a few rows' height."""
+        front and give it the room: the grid (its cells are done) keeps what shows its rows
+        whole (failed cells' reasons make rows taller: a fixed 120 px cut the second row)."""
         self.decision.set_table(table)
         if any(r.run_ids for r in table.rows):
             self.tabs.setCurrentWidget(self.decision)
-            total = sum(self.split_right.sizes())
-            grid = min(self.GRID_WHEN_DECIDING, self.grid.sizeHint().height())
-            if total > 0:
-                self.split_right.setSizes([grid, total - grid])
+            if sum(self.split_right.sizes()) > 0:
+                self._fit_grid()
             self.decision.fit_rows()
 
     def _failed(self, exc: BaseException) -> None:
