@@ -146,3 +146,24 @@ def test_on_the_planner_del_and_ctrl_a_act_on_the_panel_with_the_focus_not_the_c
     assert sorted(canvas.board.selected_names()[1]) == ["n1", "n2", "n3"]
     qtbot.keyClick(canvas, Qt.Key.Key_Delete)
     assert window.session.topo.nodes == []
+
+
+def test_edit_menu_items_on_the_selection_are_off_while_nothing_is_selected(qtbot, window):
+    """Edit ▸ Duplicate node, Delete and Rename… were enabled with nothing selected (and did
+    nothing); they follow the canvas's selection: Duplicate needs a node, Rename one item."""
+    edit_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Edit")
+    items = {a.text(): a for a in edit_menu.actions()}
+    names = ("D&uplicate node", "&Delete", "&Rename…")
+    canvas = window.canvas
+    canvas.board.clearSelection()
+    edit_menu.aboutToShow.emit()
+    assert [items[n].isEnabled() for n in names] == [False, False, False]
+    click_node(qtbot, canvas, "n1")
+    assert [items[n].isEnabled() for n in names] == [True, True, True]
+    brick = canvas.board.nodes["n2"].bricks[0]
+    brick.setSelected(True)                                # a node and a brick: two items
+    assert [items[n].isEnabled() for n in names] == [True, True, False]
+    canvas.board.nodes["n1"].setSelected(False)         # a brick alone: nothing to duplicate
+    assert [items[n].isEnabled() for n in names] == [False, True, True]
+    canvas.board.clearSelection()
+    assert [items[n].isEnabled() for n in names] == [False, False, False]

@@ -96,6 +96,18 @@ class CanvasView(QGraphicsView):
         self._can = {"undo": stack.canUndo(), "redo": stack.canRedo()}
         stack.canUndoChanged.connect(self._can_undo_changed)
         stack.canRedoChanged.connect(self._can_redo_changed)
+        # Duplicate node, Delete and Rename act on the selection: off while it has nothing for them
+        self.board.selectionChanged.connect(self._selection_changed)
+        self._selection_changed()
+
+    def _selection_changed(self) -> None:
+        if not isValid(self.board):
+            return
+        sites, nodes, bricks, clients = self.board.selected_names()
+        self._can["duplicate"] = bool(nodes)
+        self._can["delete"] = bool(sites or nodes or bricks or clients)
+        self._can["rename"] = len(sites) + len(nodes) + len(bricks) + len(clients) == 1
+        self._enable_actions()
 
     def _register(self, name: str, action: QAction) -> None:
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
