@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from brickyard.core import strictjson, topofile
+from brickyard.core import jsonparse, strictjson, topofile
 from brickyard.core.strictjson import Field, Reader, Record
 
 
@@ -25,15 +25,16 @@ def _big_doc(nodes: int = 60, bricks: int = 8) -> dict:
 
 def _slow_parse(text: str):
     """What parse gave before it had a fast path: the full walk, every path built."""
-    data = json.loads(text, object_pairs_hook=strictjson._pairs, parse_int=strictjson._parse_int,
-                      parse_float=strictjson._parse_float, parse_constant=strictjson._parse_constant)
+    data = json.loads(text, object_pairs_hook=jsonparse._pairs, parse_int=jsonparse._parse_int,
+                      parse_float=jsonparse._parse_float, parse_constant=jsonparse._parse_constant)
     return strictjson.scan(data)
 
 
 def test_a_clean_document_builds_no_path(monkeypatch):
     text = json.dumps(_big_doc())
     calls = []
-    monkeypatch.setattr(strictjson, "join", lambda *a: calls.append(a) or "")
+    for module in (jsonparse, strictjson):    # the parser's and the schema reader's
+        monkeypatch.setattr(module, "join", lambda *a: calls.append(a) or "")
     data, problems = strictjson.parse(text)
     topofile.from_dict(data, "big", problems)
     assert problems == [] and calls == []       # the old walk joined once per value: ~5,000 here
