@@ -89,6 +89,7 @@ def _list(args) -> Outcome:
     prediction, predicted and measured in total."""
     import time
 
+    from ..core.changemodel import Range, span
     from .history import _open as open_store
 
     store = open_store(args)
@@ -110,7 +111,7 @@ def _list(args) -> Outcome:
                      "predicted_seconds": r.predicted_seconds, "measured_seconds": r.measured_seconds,
                      "measured": r.state.get("measured", {}), "steps": steps})
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
-        total = (f"took {r.measured_seconds:.0f} s, predicted {r.predicted_seconds:.0f} s"
+        total = (f"took {span(r.measured_seconds)}, predicted ~{span(r.predicted_seconds)}"
                  if r.measured_seconds is not None and r.predicted_seconds is not None else "")
         lines.append(f"{r.change_id[:12]}  {when}  {status:<11}  {r.volume}: {r.kinds}  {total}")
         if status == "stopped":
@@ -118,9 +119,8 @@ def _list(args) -> Outcome:
                          "undoes it")
         for s in steps:
             predicted = s["predicted_seconds"]
-            guess = (f" (predicted {predicted['expected']:.0f} s, {predicted['low']:.0f}-{predicted['high']:.0f})"
-                     if predicted else "")
-            took = f"{s['seconds']:.1f} s" if s["seconds"] is not None else "-"
+            guess = f" (predicted {Range(**predicted).text()})" if predicted else ""
+            took = span(s["seconds"]) if s["seconds"] is not None else "-"
             lines.append(f"    {s['status']:8} {took:>9}  {s['title']}{guess}")
     return Outcome(0, doc=docs, text=lines or ["no change kept in the history"], indent=1)
 
