@@ -31,11 +31,12 @@ class CanvasView(QGraphicsView):
     """The user asked to rename the selected item (F2): the inspector takes the focus."""
     sig_quick_fill_requested = Signal()
     """The user asked for the quick-fill dialog."""
+    scene_class = TopologyScene   # a view that draws more (the Change tab's) brings its own scene
 
     def __init__(self, model: Topology | Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = model if isinstance(model, Session) else Session(model, self)
-        self.board = TopologyScene(self.session, self)
+        self.board = self.scene_class(self.session, self)
         self.setScene(self.board)
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)

@@ -1,0 +1,626 @@
+"""The "Change" tab: change a running volume on the canvas, see the plan, apply it, watch it.
+
+1. Read the live volume (Brickyard asks its pool's first server over SSH: ``volume info``,
+   ``status detail``, tasks, peers, heal) — the volume you imported, or the one your topology
+   file draws.
+2. Edit the drawing on the canvas (``canvas.ChangeCanvas``): add servers and bricks, retire
+   bricks or servers, replace a brick, add a copy or arbiters. The canvas draws the live
+   volume and the drawing together (``scene.ChangeScene``) and the plan beside it follows
+   every edit (``core.change.plan_change``): before → after, what moves and how long that
+   should take, the ordered steps with their reasons, commands and predictions — or, when
+   Brickyard will not run it, why in plain words and the route that works.
+3. Apply (after ticking that you read the plan) reads the live volume again, plans on what it
+   reads and runs the change pre-flight; if the plan is still the one shown and the checks
+   pass, the change is stored in the history and run step by step (``remote.change``), with
+   gluster's own figures per node and the overall progress below the steps.
+4. Cancel stops it leaving the volume consistent (a running rebalance or remove-brick is
+   stopped; no half set is ever added). An interrupted change — cancelled, failed, or the
+   window closed or killed mid-way — shows in the banner above the canvas: Resume goes on
+   where it stopped (what is done is read back and skipped), Roll back undoes it.
+5. A completed change is read back: the drawing takes gluster's brick order, the live volume
+   is read again, and the change is in the change history with its PDF record.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QHBoxLayout, QLabel, QPushButton, QSplitter,
+                               QToolBar, QVBoxLayout, QWidget)
+
+from ...core import changeedits as ce
+from ...core import changewords as cw
+from ...core.changemodel import ChangePlan
+from ...core.topology import TopologyError
+from ...remote.hostkeys import HostKeyChanged, UnknownHostKey
+from .. import hostkey_dialog
+from ..bridge import RemoteBridge
+from ..session import Session
+from .canvas import ChangeCanvas
+from .control import ChangeControl
+from .plan_panel import PlanPanel
+from .run_panel import RunPanel
+
+REPLAN_MS = 60
+BANNER_STYLE = "QFrame#change-banner { background: #fff8e1; border: 1px solid #ffb300; border-radius: 4px; }"
+FINISHED_WORDS = {"complete": "Change complete", "interrupted": "Change interrupted", "failed": "Change stopped",
+                  "cancelled": "Change cancelled", "rolled-back": "Change rolled back"}
+
+
+class ChangeView(QWidget):
+    sig_status = Signal(str)
+    """One line for the main window's status bar."""
+    sig_show_history = Signal(str)
+    """A change id: open it in the change history."""
+
+    def __init__(self, session: Session, bridge: RemoteBridge, store: Callable[[], Any],
+                 topology_path: Callable[[], Any] | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.topology_path = topology_path or (lambda: None)
+        self.control = ChangeControl(bridge, store, self)
+        self.live = None                     # LiveState of ``live_volume``
+        self.live_volume = ""
+        self.plan: ChangePlan | None = None
+        self.preflight = None
+        self.change_id = ""                  # the change shown (running or last run)
+        self._resuming = None
+        self._checking = ""                   # "apply" | "resume" while the check runs
+        self._refused: set[str] = set()
+
+        self.volume_box = QComboBox()
+        self.volume_box.setObjectName("change-volume")
+        self.volume_box.setMinimumWidth(140)
+        self.read_button = QPushButton("Read live volume")
+        self.read_button.setObjectName("change-read")
+        self.read_button.setToolTip("Read the volume over SSH from its pool's first server: bricks, sizes, "
+                                    "free space, peers, tasks and heal (nothing changes on the cluster)")
+        self.live_label = QLabel("Not read yet.")
+        self.live_label.setObjectName("change-live")
+        self.live_label.setWordWrap(True)
+        self.fix_layout_box = QCheckBox("fix-layout only")
+        self.fix_layout_box.setObjectName("change-fix-layout")
+        self.fix_layout_box.setToolTip("After an expand, only spread the hash ranges: new files go everywhere, files "
+                                       "already there stay where they are (the old bricks stay as full as they are)")
+        self.history_button = QPushButton("Change history")
+        self.history_button.setObjectName("change-history")
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Volume:"))
+        top.addWidget(self.volume_box)
+        top.addWidget(self.read_button)
+        top.addWidget(self.live_label, 1)
+        top.addWidget(self.fix_layout_box)
+        top.addWidget(self.history_button)
+
+        self.banner = QFrame()
+        self.banner.setObjectName("change-banner")
+        self.banner.setStyleSheet(BANNER_STYLE)
+        self.banner_text = QLabel()
+        self.banner_text.setWordWrap(True)
+        self.resume_button = QPushButton("Resume")
+        self.resume_button.setObjectName("change-resume")
+        self.rollback_button = QPushButton("Roll back…")
+        self.rollback_button.setObjectName("change-rollback")
+        row = QHBoxLayout(self.banner)
+        row.addWidget(self.banner_text, 1)
+        row.addWidget(self.resume_button)
+        row.addWidget(self.rollback_button)
+        self.banner.hide()
+        self._unfinished = ""
+
+        self.canvas = ChangeCanvas(session)
+        self.canvas.volume_name = self.selected_volume
+        self.canvas.live_volume = lambda: self.live.info.to_volume() if self.live is not None else None
+        tools = QToolBar()
+        tools.setObjectName("change-tools")
+        for name in ("add_server", "retire", "replace", "add_replica", "add_arbiters", None, "match_live", "undo",
+                     "redo", None, "fit"):
+            tools.addSeparator() if name is None else tools.addAction(self.canvas.actions_by_name[name])
+        left = QWidget()
+        lbox = QVBoxLayout(left)
+        lbox.setContentsMargins(0, 0, 0, 0)
+        lbox.addWidget(tools)
+        lbox.addWidget(self.canvas, 1)
+
+        self.plan_panel = PlanPanel()
+        self.ack_box = QCheckBox("I have read the plan: run it on the live volume")
+        self.ack_box.setObjectName("change-ack")
+        self.apply_button = QPushButton("Apply")
+        self.apply_button.setObjectName("change-apply")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("change-cancel")
+        self.cancel_button.setToolTip("Stop now, leaving the volume consistent: a running rebalance or remove-brick "
+                                      "is stopped (files moved so far stay moved); Resume goes on later")
+        self.copy_button = QPushButton("Copy as text")
+        self.copy_button.setObjectName("change-copy")
+        self.message = QLabel()
+        self.message.setObjectName("change-message")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        controls = QHBoxLayout()
+        controls.addWidget(self.ack_box, 1)
+        controls.addWidget(self.apply_button)
+        controls.addWidget(self.cancel_button)
+        controls.addWidget(self.copy_button)
+        self.run_panel = RunPanel()
+        self.run_panel.hide()
+        right_top = QWidget()
+        rbox = QVBoxLayout(right_top)
+        rbox.setContentsMargins(0, 0, 0, 0)
+        rbox.addWidget(self.plan_panel, 1)
+        rbox.addWidget(self.message)
+        rbox.addLayout(controls)
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.setChildrenCollapsible(False)
+        right.addWidget(right_top)
+        right.addWidget(self.run_panel)
+        right.setStretchFactor(0, 3)
+        right.setStretchFactor(1, 2)
+        self.right = right
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.setChildrenCollapsible(False)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setSizes([560, 640])
+        self.split = split
+        box = QVBoxLayout(self)
+        box.addLayout(top)
+        box.addWidget(self.banner)
+        box.addWidget(split, 1)
+
+        self._replan_timer = QTimer(self)
+        self._replan_timer.setSingleShot(True)
+        self._replan_timer.setInterval(REPLAN_MS)
+        self._replan_timer.timeout.connect(self.replan)
+        self.read_button.clicked.connect(lambda: self.read_live())
+        self.apply_button.clicked.connect(lambda: self.apply())
+        self.cancel_button.clicked.connect(lambda: self.cancel())
+        self.copy_button.clicked.connect(self.copy_text)
+        self.resume_button.clicked.connect(lambda: self.resume())
+        self.rollback_button.clicked.connect(lambda: self.ask_rollback())
+        self.history_button.clicked.connect(lambda: self.sig_show_history.emit(self.change_id))
+        self.ack_box.toggled.connect(lambda _: self._update_buttons())
+        self.fix_layout_box.toggled.connect(lambda _: self._replan_soon())
+        self.volume_box.currentIndexChanged.connect(lambda _: self._volume_changed())
+        self.canvas.sig_status.connect(self.sig_status)
+        session.sig_model_changed.connect(lambda _c: self._model_changed())
+        session.sig_topology_replaced.connect(self._topology_replaced)
+        c = self.control
+        c.sig_live.connect(self._live_read)
+        c.sig_checked.connect(self._checked)
+        c.sig_event.connect(self._event)
+        c.sig_done.connect(self._done)
+        c.sig_failed.connect(self._failed)
+        self._fill_volumes()
+        self._update_buttons()
+
+    # ---- volume and live state ---------------------------------------------------------------------
+    def _fill_volumes(self) -> None:
+        wanted = self.volume_box.currentData() or self.session.volume_name
+        self.volume_box.blockSignals(True)
+        self.volume_box.clear()
+        for volume in self.session.topo.volumes:
+            self.volume_box.addItem(volume.name, volume.name)
+        self.volume_box.setCurrentIndex(max(0, self.volume_box.findData(wanted)))
+        self.volume_box.blockSignals(False)
+
+    def selected_volume(self) -> str:
+        return self.volume_box.currentData() or ""
+
+    def _volume_changed(self) -> None:
+        if self.selected_volume() != self.live_volume:
+            self.set_live(None, "")
+        self.refresh_unfinished()
+
+    def _topology_replaced(self) -> None:
+        self._fill_volumes()
+        if not self.control.running:
+            self.set_live(None, "")
+            self.refresh_unfinished()
+
+    def _model_changed(self) -> None:
+        names = [self.volume_box.itemData(i) for i in range(self.volume_box.count())]
+        if names != [v.name for v in self.session.topo.volumes]:
+            self._fill_volumes()
+        self._replan_soon()
+
+    def read_live(self) -> bool:
+        """Read the chosen volume over SSH (the plan follows when it arrives)."""
+        volume = self.selected_volume()
+        if not volume:
+            self._say("The topology has no volume: import the cluster (Cluster ▸ Import from cluster…) or open "
+                      "its topology file first.", error=True)
+            return False
+        if self.control.busy:
+            return False
+        origin = self.session.topo.pool_origin(self.session.topo.require_volume(volume))
+        if not self.control.read_live(self.session.topo, volume):
+            return False
+        self.live_label.setText(f"Reading {volume} from {origin}…")
+        self._update_buttons()
+        return True
+
+    def _live_read(self, live, volume: str) -> None:
+        self.set_live(live, volume)
+        self.sig_status.emit(f"Change: read {volume} from the cluster")
+        self._update_buttons()
+
+    def set_live(self, live, volume: str) -> None:
+        """Plan against ``live`` (the LiveState of ``volume``; None: forget it)."""
+        self.live, self.live_volume = live, volume if live is not None else ""
+        if live is None:
+            self.live_label.setText("Not read yet.")
+            self.plan = None
+            self.canvas.board.set_change(None)
+            self.plan_panel.say("Read the live volume to plan a change against it.")
+            self._update_buttons()
+            return
+        info = live.info
+        when = live.measured.replace("T", " ").replace("Z", " UTC")
+        offline = live.offline
+        running = [f"{t.type.lower()} {t.status_str}" for t in live.running_tasks()]
+        heal = live.heal_pending
+        facts = [f"{info.type_str}, {len(info.bricks)} bricks, {info.status.lower()}",
+                 "every brick online" if not offline else f"OFFLINE: {', '.join(map(str, offline))}"]
+        if heal:
+            facts.append(f"{heal:,} entries wait for heal")
+        if running:
+            facts.append("running: " + ", ".join(running))
+        self.live_label.setText(f"<b>{volume}</b> read {when} from {live.asked or 'its pool'}: " + "; ".join(facts))
+        self.refresh_unfinished()
+        self.replan()
+
+    # ---- the plan ----------------------------------------------------------------------------------
+    def _replan_soon(self) -> None:
+        if not self.control.running:
+            self._replan_timer.start()
+
+    def replan(self) -> ChangePlan | None:
+        """Plan from the live volume to the drawing as it is now (nothing runs)."""
+        from ...core.change import plan_change
+
+        live, volume = self.live, self.selected_volume()
+        if self.control.running or self._checking:
+            return self.plan
+        if live is None or volume != self.live_volume:
+            return None
+        if self.session.topo.volume(volume) is None:
+            self.plan = None
+            self.plan_panel.say(f"The drawing has no volume {volume} any more: undo, or pick another volume.",
+                                error=True)
+            self._update_buttons()
+            return None
+        try:
+            plan = plan_change(self.session.topo, volume, live, fix_layout=self.fix_layout_box.isChecked(),
+                               rates=self.control.rates())
+        except (TopologyError, ValueError) as exc:
+            self.plan = None
+            self.plan_panel.say(f"{volume} cannot be planned: {exc}", error=True)
+            self.canvas.board.set_change(None)
+            self._update_buttons()
+            return None
+        changed = self.plan is None or _fingerprint(plan) != _fingerprint(self.plan)
+        self.plan = plan
+        self.preflight = None
+        self.plan_panel.show_plan(plan, self._extra(plan))
+        self.canvas.board.set_change(plan, live.pool_hosts, set(live.offline))
+        if changed:
+            self.ack_box.setChecked(False)
+            self.run_panel.hide()
+            self.message.clear()
+        self._update_buttons()
+        return plan
+
+    def _extra(self, plan: ChangePlan) -> list[str]:
+        drawn = {ref for ref, _ in self.session.topo.all_bricks()}
+        missing = [str(b.ref) for b in plan.bricks if b.ref not in drawn]
+        extra = []
+        if missing:
+            extra.append(f"not on the canvas (gluster has them): {', '.join(missing)}")
+        offline = [b for b in self.live.offline if b not in set(plan.role("replaced"))] if self.live else []
+        if offline and plan.ok:
+            extra.append(f"{', '.join(map(str, offline))} {'is' if len(offline) == 1 else 'are'} offline: replace it "
+                         "(select it, Shift+R, click its replacement) or bring it back before the change runs")
+        return extra
+
+    # ---- apply, cancel, resume, roll back --------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.control.running
+
+    def _update_buttons(self) -> None:
+        busy, running = self.control.busy, self.control.running
+        plan = self.plan
+        runnable = plan is not None and plan.ok and bool(plan.steps)
+        self.apply_button.setEnabled(runnable and self.ack_box.isChecked() and not busy)
+        self.apply_button.setToolTip(
+            "Read the volume again, check every server and the volume, then run the steps" if runnable else
+            "Read the live volume and edit the drawing first: Apply runs a plan Brickyard accepts")
+        self.ack_box.setEnabled(runnable and not busy)
+        self.cancel_button.setEnabled(running)
+        self.read_button.setEnabled(not busy)
+        self.volume_box.setEnabled(not busy)
+        self.fix_layout_box.setEnabled(not busy)
+        self.canvas.setInteractive(not running)
+        for name in ("add_server", "retire", "replace", "add_replica", "add_arbiters", "match_live"):
+            self.canvas.actions_by_name[name].setEnabled(not running and self.live is not None)
+        self.resume_button.setEnabled(not busy and bool(self._unfinished))
+        self.rollback_button.setEnabled(not busy and bool(self._unfinished) and self.live is not None)
+        self.copy_button.setEnabled(self.plan is not None)
+
+    def apply(self) -> bool:
+        """Read again, plan again, pre-flight; the run starts when all three agree (False: not started)."""
+        if self.plan is None or not self.plan.ok or not self.plan.steps or self.control.busy:
+            return False
+        if not self.ack_box.isChecked():
+            self._say("Tick that you have read the plan first.", error=True)
+            return False
+        volume = self.selected_volume()
+        if not self.control.check(self.session.topo, volume, self.fix_layout_box.isChecked()):
+            return False
+        self._checking = "apply"
+        self._say(f"Reading {volume} again and checking every server and the volume before anything runs…")
+        self.sig_status.emit(f"Change of {volume}: checking")
+        self._update_buttons()
+        return True
+
+    def _checked(self, live, plan: ChangePlan, report) -> None:
+        mode, self._checking = self._checking, ""
+        volume = plan.volume
+        self.live, self.live_volume = live, volume
+        self.preflight = report
+        if mode == "resume":
+            self._start_resume(report)
+            return
+        if _fingerprint(plan) != _fingerprint(self.plan):
+            self.set_live(live, volume)
+            self._say("The live volume changed since it was read: this is the plan now. Nothing ran; read it and "
+                      "Apply again.", error=True)
+            return
+        if report is None or not report.ok:
+            self._show_preflight(report)
+            return
+        from ...remote.change import ChangeError
+
+        path = self.topology_path()
+        try:
+            runner = self.control.start(live, volume, self.fix_layout_box.isChecked(), str(path) if path else "",
+                                        rates=self.control.rates())
+        except ChangeError as exc:
+            self._say(f"Not started: {exc}", error=True)
+            self._update_buttons()
+            return
+        self._started(runner, f"Change {runner.change_id[:12]} of {volume} started")
+
+    def _show_preflight(self, report) -> None:
+        failed = [f"{h.host}: {c.name}: {c.message}" for h in (report.hosts if report else [])
+                  for c in h.checks if c.status == "fail"]
+        self.plan_panel.show_plan(self.plan, [*self._extra(self.plan), *(f"pre-flight: {f}" for f in failed)])
+        self._say("The pre-flight found what must be fixed first (listed above); nothing ran.", error=True)
+        if report is not None:
+            self.run_panel.show()
+            self.run_panel.tabs.setCurrentWidget(self.run_panel.log)
+            for line in report.text().splitlines():
+                self.run_panel.add_log(line)
+        self.sig_status.emit("Change: pre-flight failed, nothing ran")
+        self._update_buttons()
+
+    def _started(self, runner, status: str) -> None:
+        self.change_id = runner.change_id
+        self.plan = runner.plan
+        states = {k: v.get("status", "pending") for k, v in runner.state.steps.items()}
+        done = {k for k, s in states.items() if s in ("done", "skipped")}
+        self.plan_panel.show_plan(runner.plan, self._extra(runner.plan))
+        self.plan_panel.set_all("waiting")
+        for key in done:
+            self.plan_panel.set_step(key, "done" if states[key] == "done" else "skipped")
+        self.run_panel.show()
+        self.run_panel.start(runner.plan, done)
+        self.run_panel.tabs.setCurrentIndex(0)
+        self.run_panel.add_log(f"--- change {runner.change_id[:12]} of {runner.volume}: {len(runner.plan.steps)} "
+                               f"steps ({time.strftime('%Y-%m-%d %H:%M:%S')}) ---")
+        self._say(f"Running change {runner.change_id[:12]}: Cancel leaves the volume consistent.")
+        self.sig_status.emit(status)
+        self.banner.hide()
+        self._update_buttons()
+
+    def cancel(self) -> bool:
+        if not self.control.cancel():
+            return False
+        self._say("Cancelling: the running step is stopped, and any rebalance or remove-brick this change started…")
+        self.run_panel.add_log("cancel asked")
+        self._update_buttons()
+        return True
+
+    def refresh_unfinished(self) -> None:
+        """The banner: the newest unfinished change of the chosen volume, if any."""
+        volume = self.selected_volume()
+        record = None
+        if volume and not self.control.running:
+            try:
+                records = self.control.store().changes.list(volume=volume, unfinished=True)
+            except Exception:  # noqa: BLE001 - no history database: nothing to resume
+                records = []
+            record = records[0] if records else None
+        self._unfinished = record.change_id if record is not None else ""
+        if record is None:
+            self.banner.hide()
+        else:
+            steps = record.state.get("steps", {})
+            done = sum(1 for s in steps.values() if s.get("status") in ("done", "skipped"))
+            message = record.state.get("message") or ""
+            self.banner_text.setText(
+                f"<b>Change {record.change_id[:12]} of {volume} ({cw.kinds_text(record.kinds)}) is {record.status}</b>"
+                f" after {done} of {len(steps)} steps" + (f": {message}" if message else "") +
+                ". Resume goes on where it stopped (what is done is read back and skipped); Roll back undoes it.")
+            self.banner.show()
+        self._update_buttons()
+
+    def resume(self, change_id: str = "") -> bool:
+        """Go on with a stored change: planned again from what it stored, checked, then run."""
+        from ...remote.change import ChangeError
+
+        change_id = change_id or self._unfinished
+        if not change_id or self.control.busy:
+            return False
+        try:
+            runner = self.control.prepare_resume(change_id)
+        except (ChangeError, ValueError, KeyError) as exc:
+            self._say(f"Cannot resume {change_id[:12]}: {exc}", error=True)
+            return False
+        own = {t for ids in runner.state.task_ids.values() for t in ids}
+        if not self.control.check(runner.topo, runner.volume, bool(runner.options.get("fix_layout")), own, runner):
+            return False
+        self._resuming, self._checking = runner, "resume"
+        self.plan = runner.plan
+        self.plan_panel.show_plan(runner.plan)
+        self._say(f"Resuming change {change_id[:12]}: reading {runner.volume} and checking the servers first…")
+        self._update_buttons()
+        return True
+
+    def _start_resume(self, report) -> None:
+        runner, self._resuming = self._resuming, None
+        if report is not None and not report.ok:
+            self._show_preflight(report)
+            return
+        self.control.run_prepared(runner)
+        self._started(runner, f"Change {runner.change_id[:12]} resumed")
+
+    def ask_rollback(self) -> bool:
+        from PySide6.QtWidgets import QMessageBox
+
+        if not self._unfinished or self.control.busy:
+            return False
+        answer = QMessageBox.question(
+            self, "Roll back the change",
+            f"Undo change {self._unfinished[:12]}: plan from the live volume back to the volume as it was before "
+            "it, and run that (sets it added are removed again, their files migrated back first)?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes and self.rollback()
+
+    def rollback(self, change_id: str = "") -> bool:
+        from ...remote.change import ChangeError
+
+        change_id = change_id or self._unfinished
+        if not change_id or self.live is None or self.control.busy:
+            return False
+        try:
+            runner = self.control.rollback(change_id, self.live)
+        except (ChangeError, ValueError, KeyError) as exc:
+            self._say(f"Cannot roll back {change_id[:12]}: {exc}", error=True)
+            return False
+        self._started(runner, f"Rolling back change {change_id[:12]}")
+        return True
+
+    # ---- while it runs -------------------------------------------------------------------------------
+    def _event(self, ev) -> None:
+        if ev.kind == "step":
+            seconds = getattr(ev.detail, "seconds", None) if ev.status in ("done", "failed") else None
+            self.plan_panel.set_step(ev.step, ev.status, ev.message, seconds)
+            self.run_panel.step(ev.step, ev.status)
+            title = getattr(getattr(ev.detail, "step", None), "title", ev.step)
+            self.run_panel.add_log(f"{title}: {'started' if ev.status == 'running' else ev.status}"
+                                   + (f" — {ev.message}" if ev.message else ""))
+        elif ev.kind == "progress":
+            self.run_panel.progress(ev.step, ev.fraction, ev.message, ev.detail)
+        elif ev.kind == "log":
+            self.run_panel.add_log(ev.message)
+        elif ev.kind == "finished":
+            self.run_panel.add_log(f"--- {ev.status}: {ev.message} ---")
+
+    def _done(self, report, record) -> None:
+        status = record.status if record is not None else ("complete" if report.ok else "failed")
+        message = record.state.get("message", "") if record is not None else ""
+        for outcome in report.outcomes:
+            if outcome.status == "pending":
+                self.plan_panel.set_step(outcome.step.key, "left")
+        self.run_panel.finish(report.ok)
+        lines = [f"{FINISHED_WORDS.get(status, status)}: {message}" if message else FINISHED_WORDS.get(status, status)]
+        if not report.ok:
+            lines += report.summary()[:1]
+        lines += report.notes
+        self._say("\n".join(lines), error=not report.ok, ok=report.ok)
+        self.sig_status.emit(f"Change of {report.subject}: {status}")
+        self.ack_box.setChecked(False)
+        if report.ok and self.plan is not None:
+            self._draw_result(self.plan)
+        self.refresh_unfinished()
+        self._update_buttons()
+        if report.ok:                                  # done means read back: show what gluster has now
+            self.read_live()
+        failed = report.failed
+        if failed is not None and isinstance(failed.error, UnknownHostKey):
+            self._host_key(failed.error)
+
+    def _draw_result(self, plan: ChangePlan) -> None:
+        """The drawing takes the volume as the change left it (the planner may have regrouped new bricks)."""
+        try:
+            edit = ce.match_live(self.session.topo, plan.volume, plan.result)
+        except TopologyError:
+            return
+        if edit is not None and self.session.push(edit):
+            self.run_panel.add_log("the drawing now lists the bricks in the order gluster has them (Undo: Ctrl+Z)")
+
+    def _failed(self, what: str, exc: BaseException) -> None:
+        self._checking = ""
+        self._resuming = None
+        if isinstance(exc, UnknownHostKey):
+            self._say(f"Stopped at a host key: {exc.host} is not known yet.", error=True)
+            self._host_key(exc)
+        elif isinstance(exc, HostKeyChanged):
+            self._say(f"The host key of {exc.host} has CHANGED: refused.", error=True)
+            hostkey_dialog.show_changed(exc, self)
+        elif what == "read":
+            self.live_label.setText("Not read.")
+            self._say(f"Cannot read the volume: {exc}", error=True)
+        elif what == "check":
+            self._say(f"Nothing ran: {exc}", error=True)
+        else:
+            self._say(f"The change stopped: {exc}. It is kept in the history: Resume goes on.", error=True)
+            self.run_panel.finish(False)
+            self.refresh_unfinished()
+        self.sig_status.emit(f"Change: {exc}")
+        self._update_buttons()
+
+    def _host_key(self, err: UnknownHostKey) -> None:
+        errors = [err, *err.others]
+        names = [e.host for e in errors]
+        trusted, refused = hostkey_dialog.ask_unless_refused(errors, names, self._refused, self)
+        if trusted and not refused:
+            self.sig_status.emit(f"Stored the host key of {', '.join(names)}: read the volume again")
+            self.read_live()
+
+    # ---- output ---------------------------------------------------------------------------------------
+    def _say(self, text: str, error: bool = False, ok: bool = False) -> None:
+        self.message.setText(text)
+        self.message.setStyleSheet("color: #b00020;" if error else "color: #1b5e20;" if ok else "")
+
+    def text(self) -> str:
+        head = self.live_label.text() if self.live is not None else ""
+        return "\n".join(filter(None, [_plain(head), self.plan_panel.text(), self.message.text()]))
+
+    def copy_text(self) -> None:
+        QGuiApplication.clipboard().setText(self.text())
+        self.sig_status.emit("Copied the plan to the clipboard")
+
+    def report_source(self):
+        """File ▸ Export PDF… on this tab: the record of the change shown (once one ran)."""
+        return ("change", self.change_id) if self.change_id and not self.control.running else None
+
+
+def _fingerprint(plan: ChangePlan | None) -> tuple:
+    if plan is None:
+        return ()
+    return (plan.ok, tuple(r.code for r in plan.refusals),
+            tuple((s.key, s.host, tuple(map(tuple, s.commands))) for s in plan.steps))
+
+
+def _plain(html: str) -> str:
+    import re
+
+    return re.sub(r"<[^>]+>", "", html)
