@@ -6,6 +6,8 @@ waits for the plan to be acknowledged. Running a change: test_change_run.py."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QApplication
@@ -29,7 +31,7 @@ def imported_topology() -> Topology:
     for name, paths in (("node1", ["/srv/brick2/xdr", "/srv/brick2/xdr2"]), ("node2", ["/srv/brick2/xdr"]),
                         ("node3", ["/srv/brick2/xdr"]), ("node4", ["/srv/brick1/spare"]), ("node5", [])):
         topo.nodes.append(Node(name, bricks=[Brick(p, FS, filesystem=p.rsplit("/", 1)[0]) for p in paths]))
-    return with_volume(topo, "xdr", REP2, XDR)
+    return with_volume(topo, "xdr", replace(REP2), XDR)      # its own layout: an edit must not reach the next test
 
 
 @pytest.fixture
@@ -116,7 +118,8 @@ def test_r_on_a_clicked_brick_retires_its_set_struck_through_and_ctrl_z_takes_it
     assert all(marks[r].tag.startswith("RETIRES") for r in (XDR[2], XDR[3]))
     assert view.canvas.board.node_tags() == {"node3": "LEAVES THE VOLUME"}
     steps = [s.kind for s in view.plan.steps]
-    assert steps == ["remove-brick-start", "remove-brick-wait", "remove-brick-commit", "read-back"]
+    assert steps.index("remove-brick-start") < steps.index("remove-brick-wait") < steps.index("remove-brick-commit")
+    assert steps[-1] == "read-back"
     press(qtbot, view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: view.plan is not None and view.plan.nothing_to_do)
     assert view.canvas.board.marks() == {}

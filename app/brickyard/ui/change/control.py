@@ -31,8 +31,9 @@ from ..runtable import snapshot
 
 
 class _Events(QObject):
-    """Runner events from the loop thread as GUI-thread signals; the frequent progress events
-    are coalesced: only the newest per step waits for the GUI thread."""
+    """Runner events from the loop thread as GUI-thread signals, in the order they happened;
+    the frequent progress events of a step are coalesced: only its newest waits for the GUI
+    thread (a slow window skips figures, never a step)."""
 
     sig_event = Signal(object)
 
@@ -48,18 +49,18 @@ class _Events(QObject):
                 fresh = event.step not in self._latest
                 self._latest[event.step] = event
             if fresh:
-                self._post(None)
+                self._post(("progress", event.step))
             return
         self._post(event)
 
     def _deliver(self, event: Any) -> None:
-        if event is None:
+        if isinstance(event, tuple):
             with self._lock:
-                events, self._latest = list(self._latest.values()), {}
-            for ev in events:
-                self.sig_event.emit(ev)
+                event = self._latest.pop(event[1], None)
+            if event is not None:
+                self.sig_event.emit(event)
             return
-        with self._lock:                             # a step's progress goes before its end
+        with self._lock:                             # a step's last figures go before its end
             pending = self._latest.pop(event.step, None) if event.step else None
         if pending is not None:
             self.sig_event.emit(pending)

@@ -69,6 +69,7 @@ class ChangeView(QWidget):
         self.change_id = ""                  # the change shown (running or last run)
         self._resuming = None
         self._checking = ""                   # "apply" | "resume" while the check runs
+        self._read_back = False               # the read that follows a completed change
         self._refused: set[str] = set()
 
         self.volume_box = QComboBox()
@@ -176,7 +177,7 @@ class ChangeView(QWidget):
         self._replan_timer = QTimer(self)
         self._replan_timer.setSingleShot(True)
         self._replan_timer.setInterval(REPLAN_MS)
-        self._replan_timer.timeout.connect(self.replan)
+        self._replan_timer.timeout.connect(lambda: self.replan(edited=True))
         self.read_button.clicked.connect(lambda: self.read_live())
         self.apply_button.clicked.connect(lambda: self.apply())
         self.cancel_button.clicked.connect(lambda: self.cancel())
@@ -246,12 +247,20 @@ class ChangeView(QWidget):
         return True
 
     def _live_read(self, live, volume: str) -> None:
-        self.set_live(live, volume)
+        after_run, self._read_back = self._read_back, False
+        self.set_live(live, volume, keep_steps=after_run)
+        if after_run and self.plan is not None and self.plan.nothing_to_do:
+            self._say(f"{self.message.text()}\nRead back: {volume} is {self.plan.before.layout if self.plan.before else ''}"
+                      f" now, as planned; the drawing matches it.", ok=True)
+        elif after_run:
+            self._say("Read back: the live volume differs from what the change planned; the plan below says how.",
+                      error=True)
         self.sig_status.emit(f"Change: read {volume} from the cluster")
         self._update_buttons()
 
-    def set_live(self, live, volume: str) -> None:
-        """Plan against ``live`` (the LiveState of ``volume``; None: forget it)."""
+    def set_live(self, live, volume: str, keep_steps: bool = False) -> None:
+        """Plan against ``live`` (the LiveState of ``volume``; None: forget it). ``keep_steps``:
+        a change just ran; its steps stay shown when the volume is what it planned."""
         self.live, self.live_volume = live, volume if live is not None else ""
         if live is None:
             self.live_label.setText("Not read yet.")
@@ -273,15 +282,16 @@ class ChangeView(QWidget):
             facts.append("running: " + ", ".join(running))
         self.live_label.setText(f"<b>{volume}</b> read {when} from {live.asked or 'its pool'}: " + "; ".join(facts))
         self.refresh_unfinished()
-        self.replan()
+        self.replan(keep_steps=keep_steps)
 
     # ---- the plan ----------------------------------------------------------------------------------
     def _replan_soon(self) -> None:
         if not self.control.running:
             self._replan_timer.start()
 
-    def replan(self) -> ChangePlan | None:
-        """Plan from the live volume to the drawing as it is now (nothing runs)."""
+    def replan(self, edited: bool = False, keep_steps: bool = False) -> ChangePlan | None:
+        """Plan from the live volume to the drawing as it is now (nothing runs). ``edited``: the
+        drawing changed, so what was said about the last plan (or run) no longer holds."""
         from ...core.change import plan_change
 
         live, volume = self.live, self.selected_volume()
@@ -307,10 +317,12 @@ class ChangeView(QWidget):
         changed = self.plan is None or _fingerprint(plan) != _fingerprint(self.plan)
         self.plan = plan
         self.preflight = None
-        self.plan_panel.show_plan(plan, self._extra(plan))
+        if not (keep_steps and plan.nothing_to_do):
+            self.plan_panel.show_plan(plan, self._extra(plan))
         self.canvas.board.set_change(plan, live.pool_hosts, set(live.offline))
         if changed:
             self.ack_box.setChecked(False)
+        if changed and edited:
             self.run_panel.hide()
             self.message.clear()
         self._update_buttons()
@@ -552,7 +564,7 @@ class ChangeView(QWidget):
         self.refresh_unfinished()
         self._update_buttons()
         if report.ok:                                  # done means read back: show what gluster has now
-            self.read_live()
+            self._read_back = self.read_live()
         failed = report.failed
         if failed is not None and isinstance(failed.error, UnknownHostKey):
             self._host_key(failed.error)
@@ -569,6 +581,7 @@ class ChangeView(QWidget):
     def _failed(self, what: str, exc: BaseException) -> None:
         self._checking = ""
         self._resuming = None
+        self._read_back = False
         if isinstance(exc, UnknownHostKey):
             self._say(f"Stopped at a host key: {exc.host} is not known yet.", error=True)
             self._host_key(exc)
