@@ -7,7 +7,8 @@ trust it, as a PDF (A4 or Letter) or one self-contained HTML file.
 
 ``content`` (``ReportContent``) is built from core result objects and the planner only
 (``content.py``); ``export_report`` lays it out (``document.py``) and writes it (``pdf.py``,
-``html.py``). The app's File ▸ Export PDF… and ``brickyard report`` call exactly these.
+``html.py``). The record of a change to a live volume (``changerecord.content_from_change``)
+is written the same way, from its own blocks (``changerecord.build_change_document``). The app's File ▸ Export PDF… and ``brickyard report`` call exactly these.
 Qt painting lives here; a ``QGuiApplication`` is made (offscreen) if the process has none.
 """
 
@@ -66,6 +67,7 @@ def export_report(content: ReportContent, path: str | os.PathLike, paper: str = 
         raise ReportInputError(f"{path}: the folder {folder} does not exist")
     from .document import build_document
     from .html import write_html
+    from .changerecord import ChangeRecordContent, build_change_document
     from .pdf import PageMeta, write_pdf
 
     made = f"{format_utc(content.created_at)} UTC"
@@ -74,6 +76,8 @@ def export_report(content: ReportContent, path: str | os.PathLike, paper: str = 
                     author=content.author, creator=f"Brickyard {content.version}")
 
     def build(ts, width):
+        if isinstance(content, ChangeRecordContent):
+            return build_change_document(content, ts, width)
         return build_document(content, ts, width)
 
     if fmt == "pdf":

@@ -10,6 +10,7 @@ stdin (the app → the writer)::
     {"source": {"kind": "runs", "db": URL, "runs": [ID, …], "topology": TEXT|null}}   # first line
     {"source": {"kind": "campaign", "db": URL, "campaign": ID}}
     {"source": {"kind": "plan", "topology": TEXT, "volume": NAME, "failures": [SPEC, …]}}
+    {"source": {"kind": "change", "db": URL, "change": ID}}      # the record of a change to a live volume
     {"command": "write", "path": P, "paper": "a4", "title": T, "author": A}   # any number of times
     {"command": "cancel"}          # stops what is under way (preparing or writing)
     {"command": "quit"}            # ends the writer once what was asked before it is done
@@ -150,7 +151,7 @@ def build_content(source: dict, progress: Progress):
         if volume is None:
             raise ReportInputError(f"no volume named {name!r} in the topology")
         return content_from_plan(topology, volume, list(source.get("failures") or []))
-    if kind not in ("runs", "campaign"):
+    if kind not in ("runs", "campaign", "change"):
         raise ReportInputError(f"nothing to report on: source kind {kind!r}")
     from ..store import HistoryStore
 
@@ -159,6 +160,10 @@ def build_content(source: dict, progress: Progress):
         raise ReportInputError("no history database given")
     store = HistoryStore(url, migrate_schema=False)
     try:
+        if kind == "change":
+            from .changerecord import content_from_change
+
+            return content_from_change(store, source.get("change") or "")
         if kind == "campaign":
             return content_from_campaign(store, source.get("campaign") or "", progress=progress)
         return content_from_runs(store, list(source.get("runs") or []), topology, progress=progress)

@@ -58,6 +58,8 @@ class MainWindow(QMainWindow):
         self.run_view: QWidget | None = None
         self.decision_view: QWidget | None = None
         self.campaign_view: QWidget | None = None
+        self.change_view: QWidget | None = None
+        self.change_history: QWidget | None = None
         self.welcome: QWidget | None = None
         self._history_store = None
         self.session = Session(topo or Topology(), self)
@@ -189,6 +191,12 @@ class MainWindow(QMainWindow):
         action.setToolTip("Calibrate the planner's throughput figures on stored runs (a probe run, runs of a layout) "
                           "or calibration files: every layout is then predicted, not just estimated")
         action.triggered.connect(self.open_calibration)
+        action = cluster.addAction("C&hange live volume…")
+        action.setObjectName("change-volume")
+        action.setShortcut(QKeySequence("Ctrl+Shift+G"))
+        action.setToolTip("Day two: read the running volume, edit its drawing (add servers, retire, replace, raise "
+                          "redundancy), see the plan, and apply it over SSH")
+        action.triggered.connect(lambda: self.open_change(read=True))
         action = cluster.addAction("&Import from cluster…")
         action.setShortcut(QKeySequence("Ctrl+Shift+I"))
         action.triggered.connect(self.import_from_cluster)
@@ -208,6 +216,10 @@ class MainWindow(QMainWindow):
         for text, module, make in OPTIONAL_VIEWS:
             action = view.addAction(text)
             action.triggered.connect(lambda _=False, t=text, m=module, f=make: self.open_optional_view(t, m, f))
+        action = view.addAction("Change histor&y")
+        action.setObjectName("change-history")
+        action.setToolTip("Every change made to a live volume: its steps, predicted and measured, and its record")
+        action.triggered.connect(lambda: self.open_change_history())
         action = view.addAction("&Decision table of selected runs")
         action.setToolTip("Per layout: capacity, failures survived and measured throughput of the runs "
                           "selected in History, side by side")
@@ -407,6 +419,44 @@ class MainWindow(QMainWindow):
             self.campaign_view.from_layouts(snapshot(self.session.topo), volume, [], path)
         self._show_tab("Campaign", self.campaign_view)
         return self.campaign_view
+
+    def open_change(self, read: bool = False) -> QWidget:
+        """Show the Change tab (built once); ``read`` reads the live volume unless it has been
+        read already (or something runs)."""
+        from .change import ChangeView
+
+        if self.change_view is None:
+            self.change_view = ChangeView(self.session, self.remote, self.history_store,
+                                          topology_path=lambda: self.files.path)
+            self.change_view.sig_status.connect(self._show_refusal)
+            self.change_view.sig_show_history.connect(self._show_change_in_history)
+            self.change_view.control.sig_done.connect(lambda *_: self.change_history is not None
+                                                      and self.change_history.reload())
+        self._show_tab("Change", self.change_view)
+        view = self.change_view
+        view.refresh_unfinished()
+        if read and view.live is None and not view.control.busy and view.selected_volume():
+            view.read_live()
+        return view
+
+    def open_change_history(self) -> QWidget:
+        """Show the change history (built once): every change to a live volume, and its record."""
+        from .change import ChangeHistoryView
+
+        if self.change_history is None:
+            self.change_history = ChangeHistoryView(self.history_store())
+            self.change_history.sig_status.connect(self._show_refusal)
+            self.change_history.sig_resume.connect(lambda change_id: self.open_change().resume(change_id))
+            self.change_history.sig_export.connect(lambda: self.export_report())
+        else:
+            self.change_history.reload()
+        self._show_tab("Change history", self.change_history)
+        return self.change_history
+
+    def _show_change_in_history(self, change_id: str) -> None:
+        history = self.open_change_history()
+        if change_id:
+            history.select(change_id)
 
     def open_decision(self, run_ids: list[str] | None = None) -> QWidget | None:
         """The Decision tab for stored runs (default: those selected in History), grouped by

@@ -16,7 +16,8 @@ cannot be written (a full disk, a folder you may not write to) is said in the di
 keeps everything you typed; nothing is half-written, and the window stays usable throughout.
 
 A view may also offer its own source by a ``report_source()`` method returning
-``("runs", [ids])``, ``("campaign", id)`` or None.
+``("runs", [ids])``, ``("campaign", id)``, ``("change", id)`` (the PDF change record of a change
+to a live volume: the Change tab and the change history) or None.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def report_source(window: Any) -> tuple[str, Any, str]:
         source = offer()
         if source:
             kind, what = source
+            if kind == "change":
+                return kind, what, f"the record of change {what[:12]}"
             return kind, what, f"{kind} {what if isinstance(what, str) else len(what)}"
     if widget is getattr(window, "campaign_view", None) and widget is not None:
         state = getattr(widget, "state", None)
@@ -83,6 +86,8 @@ def report_request(window: Any, kind: str, what: Any) -> dict:
         raise ValueError("the history is in memory, where the report writer cannot read it")
     if kind == "campaign":
         return {"kind": "campaign", "db": url, "campaign": what}
+    if kind == "change":
+        return {"kind": "change", "db": url, "change": what}
     return {"kind": "runs", "db": url, "runs": list(what),
             "topology": topofile.dumps(session.topo) if session.topo.nodes else None}
 
