@@ -151,3 +151,15 @@ def test_match_live_draws_the_volume_as_gluster_has_it():
     applied(topo, edit)
     assert topo.volume("xd").bricks == [b.ref for b in state.info.bricks]
     assert ce.match_live(topo, "xd", state.info.to_volume()) is None
+
+
+def test_match_live_draws_servers_the_drawing_lacks_as_the_changes_drawing_had_them():
+    planned = with_volume(lab_topology(), "xd", DIST, XD + ["node4:/srv/brick2/xd"])
+    bare = with_volume(lab_topology(), "xd", DIST, XD)
+    bare.nodes = [n for n in bare.nodes if n.name != "node4"]
+    after = plan_change(planned, "xd", live("xd")).result
+    applied(bare, ce.match_live(bare, "xd", after, like=planned))
+    node4 = bare.require_node("node4")
+    assert [b.path for b in node4.bricks] == ["/srv/brick2/xd"]
+    assert node4.bricks[0].size_bytes == planned.brick(BrickRef.parse("node4:/srv/brick2/xd")).size_bytes
+    assert bare.volume("xd").bricks == after.bricks

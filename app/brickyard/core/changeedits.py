@@ -209,17 +209,26 @@ def raise_redundancy(topo: Topology, volume_name: str, arbiter: bool = False, se
 
 
 # ---- back to what gluster has ----------------------------------------------------------------------
-def match_live(topo: Topology, volume_name: str, live_volume: Volume) -> Edit | None:
+def match_live(topo: Topology, volume_name: str, live_volume: Volume, like: Topology | None = None) -> Edit | None:
     """The drawing's volume with gluster's layout and brick order (None: it matches already).
-    Bricks the drawing lacks are added to their servers (measured size, nothing else known)."""
+    Bricks the drawing lacks are added to their servers, drawn as ``like`` (the drawing a change
+    was planned on) draws them, else with no size known."""
     volume = topo.require_volume(volume_name)
     parts: list[Edit] = []
+    added: set[str] = set()
     for ref in live_volume.bricks:
-        if topo.brick(ref) is None:
-            if topo.node(ref.node) is None:
-                parts.append(AddNode(Node(ref.node, bricks=[Brick(ref.path, 0)])))
-            else:
-                parts.append(AddBrick(ref.node, Brick(ref.path, 0)))
+        if topo.brick(ref) is not None:
+            continue
+        drawn = like.brick(ref) if like is not None else None
+        brick = _brick_like(drawn) if drawn is not None else Brick(ref.path, 0)
+        if topo.node(ref.node) is None and ref.node not in added:
+            model = like.node(ref.node) if like is not None else None
+            node = Node(ref.node, site=model.site if model else "", address=model.address if model else "",
+                        ssh_user=model.ssh_user if model else "root", ssh_port=model.ssh_port if model else 22,
+                        nic_gbps=model.nic_gbps if model else None)
+            parts.append(AddNode(node))
+            added.add(ref.node)
+        parts.append(AddBrick(ref.node, brick))
     same_layout = resolve(volume.layout, len(volume.bricks))[0] == resolve(live_volume.layout,
                                                                           len(live_volume.bricks))[0]
     if not same_layout:

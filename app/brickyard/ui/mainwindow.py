@@ -606,7 +606,8 @@ class MainWindow(QMainWindow):
         what = ", ".join(running) if running else "a run on the cluster"
         return (f"Still running: {what}.\n\nQuit anyway? Brickyard stops it and kills its remote commands. "
                 "Provisioning or a teardown can be resumed by running it again (finished steps are skipped); "
-                "a benchmark keeps the steps it measured.")
+                "a benchmark keeps the steps it measured; a change to a live volume is stopped as Cancel stops "
+                "it (a rebalance or remove-brick it started is stopped) and Resume in the Change tab goes on.")
 
     def _confirm_quit_while_busy(self) -> bool:
         from PySide6.QtWidgets import QMessageBox
@@ -623,6 +624,8 @@ class MainWindow(QMainWindow):
         if self.files.maybe_save():
             self.window_layout.save()
             self.files.discard_autosave()
+            if self.change_view is not None:       # a change stops as Cancel stops it: consistent, resumable
+                self.change_view.stop_for_close()
             self.remote.close()
             if self._history_store is not None:
                 self._history_store.close()

@@ -70,6 +70,7 @@ class ChangeView(QWidget):
         self._resuming = None
         self._checking = ""                   # "apply" | "resume" while the check runs
         self._read_back = False               # the read that follows a completed change
+        self._rates = None                    # measured migration and heal rates (None: uncalibrated)
         self._refused: set[str] = set()
 
         self.volume_box = QComboBox()
@@ -262,6 +263,7 @@ class ChangeView(QWidget):
         """Plan against ``live`` (the LiveState of ``volume``; None: forget it). ``keep_steps``:
         a change just ran; its steps stay shown when the volume is what it planned."""
         self.live, self.live_volume = live, volume if live is not None else ""
+        self._rates = self.control.rates() if live is not None else None   # once per read, not per edit
         if live is None:
             self.live_label.setText("Not read yet.")
             self.plan = None
@@ -307,7 +309,7 @@ class ChangeView(QWidget):
             return None
         try:
             plan = plan_change(self.session.topo, volume, live, fix_layout=self.fix_layout_box.isChecked(),
-                               rates=self.control.rates())
+                               rates=self._rates)
         except (TopologyError, ValueError) as exc:
             self.plan = None
             self.plan_panel.say(f"{volume} cannot be planned: {exc}", error=True)
@@ -449,6 +451,21 @@ class ChangeView(QWidget):
         self._update_buttons()
         return True
 
+    def stop_for_close(self, timeout: float = 30.0) -> bool:
+        """The window closes: stop a running change the way Cancel does (a rebalance or
+        remove-brick it started is stopped, its state saved as interrupted) and wait for that,
+        up to ``timeout`` seconds; True when nothing runs any more."""
+        from PySide6.QtCore import QCoreApplication, QEventLoop
+
+        if not self.control.running:
+            return not self.control.busy
+        self.cancel()
+        deadline = time.monotonic() + timeout
+        while self.control.busy and time.monotonic() < deadline:
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+            time.sleep(0.02)
+        return not self.control.busy
+
     def refresh_unfinished(self) -> None:
         """The banner: the newest unfinished change of the chosen volume, if any."""
         volume = self.selected_volume()
@@ -560,7 +577,7 @@ class ChangeView(QWidget):
         self.sig_status.emit(f"Change of {report.subject}: {status}")
         self.ack_box.setChecked(False)
         if report.ok and self.plan is not None:
-            self._draw_result(self.plan)
+            self._draw_result(self.plan, self.control.topo)
         self.refresh_unfinished()
         self._update_buttons()
         if report.ok:                                  # done means read back: show what gluster has now
@@ -569,13 +586,15 @@ class ChangeView(QWidget):
         if failed is not None and isinstance(failed.error, UnknownHostKey):
             self._host_key(failed.error)
 
-    def _draw_result(self, plan: ChangePlan) -> None:
-        """The drawing takes the volume as the change left it (the planner may have regrouped new bricks)."""
+    def _draw_result(self, plan: ChangePlan, like) -> None:
+        """The drawing takes the volume as the change left it (the planner may have regrouped new
+        bricks; a change resumed from the history may add servers this drawing lacks)."""
         try:
-            edit = ce.match_live(self.session.topo, plan.volume, plan.result)
+            edit = ce.match_live(self.session.topo, plan.volume, plan.result, like)
         except TopologyError:
             return
         if edit is not None and self.session.push(edit):
+            self._replan_timer.stop()        # not an edit of the admin's: the read-back that follows plans again
             self.run_panel.add_log("the drawing now lists the bricks in the order gluster has them (Undo: Ctrl+Z)")
 
     def _failed(self, what: str, exc: BaseException) -> None:
