@@ -163,3 +163,24 @@ def test_match_live_draws_servers_the_drawing_lacks_as_the_changes_drawing_had_t
     assert [b.path for b in node4.bricks] == ["/srv/brick2/xd"]
     assert node4.bricks[0].size_bytes == planned.brick(BrickRef.parse("node4:/srv/brick2/xd")).size_bytes
     assert bare.volume("xd").bricks == after.bricks
+
+
+def test_a_drawn_server_outside_the_volume_joins_it_with_bricks_like_the_volumes():
+    topo = with_volume(lab_topology(), "xd", DIST, XD)
+    node4 = topo.require_node("node4")
+    node4.bricks = [b for b in node4.bricks if b.path != "/srv/brick2/xd"]
+    edit = ce.add_server(topo, "xd", onto="node4")
+    applied(topo, edit)
+    assert topo.volume("xd").bricks[-1] == BrickRef("node4", "/srv/brick2/xd")
+    assert topo.brick(BrickRef("node4", "/srv/brick2/xd")).filesystem == "/srv/brick2"
+    assert plan_change(topo, "xd", live("xd")).kinds == ("expand", "rebalance")
+    with pytest.raises(TopologyError, match="holds bricks of xd already"):
+        ce.add_server(topo, "xd", onto="node4")
+
+
+def test_a_server_that_has_the_brick_drawn_already_gives_that_brick_not_a_second_one():
+    topo = with_volume(lab_topology(), "xr", REP3, XR)       # node4 has /srv/brick2/xr drawn, in no volume
+    applied(topo, ce.replace_brick(topo, "xr", BrickRef.parse(XR[2]), server="node4"))
+    assert topo.volume("xr").bricks[2] == BrickRef("node4", "/srv/brick2/xr")
+    assert [b.path for b in topo.require_node("node4").bricks].count("/srv/brick2/xr") == 1
+    assert not any(b.path.endswith("-2") for b in topo.require_node("node4").bricks)

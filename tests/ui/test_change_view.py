@@ -214,3 +214,14 @@ def test_the_tab_fits_both_window_sizes(qtbot, view, size):
     assert view.plan_panel.tree.height() >= 120 and view.canvas.width() >= 400
     assert view.plan_panel.summary_scroll.height() >= 100
 
+
+
+def test_shift_n_on_a_server_outside_the_volume_draws_the_volumes_bricks_on_it(qtbot, view):
+    click(view.canvas, card(view, "node4"))
+    press(qtbot, view, Qt.Key.Key_N, Qt.KeyboardModifier.ShiftModifier)
+    click(view.canvas, card(view, "node5"))
+    press(qtbot, view, Qt.Key.Key_N, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: view.plan is not None and view.plan.ok and bool(view.plan.steps))
+    assert [n.name for n in view.session.topo.nodes] == ["node1", "node2", "node3", "node4", "node5"]
+    assert {str(b) for b in view.plan.role(cm.NEW)} == {"node4:/srv/brick2/xdr", "node5:/srv/brick2/xdr"}
+    assert view.canvas.board.node_tags() == {"node4": "JOINS THE VOLUME", "node5": "NEW SERVER"}

@@ -49,9 +49,11 @@ def _brick_like(template: Brick) -> Brick:
 
 
 # ---- expand -------------------------------------------------------------------------------------
-def add_server(topo: Topology, volume_name: str, like: str = "", name: str = "", site: str | None = None) -> Edit:
+def add_server(topo: Topology, volume_name: str, like: str = "", name: str = "", site: str | None = None,
+               onto: str = "") -> Edit:
     """A new server drawn like ``like`` (default: the volume's last server), with a copy of each
-    of its bricks in the volume, those bricks added at the end of the volume."""
+    of its bricks in the volume, those bricks added at the end of the volume. With ``onto`` (a
+    drawn server that holds no brick of the volume yet) the copies are made on that server."""
     volume = topo.require_volume(volume_name)
     servers = list(dict.fromkeys(b.node for b in volume.bricks))
     if not servers:
@@ -60,6 +62,8 @@ def add_server(topo: Topology, volume_name: str, like: str = "", name: str = "",
     mine = [b for b in template.bricks if BrickRef(template.name, b.path) in set(volume.bricks)]
     if not mine:
         raise TopologyError(f"{template.name} holds no brick of {volume_name}: pick one of {', '.join(servers)}")
+    if onto:
+        return _join(topo, volume, topo.require_node(onto), template, mine)
     taken = {n.name for n in topo.nodes} | {c.name for c in topo.clients}
     stem = template.name.rstrip("0123456789") or template.name
     new_name = name or unique_name(taken, f"{stem}{len(topo.nodes) + 1}")
@@ -70,6 +74,22 @@ def add_server(topo: Topology, volume_name: str, like: str = "", name: str = "",
     refs = [BrickRef(new_name, b.path) for b in mine]
     return Compound(f"add server {new_name} to {volume_name}", [
         AddNode(node), SetVolumeBricks(volume_name, [*volume.bricks, *refs], text="add its bricks to the volume")])
+
+
+def _join(topo: Topology, volume: Volume, server: Node, template: Node, bricks: list[Brick]) -> Edit:
+    if any(b.node == server.name for b in volume.bricks):
+        raise TopologyError(f"{server.name} holds bricks of {volume.name} already: select a server outside it, or "
+                            "none to draw a new one")
+    parts: list[Edit] = []
+    refs = []
+    taken = Node(server.name, bricks=list(server.bricks))
+    for b in bricks:
+        path = free_path(taken, b.path)
+        taken.bricks.append(Brick(path, 0))
+        parts.append(AddBrick(server.name, replace(_brick_like(b), path=path)))
+        refs.append(BrickRef(server.name, path))
+    parts.append(SetVolumeBricks(volume.name, [*volume.bricks, *refs], text="add its bricks to the volume"))
+    return Compound(f"add {server.name} to {volume.name} (bricks like {template.name}'s)", parts)
 
 
 # ---- shrink ----------------------------------------------------------------------------------------
@@ -121,10 +141,13 @@ def replace_brick(topo: Topology, volume_name: str, old: BrickRef, new: BrickRef
         if not server:
             raise TopologyError("name the brick or the server that takes its place")
         node = topo.require_node(server)
-        template = topo.brick(old) or Brick(old.path, node.bricks[-1].size_bytes if node.bricks else 0)
-        made = replace(_brick_like(template), path=free_path(node, old.path))
-        new = BrickRef(server, made.path)
-        parts.append(AddBrick(server, made))
+        if _free(topo, BrickRef(server, old.path)):      # drawn there already, in no volume: that one
+            new = BrickRef(server, old.path)
+        else:
+            template = topo.brick(old) or Brick(old.path, node.bricks[-1].size_bytes if node.bricks else 0)
+            made = replace(_brick_like(template), path=free_path(node, old.path))
+            new = BrickRef(server, made.path)
+            parts.append(AddBrick(server, made))
     elif topo.brick(new) is None:
         raise TopologyError(f"{new} is not drawn: add it to {new.node} first (or pick its server)")
     if new in bricks:
@@ -132,6 +155,11 @@ def replace_brick(topo: Topology, volume_name: str, old: BrickRef, new: BrickRef
     bricks[bricks.index(old)] = new
     parts.append(SetVolumeBricks(volume_name, bricks, text=f"put {new} in place of {old}"))
     return Compound(f"replace {old} with {new} in {volume_name}", parts)
+
+
+def _free(topo: Topology, ref: BrickRef) -> bool:
+    """The brick is drawn and no volume uses it."""
+    return topo.brick(ref) is not None and not any(ref in v.bricks for v in topo.volumes)
 
 
 def replacement_candidates(topo: Topology, volume_name: str, old: BrickRef) -> tuple[list[BrickRef], list[str]]:
@@ -180,11 +208,15 @@ def raise_redundancy(topo: Topology, volume_name: str, arbiter: bool = False, se
             host = min(options, key=lambda n: (load[n], list(servers).index(n)))
             node = topo.require_node(host)
             template = topo.brick(s[-1]) or Brick("/data/brick", 0)
-            path = free_path(replace(node, bricks=[*node.bricks, *(Brick(p, 0) for p in made.get(host, ()))]),
-                             template.path)
-            made.setdefault(host, set()).add(path)
-            parts.append(AddBrick(host, replace(_brick_like(template), path=path)))
-            ref = BrickRef(host, path)
+            ready = BrickRef(host, template.path)
+            if _free(topo, ready) and ready not in chosen:    # drawn there already, in no volume: that one
+                ref = ready
+            else:
+                path = free_path(replace(node, bricks=[*node.bricks, *(Brick(p, 0) for p in made.get(host, ()))]),
+                                 template.path)
+                made.setdefault(host, set()).add(path)
+                parts.append(AddBrick(host, replace(_brick_like(template), path=path)))
+                ref = BrickRef(host, path)
         else:
             pick = [r for r in free if r.node not in busy and r not in chosen]
             if not pick:

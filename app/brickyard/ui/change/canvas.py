@@ -3,8 +3,9 @@
 
 Besides the planner's own (add a brick: B, add it to the volume: V, delete, undo, zoom):
 
-- Add server like… (Shift+N): a server like the selected one (or the volume's last), its
-  bricks joining the volume;
+- Add server like… (Shift+N): a new server like the selected one of the volume (or the
+  volume's last), its bricks joining the volume; a selected server outside the volume joins
+  it with bricks like the volume's last server's;
 - Retire (R): the selected bricks' sets, or every set with a brick on the selected servers,
   leave the volume;
 - Replace with… (Shift+R): with one brick selected, click the brick or the server that takes
@@ -34,7 +35,8 @@ from .scene import ChangeScene
 
 CHANGE_ACTIONS = (    # name, menu text, keys, what it does; SHORT: the toolbar's word
     ("add_server", "Add &server like…", "Shift+N",
-     "A new server drawn like the selected one (or the volume's last), its bricks joining the volume"),
+     "A new server drawn like the selected server of the volume (or its last), its bricks joining the volume; "
+     "with a server outside the volume selected, that server joins with bricks like the volume's last server's"),
     ("retire", "&Retire", "R", "Take the selected bricks' sets (or every set on the selected servers) out of the "
                                "volume; their files move to the sets that stay first"),
     ("replace", "Re&place with…", "Shift+R", "With one brick selected: click the brick or the server that takes its "
@@ -100,14 +102,20 @@ class ChangeCanvas(CanvasView):
 
     # ---- the change edits -------------------------------------------------------------
     def add_server(self) -> bool:
+        """A selected server of the volume: a new server like it. A selected server outside the
+        volume: it joins with bricks like the volume's last server's. Nothing selected: a new
+        server like the volume's last."""
         _, nodes, bricks, _ = self.board.selected_names()
-        like = next(iter(nodes + [b.node for b in bricks]), "")
+        chosen = next(iter(nodes + [b.node for b in bricks]), "")
         volume = self.volume_name()
-        if like and volume and not any(b.node == like for b in self.session.topo.require_volume(volume).bricks):
-            like = ""                                  # a server outside the volume: take the volume's last
-        done = self._push(lambda: ce.add_server(self.session.topo, volume, like=like))
+        if not volume or self.session.topo.volume(volume) is None:
+            self.sig_status.emit("Pick a volume of the drawing first")
+            return False
+        inside = chosen and any(b.node == chosen for b in self.session.topo.require_volume(volume).bricks)
+        like, onto = (chosen, "") if inside else ("", chosen)
+        done = self._push(lambda: ce.add_server(self.session.topo, volume, like=like, onto=onto))
         if done:
-            self._select(self.board.nodes.get(self.session.topo.nodes[-1].name))
+            self._select(self.board.nodes.get(onto or self.session.topo.nodes[-1].name))
         return done
 
     def retire(self) -> bool:

@@ -228,7 +228,7 @@ def summary_html(plan: ChangePlan, doc: dict, extra: list[str]) -> str:
     else:
         seconds = doc["movement"]["predicted_seconds"]
         parts.append(f"<p><b>{escape(plan.volume)}: {escape(cw.kinds_text(plan.kinds))}</b> — {len(plan.steps)} "
-                     f"steps, {escape(cw.range_text(seconds))} in all (a prediction). Nothing has run yet.</p>")
+                     f"steps, {escape(cw.range_text(seconds))} in all (a prediction).</p>")
     rows = cw.figure_rows(doc)
     if rows:
         cells = "".join(

@@ -327,6 +327,8 @@ class ChangeView(QWidget):
         if changed and edited:
             self.run_panel.hide()
             self.message.clear()
+        if changed and plan.ok and plan.steps and not self.message.text():
+            self._say("Nothing has run yet: read the plan, tick that you have, then Apply.")
         self._update_buttons()
         return plan
 
