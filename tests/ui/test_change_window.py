@@ -51,6 +51,10 @@ def test_ctrl_shift_g_opens_the_change_tab_and_reads_the_volume(qtbot, tmp_path)
     assert isinstance(view, ChangeView) and window.tabs.tabText(window.tabs.currentIndex()) == "Change"
     qtbot.waitUntil(lambda: view.plan is not None and view.plan.nothing_to_do, timeout=20_000)
     assert "xdr" in view.live_label.text() and not window.docks["inspector"].isVisible()   # planner docks hidden
+    qtbot.keyClick(window, Qt.Key.Key_F1)                         # the guide opens at Day two
+    qtbot.waitUntil(lambda: window._user_guide.isVisible())
+    assert window._user_guide.chapter.name == "16-day-two.md"
+    window._user_guide.close()
     close(qtbot, window)
 
 

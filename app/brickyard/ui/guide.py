@@ -36,6 +36,8 @@ TAB_TOPICS = {
     "Campaign": ("09-campaigns.md", ""),
     "Decision": ("09-campaigns.md", "the-decision-table"),
     "History": ("08-history.md", "the-history-view"),
+    "Change": ("16-day-two.md", "in-the-window-the-change-tab"),
+    "Change history": ("16-day-two.md", "the-change-history-and-the-record"),
 }
 
 

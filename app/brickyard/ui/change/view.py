@@ -262,8 +262,11 @@ class ChangeView(QWidget):
     def set_live(self, live, volume: str, keep_steps: bool = False) -> None:
         """Plan against ``live`` (the LiveState of ``volume``; None: forget it). ``keep_steps``:
         a change just ran; its steps stay shown when the volume is what it planned."""
+        first = live is not None and volume != self.live_volume
         self.live, self.live_volume = live, volume if live is not None else ""
         self._rates = self.control.rates() if live is not None else None   # once per read, not per edit
+        if first:
+            QTimer.singleShot(0, self._fit_canvas)
         if live is None:
             self.live_label.setText("Not read yet.")
             self.plan = None
@@ -285,6 +288,12 @@ class ChangeView(QWidget):
         self.live_label.setText(f"<b>{volume}</b> read {when} from {live.asked or 'its pool'}: " + "; ".join(facts))
         self.refresh_unfinished()
         self.replan(keep_steps=keep_steps)
+
+    def _fit_canvas(self) -> None:
+        """The whole drawing in view, but never larger than life (a few servers would fill the tab)."""
+        self.canvas.fit()
+        if self.canvas.transform().m11() > 1.0:
+            self.canvas.set_zoom(1.0)
 
     # ---- the plan ----------------------------------------------------------------------------------
     def _replan_soon(self) -> None:
