@@ -81,7 +81,7 @@ class ChangeHistoryView(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        self.steps.setColumnWidth(1, 300)
+        self.steps.setColumnWidth(1, 240)
         self.commands = QListWidget()
         self.commands.setObjectName("change-record-commands")
         self.output = QPlainTextEdit()
@@ -107,8 +107,9 @@ class ChangeHistoryView(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(right)
-        split.setStretchFactor(0, 2)
+        split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 3)
+        split.setSizes([400, 1200])       # the list needs its first columns; the record needs the room
         box = QVBoxLayout(self)
         box.addWidget(split)
 

@@ -292,7 +292,19 @@ def change_looks(change: ChangePlan, offline: set) -> dict[tuple[str, str], Bric
 
 def _arrow_path(a: QRectF, z: QRectF) -> QPainterPath:
     """A curved arrow from the right edge of ``a`` to the left edge of ``z`` (or between their
-    nearer sides), with its head at ``z``."""
+    nearer sides; for chips one above the other, from the bottom of one to the top of the
+    other), with its head at ``z``."""
+    if abs(a.center().x() - z.center().x()) < a.width() / 2:
+        down = z.center().y() > a.center().y()
+        start = QPointF(a.left() + 24, a.bottom() if down else a.top())
+        end = QPointF(z.left() + 24, z.top() if down else z.bottom())
+        sign = 1 if down else -1
+        path = QPainterPath(start)
+        path.cubicTo(QPointF(start.x() - 30, start.y() + sign * 20), QPointF(end.x() - 30, end.y() - sign * 20), end)
+        path.moveTo(QPointF(end.x() - 6, end.y() - sign * 10))
+        path.lineTo(end)
+        path.lineTo(QPointF(end.x() + 6, end.y() - sign * 10))
+        return path
     start = QPointF(a.right() - 4, a.center().y()) if a.center().x() <= z.center().x() else \
         QPointF(a.left() + 4, a.center().y())
     end = QPointF(z.left() + 4, z.center().y()) if a.center().x() <= z.center().x() else \
