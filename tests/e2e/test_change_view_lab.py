@@ -11,12 +11,10 @@ With ``BRICKYARD_SHOTS=DIR`` (and a real X display) the window is grabbed at eac
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtWidgets import QApplication
 
 from brickyard.cli import main
 from brickyard.core import topofile
@@ -28,6 +26,7 @@ from brickyard.ui.mainwindow import MainWindow
 
 from ..ui.helpers import click, point_of, show_active
 from .labvolume import drop_test_volume
+from .shots import shot
 from .test_provision_lab import lab_volume_topology
 
 WAIT_MS = 600_000
@@ -49,11 +48,7 @@ cd "$m" && find . \( -type f -o -type l \) -print0 | sort -z | xargs -0 sha256su
 
 
 def _shot(window, name: str) -> None:
-    folder = os.environ.get("BRICKYARD_SHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        QApplication.processEvents()
-        window.grab().save(str(Path(folder) / f"change-{name}.png"))
+    shot(window, f"change-{name}")
 
 
 def _provision(lab, tmp_path: Path, name: str, layout: Layout, bricks, capsys, monkeypatch) -> Path:

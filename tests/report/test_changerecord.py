@@ -24,12 +24,11 @@ from . import pdfcheck
 from .test_worker import converse
 
 
-@pytest.fixture
-def expanded(store, monkeypatch):
-    """(store, change id, cluster) of an expand of xdr 2 x 2 -> 3 x 2 run to the end."""
-    monkeypatch.setattr(changesteps, "POLL_FIRST", 0.02)
-    monkeypatch.setattr(changesteps, "POLL_MAX", 0.05)
+def _expand(store, cancel: bool = False) -> tuple[str, ChangeCluster]:
+    """Run an expand of xdr 2 x 2 -> 3 x 2 to the end (or cancel it once the rebalance reports)."""
     cluster = ChangeCluster("xdr", XDR, replica=2)
+    if cancel:
+        cluster.hold()
     ex = executors(cluster)
     topo = imported_topology()
     for _ in range(2):
@@ -38,11 +37,25 @@ def expanded(store, monkeypatch):
     async def run():
         live = await read_live_state(ex("node1"), "xdr")
         runner = ChangeRunner.start(topo, "xdr", live, store, ex, source="/srv/plans/lab.brickyard.json")
+        if cancel:
+            runner.on_event = lambda ev: ev.kind == "progress" and runner.cancel()
         report = await runner.run()
-        assert report.ok, report.summary()
+        assert report.ok != cancel, report.summary()
         return runner.change_id
 
-    return store, asyncio.run(run()), cluster
+    return asyncio.run(run()), cluster
+
+
+@pytest.fixture(autouse=True)
+def quick_polls(monkeypatch):
+    monkeypatch.setattr(changesteps, "POLL_FIRST", 0.02)
+    monkeypatch.setattr(changesteps, "POLL_MAX", 0.05)
+
+
+@pytest.fixture
+def expanded(store):
+    """(store, change id, cluster) of an expand of xdr 2 x 2 -> 3 x 2 run to the end."""
+    return (store, *_expand(store))
 
 
 def test_the_record_says_what_changed_each_step_and_every_command(expanded, tmp_path):
@@ -87,24 +100,8 @@ def test_the_app_writer_prepares_a_change_source_and_an_unknown_change_is_one_se
     assert json.dumps(events)           # one sentence, nothing else
 
 
-def test_an_interrupted_change_is_recorded_as_such_with_the_steps_not_run(store, tmp_path, monkeypatch):
-    monkeypatch.setattr(changesteps, "POLL_FIRST", 0.02)
-    monkeypatch.setattr(changesteps, "POLL_MAX", 0.05)
-    cluster = ChangeCluster("xdr", XDR, replica=2)
-    cluster.hold()
-    ex = executors(cluster)
-    topo = imported_topology()
-    for _ in range(2):
-        ce.add_server(topo, "xdr", like="node3").apply(topo)
-
-    async def run():
-        live = await read_live_state(ex("node1"), "xdr")
-        runner = ChangeRunner.start(topo, "xdr", live, store, ex)
-        runner.on_event = lambda ev: ev.kind == "progress" and runner.cancel()
-        await runner.run()
-        return runner.change_id
-
-    change_id = asyncio.run(run())
+def test_an_interrupted_change_is_recorded_as_such_with_the_steps_not_run(store, tmp_path):
+    change_id, _ = _expand(store, cancel=True)
     content = content_from_change(store, change_id)
     export_report(content, tmp_path / "c.pdf")
     flat = " ".join(pdfcheck.text(tmp_path / "c.pdf", raw=True).split())

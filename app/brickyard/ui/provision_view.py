@@ -39,7 +39,7 @@ from ..remote.steps import DONE, FAILED, PENDING, PLANNED, RUNNING, SKIPPED, Run
 from ..remote.teardown import teardown_plan
 from . import hostkey_dialog, teardown_dialog
 from .bridge import FutureWatcher, QtProgress, RemoteBridge
-from .runtable import WrapDelegate, set_status, snapshot
+from .runtable import WrapDelegate, fill_volumes, set_status, snapshot
 from .session import Session
 
 WAITING, LEFT, STOPPED = "waiting", "left", "stopped"
@@ -187,13 +187,7 @@ class ProvisionView(QWidget):
 
     # ---- choosing ------------------------------------------------------------------
     def _fill_volumes(self) -> None:
-        wanted = self.volume_box.currentData() or self.session.volume_name
-        self.volume_box.blockSignals(True)
-        self.volume_box.clear()
-        for volume in self.session.topo.volumes:
-            self.volume_box.addItem(volume.name, volume.name)
-        self.volume_box.setCurrentIndex(max(0, self.volume_box.findData(wanted)))
-        self.volume_box.blockSignals(False)
+        fill_volumes(self.volume_box, self.session.topo, self.volume_box.currentData() or self.session.volume_name)
 
     def selected_volume(self) -> str | None:
         return self.volume_box.currentData() or None

@@ -1,5 +1,6 @@
-"""What the cluster tabs (Pre-flight, Provision) share: a coloured status cell, tree rows that
-wrap to their column instead of being cut off, and the snapshot a run works on."""
+"""What the cluster tabs (Pre-flight, Provision, Change) share: a coloured status cell, tree rows
+that wrap to their column instead of being cut off, the volume chooser, and the snapshot a run
+works on."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Callable
 
 from PySide6.QtCore import QModelIndex, QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QTextLayout, QTextOption
-from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QTreeWidget, QTreeWidgetItem
+from PySide6.QtWidgets import QComboBox, QStyledItemDelegate, QStyleOptionViewItem, QTreeWidget, QTreeWidgetItem
 
 from ..core import topofile
 from ..core.topology import Topology
@@ -16,6 +17,17 @@ from ..core.topology import Topology
 def snapshot(topo: Topology) -> Topology:
     """A copy for the loop thread: the user may keep editing while a run goes on."""
     return topofile.loads(topofile.dumps(topo), "<snapshot for a run>")
+
+
+def fill_volumes(box: QComboBox, topo: Topology, wanted: str) -> None:
+    """The topology's volumes in ``box`` (each name its data), ``wanted`` chosen when it is one of
+    them; no signal: filling is not choosing."""
+    box.blockSignals(True)
+    box.clear()
+    for volume in topo.volumes:
+        box.addItem(volume.name, volume.name)
+    box.setCurrentIndex(max(0, box.findData(wanted)))
+    box.blockSignals(False)
 
 
 def set_status(row: QTreeWidgetItem, column: int, status: str, word: str, colour: str, fill: str) -> None:

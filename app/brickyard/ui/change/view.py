@@ -38,6 +38,7 @@ from ...core.topology import TopologyError
 from ...remote.hostkeys import HostKeyChanged, UnknownHostKey
 from .. import hostkey_dialog
 from ..bridge import RemoteBridge
+from ..runtable import fill_volumes
 from ..session import Session
 from .canvas import ChangeCanvas
 from .control import ChangeControl
@@ -203,13 +204,7 @@ class ChangeView(QWidget):
 
     # ---- volume and live state ---------------------------------------------------------------------
     def _fill_volumes(self) -> None:
-        wanted = self.volume_box.currentData() or self.session.volume_name
-        self.volume_box.blockSignals(True)
-        self.volume_box.clear()
-        for volume in self.session.topo.volumes:
-            self.volume_box.addItem(volume.name, volume.name)
-        self.volume_box.setCurrentIndex(max(0, self.volume_box.findData(wanted)))
-        self.volume_box.blockSignals(False)
+        fill_volumes(self.volume_box, self.session.topo, self.volume_box.currentData() or self.session.volume_name)
 
     def selected_volume(self) -> str:
         return self.volume_box.currentData() or ""
