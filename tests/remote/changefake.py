@@ -3,7 +3,8 @@
 ``ChangeCluster`` answers every command ``remote.changeread`` and ``remote.changesteps`` run —
 ``volume info / status detail / status tasks``, ``peer status / pool list / peer probe``,
 ``add-brick``, ``rebalance start|status|stop``, ``remove-brick start|status|commit|stop``,
-``replace-brick … commit force``, ``heal info summary``, ``heal-count``, ``heal`` — in the XML
+``replace-brick … commit force``, ``heal info summary``, ``heal-count``, ``heal``, each brick's
+heal index count — in the XML
 gluster 10.3 prints (the shapes of tests/fixtures/gluster/lab-change-*), and the change
 pre-flight's host probes through ``fakes.FakeCluster``. A rebalance, a remove-brick and a heal
 each take ``polls`` status reads to finish (``hold()`` keeps them running until ``release()``),
@@ -17,6 +18,7 @@ import uuid as _uuid
 from typing import Sequence
 
 from brickyard.core import gluster_cli as cli
+from brickyard.remote import changeread as rd
 from brickyard.remote import preflight as _preflight
 
 from .fakes import FakeCluster, fixture
@@ -284,6 +286,16 @@ class ChangeCluster(FakeCluster):
             return 0, b"", b""
         if argv[:2] == ["sh", "-c"] and argv[2] == _preflight.BRICK_PROBE_SCRIPT:
             self.brick_facts.setdefault((host, argv[4]), FRESH)
+        if argv[:2] == ["sh", "-c"] and argv[2] == rd.INDEX_COUNT_SCRIPT:     # a brick's heal index
+            self.calls.append((host, tuple(argv)))
+            with self.lock:
+                brick = f"{host}:{argv[4]}"
+                if brick not in self.bricks:
+                    return 3, b"", f"no brick directory {argv[4]}\n".encode()
+                at = self.bricks.index(brick)
+                if at == 0 and self._hold.is_set() and self.heal_pending:
+                    self.heal_pending = max(self.heal_pending - 40, 0)
+                return 0, f"{self.heal_pending if at % self._set_size() == 0 else 0}\n".encode(), b""
         if argv[:2] == ["sh", "-c"] and "-size 0 -perm 1000" in argv[2]:      # files left on a retiring brick
             self.calls.append((host, tuple(argv)))
             return 0, b"", b""

@@ -62,7 +62,9 @@ class ChangeCanvas(CanvasView):
         self.volume_name: Callable[[], str] = lambda: self.session.volume_name
         self.live_volume: Callable[[], object] = lambda: None
         self.replacing: BrickRef | None = None
+        self.editable = False              # a live volume is read and no change runs
         super().__init__(session, parent)
+        self._enable_actions()
         self.session.sig_edit_refused.connect(self._refused)
 
     # ---- actions --------------------------------------------------------------------
@@ -78,6 +80,18 @@ class ChangeCanvas(CanvasView):
         for name, word in SHORT.items():
             self.actions_by_name[name].setIconText(word)
         self.actions_by_name["add_replica"].setShortcuts([QKeySequence("+"), QKeySequence("Shift++")])
+
+    def _enable_actions(self) -> None:
+        super()._enable_actions()
+        for name, *_ in CHANGE_ACTIONS:
+            action = self.actions_by_name.get(name)
+            if action is not None and self.editable is False:
+                action.setEnabled(False)
+
+    def set_editable(self, editable: bool) -> None:
+        """The change edits need a live volume read, and none while a change runs."""
+        self.editable = editable
+        self._enable_actions()
 
     def _register(self, name: str, action: QAction) -> None:
         # the planner's canvas has the same keys window-wide: these act only while this canvas has the focus

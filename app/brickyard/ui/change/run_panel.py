@@ -102,6 +102,9 @@ class RunPanel(QWidget):
         elif isinstance(detail, (list, tuple)) and all(isinstance(h, gp.HealBrick) for h in detail):
             self._heal(list(detail))
             self.table_title.setText(f"{title}: heal info summary per brick (read {when})")
+        elif isinstance(detail, dict) and "pending" in detail:
+            self._indices(detail)
+            self.table_title.setText(f"{title}: entries waiting in the bricks' self-heal indices (read {when})")
         elif isinstance(detail, dict):
             self._counts(detail)
             self.table_title.setText(f"{title}: entries to heal per brick, from the heal index (read {when})")
@@ -166,6 +169,12 @@ class RunPanel(QWidget):
             return "–" if v is None else f"{v:,}"
         self._fill(HEAL_COLUMNS, [([str(h.ref), h.status, n(h.total), n(h.pending), n(h.split_brain),
                                     n(h.possibly_healing)], not h.connected or bool(h.split_brain)) for h in bricks])
+
+    def _indices(self, detail: dict) -> None:
+        """The heal wait's count: every brick's heal index summed, and the bricks it could not count."""
+        rows = [(["every brick's heal index", f"{int(detail.get('pending') or 0):,}"], False)]
+        rows += [([f"not counted: {what}", "?"], True) for what in detail.get("unknown") or []]
+        self._fill(("bricks", "entries waiting"), rows)
 
     def _counts(self, counts: dict) -> None:
         self._fill(COUNT_COLUMNS, [([str(ref), "?" if v is None else f"{v:,}"], v is None)

@@ -367,8 +367,7 @@ class ChangeView(QWidget):
         self.volume_box.setEnabled(not busy)
         self.fix_layout_box.setEnabled(not busy)
         self.canvas.setInteractive(not running)
-        for name in ("add_server", "retire", "replace", "add_replica", "add_arbiters", "match_live"):
-            self.canvas.actions_by_name[name].setEnabled(not running and self.live is not None)
+        self.canvas.set_editable(not running and self.live is not None)
         self.resume_button.setEnabled(not busy and bool(self._unfinished))
         self.rollback_button.setEnabled(not busy and bool(self._unfinished) and self.live is not None)
         self.copy_button.setEnabled(self.plan is not None)
