@@ -6,7 +6,7 @@ was closed; the tab fits 1600×900 and 1280×720."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QApplication
 
 from brickyard.remote import changesteps
@@ -16,7 +16,7 @@ from brickyard.ui.mainwindow import MainWindow
 from brickyard.ui.report_export import report_request, report_source
 
 from ..remote.changefake import ChangeCluster
-from .helpers import show_active
+from .helpers import click, point_of, show_active
 from .test_change_run import ChangeServices, acknowledge_and_apply, expand_two_servers
 from .test_change_view import XDR, imported_topology
 
@@ -115,4 +115,20 @@ def test_the_change_tab_in_the_window_fits(qtbot, tmp_path, size):
         corner = widget.mapTo(window, widget.rect().bottomRight())
         assert widget.isVisible() and corner.x() <= window.width() and corner.y() <= window.height(), widget
     assert view.canvas.width() >= 380 and view.plan_panel.tree.height() >= 100
+    close(qtbot, window)
+
+
+def test_the_change_canvas_keys_work_in_the_window_and_the_planner_keys_do_not_get_in_the_way(qtbot, tmp_path):
+    window = window_on(qtbot, tmp_path, ChangeCluster("xdr", XDR, replica=2))
+    view = window.open_change(read=True)
+    qtbot.waitUntil(lambda: view.plan is not None and view.plan.nothing_to_do, timeout=20_000)
+    view.canvas.set_zoom(0.8)
+    before = len(window.session.topo.require_node("node5").bricks)
+    click(view.canvas, point_of(view.canvas, view.canvas.board.nodes["node5"], QPointF(40, 10)))
+    view.canvas.setFocus()
+    qtbot.keyClick(view.canvas, Qt.Key.Key_B)                  # the planner's key, on the change canvas
+    assert len(window.session.topo.require_node("node5").bricks) == before + 1
+    qtbot.keyClick(view.canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert len(window.session.topo.require_node("node5").bricks) == before
+    assert not window.canvas.actions_by_name["add_brick"].isEnabled()   # the planner's own: off on this tab
     close(qtbot, window)
