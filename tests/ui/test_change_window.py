@@ -132,3 +132,12 @@ def test_the_change_canvas_keys_work_in_the_window_and_the_planner_keys_do_not_g
     assert len(window.session.topo.require_node("node5").bricks) == before
     assert not window.canvas.actions_by_name["add_brick"].isEnabled()   # the planner's own: off on this tab
     close(qtbot, window)
+
+
+def test_history_leads_to_the_change_history(qtbot, tmp_path):
+    window = window_on(qtbot, tmp_path, ChangeCluster("xdr", XDR, replica=2))
+    history = window.open_optional_view("&History", "brickyard.ui.history", lambda module: module.HistoryView(
+        window.history_store()))
+    qtbot.mouseClick(history.changes_button, Qt.MouseButton.LeftButton)
+    assert isinstance(window.tabs.currentWidget(), ChangeHistoryView)
+    close(qtbot, window)

@@ -296,6 +296,9 @@ class MainWindow(QMainWindow):
         status = getattr(widget, "sig_status", None)
         if status is not None:
             status.connect(self._show_refusal)
+        changes = getattr(widget, "sig_show_changes", None)
+        if changes is not None:
+            changes.connect(lambda: self.open_change_history())
         self.add_view(plain, widget)
         return widget
 

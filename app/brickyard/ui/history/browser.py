@@ -206,9 +206,11 @@ class FilterBar(QWidget):
 class HistoryView(QWidget):
     """Everything stored in ``store``: list, filters, compare, trend, export/import.
 
-    ``sig_status(str)``: a one-line message for the main window's status bar."""
+    ``sig_status(str)``: a one-line message for the main window's status bar;
+    ``sig_show_changes()``: the user asked for the changes to live volumes (the change history)."""
 
     sig_status = Signal(str)
+    sig_show_changes = Signal()
 
     def __init__(self, store: HistoryStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -251,6 +253,13 @@ class HistoryView(QWidget):
         self.right.addTab(self.trend_chart, "Trend")
         self.model_check = ModelCheckPanel()
         self.right.addTab(self.model_check, "Model check")
+        self.changes_button = QPushButton("Changes to live volumes…")
+        self.changes_button.setObjectName("history-changes")
+        self.changes_button.setToolTip("The change history: each expand, shrink, replace or raise of a live volume, "
+                                       "step by step, predicted against measured, with its PDF record")
+        self.changes_button.setFlat(True)
+        self.changes_button.clicked.connect(self.sig_show_changes)
+        self.right.setCornerWidget(self.changes_button, Qt.Corner.TopRightCorner)
         self._model_check_stale = False
 
         left = QWidget()
