@@ -240,3 +240,52 @@ def test_the_change_history_lists_the_change_with_predicted_and_measured_times(q
     assert any("volume add-brick" in k for k in kept) and any("rebalance xdr status" in k for k in kept)
     history.commands.setCurrentRow(next(i for i, k in enumerate(kept) if "volume add-brick" in k))
     assert "Add Brick successful" in history.output.toPlainText()
+
+
+def test_roll_back_after_a_cancel_migrates_the_added_set_off_and_commits_only_when_clean(qtbot, make):
+    cluster = ChangeCluster("xdr", XDR, replica=2)
+    view = make(cluster)
+    read(qtbot, view)
+    expand_two_servers(qtbot, view)
+    cluster.hold()
+    acknowledge_and_apply(qtbot, view)
+    qtbot.waitUntil(lambda: view.plan_panel.status_of("rebalance-wait") == "running", timeout=30_000)
+    qtbot.mouseClick(view.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not view.control.busy, timeout=30_000)
+    first = view.change_id
+    assert len(cluster.bricks) == 6 and view.rollback_button.isEnabled()
+    cluster.release()
+    assert view.rollback()                  # (the button asks first; the question is the dialog's)
+    qtbot.waitUntil(lambda: "Change complete" in view.message.text(), timeout=60_000)
+    assert cluster.bricks == XDR                                   # the added set left again
+    calls = [argv for _, argv in cluster.calls if argv[0] == "gluster"]
+    starts = [i for i, a in enumerate(calls) if "remove-brick" in a and a[-1] == "start"]
+    commits = [i for i, a in enumerate(calls) if "remove-brick" in a and a[-1] == "commit"]
+    assert starts and commits and starts[0] < commits[0]
+    status_before_commit = calls[commits[0] - 1]
+    assert "remove-brick" in status_before_commit and status_before_commit[-1] == "status"
+    assert view.store.changes.get(first).status == "rolled-back"
+    assert view.store.changes.get(view.change_id).options["rollback_of"] == first
+
+
+def test_a_failed_brick_is_marked_offline_and_replaced_from_the_copies_that_stay(qtbot, make):
+    topo = imported_topology()
+    topo.volumes = [Volume("xr", Layout(VolumeType.REPLICATE, replica=3), [BrickRef.parse(b) for b in XR])]
+    for n in topo.nodes[:3]:
+        n.bricks = [type(n.bricks[0])("/srv/brick2/xr", n.bricks[0].size_bytes, filesystem="/srv/brick2")]
+    cluster = ChangeCluster("xr", XR, replica=3)
+    cluster.offline.add("node3:/srv/brick2/xr")               # its disk died
+    view = make(cluster, topo)
+    read(qtbot, view)
+    assert "OFFLINE: node3:/srv/brick2/xr" in view.live_label.text()
+    assert view.canvas.board.marks()["node3:/srv/brick2/xr"].tag == "OFFLINE"
+    click(view.canvas, chip(view, "node3:/srv/brick2/xr"))
+    key(qtbot, view, Qt.Key.Key_R, Qt.KeyboardModifier.ShiftModifier)
+    click(view.canvas, card(view, "node4"))
+    qtbot.waitUntil(lambda: view.plan is not None and view.plan.kinds == ("replace",))
+    assert view.canvas.board.marks()["node3:/srv/brick2/xr"].tag == "REPLACED, OFFLINE"
+    assert "is offline" in view.plan_panel.tree.topLevelItem(
+        [s.kind for s in view.plan.steps].index("replace-brick")).toolTip(1)
+    acknowledge_and_apply(qtbot, view)
+    qtbot.waitUntil(lambda: "Change complete" in view.message.text(), timeout=60_000)
+    assert cluster.bricks == ["node1:/srv/brick2/xr", "node2:/srv/brick2/xr", "node4:/srv/brick2/xr"]

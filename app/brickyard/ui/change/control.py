@@ -8,9 +8,10 @@ GUI thread through signals, as the Provision and Campaign tabs do; it never bloc
 - ``check(topo, volume, …)``: read the live volume again, plan on it, and run the change
   pre-flight (``remote.changeflight``) -> ``sig_checked(live, plan, report)``: what Apply
   runs is planned on the cluster as it is at that moment, not as it was when first read;
-- ``start(…)`` / ``resume(change_id)`` / ``rollback(change_id, live)``: a
-  ``remote.change.ChangeRunner`` stored in the history first, then run -> ``sig_event``
-  for every step, progress and log line, ``sig_done(report, record)`` at the end;
+- ``start(…)``, or ``prepare_resume(change_id)`` / ``prepare_rollback(change_id, live)`` then
+  ``run_prepared(runner)``: a ``remote.change.ChangeRunner`` stored in the history first, then
+  run -> ``sig_event`` for every step, progress and log line, ``sig_done(report, record)`` at
+  the end;
 - ``cancel()``: the runner stops the running step and any rebalance or remove-brick it
   started, so the volume stays consistent (``remote.change`` says how).
 
@@ -174,7 +175,9 @@ class ChangeControl(QObject):
     def run_prepared(self, runner: Any) -> Any:
         return self._run(runner, runner.volume)
 
-    def rollback(self, change_id: str, live: Any) -> Any:
+    def prepare_rollback(self, change_id: str, live: Any) -> Any:
+        """A change of its own from ``live`` (the volume as it is now) back to the volume before
+        ``change_id``, stored, not started yet (``remote.change.ChangeRunner.rollback``)."""
         from ...core import topofile
         from ...remote.change import ChangeRunner
 
@@ -184,7 +187,7 @@ class ChangeControl(QObject):
         events = self._new_events()
         runner = ChangeRunner.rollback(record, live, store, self._hosts(topo), on_event=events)
         self.topo = runner.topo
-        return self._run(runner, runner.volume)
+        return runner
 
     def _new_events(self) -> _Events:
         events = _Events(self)

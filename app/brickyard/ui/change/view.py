@@ -71,6 +71,7 @@ class ChangeView(QWidget):
         self._resuming = None
         self._checking = ""                   # "apply" | "resume" while the check runs
         self._read_back = False               # the read that follows a completed change
+        self._rolling_back = ""               # the change whose roll back waits for this read
         self._rates = None                    # measured migration and heal rates (None: uncalibrated)
         self._refused: set[str] = set()
 
@@ -243,6 +244,11 @@ class ChangeView(QWidget):
         return True
 
     def _live_read(self, live, volume: str) -> None:
+        rolling, self._rolling_back = self._rolling_back, ""
+        if rolling:
+            self.live, self.live_volume = live, volume
+            self._roll_back_from(rolling, live)
+            return
         after_run, self._read_back = self._read_back, False
         self.set_live(live, volume, keep_steps=after_run)
         if after_run and self.plan is not None and self.plan.nothing_to_do:
@@ -369,7 +375,7 @@ class ChangeView(QWidget):
         self.canvas.setInteractive(not running)
         self.canvas.set_editable(not running and self.live is not None)
         self.resume_button.setEnabled(not busy and bool(self._unfinished))
-        self.rollback_button.setEnabled(not busy and bool(self._unfinished) and self.live is not None)
+        self.rollback_button.setEnabled(not busy and bool(self._unfinished))
         self.copy_button.setEnabled(self.plan is not None)
 
     def apply(self) -> bool:
@@ -523,7 +529,9 @@ class ChangeView(QWidget):
             self._show_preflight(report)
             return
         self.control.run_prepared(runner)
-        self._started(runner, f"Change {runner.change_id[:12]} resumed")
+        back = runner.options.get("rollback_of") or ""
+        self._started(runner, f"Rolling back change {back[:12]}" if back else
+                      f"Change {runner.change_id[:12]} resumed")
 
     def ask_rollback(self) -> bool:
         from PySide6.QtWidgets import QMessageBox
@@ -538,18 +546,43 @@ class ChangeView(QWidget):
         return answer == QMessageBox.StandardButton.Yes and self.rollback()
 
     def rollback(self, change_id: str = "") -> bool:
-        from ...remote.change import ChangeError
+        """Undo a stored change: read the volume as it is now, plan back to the volume before the
+        change, check, then run that (a change of its own, kept in the history)."""
+        from ...core import topofile
 
         change_id = change_id or self._unfinished
-        if not change_id or self.live is None or self.control.busy:
+        if not change_id or self.control.busy:
             return False
         try:
-            runner = self.control.rollback(change_id, self.live)
-        except (ChangeError, ValueError, KeyError) as exc:
+            record = self.control.store().changes.get(change_id)
+            topo = topofile.from_dict(record.topology, "<stored change topology>")
+        except Exception as exc:  # noqa: BLE001 - StoreError, a record this version cannot read
             self._say(f"Cannot roll back {change_id[:12]}: {exc}", error=True)
             return False
-        self._started(runner, f"Rolling back change {change_id[:12]}")
+        if not self.control.read_live(topo, record.volume):
+            return False
+        self._rolling_back = change_id
+        self._say(f"Reading {record.volume} as it is now, to plan the way back from change {change_id[:12]}…")
+        self._update_buttons()
         return True
+
+    def _roll_back_from(self, change_id: str, live) -> None:
+        from ...remote.change import ChangeError
+
+        try:
+            runner = self.control.prepare_rollback(change_id, live)
+        except (ChangeError, ValueError, KeyError) as exc:
+            self._say(f"Nothing rolled back from {change_id[:12]}: {exc}", error=True)
+            self._update_buttons()
+            return
+        if not self.control.check(runner.topo, runner.volume, False, set(), runner):
+            return
+        self._resuming, self._checking = runner, "resume"
+        self.plan = runner.plan
+        self.plan_panel.show_plan(runner.plan, self._extra(runner.plan))
+        self._say(f"Rolling back change {change_id[:12]} as change {runner.change_id[:12]}: checking the servers "
+                  "first…")
+        self._update_buttons()
 
     # ---- while it runs -------------------------------------------------------------------------------
     def _event(self, ev) -> None:
@@ -606,6 +639,7 @@ class ChangeView(QWidget):
         self._checking = ""
         self._resuming = None
         self._read_back = False
+        self._rolling_back = ""
         if isinstance(exc, UnknownHostKey):
             self._say(f"Stopped at a host key: {exc.host} is not known yet.", error=True)
             self._host_key(exc)
