@@ -141,3 +141,25 @@ def test_history_leads_to_the_change_history(qtbot, tmp_path):
     qtbot.mouseClick(history.changes_button, Qt.MouseButton.LeftButton)
     assert isinstance(window.tabs.currentWidget(), ChangeHistoryView)
     close(qtbot, window)
+
+
+def test_export_pdf_on_the_change_history_writes_the_change_record(qtbot, tmp_path):
+    from ..report import pdfcheck
+    from .test_report_export import open_dialog, press_export
+
+    window = window_on(qtbot, tmp_path, ChangeCluster("xdr", XDR, replica=2))
+    view = window.open_change(read=True)
+    qtbot.waitUntil(lambda: view.plan is not None, timeout=20_000)
+    view.canvas.set_zoom(0.8)
+    expand_two_servers(qtbot, view)
+    acknowledge_and_apply(qtbot, view)
+    qtbot.waitUntil(lambda: "Change complete" in view.message.text(), timeout=60_000)
+    window.open_change_history()
+    dialog = open_dialog(qtbot, window)                  # the report writer process prepares the record
+    assert dialog.title.text().startswith("Change record: xdr")
+    dialog.path.setText(str(tmp_path / "record.pdf"))
+    press_export(qtbot, dialog)
+    assert dialog.result_info is not None, dialog.problem.text()
+    words = " ".join(pdfcheck.text(tmp_path / "record.pdf", raw=True).split())
+    assert "completed: every step done and read back" in words and "2 Steps" in words
+    close(qtbot, window)
