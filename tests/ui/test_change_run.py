@@ -289,3 +289,37 @@ def test_a_failed_brick_is_marked_offline_and_replaced_from_the_copies_that_stay
     acknowledge_and_apply(qtbot, view)
     qtbot.waitUntil(lambda: "Change complete" in view.message.text(), timeout=60_000)
     assert cluster.bricks == ["node1:/srv/brick2/xr", "node2:/srv/brick2/xr", "node4:/srv/brick2/xr"]
+
+
+def test_a_change_interrupted_outside_the_window_is_offered_and_resumed_there(qtbot, make):
+    """As `brickyard change … --yes` killed mid-rebalance leaves it: stored, interrupted."""
+    import asyncio
+
+    from brickyard.core import changeedits as ce
+    from brickyard.remote.change import ChangeRunner
+    from brickyard.remote.changeread import read_live_state
+
+    from ..remote.fakes import executors
+
+    cluster = ChangeCluster("xdr", XDR, replica=2)
+    view = make(cluster)
+    topo = imported_topology()
+    for _ in range(2):
+        ce.add_server(topo, "xdr", like="node3").apply(topo)
+    ex = executors(cluster)
+    cluster.hold()
+
+    async def elsewhere():
+        live = await read_live_state(ex("node1"), "xdr")
+        runner = ChangeRunner.start(topo, "xdr", live, view.store, ex)
+        runner.on_event = lambda ev: ev.kind == "progress" and runner.cancel()
+        await runner.run()
+        return runner.change_id
+
+    change_id = asyncio.run(elsewhere())
+    cluster.release()
+    read(qtbot, view)
+    assert view.banner.isVisible() and change_id[:12] in view.banner_text.text()
+    qtbot.mouseClick(view.resume_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Change complete" in view.message.text(), timeout=60_000)
+    assert view.change_id == change_id and view.store.changes.get(change_id).status == "complete"
