@@ -225,3 +225,13 @@ def test_shift_n_on_a_server_outside_the_volume_draws_the_volumes_bricks_on_it(q
     assert [n.name for n in view.session.topo.nodes] == ["node1", "node2", "node3", "node4", "node5"]
     assert {str(b) for b in view.plan.role(cm.NEW)} == {"node4:/srv/brick2/xdr", "node5:/srv/brick2/xdr"}
     assert view.canvas.board.node_tags() == {"node4": "JOINS THE VOLUME", "node5": "NEW SERVER"}
+
+
+def test_many_warnings_of_one_kind_read_once_with_their_count():
+    from brickyard.core.planmodel import Finding
+    from brickyard.ui.change.plan_panel import warning_lines
+
+    same = [Finding("warning", "same-server-replica", f"Multiple bricks on one server: set {i}") for i in range(1600)]
+    lines = warning_lines([*same, Finding("warning", "other", "something else")])
+    assert lines == ["gluster would ask: Multiple bricks on one server: set 0 (and 1599 more like it)",
+                     "gluster would ask: something else"]

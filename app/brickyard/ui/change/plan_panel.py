@@ -13,7 +13,7 @@ import time
 from html import escape
 
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QFontDatabase
+from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QFontMetrics
 from PySide6.QtWidgets import (QHeaderView, QLabel, QScrollArea, QSplitter, QTreeWidget, QTreeWidgetItem,
                                QVBoxLayout, QWidget)
 
@@ -30,6 +30,7 @@ STATUS_COLOURS = {"planned": ("#455a64", "#eceff1"), "waiting": ("#607d8b", "#f5
 STATUS_WORDS = {"planned": "planned", "waiting": "waiting", "running": "running…", "done": "done",
                 "skipped": "already done", "failed": "FAILED", "left": "left", "pending": "not run"}
 ERROR, OK = "#b00020", "#1b5e20"
+MAX_NOTES = 20
 
 
 def _wraps(index: QModelIndex) -> bool:
@@ -65,10 +66,11 @@ class PlanPanel(QWidget):
         self.tree.setUniformRowHeights(False)
         header = self.tree.header()
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(NUMBER, QHeaderView.ResizeMode.ResizeToContents)
+        # sized once per plan from the texts (_fit_columns): a column sized to its contents measures
+        # every row again at each status change, which took a minute for a 250-step plan
+        for col in (NUMBER, HOST, PREDICTED, STATUS, TOOK):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(STEP, QHeaderView.ResizeMode.Stretch)
-        for col in (HOST, PREDICTED, STATUS, TOOK):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setItemDelegate(WrapDelegate(self.tree, _wraps))
         header.sectionResized.connect(lambda *_: self.tree.doItemsLayout())
         split = QSplitter(Qt.Orientation.Vertical)
@@ -102,37 +104,65 @@ class PlanPanel(QWidget):
         self.tree.clear()
         self.rows.clear()
         scripts: dict[str, str] = {}
-        for i, step in enumerate(plan.steps, 1):
+        rows: list[QTreeWidgetItem] = []
+        spanned: list[QTreeWidgetItem] = []
+        for i, step in enumerate(plan.steps, 1):        # built apart from the tree, added in one go
             predicted = cw.range_text(doc["steps"][i - 1]["predicted_seconds"])
             row = QTreeWidgetItem([str(i), step.title, step.host, predicted, "", ""])
             row.setToolTip(STEP, f"{step.title}\n\nwhy: {step.reason}")
             row.setData(NUMBER, Qt.ItemDataRole.UserRole, step.key)
-            self.tree.addTopLevelItem(row)
-            self._child(row, f"why: {step.reason}", colour="#37474f")
+            spanned.append(self._child(row, f"why: {step.reason}", colour="#37474f", span=False))
             for argv in step.commands:
-                self._child(row, commandline.ssh_line(step.host, list(argv), scripts), mono=True)
+                spanned.append(self._child(row, commandline.ssh_line(step.host, list(argv), scripts), mono=True,
+                                           span=False))
             if step.watch:
-                self._child(row, "watches until done: " + commandline.ssh_line(step.host, list(step.watch), scripts),
-                            mono=True)
+                spanned.append(self._child(row, "watches until done: " + commandline.ssh_line(
+                    step.host, list(step.watch), scripts), mono=True, span=False))
             if step.undo:
-                self._child(row, f"to undo: {step.undo}", colour="#6d4c41")
+                spanned.append(self._child(row, f"to undo: {step.undo}", colour="#6d4c41", span=False))
             self._style(row, "planned")
             self.rows[step.key] = row
+            rows.append(row)
         if scripts:
             helpers = QTreeWidgetItem(["", "Brickyard's helper scripts named above (fixed text; the arguments "
                                        "after them are quoted data)"])
-            self.tree.addTopLevelItem(helpers)
+            rows.append(helpers)
             for line in commandline.script_lines(scripts):
-                self._child(helpers, line, mono=True)
+                spanned.append(self._child(helpers, line, mono=True, span=False))
+        self.tree.addTopLevelItems(rows)
+        for child in spanned:
+            child.setFirstColumnSpanned(True)
+        self._fit_columns(rows)
 
-    def _child(self, parent: QTreeWidgetItem, text: str, mono: bool = False, colour: str = "#263238") -> None:
+    def _fit_columns(self, rows: list[QTreeWidgetItem]) -> None:
+        """Each narrow column as wide as its widest text (statuses included), measured once."""
+        metrics = QFontMetrics(self.tree.font())
+        bold = QFont(self.tree.font())
+        bold.setBold(True)
+        wide = QFontMetrics(bold)
+        header = self.tree.header()
+        for col in (NUMBER, HOST, PREDICTED, STATUS, TOOK):
+            texts = [header.model().headerData(col, Qt.Orientation.Horizontal) or ""]
+            texts += [r.text(col) for r in rows]
+            if col == STATUS:
+                texts += list(STATUS_WORDS.values())
+            if col == TOOK:
+                texts.append("59 min")
+            fm = wide if col == STATUS else metrics
+            width = max((fm.horizontalAdvance(t) for t in texts), default=20) + 18
+            self.tree.setColumnWidth(col, width + (self.tree.indentation() if col == NUMBER else 0))
+
+    def _child(self, parent: QTreeWidgetItem, text: str, mono: bool = False, colour: str = "#263238",
+               span: bool = True) -> QTreeWidgetItem:
         child = QTreeWidgetItem([text])
         child.setToolTip(NUMBER, text)
         if mono:
             child.setFont(NUMBER, self._mono)
         child.setForeground(NUMBER, QBrush(QColor(colour)))
         parent.addChild(child)
-        child.setFirstColumnSpanned(True)
+        if span:                      # an item in the tree already (a step's last words, a failure)
+            child.setFirstColumnSpanned(True)
+        return child
 
     def _style(self, row: QTreeWidgetItem, status: str) -> None:
         colour, fill = STATUS_COLOURS.get(status, ("#455a64", "#eceff1"))
@@ -198,6 +228,7 @@ class PlanPanel(QWidget):
         if plan.steps:
             lines.append(f"  {cw.movement_text(doc)}")
         lines += [f"  note: {n}" for n in plan.notes]
+        lines += [f"  gluster would ask: {w.message}" for w in plan.warnings]
         scripts: dict[str, str] = {}
         for i, (s, d) in enumerate(zip(plan.steps, doc["steps"]), 1):
             status = self.status_of(s.key)
@@ -209,6 +240,18 @@ class PlanPanel(QWidget):
                 lines.append(f"      watch: {commandline.ssh_line(s.host, list(s.watch), scripts)} (until done)")
         lines += commandline.script_lines(scripts)
         return "\n".join(lines)
+
+
+def warning_lines(warnings) -> list[str]:
+    """What gluster would ask, once per kind: a 1,600-set volume has 1,600 findings of one kind,
+    and a label of 600 kB of them took the window five seconds to lay out."""
+    first: dict[str, tuple[str, int]] = {}
+    for w in warnings:
+        key = w.code or w.message
+        message, count = first.get(key, (w.message, 0))
+        first[key] = (message, count + 1)
+    return [f"gluster would ask: {message}" + (f" (and {count - 1} more like it)" if count > 1 else "")
+            for message, count in first.values()]
 
 
 def summary_html(plan: ChangePlan, doc: dict, extra: list[str]) -> str:
@@ -242,7 +285,9 @@ def summary_html(plan: ChangePlan, doc: dict, extra: list[str]) -> str:
         if bricks:
             parts.append("<p>" + "<br>".join(f"<b>{escape(word)}:</b> {escape(', '.join(items))}"
                                              for word, items in bricks) + "</p>")
-    notes = [*plan.notes, *(f"gluster would ask: {w.message}" for w in plan.warnings), *extra]
+    notes = [*plan.notes, *warning_lines(plan.warnings), *extra]
+    if len(notes) > MAX_NOTES:
+        notes = [*notes[:MAX_NOTES], f"… and {len(notes) - MAX_NOTES} more (Copy as text has them all)"]
     if notes:
         parts.append("<ul style='margin-top:0'>" + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>")
     return "".join(parts)

@@ -163,6 +163,8 @@ class ChangeScene(TopologyScene):
     def __init__(self, session, parent=None):
         self.change: ChangePlan | None = None
         self.pool: set[str] = set()
+        self._now_nodes: set[str] = set()
+        self._after_nodes: set[str] = set()
         self._arrows: list[QGraphicsPathItem] = []
         super().__init__(session, parent)
 
@@ -174,6 +176,8 @@ class ChangeScene(TopologyScene):
         self.change = change
         self.pool = set(pool or ())
         self._offline = set(offline or ())
+        self._now_nodes = {b.node for b in change.current.bricks} if change is not None else set()
+        self._after_nodes = {b.node for b in change.result.bricks} if change is not None else set()
         self._plan_key = None            # the chips' looks come from the change now
         self.apply_plan(self.session.plan)
 
@@ -198,7 +202,7 @@ class ChangeScene(TopologyScene):
     def _mark(self) -> None:
         change = self.change
         by_ref = {(b.ref.node, b.ref.path): b for b in change.bricks} if change is not None else {}
-        offline = getattr(self, "_offline", set())
+        offline = {(r.node, r.path) for r in getattr(self, "_offline", set())}
         topo = self.session.topo
         for name, item in self.nodes.items():
             node = topo.node(name)
@@ -206,7 +210,7 @@ class ChangeScene(TopologyScene):
             for chip in item.bricks:
                 mark = next((c for c in chip.childItems() if isinstance(c, ChipMark)), None)
                 bc = by_ref.get((name, chip.path))
-                down = change is not None and chip.ref in offline
+                down = change is not None and (name, chip.path) in offline
                 if mark is None:
                     if bc is None and not down:
                         continue
@@ -222,9 +226,7 @@ class ChangeScene(TopologyScene):
         self._draw_arrows()
 
     def _node_tag(self, name: str) -> tuple[str, str]:
-        change = self.change
-        now = {b.node for b in change.current.bricks}
-        after = {b.node for b in change.result.bricks}
+        now, after = self._now_nodes, self._after_nodes
         if name in after and name not in now:
             return ("NEW SERVER" if name not in self.pool else "JOINS THE VOLUME"), GREEN
         if name in now and name not in after:
@@ -279,14 +281,16 @@ class ChangeScene(TopologyScene):
 def change_looks(change: ChangePlan, offline: set) -> dict[tuple[str, str], BrickLook]:
     """The looks of the bricks a change plan names: the result's sets and places for bricks that
     stay or join, today's set and place for bricks that leave."""
-    after = {ref: i + 1 for i, ref in enumerate(change.result.bricks)}
-    now = {ref: i + 1 for i, ref in enumerate(change.current.bricks)}
+    # keyed by (node, path): tuples hash in C, BrickRefs in Python (5,000 bricks notice it)
+    after = {(r.node, r.path): i + 1 for i, r in enumerate(change.result.bricks)}
+    now = {(r.node, r.path): i + 1 for i, r in enumerate(change.current.bricks)}
+    down = {(r.node, r.path) for r in offline}
     looks = {}
     for b in change.bricks:
+        key = (b.ref.node, b.ref.path)
         leaving = b.role in (cm.RETIRING, cm.REPLACED)
-        looks[(b.ref.node, b.ref.path)] = BrickLook(
-            b.set_before if leaving else b.set_after, now.get(b.ref) if leaving else after.get(b.ref),
-            b.arbiter, b.ref in offline or b.online is False)
+        looks[key] = BrickLook(b.set_before if leaving else b.set_after, now.get(key) if leaving else after.get(key),
+                               b.arbiter, key in down or b.online is False)
     return looks
 
 
