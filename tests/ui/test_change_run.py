@@ -323,3 +323,19 @@ def test_a_change_interrupted_outside_the_window_is_offered_and_resumed_there(qt
     qtbot.mouseClick(view.resume_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "Change complete" in view.message.text(), timeout=60_000)
     assert view.change_id == change_id and view.store.changes.get(change_id).status == "complete"
+
+
+def test_arbiters_added_to_a_replica_2_volume_run_and_heal(qtbot, make):
+    cluster = ChangeCluster("xdr", XDR, replica=2)
+    view = make(cluster)
+    read(qtbot, view)
+    click(view.canvas, card(view, "node4"))
+    click(view.canvas, card(view, "node5"), Qt.KeyboardModifier.ControlModifier)
+    key(qtbot, view, Qt.Key.Key_A)
+    qtbot.waitUntil(lambda: view.plan is not None and view.plan.kinds == ("raise-redundancy",), timeout=15_000)
+    acknowledge_and_apply(qtbot, view)
+    qtbot.waitUntil(lambda: "Change complete" in view.message.text(), timeout=60_000)
+    added = cluster.commands("add-brick")
+    assert len(added) == 1 and added[0][6:10] == ("replica", "3", "arbiter", "1")
+    assert (cluster.replica, cluster.arbiter) == (3, 1) and len(cluster.bricks) == 6
+    assert view.session.topo.volume("xdr").layout.arbiter == 1
