@@ -12,7 +12,7 @@ import math
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtWidgets import QGraphicsScene
 
-from ...core.brick_looks import volume_looks
+from ...core.brick_looks import VolumeLooks, volume_looks
 from ...core.events import Change
 from ...core.mounts import describe_mount
 from ...core.plan import PlanResult
@@ -273,7 +273,11 @@ class TopologyScene(QGraphicsScene):
         if key == self._plan_key:
             return
         self._plan_key = key
-        looks = volume_looks(plan, self.session.failures)      # the report's drawing asks the same
+        self.paint_looks(volume_looks(plan, self.session.failures))   # the report's drawing asks the same
+
+    def paint_looks(self, looks: VolumeLooks) -> None:
+        """Every chip, card and site as ``looks`` has them (items whose look is unchanged are not
+        repainted)."""
         failed = looks.failed
         site_of = {n.name: n.site for n in self.session.topo.nodes}
         for name, item in self.nodes.items():

@@ -23,7 +23,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPaint
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGraphicsItem, QWidget
 
 from ...core import changemodel as cm
-from ...core.brick_looks import BrickLook
+from ...core.brick_looks import BrickLook, FailedParts, VolumeLooks
 from ...core.changemodel import BrickChange, ChangePlan
 from ...core.plan import PlanResult
 from ...core.units import format_bytes
@@ -59,6 +59,15 @@ def chip_tag(change: BrickChange | None, offline: bool) -> tuple[str, str]:
     return (" ".join(parts), BLUE) if parts else ("", "")
 
 
+def mark_key(change: BrickChange | None, offline: bool, size: int) -> tuple:
+    """What a chip's mark shows of a brick's change (its set may move with every edit; the
+    mark does not show it)."""
+    if change is None:
+        return (offline, size)
+    return (offline, size, change.role, change.partner, change.online, change.used_bytes, change.bytes_in,
+            change.bytes_out)
+
+
 class ChipMark(QGraphicsItem):
     """Drawn over one brick chip: its tag, a strike for a brick that leaves, a frame for one
     that joins, and the bar of what its filesystem holds before and after."""
@@ -70,14 +79,32 @@ class ChipMark(QGraphicsItem):
         self.change: BrickChange | None = None
         self.offline = False
         self.size = 0
-        self.tag, self.colour = "", ""
+        self.key: tuple | None = None
+        self._tag: tuple[str, str] | None = ("", "")
 
     def set_change(self, change: BrickChange | None, offline: bool, size: int) -> None:
-        if (change, offline, size) != (self.change, self.offline, self.size):
+        key = mark_key(change, offline, size)
+        if key != self.key:
+            self.key = key
             self.change, self.offline, self.size = change, offline, size
-            self.tag, self.colour = chip_tag(change, offline)
-            self.setVisible(bool(self.tag) or (change is not None and change.role != cm.KEPT))
+            self._tag = None                 # worded when it is painted: most chips are off screen
+            # shown when it has a tag (chip_tag's cases) or a frame or strike
+            self.setVisible(offline if change is None else change.role != cm.KEPT or change.online is False
+                            or bool(change.bytes_in or change.bytes_out))
             self.update()
+
+    @property
+    def tag(self) -> str:
+        return self._tagged()[0]
+
+    @property
+    def colour(self) -> str:
+        return self._tagged()[1]
+
+    def _tagged(self) -> tuple[str, str]:
+        if self._tag is None:
+            self._tag = chip_tag(self.change, self.offline)
+        return self._tag
 
     @property
     def role(self) -> str:
@@ -97,17 +124,20 @@ class ChipMark(QGraphicsItem):
             painter.setPen(QPen(QColor(RED), 2))
             painter.drawLine(QPointF(0, CHIP_H / 2), QPointF(w, CHIP_H / 2))
         self._paint_bar(painter, w)
-        if not self.tag or option.levelOfDetailFromTransform(painter.worldTransform()) < 0.45:
+        if option.levelOfDetailFromTransform(painter.worldTransform()) < 0.45:
+            return
+        tag, colour = self._tagged()
+        if not tag:
             return
         metrics = QFontMetricsF(_TAG)
-        text = metrics.elidedText(self.tag, Qt.TextElideMode.ElideMiddle, w * 0.62)
+        text = metrics.elidedText(tag, Qt.TextElideMode.ElideMiddle, w * 0.62)
         width = metrics.horizontalAdvance(text) + 8
         pill = QRectF(w - width - 2, 2, width, CHIP_H - 4 - BAR_H)
-        painter.setPen(QPen(QColor(self.colour), 1))
+        painter.setPen(QPen(QColor(colour), 1))
         painter.setBrush(QBrush(QColor("#ffffff")))
         painter.drawRoundedRect(pill, 3, 3)
         painter.setFont(_TAG)
-        painter.setPen(QColor(self.colour))
+        painter.setPen(QColor(colour))
         painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
 
     def _paint_bar(self, painter: QPainter, w: float) -> None:
@@ -163,35 +193,51 @@ class ChangeScene(TopologyScene):
     def __init__(self, session, parent=None):
         self.change: ChangePlan | None = None
         self.pool: set[str] = set()
+        self._offline: set = set()
         self._now_nodes: set[str] = set()
         self._after_nodes: set[str] = set()
         self._arrows: list[QGraphicsPathItem] = []
+        self._looks: dict[tuple[str, str], BrickLook] = {}
+        self._by_key: dict[tuple[str, str], BrickChange] = {}
+        self._change_key: tuple | None = None
+        # each chip's mark by (node, path): (chip, what it shows (mark_key), mark)
+        self._marked: dict[tuple[str, str], tuple] = {}
         super().__init__(session, parent)
 
     # ---- the change -------------------------------------------------------------------
     def set_change(self, change: ChangePlan | None, pool: set[str] | None = None,
-                   offline: set | None = None) -> None:
+                   offline: set | None = None, looks: dict | None = None) -> None:
         """Draw ``change`` over the drawing (None: the drawing alone). ``pool``: the servers in
-        the trusted pool now; ``offline``: bricks of the live volume that are offline."""
+        the trusted pool now; ``offline``: bricks of the live volume that are offline;
+        ``looks``: ``change_looks(change, offline)`` when the caller made it already."""
         self.change = change
         self.pool = set(pool or ())
         self._offline = set(offline or ())
         self._now_nodes = {b.node for b in change.current.bricks} if change is not None else set()
         self._after_nodes = {b.node for b in change.result.bricks} if change is not None else set()
-        self._plan_key = None            # the chips' looks come from the change now
+        if looks is None:
+            looks = change_looks(change, self._offline) if change is not None and change.bricks else {}
+        self._looks = looks if change is not None else {}
+        self._by_key = {(b.ref.node, b.ref.path): b for b in change.bricks} if change is not None else {}
+        self._change_key = None
+        self._plan_key = None            # the session plan's looks are walked again when the change goes
         self.apply_plan(self.session.plan)
 
     def apply_plan(self, plan: PlanResult | None) -> None:
-        super().apply_plan(plan)
-        change = self.change
-        if change is not None and change.bricks:
-            looks = change_looks(change, getattr(self, "_offline", set()))
-            for name, item in self.nodes.items():
-                for chip in item.bricks:
-                    look = looks.get((name, chip.path))
-                    if look is not None:
-                        chip.set_look(look)
-            self._plan_key = None        # the next session plan must not keep these looks by mistake
+        """With a change shown, its looks are the chips' (the planner's verdict on the drawing
+        would only paint them over until the change plan follows): the chips are walked again
+        only when the change, the items or the simulated failures differ, and each chip is
+        repainted only when its look does."""
+        if not self._looks:
+            super().apply_plan(plan)
+            self._mark()
+            return
+        self._caption(plan)
+        key = (id(self.change), self._generation, tuple(self.session.failures))
+        if key == self._change_key:
+            return
+        self._change_key = key
+        self.paint_looks(VolumeLooks(self._looks, FailedParts.from_specs(self.session.failures)))
         self._mark()
 
     def relayout(self) -> None:
@@ -200,29 +246,43 @@ class ChangeScene(TopologyScene):
             self._draw_arrows()
 
     def _mark(self) -> None:
-        change = self.change
-        by_ref = {(b.ref.node, b.ref.path): b for b in change.bricks} if change is not None else {}
-        offline = {(r.node, r.path) for r in getattr(self, "_offline", set())}
-        topo = self.session.topo
+        """Each chip's mark and each card's tag as the change has them; only the chips whose
+        change, state or size differs from the last time are touched (a 4,800-brick volume has
+        a few hundred that an edit changes)."""
+        change, by_key = self.change, self._by_key
+        offline = {(r.node, r.path) for r in self._offline} if change is not None else set()
+        marked, seen = self._marked, {}
+        drawn = {n.name: n for n in self.session.topo.nodes}
         for name, item in self.nodes.items():
-            node = topo.node(name)
-            sizes = {b.path: b.size_bytes for b in node.bricks} if node else {}
+            node = drawn.get(name)
+            sizes = {b.path: b.size_bytes for b in node.bricks} if node is not None else {}
             for chip in item.bricks:
-                mark = next((c for c in chip.childItems() if isinstance(c, ChipMark)), None)
-                bc = by_ref.get((name, chip.path))
-                down = change is not None and (name, chip.path) in offline
-                if mark is None:
+                key = (name, chip.path)
+                bc = by_key.get(key)
+                down = key in offline
+                size = sizes.get(chip.path) or ((bc.used_bytes or 0) + bc.bytes_in if bc is not None else 0)
+                shown = mark_key(bc, down, size)
+                last = marked.get(key)
+                if last is not None and last[0] is chip and last[1] == shown:
+                    if last[2].change is not bc:
+                        last[2].change = bc         # the same looks; the tests read the change
+                    seen[key] = last
+                    continue
+                if last is None or last[0] is not chip:
                     if bc is None and not down:
                         continue
                     mark = ChipMark(chip)
-                size = sizes.get(chip.path) or ((bc.used_bytes or 0) + bc.bytes_in if bc is not None else 0)
+                else:
+                    mark = last[2]
                 mark.set_change(bc, down, size)
+                seen[key] = (chip, shown, mark)
             tag = next((c for c in item.childItems() if isinstance(c, NodeMark)), None)
             text, colour = self._node_tag(name) if change is not None else ("", "")
             if tag is None and text:
                 tag = NodeMark(item)
             if tag is not None:
                 tag.set_text(text, colour)
+        self._marked = seen
         self._draw_arrows()
 
     def _node_tag(self, name: str) -> tuple[str, str]:
