@@ -235,3 +235,75 @@ def test_many_warnings_of_one_kind_read_once_with_their_count():
     lines = warning_lines([*same, Finding("warning", "other", "something else")])
     assert lines == ["gluster would ask: Multiple bricks on one server: set 0 (and 1599 more like it)",
                      "gluster would ask: something else"]
+
+
+class HeldPlanner:
+    """``plan_change`` as the tab's planner thread calls it, held until released, recording the
+    thread it ran on and the drawing it was asked for."""
+
+    def __init__(self, monkeypatch):
+        import threading
+
+        from brickyard.core import change
+
+        self.real = change.plan_change
+        self.threads: list[str] = []
+        self.asked: list[list[str]] = []
+        self.release = threading.Event()
+        monkeypatch.setattr(change, "plan_change", self)
+
+    def __call__(self, topo, volume, live, **options):
+        import threading
+
+        self.threads.append(threading.current_thread().name)
+        self.asked.append([str(b) for b in topo.require_volume(volume).bricks])
+        self.release.wait(20)
+        return self.real(topo, volume, live, **options)
+
+
+def test_an_edit_is_planned_off_the_gui_thread_and_apply_waits_for_its_plan(qtbot, view, monkeypatch):
+    """Planning a 4,800-brick volume on the GUI thread froze the canvas for a second or two at
+    every edit (benchmarks/change_view.py); the plan is made on the planner's thread now."""
+    import threading
+
+    held = HeldPlanner(monkeypatch)
+    click(view.canvas, point_of(view.canvas, chip(view, "node3:/srv/brick2/xdr")))
+    press(qtbot, view, Qt.Key.Key_R)
+    qtbot.waitUntil(lambda: held.threads != [])
+    assert held.threads[0] != threading.current_thread().name      # not the GUI thread
+    assert view.plan.nothing_to_do and view.planner.pending         # the plan of before, until the new one comes
+    assert "Planning" in view.planning_label.text() and not view.apply_button.isEnabled()
+    click(view.canvas, card(view, "node5"))                          # the canvas takes clicks meanwhile
+    assert view.canvas.board.selected_names()[1] == ["node5"]
+    held.release.set()
+    qtbot.waitUntil(lambda: view.plan.kinds == ("shrink",) and not view.planner.pending)
+    assert view.planning_label.text() == ""
+    assert {r for r, m in view.canvas.board.marks().items() if m.role == cm.RETIRING} == {XDR[2], XDR[3]}
+
+
+def test_the_plan_of_a_drawing_edited_since_is_never_shown(qtbot, view, monkeypatch):
+    held = HeldPlanner(monkeypatch)
+    shown = []
+    monkeypatch.setattr(view, "_show_plan", lambda plan, *a, **k: shown.append(plan.plan.kinds) or
+                        type(view)._show_plan(view, plan, *a, **k))
+    click(view.canvas, point_of(view.canvas, chip(view, "node3:/srv/brick2/xdr")))
+    press(qtbot, view, Qt.Key.Key_R)                      # retire: planned while held
+    qtbot.waitUntil(lambda: len(held.asked) == 1)
+    press(qtbot, view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)     # undone before that plan came
+    qtbot.wait(3 * 60)
+    assert len(held.asked) == 1 and view.planner.pending  # one plan at a time; the newest waits its turn
+    held.release.set()
+    qtbot.waitUntil(lambda: not view.planner.pending and len(held.asked) == 2)
+    qtbot.waitUntil(lambda: shown != [])
+    assert held.asked[1] == XDR and shown == [()]           # only the plan of the drawing as it is
+    assert view.plan.nothing_to_do and view.canvas.board.marks() == {}
+
+
+def test_a_live_read_keeps_what_it_read_out_of_the_collectors_full_passes(view):
+    """A full collection walked the 250,000 objects a 4,800-brick read leaves, every few
+    edits, stopping every thread for 150-250 ms; what a read leaves is frozen after it."""
+    import gc
+
+    gc.unfreeze()
+    view.set_live(view.live, "xdr")
+    assert gc.get_freeze_count() > 10_000                  # the tab, its canvas, the live state among them

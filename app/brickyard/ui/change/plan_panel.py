@@ -95,11 +95,12 @@ class PlanPanel(QWidget):
         self.tree.clear()
         self.rows.clear()
 
-    def show_plan(self, plan: ChangePlan, extra: list[str] = ()) -> None:
-        """``extra``: lines the view adds (what is not drawn, the pre-flight's verdict…)."""
+    def show_plan(self, plan: ChangePlan, extra: list[str] = (), doc: dict | None = None) -> None:
+        """``extra``: lines the view adds (what is not drawn, the pre-flight's verdict…);
+        ``doc``: ``plan.to_json()`` when the caller has it already."""
         self.plan = plan
         self._started.clear()
-        doc = plan.to_json()
+        doc = plan.to_json() if doc is None else doc
         self.summary.setText(summary_html(plan, doc, list(extra)))
         self.tree.clear()
         self.rows.clear()

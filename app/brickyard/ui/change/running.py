@@ -122,6 +122,7 @@ class ChangeRunning:
         up to ``timeout`` seconds; True when nothing runs any more."""
         from PySide6.QtCore import QCoreApplication, QEventLoop
 
+        self.planner.drop()                 # a plan being made is not wanted any more
         if not self.control.running:
             return not self.control.busy
         self.cancel()

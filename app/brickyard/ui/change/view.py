@@ -41,6 +41,7 @@ from ..session import Session
 from .canvas import ChangeCanvas
 from .control import ChangeControl
 from .plan_panel import PlanPanel
+from .planning import BackgroundPlanner, Planned, prepare, settle_heap
 from .run_panel import RunPanel
 from .running import ChangeRunning, plan_fingerprint
 
@@ -62,6 +63,8 @@ class ChangeView(ChangeRunning, QWidget):
         self.live = None                     # LiveState of ``live_volume``
         self.live_volume = ""
         self.plan: ChangePlan | None = None
+        self._facts: tuple = (None, [], set())  # (live, its offline bricks, its pool): _live_facts
+        self._fingerprint: tuple = (None, ())  # (a plan, its plan_fingerprint): ``plan``'s when it is that one
         self.preflight = None
         self.change_id = ""                  # the change shown (running or last run)
         self._resuming = None
@@ -136,12 +139,15 @@ class ChangeView(ChangeRunning, QWidget):
                                       "is stopped (files moved so far stay moved); Resume goes on later")
         self.copy_button = QPushButton("Copy as text")
         self.copy_button.setObjectName("change-copy")
+        self.planning_label = QLabel()
+        self.planning_label.setObjectName("change-planning")
         self.message = QLabel()
         self.message.setObjectName("change-message")
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         controls = QHBoxLayout()
         controls.addWidget(self.ack_box, 1)
+        controls.addWidget(self.planning_label)
         controls.addWidget(self.apply_button)
         controls.addWidget(self.cancel_button)
         controls.addWidget(self.copy_button)
@@ -176,7 +182,9 @@ class ChangeView(ChangeRunning, QWidget):
         self._replan_timer = QTimer(self)
         self._replan_timer.setSingleShot(True)
         self._replan_timer.setInterval(REPLAN_MS)
-        self._replan_timer.timeout.connect(lambda: self.replan(edited=True))
+        self._replan_timer.timeout.connect(self._plan_in_background)
+        self.planner = BackgroundPlanner(self)
+        self.planner.sig_planned.connect(self._planned)
         self.read_button.clicked.connect(lambda: self.read_live())
         self.apply_button.clicked.connect(lambda: self.apply())
         self.cancel_button.clicked.connect(lambda: self.cancel())
@@ -265,6 +273,8 @@ class ChangeView(ChangeRunning, QWidget):
         if first:
             QTimer.singleShot(0, self._fit_canvas)
         if live is None:
+            self.planner.drop()
+            self._planning(False)
             self.live_label.setText("Not read yet.")
             self.plan = None
             self.canvas.board.set_change(None)
@@ -285,6 +295,7 @@ class ChangeView(ChangeRunning, QWidget):
         self.live_label.setText(f"<b>{volume}</b> read {when} from {live.asked or 'its pool'}: " + "; ".join(facts))
         self.refresh_unfinished()
         self.replan(keep_steps=keep_steps)
+        settle_heap()                       # the drawing and the live state stay while the admin edits
 
     def _fit_canvas(self) -> None:
         """The whole drawing in view, but never larger than life (a few servers would fill the tab)."""
@@ -298,36 +309,88 @@ class ChangeView(ChangeRunning, QWidget):
             self._replan_timer.start()
 
     def replan(self, edited: bool = False, keep_steps: bool = False) -> ChangePlan | None:
-        """Plan from the live volume to the drawing as it is now (nothing runs). ``edited``: the
-        drawing changed, so what was said about the last plan (or run) no longer holds."""
+        """Plan from the live volume to the drawing as it is now, here and now (nothing runs).
+        ``edited``: the drawing changed, so what was said about the last plan (or run) no longer
+        holds. Edits plan in the background instead (``_plan_in_background``)."""
         from ...core.change import plan_change
 
-        live, volume = self.live, self.selected_volume()
+        if not self._can_plan():
+            return self.plan if self.control.running or self._checking else None
+        volume = self.live_volume
+        self.planner.drop()                   # this plan is newer than any being made
+        try:
+            plan = plan_change(self.session.topo, volume, self.live, **self._plan_options())
+        except (TopologyError, ValueError) as exc:
+            plan = exc
+        self._planning(False)
+        return self._show_plan(plan, volume, edited, keep_steps)
+
+    def _can_plan(self) -> bool:
+        """A live volume is read and chosen, nothing runs or is checked, and the drawing still
+        has the volume (else the plan panel says so)."""
         if self.control.running or self._checking:
-            return self.plan
-        if live is None or volume != self.live_volume:
-            return None
+            return False
+        volume = self.selected_volume()
+        if self.live is None or volume != self.live_volume:
+            return False
         if self.session.topo.volume(volume) is None:
+            self.planner.drop()
+            self._planning(False)
             self.plan = None
             self.plan_panel.say(f"The drawing has no volume {volume} any more: undo, or pick another volume.",
                                 error=True)
             self._update_buttons()
-            return None
-        try:
-            plan = plan_change(self.session.topo, volume, live, fix_layout=self.fix_layout_box.isChecked(),
-                               rates=self._rates)
-        except (TopologyError, ValueError) as exc:
+            return False
+        return True
+
+    def _plan_options(self) -> dict:
+        return {"fix_layout": self.fix_layout_box.isChecked(), "rates": self._rates}
+
+    def _plan_in_background(self) -> None:
+        """An edit: plan the drawing on the planner's thread (the canvas stays live meanwhile;
+        Apply waits for the plan)."""
+        if self._can_plan():
+            self.planner.request(self.session.topo, self.live_volume, self.live, **self._plan_options())
+            self._planning(True)
+
+    def _planned(self, job, plan) -> None:
+        """The background plan of the drawing as it is now (older ones are never delivered)."""
+        self._planning(False)
+        if not self._can_plan() or job.volume != self.live_volume or job.live is not self.live:
+            return
+        self._show_plan(plan, job.volume, edited=True)
+
+    def _planning(self, on: bool) -> None:
+        self.planning_label.setText("Planning the change…" if on else "")
+        self._update_buttons()
+
+    def _show_plan(self, plan, volume: str, edited: bool = False, keep_steps: bool = False) -> ChangePlan | None:
+        """Show ``plan`` (a ``Planned`` from the planner's thread, a ``ChangePlan`` planned here,
+        or the exception planning raised)."""
+        if isinstance(plan, (TopologyError, ValueError)):
             self.plan = None
-            self.plan_panel.say(f"{volume} cannot be planned: {exc}", error=True)
+            self.plan_panel.say(f"{volume} cannot be planned: {plan}", error=True)
             self.canvas.board.set_change(None)
             self._update_buttons()
             return None
-        changed = self.plan is None or plan_fingerprint(plan) != plan_fingerprint(self.plan)
-        self.plan = plan
+        if isinstance(plan, BaseException):          # a fault of Brickyard's, said where the plan goes
+            self.plan = None
+            self.plan_panel.say(f"{volume} could not be planned ({type(plan).__name__}: {plan}); this is a fault "
+                                "in Brickyard, please report it", error=True)
+            self.canvas.board.set_change(None)
+            self._update_buttons()
+            return None
+        live = self.live
+        ready = plan if isinstance(plan, Planned) else prepare(plan, live, self._live_facts()[0])
+        plan = ready.plan
+        shown, known = self._fingerprint
+        changed = self.plan is None or ready.fingerprint != (known if shown is self.plan else plan_fingerprint(self.plan))
+        self.plan, self._fingerprint = plan, (plan, ready.fingerprint)
         self.preflight = None
         if not (keep_steps and plan.nothing_to_do):
-            self.plan_panel.show_plan(plan, self._extra(plan))
-        self.canvas.board.set_change(plan, live.pool_hosts, set(live.offline))
+            self.plan_panel.show_plan(plan, self._extra(plan), doc=ready.doc)
+        offline, pool = self._live_facts()
+        self.canvas.board.set_change(plan, pool, set(offline), looks=ready.looks)
         if changed:
             self.ack_box.setChecked(False)
         if changed and edited:
@@ -338,13 +401,21 @@ class ChangeView(ChangeRunning, QWidget):
         self._update_buttons()
         return plan
 
+    def _live_facts(self) -> tuple[list, set[str]]:
+        """The live volume's offline bricks and pool members, worked out once per read (30 ms
+        each time at 4,800 bricks)."""
+        if self._facts[0] is not self.live:
+            live = self.live
+            self._facts = (live, list(live.offline), set(live.pool_hosts)) if live is not None else (None, [], set())
+        return self._facts[1], self._facts[2]
+
     def _extra(self, plan: ChangePlan) -> list[str]:
-        drawn = {ref for ref, _ in self.session.topo.all_bricks()}
-        missing = [str(b.ref) for b in plan.bricks if b.ref not in drawn]
+        drawn = {(n.name, b.path) for n in self.session.topo.nodes for b in n.bricks}
+        missing = [str(b.ref) for b in plan.bricks if (b.ref.node, b.ref.path) not in drawn]
         extra = []
         if missing:
             extra.append(f"not on the canvas (gluster has them): {', '.join(missing)}")
-        offline = [b for b in self.live.offline if b not in set(plan.role("replaced"))] if self.live else []
+        offline = [b for b in self._live_facts()[0] if b not in set(plan.role("replaced"))] if self.live else []
         if offline and plan.ok:
             extra.append(f"{', '.join(map(str, offline))} {'is' if len(offline) == 1 else 'are'} offline: replace it "
                          "(select it, Shift+R, click its replacement) or bring it back before the change runs")
@@ -359,7 +430,7 @@ class ChangeView(ChangeRunning, QWidget):
         busy, running = self.control.busy, self.control.running
         plan = self.plan
         runnable = plan is not None and plan.ok and bool(plan.steps)
-        self.apply_button.setEnabled(runnable and self.ack_box.isChecked() and not busy)
+        self.apply_button.setEnabled(runnable and self.ack_box.isChecked() and not busy and not self.planner.pending)
         self.apply_button.setToolTip(
             "Read the volume again, check every server and the volume, then run the steps" if runnable else
             "Read the live volume and edit the drawing first: Apply runs a plan Brickyard accepts")
