@@ -137,6 +137,14 @@ def test_read_then_expand_runs_every_step_shows_the_nodes_figures_and_reads_back
     record = view.store.changes.get(view.change_id)
     assert record.status == "complete" and record.measured_seconds is not None
     assert view.report_source() == ("change", view.change_id)
+    # the next change is planned from the rates this one measured, and says so
+    assert shown.movement.rates.startswith("uncalibrated")          # the first: nothing measured yet
+    click(view.canvas, chip(view, "node6:/srv/brick2/xdr"))
+    key(qtbot, view, Qt.Key.Key_R)
+    qtbot.waitUntil(lambda: view.plan is not None and view.plan.kinds == ("shrink",), timeout=15_000)
+    assert "measured: rebalance of xdr" in view.plan.movement.rates
+    assert "a prediction from the rates a change on this cluster measured" in view.plan_panel.summary.text()
+    assert view.plan_panel.tree.headerItem().text(3) == "Prediction"
 
 
 def test_cancel_mid_rebalance_stops_it_and_resume_finishes_the_change(qtbot, make):

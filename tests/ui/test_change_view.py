@@ -89,10 +89,11 @@ def test_two_servers_added_with_shift_n_plan_an_expand_marked_on_the_canvas(qtbo
     assert set(view.canvas.board.node_tags().values()) == {"NEW SERVER"}
     summary = view.plan_panel.summary.text()
     assert "2 x 2 = 4 (distributed-replicate)" in summary and "3 x 2 = 6" in summary
-    assert "usable capacity" in summary and "server failures survived" in summary and "a prediction" in summary
+    assert "usable capacity" in summary and "server failures survived" in summary and "an estimate" in summary
     titles = [view.plan_panel.tree.topLevelItem(i).text(1) for i in range(len(plan.steps))]
     assert titles[0].startswith("probe ") and titles[-1] == "read xdr back"
-    assert "(a prediction" in summary
+    assert "(an estimate: no change measured yet" in summary        # no history: the uncalibrated default
+    assert view.plan_panel.tree.headerItem().text(3) == "Estimate"
     assert all(view.plan_panel.tree.topLevelItem(i).text(3).startswith("~") for i in range(len(plan.steps)))
 
 

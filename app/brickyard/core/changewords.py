@@ -82,17 +82,37 @@ def figure_rows(plan: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     return rows
 
 
+def measured(rates: str) -> bool:
+    """The plan's times come from rates a change on this history measured (the movement's
+    ``rates`` words: each source 'measured: …'), not from the uncalibrated default."""
+    sources = [r.strip() for r in (rates or "").split(" / ") if r.strip()]
+    return bool(sources) and all(r.startswith("measured") for r in sources)
+
+
+def time_word(rates: str) -> str:
+    """What a plan's times are: 'a prediction' from measured rates, else 'an estimate'."""
+    return "a prediction" if measured(rates) else "an estimate"
+
+
+def time_basis(rates: str) -> str:
+    """The same in a few more words, for a plan's head line."""
+    return ("a prediction from the rates a change on this cluster measured" if measured(rates) else
+            "an estimate: no change measured yet, so from the drawn disk and NIC speeds")
+
+
 def movement_text(plan: Mapping[str, Any]) -> str:
-    """'2.1 GB in about 3,400 entries move; prediction ~4 min (2–9 min), uncalibrated: …'."""
+    """'2.1 GB in about 3,400 files and directories move; that should take ~4 min (2–9 min)
+    (an estimate: uncalibrated: …)' — 'a prediction: measured: …' once a change was measured."""
     m = plan.get("movement") or {}
     nbytes, entries = int(m.get("bytes") or 0), int(m.get("entries") or 0)
     seconds = m.get("predicted_seconds")
     rates = m.get("rates") or ""
+    word = time_word(rates)
     if not nbytes and not entries:
-        return f"No file data moves; the steps should take {range_text(seconds)} (a prediction)."
+        return f"No file data moves; the steps should take {range_text(seconds)} ({word})."
     what = f"{format_bytes(nbytes)} in about {entries:,} files and directories" if nbytes else \
         f"about {entries:,} files and directories (metadata only)"
-    return f"{what} move; that should take {range_text(seconds)} (a prediction{': ' + rates if rates else ''})."
+    return f"{what} move; that should take {range_text(seconds)} ({word}{': ' + rates if rates else ''})."
 
 
 @dataclass(frozen=True)

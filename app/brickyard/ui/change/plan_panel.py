@@ -102,6 +102,8 @@ class PlanPanel(QWidget):
         self._started.clear()
         doc = plan.to_json() if doc is None else doc
         self.summary.setText(summary_html(plan, doc, list(extra)))
+        word = cw.time_word(plan.movement.rates if plan.movement else "")
+        self.tree.headerItem().setText(PREDICTED, "Prediction" if word == "a prediction" else "Estimate")
         self.tree.clear()
         self.rows.clear()
         scripts: dict[str, str] = {}
@@ -272,7 +274,8 @@ def summary_html(plan: ChangePlan, doc: dict, extra: list[str]) -> str:
     else:
         seconds = doc["movement"]["predicted_seconds"]
         parts.append(f"<p><b>{escape(plan.volume)}: {escape(cw.kinds_text(plan.kinds))}</b> — {len(plan.steps)} "
-                     f"steps, {escape(cw.range_text(seconds))} in all (a prediction).</p>")
+                     f"steps, {escape(cw.range_text(seconds))} in all "
+                     f"({escape(cw.time_basis(doc['movement'].get('rates') or ''))}).</p>")
     rows = cw.figure_rows(doc)
     if rows:
         cells = "".join(

@@ -29,6 +29,7 @@ BAD = "#c62828"
 class RunPanel(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        self._word = "an estimate"        # what the times are: cw.time_word of the plan's rates
         self.bar = QProgressBar()
         self.bar.setObjectName("change-progress")
         self.bar.setRange(0, 1000)
@@ -74,6 +75,7 @@ class RunPanel(QWidget):
     def start(self, plan: ChangePlan, done: set[str] = frozenset()) -> None:
         self._expected = {s.key: (s.predicted.expected if s.predicted else 1.0) for s in plan.steps}
         self._titles = {s.key: s.title for s in plan.steps}
+        self._word = cw.time_word(plan.movement.rates)      # 'a prediction' once a change was measured
         self._finished = set(done)
         self._current, self._fraction = "", 0.0
         self.table.setRowCount(0)
@@ -135,12 +137,12 @@ class RunPanel(QWidget):
             elapsed = time.monotonic() - self._since
             title = self._titles.get(self._current, self._current)
             if elapsed > expected * 1.05 and expected > 0:
-                now = (f"“{title}” has run {cw.span(elapsed)}, past its prediction of ~{cw.span(expected)}; "
+                now = (f"“{title}” has run {cw.span(elapsed)}, past {self._word} of ~{cw.span(expected)}; "
                        "it is done when gluster says so. ")
             else:
                 remaining += max(expected - elapsed, 0.0)
-        self.left.setText(f"{now}About {cw.span(remaining)} left after it (a prediction)." if now else
-                          f"About {cw.span(remaining)} left (a prediction).")
+        self.left.setText(f"{now}About {cw.span(remaining)} left after it ({self._word})." if now else
+                          f"About {cw.span(remaining)} left ({self._word}).")
 
     # ---- gluster's figures ---------------------------------------------------------------------
     def _fill(self, columns, rows: list[tuple[list[str], bool]]) -> None:
