@@ -92,7 +92,7 @@ def test_two_servers_added_with_shift_n_plan_an_expand_marked_on_the_canvas(qtbo
     assert "usable capacity" in summary and "server failures survived" in summary and "an estimate" in summary
     titles = [view.plan_panel.tree.topLevelItem(i).text(1) for i in range(len(plan.steps))]
     assert titles[0].startswith("probe ") and titles[-1] == "read xdr back"
-    assert "(an estimate: no change measured yet" in summary        # no history: the uncalibrated default
+    assert "(an estimate, uncalibrated)" in summary and "(an estimate: uncalibrated: no change measured" in summary        # no history: the uncalibrated default
     assert view.plan_panel.tree.headerItem().text(3) == "Estimate"
     assert all(view.plan_panel.tree.topLevelItem(i).text(3).startswith("~") for i in range(len(plan.steps)))
 

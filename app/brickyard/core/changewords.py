@@ -95,9 +95,8 @@ def time_word(rates: str) -> str:
 
 
 def time_basis(rates: str) -> str:
-    """The same in a few more words, for a plan's head line."""
-    return ("a prediction from the rates a change on this cluster measured" if measured(rates) else
-            "an estimate: no change measured yet, so from the drawn disk and NIC speeds")
+    """The same in a few more words, for a plan's head line (its data line names the rates)."""
+    return "a prediction from measured rates" if measured(rates) else "an estimate, uncalibrated"
 
 
 def movement_text(plan: Mapping[str, Any]) -> str:
