@@ -106,21 +106,15 @@ def content_from_change(store: Any, change_id: str, *, title: str = "", author: 
 
 def _drawings(record: Any) -> tuple[LayoutPlan | None, LayoutPlan | None, list[str]]:
     """The volume before and after, planned again from what the change stored (pure: the
-    drawing and gluster's own XML of the live volume), for the planner's drawing of each."""
-    from ..core import livestate as ls
-    from ..core import topofile
-    from ..core.change import plan_change, planning_topology
+    drawing and gluster's own XML of the live volume; ``core.change.planned_again``), for the
+    planner's drawing of each."""
+    from ..core.change import planned_again, planning_topology
     from ..core.plan import plan_volume
-    from ..core.topology import BrickRef
 
     try:
-        topo = topofile.from_dict(record.topology, "<stored change topology>")
-        live = ls.from_outputs(record.live["outputs"], record.volume, record.live.get("measured", ""))
-        opts = record.options
-        replacements = {BrickRef.parse(k): BrickRef.parse(v) for k, v in (opts.get("replacements") or {}).items()}
-        plan = plan_change(topo, record.volume, live, fix_layout=bool(opts.get("fix_layout")),
-                           replacements=replacements)
-        ptopo = planning_topology(topo, live)
+        again = planned_again(record, rates=False)       # the drawings do not need its times
+        plan = again.plan
+        ptopo = planning_topology(again.topo, again.live)
         before = LayoutPlan(f"{record.volume} before", plan_volume(ptopo, plan.current), ptopo)
         after = LayoutPlan(f"{record.volume} after", plan_volume(ptopo, plan.result), ptopo) if plan.ok else None
         return before, after, []
