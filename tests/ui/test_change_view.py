@@ -308,3 +308,22 @@ def test_a_live_read_keeps_what_it_read_out_of_the_collectors_full_passes(view):
     gc.unfreeze()
     view.set_live(view.live, "xdr")
     assert gc.get_freeze_count() > 10_000                  # the tab, its canvas, the live state among them
+
+
+def test_a_server_added_to_a_drawing_shown_whole_keeps_it_whole(qtbot, view):
+    """On the lab the third server made the drawing wider than the view, which scrolled to it
+    and cut the volume's first server off; the canvas zooms out instead (never in)."""
+    canvas = view.canvas
+    view.resize(1280, 720)
+    QApplication.processEvents()
+    view._fit_canvas()
+    whole = lambda: canvas.mapToScene(canvas.viewport().rect()).boundingRect().contains(  # noqa: E731
+        canvas.board.itemsBoundingRect())
+    assert whole()
+    zoom = canvas.transform().m11()
+    for _ in range(3):
+        click(view.canvas, card(view, "node3"))
+        press(qtbot, view, Qt.Key.Key_N, Qt.KeyboardModifier.ShiftModifier)
+        QApplication.processEvents()
+        assert whole()
+    assert canvas.transform().m11() < zoom

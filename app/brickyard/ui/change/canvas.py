@@ -129,8 +129,20 @@ class ChangeCanvas(CanvasView):
         like, onto = (chosen, "") if inside else ("", chosen)
         done = self._push(lambda: ce.add_server(self.session.topo, volume, like=like, onto=onto))
         if done:
+            self.fit_if_outgrown()
             self._select(self.board.nodes.get(onto or self.session.topo.nodes[-1].name))
         return done
+
+    def fit_if_outgrown(self) -> None:
+        """A server added to a drawing shown whole can make it wider than the view: zoom out to
+        show it whole again (never in), rather than scroll the volume's first servers away."""
+        shown = self.mapToScene(self.viewport().rect()).boundingRect()
+        if shown.contains(self.board.itemsBoundingRect()):
+            return
+        zoom = self.transform().m11()
+        self.fit()
+        if self.transform().m11() > zoom:
+            self.set_zoom(zoom)
 
     def retire(self) -> bool:
         _, nodes, bricks, _ = self.board.selected_names()
