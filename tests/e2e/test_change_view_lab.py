@@ -11,6 +11,8 @@ With ``BRICKYARD_SHOTS=DIR`` (and a real X display) the window is grabbed at eac
 from __future__ import annotations
 
 import json
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -76,6 +78,14 @@ def _unchanged(lab, name: str) -> None:
 
 def _df(lab, name: str) -> int:
     return int(lab.ssh(lab.clients[0], ["df", "-B1", "--output=size", f"/mnt/{name}"]).stdout.split()[-1])
+
+
+@pytest.fixture(autouse=True)
+def _says_its_duration(request):
+    """Each walk prints its own wall time (CI's budget: a few minutes for both)."""
+    t0 = time.monotonic()
+    yield
+    print(f"\n{request.node.name}: {time.monotonic() - t0:.0f} s wall", file=sys.stderr)
 
 
 @pytest.fixture
