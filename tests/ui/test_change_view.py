@@ -327,3 +327,7 @@ def test_a_server_added_to_a_drawing_shown_whole_keeps_it_whole(qtbot, view):
         QApplication.processEvents()
         assert whole()
     assert canvas.transform().m11() < zoom
+    canvas.set_zoom(2.0)                                   # zoomed into: stays so
+    click(view.canvas, card(view, "node3"))
+    press(qtbot, view, Qt.Key.Key_N, Qt.KeyboardModifier.ShiftModifier)
+    assert canvas.transform().m11() == 2.0

@@ -127,18 +127,22 @@ class ChangeCanvas(CanvasView):
             return False
         inside = chosen and any(b.node == chosen for b in self.session.topo.require_volume(volume).bricks)
         like, onto = (chosen, "") if inside else ("", chosen)
+        whole = self.shows_whole()
         done = self._push(lambda: ce.add_server(self.session.topo, volume, like=like, onto=onto))
         if done:
-            self.fit_if_outgrown()
+            if whole and not self.shows_whole():
+                self.fit_again()
             self._select(self.board.nodes.get(onto or self.session.topo.nodes[-1].name))
         return done
 
-    def fit_if_outgrown(self) -> None:
-        """A server added to a drawing shown whole can make it wider than the view: zoom out to
-        show it whole again (never in), rather than scroll the volume's first servers away."""
+    def shows_whole(self) -> bool:
         shown = self.mapToScene(self.viewport().rect()).boundingRect()
-        if shown.contains(self.board.itemsBoundingRect()):
-            return
+        return shown.contains(self.board.sceneRect().adjusted(40, 40, -40, -40))  # the scene keeps 40 around
+
+    def fit_again(self) -> None:
+        """A server added to a drawing shown whole can make it wider than the view: zoom out to
+        show it whole again (never in), rather than scroll the volume's first servers away (a
+        drawing zoomed into stays as it is)."""
         zoom = self.transform().m11()
         self.fit()
         if self.transform().m11() > zoom:
