@@ -22,7 +22,6 @@ Run: QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/change_view.py
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -33,6 +32,7 @@ from PySide6.QtWidgets import QApplication
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import change_plan as scale  # noqa: E402
+import figures  # noqa: E402
 
 from brickyard.core import livestate as ls  # noqa: E402
 from brickyard.core.topology import BrickRef, Layout, Volume, VolumeType  # noqa: E402
@@ -42,6 +42,8 @@ from brickyard.ui.change.view import ChangeView  # noqa: E402
 from brickyard.ui.session import Session  # noqa: E402
 
 ROUNDS = 3
+TARGET = 0.100          # an edit on the GUI thread, seconds
+WIDTH = 44
 
 
 class Clock:
@@ -119,14 +121,20 @@ def main() -> None:
                 time.sleep(0.001)
             stall = max(b - a for a, b in zip(ticks, ticks[1:])) if len(ticks) > 1 else 0.0
             rows.setdefault((i, name), []).append((edit_cpu, session_cpu, clock.worker, clock.show, stall))
-    print(f"{len(bricks)} bricks, {len(bricks) // 3} sets (medians of {ROUNDS}; ms of CPU unless said)")
-    print(f"  read into the tab, nothing to change: {read_cpu * 1000:5.0f} ms GUI thread ({read_wall * 1000:.0f} ms wall)")
-    print(f"  {'edit':28} {'GUI: edit':>10} {'of it planner':>14} {'plan (thread)':>14} {'GUI: show':>10} "
-          f"{'longest stall (wall)':>21}")
+    print(figures.load_line())
+    print(f"{len(bricks)} bricks, {len(bricks) // 3} sets; min / median / max of {ROUNDS} rounds, CPU of the thread "
+          "named unless said")
+    print(figures.line("read into the tab, nothing to change (GUI)", [read_cpu], width=WIDTH)
+          + f"  (wall {read_wall * 1000:.0f} ms)")
     for (_, name), got in rows.items():
-        med = [statistics.median(col) * 1000 for col in zip(*got)]
-        print(f"  {name:28} {med[0]:10.0f} {med[1]:14.0f} {med[2]:14.0f} {med[3]:10.0f} {med[4]:21.0f}")
-    print("  (before: edit, plan and show all on the GUI thread, one after the other)")
+        edit_cpu, session_cpu, worker_cpu, show_cpu, stall = (list(col) for col in zip(*got))
+        print(f"{name}:")
+        print(figures.line("  the edit, GUI thread", edit_cpu, target=TARGET, width=WIDTH))
+        print(figures.line("    of it the planner's verdict (every tab)", session_cpu, width=WIDTH))
+        print(figures.line("  the change plan, planner's thread", worker_cpu, width=WIDTH))
+        print(figures.line("  showing the plan, GUI thread", show_cpu, width=WIDTH))
+        print(figures.line("  longest event-loop stall meanwhile (wall)", stall, width=WIDTH))
+    print("(before: edit, plan and show all on the GUI thread, one after the other)")
 
 
 if __name__ == "__main__":
