@@ -7,7 +7,7 @@ import time
 from concurrent.futures import Future
 
 import shiboken6
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
 from brickyard.ui.bridge import FutureWatcher, GuiCall, QtProgress, RemoteBridge, SecretPrompt
@@ -161,3 +161,44 @@ def test_windows_deleted_while_a_thread_still_reports_to_them_never_crash(qtbot)
         thread.join()
         QApplication.processEvents()
     assert delivered == []   # each watcher was gone before its result could be handed over
+
+
+def _finished_watcher_waiting_for_its_deletion(bridge: RemoteBridge) -> FutureWatcher:
+    """A watcher delivered and forgotten by ``bridge``, its deleteLater still pending (as when a
+    test ends right after the delivery: pytest-qt's teardown runs the deletion)."""
+    future = Future()
+    watcher = bridge.watch(future, "the import from node1")
+    future.cancel()                     # queues the delivery to the GUI thread
+    QApplication.processEvents()        # delivered: the bridge forgets it and asks for its deletion
+    assert watcher.finished and not bridge.busy and shiboken6.isValid(watcher)
+    return watcher
+
+
+def test_a_finished_watcher_is_deleted_without_deleting_the_bridge_a_second_time(qtbot):
+    """The watcher's connection held the last reference to a bridge without a parent (the import
+    dialog's tests build one): deleting the watcher deleted the bridge inside the watcher's
+    destructor, which deleted the watcher again (SIGSEGV in QObject::~QObject, a run of
+    test_import_dialog.py in 8)."""
+    bridge = RemoteBridge(make_services=lambda options: None)
+    watcher = _finished_watcher_waiting_for_its_deletion(bridge)
+    bridge_gone = []
+    bridge.destroyed.connect(lambda *_: bridge_gone.append(True))
+    del bridge                                        # the dialog holding it is gone
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)   # the watcher's deleteLater
+    assert bridge_gone and not shiboken6.isValid(watcher)
+
+
+def test_a_view_kept_only_by_a_watchers_slot_is_released_without_a_crash(qtbot):
+    """A view's slot on the watcher holds the view, the view holds the bridge, nobody else holds
+    either (the view's test ended, or its window was closed): the watcher's deletion releases
+    both, and must not be deleted again by the bridge it belonged to."""
+    bridge = RemoteBridge(make_services=lambda options: None)
+    view = QWidget()
+    view.bridge = bridge
+    watcher = _finished_watcher_waiting_for_its_deletion(bridge)
+    watcher.sig_cancelled.connect(lambda v=view: v.setWindowTitle("cancelled"))   # holds the view
+    views_gone = []
+    view.destroyed.connect(lambda *_: views_gone.append(True))
+    del bridge, view
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert views_gone and not shiboken6.isValid(watcher)

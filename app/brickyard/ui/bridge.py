@@ -11,6 +11,13 @@ runs), and a signal emitted on a deleted object from another thread is a crash, 
 It calls a ``GuiCall`` instead, which holds its object only weakly and hands the call to one
 application-lifetime dispatcher; on the GUI thread the call is dropped if the object is gone.
 
+A finished watcher is deleted on its own, while its bridge (and the window) live on. Whatever
+its connections hold is released inside its destructor: a view's slot may hold the last
+reference to a view, and through it to a bridge or window that nobody else holds (a test's, or a
+window being closed). Deleted there, that owner deletes the watcher a second time (a segmentation
+fault in ``QObject::~QObject``). So the bridge's own slot holds nothing (a bound method), and a
+finished watcher is handed to the dispatcher, which outlives everything, before it is deleted.
+
 - ``GuiCall(owner, "name")``: callable from any thread; runs ``owner.name(*args)`` (or emits
   ``owner.name`` when it is a signal) on the GUI thread while ``owner`` exists.
 
@@ -87,6 +94,18 @@ def _gui_dispatcher() -> _Dispatcher:
                 dispatcher.moveToThread(app.thread())
             _dispatcher = dispatcher
         return _dispatcher
+
+
+def _delete_later(obj: QObject) -> None:
+    """``obj.deleteLater()``, as a child of the dispatcher (on the GUI thread).
+
+    Deleting ``obj`` releases what its connections hold (a slot's closure, and what that holds).
+    If that was the last reference to a Python-owned ancestor of ``obj`` (a bridge or window
+    without a parent), the ancestor is deleted inside ``obj``'s destructor and deletes ``obj``
+    again. The dispatcher is never deleted while the process runs, so it is never released there.
+    """
+    obj.setParent(_gui_dispatcher())
+    obj.deleteLater()
 
 
 class GuiCall:
@@ -351,12 +370,19 @@ class RemoteBridge(QObject):
         says what runs ("teardown of gv0") when the user wants to quit meanwhile."""
         watcher = FutureWatcher(future, self, label)
         self._watchers.add(watcher)
-        watcher.sig_finished.connect(lambda w=watcher: self._forget(w))
+        # a bound slot, not a lambda: the watcher's connection must not keep this bridge alive
+        watcher.sig_finished.connect(self._watcher_finished)
         return watcher
+
+    @Slot()
+    def _watcher_finished(self) -> None:
+        watcher = self.sender()
+        if isinstance(watcher, FutureWatcher):
+            self._forget(watcher)
 
     def _forget(self, watcher: FutureWatcher) -> None:
         self._watchers.discard(watcher)
-        watcher.deleteLater()
+        _delete_later(watcher)   # no longer this bridge's child: its deletion cannot delete the bridge
         self._pass_on_notes()
         if self._pending is not None and not self.busy:
             self.set_connection(self._pending)
