@@ -552,3 +552,38 @@ def test_a_check_that_ignores_cancel_is_abandoned_and_the_table_says_what_is_unk
     assert blocker.args[0] is None and not view.running
     assert _statuses(view)[create] == "stopped" and set(_statuses(view)[create + 1:]) == {"left"}
     assert "abandoned after Cancel" in view.summary_text and view.run_button.isEnabled()
+
+
+def test_a_view_closed_while_its_cancel_is_pending_is_never_called_after(make_view, qtbot, monkeypatch):
+    """The tab's view deleted (its window closed) after Cancel, before the run gave up: neither the
+    hard-cancel timer nor the abandoned run's answer may reach it (they used to call into the
+    deleted view from a timer and a lambda that outlived it)."""
+    from brickyard.ui import provision_view
+
+    monkeypatch.setattr(provision_view, "HARD_CANCEL_MS", 300)
+
+    class IgnoresCancel:   # "is the volume there?" does not listen to cancel for a while
+        def __init__(self, ex):
+            self.ex, self.host = ex, ex.host
+
+        async def run(self, argv, **kw):
+            if "info" in argv:
+                deadline = time.monotonic() + 1.5
+                while time.monotonic() < deadline:
+                    try:
+                        await asyncio.sleep(0.05)
+                    except asyncio.CancelledError:
+                        pass
+                raise ExecutorError(self.host, "gave up")
+            return await self.ex.run(argv, **kw)
+
+    view = make_view(wrap=IgnoresCancel)
+    bridge = view.bridge
+    view.show_plan()
+    view.provision()
+    create = next(i for i, r in enumerate(view._rows) if r.text(1) == "create volume vrep")
+    qtbot.waitUntil(lambda: _statuses(view)[create] == "running", timeout=30_000)
+    view.cancel()
+    view.deleteLater()
+    qtbot.waitUntil(lambda: not bridge.busy, timeout=15_000)   # the run ended; nobody was called
+    qtbot.wait(500)                                            # past the hard-cancel time too

@@ -409,7 +409,7 @@ class ProvisionView(QWidget):
         self.watcher = self.bridge.watch(future, f"{'provisioning' if action == 'provision' else 'teardown'} of {volume}")
         self.watcher.sig_done.connect(self._finished)
         self.watcher.sig_failed.connect(self._failed)
-        self.watcher.sig_cancelled.connect(lambda: self._stopped("stopped: the run was abandoned after Cancel"))
+        self.watcher.sig_cancelled.connect(self._abandoned)   # bound: never called once this view is gone
         self._say(f"{'Provisioning' if action == 'provision' else 'Tearing down'} {volume} over SSH…")
         self.sig_status.emit(f"{action.capitalize()} of {volume} started")
         self._update_buttons()
@@ -443,7 +443,8 @@ class ProvisionView(QWidget):
         self._relay.cancel()
         self._say("Cancelling: the running command is being stopped…")
         watcher = self.watcher
-        QTimer.singleShot(HARD_CANCEL_MS, lambda: watcher is self.watcher and self.running and watcher.cancel())
+        QTimer.singleShot(HARD_CANCEL_MS, self,   # with this view as context: never fires once it is gone
+                          lambda: watcher is self.watcher and self.running and watcher.cancel())
 
     def _finished(self, report: RunReport) -> None:
         self._relay = None
@@ -485,6 +486,9 @@ class ProvisionView(QWidget):
             self._stopped("cancelled")
         else:
             self._stopped(f"stopped: {exc}")
+
+    def _abandoned(self) -> None:
+        self._stopped("stopped: the run was abandoned after Cancel")
 
     def _stopped(self, why: str) -> None:
         self._relay = None

@@ -410,7 +410,7 @@ class CampaignView(QWidget):
                                                  "goes on from the step it stopped at)")
         self.watcher.sig_done.connect(self._done)
         self.watcher.sig_failed.connect(self._failed)
-        self.watcher.sig_cancelled.connect(lambda: self._failed(RuntimeError("the campaign was abandoned")))
+        self.watcher.sig_cancelled.connect(self._abandoned)   # bound: never called once this view is gone
         self.timer.start()
         self._set_state("running", f"Campaign {runner.spec.name}: starting…")
         self.bar.setValue(int(runner.fraction() * 1000))
@@ -565,6 +565,9 @@ class CampaignView(QWidget):
             if sum(self.split_right.sizes()) > 0:
                 self._fit_grid()
             self.decision.fit_rows()
+
+    def _abandoned(self) -> None:
+        self._failed(RuntimeError("the campaign was abandoned"))
 
     def _failed(self, exc: BaseException) -> None:
         self.timer.stop()

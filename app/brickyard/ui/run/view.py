@@ -489,7 +489,7 @@ class RunView(QWidget):
         self.watcher = self.bridge.watch(future, f"the benchmark {request.describe()}")
         self.watcher.sig_done.connect(self._run_done)
         self.watcher.sig_failed.connect(self._run_failed)
-        self.watcher.sig_cancelled.connect(lambda: self._run_failed(RuntimeError("abandoned: it did not stop after Cancel")))
+        self.watcher.sig_cancelled.connect(self._run_abandoned)   # bound: never called once this view is gone
         self.live.begin_run(request.label)
         self._log(f"--- {request.describe()}: {request.workload} "
                   + " ".join(f"{k}={v}" for k, v in self.form.changed_texts().items()) + " ---")
@@ -548,7 +548,8 @@ class RunView(QWidget):
         self._say("Cancelling: the workers are being stopped and the run's files removed…")
         self._log("cancel asked")
         watcher = self.watcher
-        QTimer.singleShot(HARD_CANCEL_MS, lambda: watcher is self.watcher and self.running and watcher.cancel())
+        QTimer.singleShot(HARD_CANCEL_MS, self,   # with this view as context: never fires once it is gone
+                          lambda: watcher is self.watcher and self.running and watcher.cancel())
 
     # ---- the end --------------------------------------------------------------------------
     def _run_done(self, run: RunResult) -> None:
@@ -566,6 +567,9 @@ class RunView(QWidget):
                       f"{history.problem}. Its results are in this window's log and charts.", error=True)
         self.sig_status.emit(f"Run {request.label}: {outcome.kind}")
         self._next()
+
+    def _run_abandoned(self) -> None:
+        self._run_failed(RuntimeError("abandoned: it did not stop after Cancel"))
 
     def _run_failed(self, exc: BaseException) -> None:
         self.timer.stop()
