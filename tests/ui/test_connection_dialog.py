@@ -7,8 +7,10 @@ login in the import dialog names the config and keys and points to this page."""
 from __future__ import annotations
 
 import json
+from concurrent.futures import Future
 
 import pytest
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit
 
@@ -171,3 +173,34 @@ def test_a_refused_login_in_the_import_names_the_config_and_keys_and_the_page_is
         assert "accepted none of the credentials" not in dialog.status.text()   # past the login now
     finally:
         window.remote.close()
+
+
+class HangingLogin:
+    """A trial connection whose login test answers only when cancelled (a host that times out)."""
+
+    def __init__(self):
+        self.futures: list[Future] = []
+
+    def check_login(self, host):
+        self.futures.append(Future())
+        return self.futures[-1]
+
+
+@pytest.mark.parametrize("close", ["reject", "save"])
+def test_a_page_closed_while_its_login_test_runs_stops_the_test_and_hears_nothing_after(qtbot, close):
+    """Closing the page (Cancel, Esc or Save) while Test waits for a host: the test is cancelled
+    and its trial connection closed at once, and its answer never reaches the page, which the
+    window deletes when it closes (the answer used to call into the deleted page)."""
+    bridge = RemoteBridge(make_services=lambda options: None)
+    trial, trials_closed = HangingLogin(), []
+    bridge.trial_services = lambda settings: trial
+    bridge.close_trial = lambda: trials_closed.append(True)
+    dialog = ConnectionDialog(bridge, ConnectionSettings(), None, test_host="node1")
+    try:
+        dialog.show()
+        assert dialog.test_login() and bridge.busy
+        getattr(dialog, close)()
+        assert not dialog.isVisible() and trial.futures[0].cancelled() and trials_closed
+    finally:
+        shiboken6.delete(dialog)              # the window deletes the page once it is closed
+    qtbot.waitUntil(lambda: not bridge.busy)   # the cancellation was delivered, to nobody

@@ -53,7 +53,8 @@ class ConnectionDialog(QDialog):
         super().__init__(parent)
         self.bridge = bridge
         self.saved: ConnectionSettings | None = None
-        self._test = None
+        self._test = None            # the FutureWatcher of a running login test
+        self._test_host = ""
         self.setObjectName("connection-settings")
         self.setWindowTitle("Connection settings")
         self.setMinimumWidth(720)
@@ -282,11 +283,24 @@ class ConnectionDialog(QDialog):
             self._say(f"Cannot test: {exc}", error=True)
             return False
         watcher = self.bridge.watch(future, f"the login test to {host}")
-        self._test = watcher
-        watcher.sig_done.connect(lambda text: self._tested(host, text, None))
-        watcher.sig_failed.connect(lambda exc: self._tested(host, "", exc))
-        watcher.sig_cancelled.connect(lambda: self._tested(host, "", None))
+        self._test, self._test_host = watcher, host
+        # bound methods, not lambdas: the answer may come after this page was closed and deleted
+        for signal, slot in self._test_slots(watcher):
+            signal.connect(slot)
         return True
+
+    def _test_slots(self, watcher) -> tuple:
+        return ((watcher.sig_done, self._test_done), (watcher.sig_failed, self._test_failed),
+                (watcher.sig_cancelled, self._test_cancelled))
+
+    def _test_done(self, text: str) -> None:
+        self._tested(self._test_host, text, None)
+
+    def _test_failed(self, exc: BaseException) -> None:
+        self._tested(self._test_host, "", exc)
+
+    def _test_cancelled(self) -> None:
+        self._tested(self._test_host, "", None)
 
     def _tested(self, host: str, text: str, exc: BaseException | None) -> None:
         self._test = None
@@ -324,7 +338,14 @@ class ConnectionDialog(QDialog):
         self.sig_saved.emit(self.saved)
         self.accept()
 
-    def reject(self) -> None:
+    def done(self, result: int) -> None:
+        """Save, Cancel or Esc while a login test runs: the test is stopped and its connections
+        closed now; its answer, if one still comes, has no page to be shown on."""
         if self._test is not None:
-            self._test.cancel()
-        super().reject()
+            test, self._test = self._test, None
+            for signal, slot in self._test_slots(test):
+                signal.disconnect(slot)
+            test.cancel()
+            self.test_button.setEnabled(True)
+            self.bridge.close_trial()
+        super().done(result)
