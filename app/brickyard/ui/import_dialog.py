@@ -247,7 +247,12 @@ class ImportDialog(QDialog):
         if opener is None:
             return
         dialog = opener(test_host=self.host_edit.text().strip(), parent=self)
-        dialog.sig_saved.connect(lambda _settings: self.show_reach())
+        # a bound method: a lambda holding this dialog on its own child (deleted when it closes)
+        # could release this dialog's last reference inside that child's destructor
+        dialog.sig_saved.connect(self._connection_saved)
+
+    def _connection_saved(self, _settings: object) -> None:
+        self.show_reach()
 
     def _return_in_list(self) -> None:
         if self.import_button.isEnabled() and not self.running:

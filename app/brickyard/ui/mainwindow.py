@@ -536,22 +536,25 @@ class MainWindow(QMainWindow):
         """Cluster ▸ Connection settings…: the dialog, over ``parent`` (default: this window; the
         import dialog passes itself, so its own modality does not block the page); Save keeps the
         settings in settings.json and the window reaches hosts with them."""
-        from ..remote.connection import SETTINGS_KEY
         from .connection_dialog import ConnectionDialog
 
         host = test_host or next((n.ssh_host for n in self.session.topo.nodes), "")
         dialog = ConnectionDialog(self.remote, self.remote.connection, parent or self, test_host=host)
-
-        def saved(settings) -> None:
-            self.files.settings.setValue(SETTINGS_KEY, settings.to_json())
-            self.remote.set_connection(settings)
-            self.statusBar().showMessage("Connection settings saved: the next SSH connection uses them", 10000)
-
-        dialog.sig_saved.connect(saved)
+        # a bound method, not a closure over this window: the dialog is this window's child and is
+        # deleted on its own; a connection of it holding the window's last reference would delete
+        # the window inside the dialog's destructor, and the window would delete the dialog again
+        dialog.sig_saved.connect(self._connection_saved)
         dialog.finished.connect(dialog.deleteLater)
         if show:
             dialog.open()
         return dialog
+
+    def _connection_saved(self, settings) -> None:
+        from ..remote.connection import SETTINGS_KEY
+
+        self.files.settings.setValue(SETTINGS_KEY, settings.to_json())
+        self.remote.set_connection(settings)
+        self.statusBar().showMessage("Connection settings saved: the next SSH connection uses them", 10000)
 
     # ---- actions --------------------------------------------------------------------
     def open_dialog(self) -> None:
