@@ -375,3 +375,29 @@ def test_after_cells_failed_every_row_of_the_grid_is_in_sight(qtbot, window, siz
         assert top >= 0 and top + height <= port, (
             f"row {r} ({grid.verticalHeaderItem(r).text()!r}) spans {top}..{top + height}, viewport {port} "
             f"at {size}; tab in front: {view.tabs.tabText(view.tabs.currentIndex())}")
+
+
+def test_a_campaign_over_the_bricks_of_a_volume_still_provisioned_is_refused_at_start(qtbot, window):
+    """Started while gv0 (provisioned from the Provision tab) still held its bricks, the campaign
+    failed pre-flight on every layout ('already a brick of volume gv0'); Start now says to tear
+    gv0 down first, and starts once the teardown is reported."""
+    from brickyard.remote.steps import RunReport
+
+    provision = window.open_provision()
+    provision.show_plan()
+    assert provision.plan is not None and provision.plan.volume.name == "gv0"
+    provision.sig_finished.emit(RunReport("provision", "gv0"))        # what a provision run that went well sends
+    window.tabs.setCurrentWidget(window.canvas)
+    view = campaign_from_compare(qtbot, window, picks=("distribute",))
+    assert view.setup.select_workload("dd")
+    view.setup.form.set_texts({"block_sizes": "1M", "concurrency": "1", "size": "8M"})
+    qtbot.mouseClick(view.setup.add_workload_button, LEFT)
+    qtbot.mouseClick(view.start_button, LEFT)
+    assert not view.running and SlowRunner.ran == []
+    said = view.message.text()
+    assert "Volume gv0 still holds the bricks this campaign uses (node1:/srv/brick1/brick" in said
+    assert "tear gv0 down first" in said and "already a brick of volume gv0" in said
+    provision.sig_finished.emit(RunReport("teardown", "gv0"))
+    with qtbot.waitSignal(view.sig_finished, timeout=30_000):
+        qtbot.mouseClick(view.start_button, LEFT)
+    assert SlowRunner.ran and SlowRunner.ran[0].startswith("preflight:")

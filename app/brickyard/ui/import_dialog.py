@@ -420,6 +420,10 @@ def load_imported(window, result: ImportResult, host: str) -> bool:
     if not topo.name:
         topo.name = host
     window.files.load_untitled(topo)
+    live = getattr(window, "live_volumes", None)     # what the import read exists on the cluster
+    if isinstance(live, dict):
+        live.clear()
+        live.update({v.name: list(v.bricks) for v in topo.volumes})
     window.tabs.setCurrentWidget(window.canvas)  # the drawing is what the user came for
     window.canvas.fit()
     summary = import_summary(result, host)

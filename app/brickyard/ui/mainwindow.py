@@ -60,6 +60,9 @@ class MainWindow(QMainWindow):
         self.campaign_view: QWidget | None = None
         self.change_view: QWidget | None = None
         self.change_history: QWidget | None = None
+        # volumes this window saw exist on the cluster (provisioned here, or read by an import),
+        # with their bricks: a campaign over those bricks would fail every layout's pre-flight
+        self.live_volumes: dict[str, list] = {}
         self.welcome: QWidget | None = None
         self._history_store = None
         self.session = Session(topo or Topology(), self)
@@ -386,8 +389,19 @@ class MainWindow(QMainWindow):
         if self.provision_view is None:
             self.provision_view = ProvisionView(self.session, self.remote, topology_path=lambda: self.files.path)
             self.provision_view.sig_status.connect(self._show_refusal)
+            self.provision_view.sig_finished.connect(self._provision_finished)
         self._show_tab("Provision", self.provision_view)
         return self.provision_view
+
+    def _provision_finished(self, report) -> None:
+        """Remember which volume now holds its bricks on the cluster, and which no longer does."""
+        if report is None or report.dry_run:
+            return
+        plan = self.provision_view.plan if self.provision_view is not None else None
+        if report.action == "provision" and report.ok and plan is not None and plan.volume.name == report.subject:
+            self.live_volumes[report.subject] = list(plan.volume.bricks)
+        elif report.action == "teardown" and report.ok:
+            self.live_volumes.pop(report.subject, None)
 
     def open_run(self) -> QWidget:
         """Show the Run tab (built once): benchmark a volume's mounts and baselines."""
@@ -409,6 +423,7 @@ class MainWindow(QMainWindow):
         if self.campaign_view is None:
             self.campaign_view = CampaignView(self.remote, self.history_store)
             self.campaign_view.sig_status.connect(self._show_refusal)
+            self.campaign_view.live_volumes = lambda: self.live_volumes
         volume = self.session.volume
         if layouts and volume is not None:
             path = str(self.files.path) if self.files.path and not self.files.dirty else ""

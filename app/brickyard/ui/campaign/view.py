@@ -86,6 +86,7 @@ class CampaignView(QWidget):
         self.bridge = bridge
         self._store = store
         self.runner_class = runner_class
+        self.live_volumes: Callable[[], dict[str, list]] = dict   # the window says which volumes exist
         self.spec: CampaignSpec | None = None
         self.runner: CampaignRunner | None = None
         self.state: CampaignState | None = None
@@ -354,6 +355,10 @@ class CampaignView(QWidget):
         if questions(spec) and not self.ack_box.isChecked():
             self._say("Read what gluster would ask for these layouts and tick to accept first.", error=True)
             return False
+        held = self._bricks_held(spec)
+        if held:
+            self._say(held, error=True)
+            return False
         store = self._store()
         busy = [r for r in store.campaigns.list(source=spec.source, unfinished=True)] if spec.source else []
         if busy and not spec.source.startswith("<"):
@@ -362,6 +367,28 @@ class CampaignView(QWidget):
             return False
         return self._launch(lambda lookup, events: self.runner_class.start(spec, store, lookup,
                                                                                    on_event=events))
+
+    def _bricks_held(self, spec) -> str:
+        """A sentence when a volume on the cluster (provisioned or imported in this window)
+        still holds bricks the campaign's layouts use: pre-flight would fail every layout with
+        'already a brick of volume gv0', so it is refused at Start instead."""
+        ours = {v.name for v in spec.layouts}
+        wanted = {(b.node, b.path) for v in spec.layouts for b in v.bricks}
+
+        def clash(node: str, path: str) -> bool:
+            return any(n == node and (p == path or p.startswith(path.rstrip("/") + "/")
+                                      or path.startswith(p.rstrip("/") + "/")) for n, p in wanted)
+
+        for name, bricks in sorted(self.live_volumes().items()):
+            if name in ours:
+                continue
+            used = [f"{b.node}:{b.path}" for b in bricks if clash(b.node, b.path)]
+            if used:
+                more = f" and {len(used) - 2} more" if len(used) > 2 else ""
+                return (f"Volume {name} still holds the bricks this campaign uses ({', '.join(used[:2])}{more}): "
+                        f"tear {name} down first (Provision tab ▸ Tear down…), then Start. Otherwise every "
+                        f"layout's pre-flight fails with 'already a brick of volume {name}'.")
+        return ""
 
     def resume(self, campaign_id: str | None) -> bool:
         if self.running or not campaign_id:
