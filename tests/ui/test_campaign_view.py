@@ -401,3 +401,19 @@ def test_a_campaign_over_the_bricks_of_a_volume_still_provisioned_is_refused_at_
     with qtbot.waitSignal(view.sig_finished, timeout=30_000):
         qtbot.mouseClick(view.start_button, LEFT)
     assert SlowRunner.ran and SlowRunner.ran[0].startswith("preflight:")
+
+
+def test_a_done_cell_puts_its_figure_first_where_a_narrow_column_keeps_it(qtbot, window):
+    """At 1280×720 a column is ~130 px: 'write 1M ×4: 398.…' lost the figure on the walk."""
+    window.resize(1280, 720)
+    view = campaign_from_compare(qtbot, window)
+    assert view.setup.select_workload("dd")
+    qtbot.mouseClick(view.setup.add_workload_button, LEFT)
+    grid = view.grid
+    key = next(k for k in grid.cells if k.startswith("cell:"))
+    grid.show_step(key, DONE, headline="write 1M ×4: 398.0 MB/s")
+    qtbot.wait(20)
+    first, second = grid.cells[key].text().split("\n")
+    assert (first, second) == ("done: 398.0 MB/s", "write 1M ×4")
+    column = grid.column(grid.cells[key])
+    assert grid.fontMetrics().horizontalAdvance(first) < grid.columnWidth(column)

@@ -104,7 +104,8 @@ class CampaignGrid(QTableWidget):
         step = next(s for s in self.steps if s.key == key)
         text = WORDS.get(status, status)
         if status == DONE and headline:
-            text = f"done\n{headline}"
+            what, _, value = headline.rpartition(": ")   # the figure first: a narrow column cuts the end
+            text = f"done: {value}\n{what}" if what else f"done\n{headline}"
         elif status in (FAILED, SKIPPED) and message:
             text = f"{text}\n{message.splitlines()[0]}"
         item.setText(text)
