@@ -397,6 +397,7 @@ def test_a_campaign_over_the_bricks_of_a_volume_still_provisioned_is_refused_at_
     said = view.message.text()
     assert "Volume gv0 still holds the bricks this campaign uses (node1:/srv/brick1/brick" in said
     assert "tear gv0 down first" in said and "already a brick of volume gv0" in said
+    assert "cannot start" in view.state_label.text() and "ready" not in view.state_label.text()
     provision.sig_finished.emit(RunReport("teardown", "gv0"))
     with qtbot.waitSignal(view.sig_finished, timeout=30_000):
         qtbot.mouseClick(view.start_button, LEFT)

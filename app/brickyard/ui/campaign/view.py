@@ -358,6 +358,8 @@ class CampaignView(QWidget):
         held = self._bricks_held(spec)
         if held:
             self._say(held, error=True)
+            self._set_state("idle", f"Campaign {spec.name}: cannot start — a volume still holds its bricks, "
+                                    "see under the form.")
             return False
         store = self._store()
         busy = [r for r in store.campaigns.list(source=spec.source, unfinished=True)] if spec.source else []
