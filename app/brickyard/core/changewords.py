@@ -18,30 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from .changemodel import span
 from .units import format_bytes, format_utc
 
 STATUS_WORDS = {"pending": "not run", "running": "running", "done": "done", "skipped": "already done",
                 "failed": "FAILED"}
 KIND_WORDS = {"expand": "expand", "rebalance": "rebalance", "fix-layout": "fix-layout", "shrink": "shrink",
               "replace": "replace", "raise-redundancy": "raise redundancy", "migrate": "migrate"}
-
-
-def span(seconds: float | None) -> str:
-    """'45 s', '4 min', '1 h 20 min', '3 days 4 h' (a prediction is no more exact than that)."""
-    if seconds is None:
-        return "–"
-    s = max(float(seconds), 0.0)
-    if s < 10:
-        return f"{s:.1f} s" if s >= 0.05 else "0 s"
-    if s < 90:
-        return f"{s:.0f} s"
-    if s < 3600:
-        return f"{s / 60:.0f} min"
-    if s < 86400:
-        h, m = divmod(int(round(s / 60)), 60)
-        return f"{h} h {m} min" if m else f"{h} h"
-    d, h = divmod(int(round(s / 3600)), 24)
-    return f"{d} day{'s' if d != 1 else ''} {h} h" if h else f"{d} day{'s' if d != 1 else ''}"
 
 
 def range_text(doc: Mapping[str, float] | None) -> str:
