@@ -117,3 +117,28 @@ def test_updates_return_the_old_values():
     assert topo.update_volume("gv0", name="data", transport="rdma") == {"name": "gv0", "transport": "tcp"}
     assert topo.update_brick(BrickRef("n1", "/b2"), path="/b3", size_bytes=20) == {"path": "/b2", "size_bytes": 10}
     assert topo.volume("data") is not None and topo.node("n1").brick("/b3").size_bytes == 20
+
+
+def test_brick_ref_keeps_a_dataclass_s_equality_order_and_fields_with_its_hash_cached():
+    import dataclasses
+
+    a, b = BrickRef("n1", "/b/1"), BrickRef("n1", "/b/1")
+    assert a == b and hash(a) == hash(b) and not a != b
+    assert a != BrickRef("n1", "/b/2") and a < BrickRef("n1", "/b/2") and a != ("n1", "/b/1")
+    assert dataclasses.asdict(a) == {"node": "n1", "path": "/b/1"} and repr(a) == "BrickRef(node='n1', path='/b/1')"
+    assert dataclasses.replace(a, path="/b/3") == BrickRef("n1", "/b/3")
+
+
+def test_a_brick_ref_pickled_in_another_process_hashes_as_this_one_s():
+    """The cached hash is not pickled: a str's hash differs between processes."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+
+    code = ("import pickle, sys; from brickyard.core.topology import BrickRef; "
+            "sys.stdout.buffer.write(pickle.dumps(BrickRef('node7', '/bricks/b1')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True,
+                         env={**os.environ, "PYTHONHASHSEED": "12345"}).stdout
+    ref = pickle.loads(out)
+    assert {BrickRef("node7", "/bricks/b1"): 1}.get(ref) == 1

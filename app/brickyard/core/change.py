@@ -99,6 +99,9 @@ def planning_topology(topo: Topology, live: LiveState) -> Topology:
             lb = measured[ref]
             at = where.get(ref.path)
             b = bricks[at] if at is not None else Brick(ref.path, 0)
+            if (at is not None and b.size_bytes == lb.size_total and b.filesystem and b.free_bytes is None
+                    and not b.free_measured):
+                continue    # the drawing already says what gluster measured: the same Brick
             # Brick(...) rather than dataclasses.replace: 4,800 bricks in a few milliseconds. Its
             # free space stays with the live state (the plan reads it there): capacity's "free
             # now" is not a figure of a change plan and costs a pass over every brick
@@ -110,15 +113,13 @@ def planning_topology(topo: Topology, live: LiveState) -> Topology:
                 bricks[at] = brick
         nodes.append(replace(node, bricks=bricks))
     drawn = {n.name for n in nodes}
-    for ref in live.bricks:
+    for ref, lb in live.bricks.items():
         if ref.node not in drawn:
-            lb = live.bricks[ref]
             nodes.append(Node(ref.node, bricks=[Brick(ref.path, lb.size_total or 0, filesystem=lb.device)]))
             drawn.add(ref.node)
-        else:
-            node = next(n for n in nodes if n.name == ref.node) if ref not in measured else None
-            if node is not None and node.brick(ref.path) is None:
-                lb = live.bricks[ref]
+        elif not lb.size_total:     # not measured (above): a brick the drawing may lack
+            node = next(n for n in nodes if n.name == ref.node)
+            if node.brick(ref.path) is None:
                 node.bricks = [*node.bricks, Brick(ref.path, lb.size_total or 0, filesystem=lb.device)]
     return Topology(topo.name, topo.description, list(topo.sites), nodes, list(topo.clients),
                     list(topo.latencies), [])
@@ -225,6 +226,11 @@ class _Planner:
         self._site_of: dict[str, str] | None = None
         self.current_set = frozenset(current.bricks)
         self._current_span = 0
+        # the drawing's bricks as the live volume's own BrickRef objects where they are the same
+        # brick: every later lookup and comparison of them then hits on identity (a 4,800-brick
+        # plan compares brick references several hundred thousand times)
+        canon = {b: b for b in current.bricks}
+        self.target_bricks = [canon.get(b, b) for b in target.bricks]
 
     # ---- the whole plan --------------------------------------------------------------------
     def plan(self) -> ChangePlan:
@@ -312,7 +318,7 @@ class _Planner:
     # ---- replica count raised ----------------------------------------------------------------
     def _raise(self, cres: Resolved, tres: Resolved):
         cur_sets = split_sets(self.current.bricks, cres.set_size)
-        tgt_sets = split_sets(self.target.bricks, tres.set_size)
+        tgt_sets = split_sets(self.target_bricks, tres.set_size)
         if len(cur_sets) != len(tgt_sets):
             raise _Refused("raise-and-resize", (
                 f"the drawing raises redundancy and changes the number of sets ({len(cur_sets)} -> {len(tgt_sets)}) "
@@ -358,12 +364,12 @@ class _Planner:
     def _same_geometry(self, cres: Resolved):
         k = cres.set_size
         cur_sets = split_sets(self.current.bricks, k)
-        tgt_sets = split_sets(self.target.bricks, k)
+        tgt_sets = split_sets(self.target_bricks, k)
         owner = {b: i for i, s in enumerate(cur_sets) for b in s}
         matched: dict[int, tuple[BrickRef, ...]] = {}
         new_sets: list[tuple[BrickRef, ...]] = []
         for t in tgt_sets:
-            homes = {owner[b] for b in t if b in owner}
+            homes = {h for h in map(owner.get, t) if h is not None}
             if len(homes) > 1:
                 raise _Refused("brick-between-sets", (
                     f"the drawn set {', '.join(map(str, t))} takes bricks from {len(homes)} of {self.name}'s sets: "
@@ -382,6 +388,8 @@ class _Planner:
         replaced: list[tuple[int, BrickRef, BrickRef]] = []
         for i, t in matched.items():
             c = cur_sets[i]
+            if c == t:      # the set as it is (most of them)
+                continue
             gone = [b for b in c if b not in t]
             come = [b for b in t if b not in c]
             for old, new in self._pair(c, t, gone, come):
@@ -521,13 +529,14 @@ class _Planner:
         result = replace(self.current, bricks=result_bricks)
         bricks: list[BrickChange] = []
         arbiter = bool(self.cres.arbiter)
+        known = live.bricks
         for i, c in enumerate(cur_sets):
             for pos, b in enumerate(c):
-                lb = live.brick(b)
+                lb = known.get(b) or live.brick(b)
                 is_arb = arbiter and pos == len(c) - 1
                 if i in retiring:
                     bricks.append(BrickChange(b, RETIRING, i, None, is_arb, lb.online, lb.used_bytes))
-                elif b in swap:
+                elif swap and b in swap:
                     bricks.append(BrickChange(b, REPLACED, i, None, is_arb, lb.online, lb.used_bytes, partner=swap[b]))
                     bricks.append(BrickChange(swap[b], REPLACEMENT, None, after_index[i], is_arb, partner=b))
                 else:
@@ -712,7 +721,8 @@ class _Planner:
     # ---- what moves -----------------------------------------------------------------------------
     def _costs(self, bricks: list[BrickChange], after: _Analysis, steps, kinds):
         live = self.live
-        loads = cost.set_loads(self.before_sets, [live.brick(b.ref) for b in live.info.bricks])
+        known = live.bricks
+        loads = cost.set_loads(self.before_sets, [known.get(b.ref) or live.brick(b.ref) for b in live.info.bricks])
         rates = self.rates or cost.default_rates(self.ptopo, [b.node for b in self.current.bricks] +
                                                  [b.ref.node for b in bricks])
         flows: dict[str, cost.Flow] = {}

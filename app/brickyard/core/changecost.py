@@ -149,10 +149,17 @@ def set_loads(sets: Sequence[BrickSet], bricks: Sequence) -> list[SetLoad]:
         n = len(s.bricks)
         members = bricks[at:at + n]
         at += n
-        data = [b for b in members if b.ref != s.arbiter]
-        known = [u for u in (b.used_bytes for b in data) if u is not None]
-        per_brick = max(known, default=0)
-        entries = max((entries_from_inodes(b.used_inodes) for b in data), default=0)
+        arbiter = s.arbiter
+        per_brick = entries = 0     # both are never negative
+        for b in members:
+            if arbiter is not None and b.ref == arbiter:
+                continue
+            used = b.used_bytes
+            if used is not None and used > per_brick:
+                per_brick = used
+            found = entries_from_inodes(b.used_inodes)
+            if found > entries:
+                entries = found
         out.append(SetLoad(per_brick * (s.data_bricks if s.redundancy else 1), entries, per_brick))
     return out
 
@@ -211,7 +218,7 @@ def layout_flow(before: Sequence[BrickSet], after: Sequence[BrickSet], kept: Map
         keep = share_after_of.get(i, 0.0)
         fraction = 1.0 if i not in kept else (max(0.0, 1.0 - keep / share) if share > 0 else 0.0)
         arbiter = s.arbiter
-        nodes = {b.node for b in s.bricks if b != arbiter}
+        nodes = {b.node for b in s.bricks} if arbiter is None else {b.node for b in s.bricks if b != arbiter}
         n = len(nodes) or 1
         # every file of a set that migrates is looked at (a rebalance scans all of them, a
         # remove-brick those of the retiring sets): charged like the files moved
@@ -225,7 +232,7 @@ def layout_flow(before: Sequence[BrickSet], after: Sequence[BrickSet], kept: Map
         entries_total += ent
         gone = int(load.per_brick * fraction)
         for b in s.bricks:
-            out[b] += 0 if b == arbiter else gone
+            out[b] += gone if arbiter is None or b != arbiter else 0
         # each node with a data brick of the set migrates its share (DHT picks one per set)
         for node in nodes:
             node_bytes[node] += moved / n

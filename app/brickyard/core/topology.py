@@ -39,8 +39,30 @@ class VolumeType(str, Enum):
 
 @dataclass(frozen=True, order=True)
 class BrickRef:
+    """A brick as gluster names it, ``node:/path``. Its hash is computed once: a change plan
+    of a 4,800-brick volume hashes brick references over a million times (sets, matching,
+    costs), and a dataclass's ``__hash__`` builds a tuple each time. Equality, order, repr,
+    ``fields``/``asdict`` and pickling are a plain frozen dataclass's of (node, path)."""
+
     node: str
     path: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.node, self.path)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._hash == other._hash and self.node == other.node and self.path == other.path
+
+    def __reduce__(self):
+        # the hash of a str differs between processes: pickle the fields, hash again on load
+        return self.__class__, (self.node, self.path)
 
     def __str__(self) -> str:
         return f"{self.node}:{self.path}"
