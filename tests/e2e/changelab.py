@@ -25,9 +25,11 @@ from .test_provision_lab import lab_volume_topology, run_on_pool
 
 CORPUS_SCRIPT = (Path(__file__).with_name("corpus_script.py")).read_text()
 CLIENT = "client1"
-# "small" (CI: ~200 files, 30 MB, every kind of entry) or "full" (the issue's 2,000+ files, 140 MB:
-# a migration or heal of it takes minutes on a shared 2-core machine)
-CORPUS = os.environ.get("BRICKYARD_CHANGE_CORPUS", "small")
+# corpus_script.py's sizes: "small" (~200 files, 30 MB, every kind of entry), "many" (2,000 files,
+# nearly all tiny, ~45 MB) or "full" (2,000+ files, 140 MB). Each test volume names its own
+# (test_change_lab.py says which and why); BRICKYARD_CHANGE_CORPUS=small|many|full sets every volume's
+CORPUS = os.environ.get("BRICKYARD_CHANGE_CORPUS", "")
+LARGE = ("many", "full")
 
 
 def df_bytes(lab, path: str) -> int:
@@ -45,6 +47,7 @@ class LabChange:
     workdir: Path
     manifest: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
+    corpus: str = ""
     drawn: set = field(default_factory=set)     # every brick any drawing named: what drop() removes
     dropped: bool = False
 
@@ -69,15 +72,18 @@ class LabChange:
         vol.timings["provision"] = time.monotonic() - t0
         return vol
 
-    def write_corpus(self, seed: int) -> dict:
-        """The corpus (``CORPUS``) written and checksummed on the client in one process."""
+    def write_corpus(self, seed: int, size: str) -> dict:
+        """The corpus of this ``size`` (or ``CORPUS``, when set) written and checksummed on the
+        client in one process (one SSH session, one pass)."""
+        size = CORPUS or size
         t0 = time.monotonic()
-        out = self.lab.ssh(CLIENT, ["python3", "-", "write", self.mount, str(seed), CORPUS], input=CORPUS_SCRIPT,
+        out = self.lab.ssh(CLIENT, ["python3", "-", "write", self.mount, str(seed), size], input=CORPUS_SCRIPT,
                            timeout=900)
         self.manifest = json.loads(out.stdout)
-        self.timings["corpus"] = time.monotonic() - t0
+        self.timings[f"corpus ({size})"] = time.monotonic() - t0
+        self.corpus = size
         files = [e for e in self.manifest.values() if e[0] == "file"]
-        assert len(files) >= (2000 if CORPUS == "full" else 200) and max(e[1] for e in files) >= 10 << 20
+        assert len(files) >= (2000 if size in LARGE else 200) and max(e[1] for e in files) >= 10 << 20
         assert any(e[0] == "link" for e in self.manifest.values()) and any(e[4] for e in files)
         return self.manifest
 

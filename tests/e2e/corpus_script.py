@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """A test corpus written and checked on the client in one process (stdlib only).
 
-    python3 corpus_script.py write ROOT SEED [small|full] -> prints the manifest (JSON) of what it wrote
+    python3 corpus_script.py write ROOT SEED [small|many|full] -> prints the manifest (JSON) of what it wrote
     python3 corpus_script.py read ROOT                    -> prints the manifest of what is there now
 
 The full corpus: 2,000+ regular files in 96 directories three levels deep, sizes from 0 bytes
 to tens of MiB (most small, as real trees are), a few hard links (a second name for a file)
-and symlinks (relative, to files and to a directory, one dangling). The small one has the same
+and symlinks (relative, to files and to a directory, one dangling). "many": as many files in
+the same tree, nearly all of 0-4 KiB, five of 1-4 MiB and one of 16-24 MiB (~45 MB). The small one has the same
 kinds of everything (a 12+ MiB file included) at a tenth of the files, 35 directories:
 gluster migrates and heals file by file, so on a shared 2-core machine it is what fits CI. A manifest maps each path to
 (kind, size, sha256, link target, hard-link group), so two manifests compare with ``==``.
@@ -23,10 +24,12 @@ import sys
 SIZES = {  # (count, smallest, largest) bytes
     "full": ((1200, 0, 4096), (640, 4096, 64 << 10), (140, 64 << 10, 1 << 20), (16, 1 << 20, 4 << 20),
              (2, 12 << 20, 24 << 20)),
+    # the issue's 2,000+ files as most trees hold them: nearly all tiny, a few MiB-size, one of tens of MiB
+    "many": ((1850, 0, 4096), (144, 4096, 64 << 10), (5, 1 << 20, 4 << 20), (1, 16 << 20, 24 << 20)),
     "small": ((120, 0, 4096), (60, 4096, 64 << 10), (16, 64 << 10, 1 << 20), (3, 1 << 20, 4 << 20),
               (1, 12 << 20, 16 << 20)),
 }
-TREE = {"full": (12, 4, 2), "small": (7, 2, 1)}   # directories on each of the three levels
+TREE = {"full": (12, 4, 2), "many": (12, 4, 2), "small": (7, 2, 1)}   # directories on each of the three levels
 
 
 def write(root, seed, size="full"):
