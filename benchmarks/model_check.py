@@ -142,7 +142,7 @@ def analyse(db: str, probe_run: str, campaign_id: str, calibrate_on: tuple[str, 
 
 def export(db: str, probe_run: str, campaign_id: str, path: str, load: dict | None = None) -> None:
     """The probe and the campaign's runs with their topology snapshots, as one JSON file:
-    what tests/core/test_modelgoal.py replays (recorded figures, today's model)."""
+    what tests/campaign/test_modelgoal.py replays (recorded figures, today's model)."""
     from brickyard.campaign.results import stored_campaign
     from brickyard.campaign.state import campaign_steps
     from brickyard.store import HistoryStore
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"run the calibration layout N times between the others (default: full "
                         f"{INTERLEAVE['full']}, small {INTERLEAVE['small']}, ci 1; 1: once, first)")
     p.add_argument("--export", metavar="FILE", help="also write the probe and the campaign's runs to FILE (JSON): "
-                                                    "recorded figures for tests/core/test_modelgoal.py")
+                                                    "recorded figures for tests/campaign/test_modelgoal.py")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     args = p.parse_args(argv)
     if bool(args.probe) != bool(args.campaign):

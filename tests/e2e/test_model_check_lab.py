@@ -8,7 +8,7 @@ replicated layout: 8 figures, reads included.
 Distribute runs without client io-threads here, as glusterd leaves every replicated volume it
 creates (``core.client_options``): the aggregate it calibrates is the one a replicated client
 has, so the prediction does not hang on the assumed io-threads ratio (which the full run measures
-on an interleaved copy, and tests/core/test_modelgoal.py replays from recorded sandbox runs).
+on an interleaved copy, and tests/campaign/test_modelgoal.py replays from recorded sandbox runs).
 
 The goal (issue 23) is judged by ``core.modelgoal.judge`` with ``alpha=0.01``: each share — 90 %
 of the measurements inside the stated range; 90 % of the figures within 25 % where the
