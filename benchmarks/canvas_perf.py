@@ -10,7 +10,7 @@ Prints, in milliseconds, min / median / max of several runs (wall clock, and CPU
 - one frame while dragging a node card: a mouse move over the viewport and the repaint;
   target < 33 ms (issue 3).
 The window runs as the app runs it: the garbage collector on the GUI thread's timer, what
-start-up built frozen (``ui.app.settle_gc``), so no edit pays for a full collection that the
+start-up built frozen (``ui.frame.app.settle_gc``), so no edit pays for a full collection that the
 app would have made elsewhere.
 """
 
@@ -65,9 +65,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    from brickyard.ui.app import settle_gc
-    from brickyard.ui.collector import GuiThreadCollector
-    from brickyard.ui.mainwindow import MainWindow
+    from brickyard.ui.frame.app import settle_gc
+    from brickyard.ui.frame.collector import GuiThreadCollector
+    from brickyard.ui.frame.mainwindow import MainWindow
 
     collector = GuiThreadCollector(app)
     collector.start()
@@ -89,7 +89,7 @@ def main() -> int:
     view.centerOn(view.board.nodes[topo.nodes[0].name])
 
     # time the planner inside the very edit being measured, so the window's share is exact
-    import brickyard.ui.session as session_module
+    import brickyard.ui.frame.session as session_module
     planner = session_module.plan_volume
     last_plan = [0.0]
 

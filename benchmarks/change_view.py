@@ -36,10 +36,10 @@ import figures  # noqa: E402
 
 from brickyard.core import livestate as ls  # noqa: E402
 from brickyard.core.topology import BrickRef, Layout, Volume, VolumeType  # noqa: E402
-from brickyard.ui.bridge import RemoteBridge  # noqa: E402
+from brickyard.ui.frame.bridge import RemoteBridge  # noqa: E402
 from brickyard.ui.change import planning  # noqa: E402
 from brickyard.ui.change.view import ChangeView  # noqa: E402
-from brickyard.ui.session import Session  # noqa: E402
+from brickyard.ui.frame.session import Session  # noqa: E402
 
 ROUNDS = 3
 TARGET = 0.100          # an edit on the GUI thread, seconds

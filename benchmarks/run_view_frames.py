@@ -311,9 +311,9 @@ def main() -> int:
     args = parser.parse_args()
     app = QApplication.instance() or EventTimer(sys.argv[:1])
     from brickyard.bench.hostlock import HostLocks
-    from brickyard.ui.app import settle_gc
-    from brickyard.ui.collector import GuiThreadCollector
-    from brickyard.ui.mainwindow import MainWindow
+    from brickyard.ui.frame.app import settle_gc
+    from brickyard.ui.frame.collector import GuiThreadCollector
+    from brickyard.ui.frame.mainwindow import MainWindow
 
     collector = GuiThreadCollector(app)     # as brickyard-gui: cycles collected on the GUI thread, on a timer
     collector.start()

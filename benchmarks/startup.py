@@ -33,7 +33,7 @@ EXAMPLE = ROOT / "resources" / "examples" / "three-site.brickyard.json"
 HELP_TARGET, GUI_TARGET = 0.2, 1.0
 HEAVY = "asyncssh,cryptography,sqlalchemy,alembic"
 
-# the GUI's own start-up (brickyard.ui.app.main) with the event loop replaced by "print what is
+# the GUI's own start-up (brickyard.ui.frame.app.main) with the event loop replaced by "print what is
 # loaded and leave": the process ends as the first window is up
 PROBE = """
 import sys
@@ -45,7 +45,7 @@ def shown(*args):
     return 0
 
 QApplication.exec = shown
-from brickyard.ui.app import main
+from brickyard.ui.frame.app import main
 sys.exit(main(sys.argv[2:]))
 """
 

@@ -33,7 +33,7 @@ def main() -> int:
     if args[:1] == ["gui"]:
         gui, args = True, args[1:]
     if gui or args[:1] == ["--self-test"]:
-        from brickyard.ui.app import main as gui_main
+        from brickyard.ui.frame.app import main as gui_main
 
         return gui_main(args)
     from brickyard.cli import main as cli_main

@@ -44,8 +44,8 @@ def no_modal_questions(monkeypatch):
     question box once hung CI for good (a pre-flight records the free space it measured as an
     undoable edit, so closing the e2e test's window asked to save; pytest-timeout cannot
     interrupt Qt's modal loop). tests/ui and tests/e2e use it for every test."""
-    from brickyard.ui import files
-    from brickyard.ui.mainwindow import MainWindow
+    from brickyard.ui.frame import files
+    from brickyard.ui.frame.mainwindow import MainWindow
 
     monkeypatch.setattr(files.FileController, "_ask_box", lambda self, question: "discard")
     monkeypatch.setattr(files.FileController, "_ask_recover_box", lambda self, question: False)
@@ -54,14 +54,14 @@ def no_modal_questions(monkeypatch):
 
 @pytest.fixture(scope="session")
 def _gui_thread_collector(qapp):
-    from brickyard.ui.collector import GuiThreadCollector
+    from brickyard.ui.frame.collector import GuiThreadCollector
 
     return GuiThreadCollector()
 
 
 @pytest.fixture
 def gc_on_the_gui_thread(_gui_thread_collector):
-    """Python's cycle collector runs on the GUI thread only, as in the app (ui/collector.py), and
+    """Python's cycle collector runs on the GUI thread only, as in the app (ui/frame/collector.py), and
     once more when the test ends, after its windows were closed. Left to itself it ran on the SSH
     loop thread now and then and deleted a test's window there: the next event crashed the run.
     tests/ui and tests/e2e use it for every test."""

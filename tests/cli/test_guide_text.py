@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from brickyard.ui import guide_text
+from brickyard.ui.frame import guide_text
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = guide_text.guide_dir(ROOT)
@@ -183,7 +183,7 @@ def test_every_brickyard_command_line_names_real_commands_and_options(doc, line,
 def _command_source(path: list[str]) -> str:
     """The source of a command's module (an option hidden from --help is still defined there)."""
     if path[0] == "brickyard-gui":
-        return (PACKAGE / "ui" / "app.py").read_text()
+        return (PACKAGE / "ui" / "frame" / "app.py").read_text()
     from brickyard.cli import COMMANDS
 
     module = COMMANDS[path[1]].module if len(path) > 1 and path[1] in COMMANDS else "brickyard.cli"
@@ -407,8 +407,8 @@ def test_every_path_in_your_home_the_guide_names_is_where_brickyard_keeps_it(mon
         monkeypatch.delenv(env, raising=False)
     made = set(home_paths(home).values())
     install = (ROOT / "packaging" / "install.sh").read_text()
-    old = (PACKAGE / "ui" / "profile.py").read_text()
-    welcome = (PACKAGE / "ui" / "welcome.py").read_text()
+    old = (PACKAGE / "ui" / "frame" / "profile.py").read_text()
+    welcome = (PACKAGE / "ui" / "frame" / "welcome.py").read_text()
     for doc, text in PATHS:
         if not text.startswith("~/"):
             continue
@@ -426,12 +426,12 @@ def test_every_path_in_your_home_the_guide_names_is_where_brickyard_keeps_it(mon
             assert made_by_install[folder] in install and tail.split("/")[-1] in install, \
                 f"{doc}: packaging/install.sh makes no {text}"
             continue
-        # the places older versions kept things (moved once at start: ui/profile.py)
+        # the places older versions kept things (moved once at start: ui/frame/profile.py)
         if "Brickyard/Brickyard" in tail and "Brickyard/Brickyard" in old:
             continue
         raise AssertionError(f"{doc}: {text} is not where Brickyard keeps anything "
                              f"(its code computes {sorted(str(p).replace(str(home), '~') for p in made)})"
-                             + (" — the welcome view's folder is in ui/welcome.py" if "baseline" in welcome else ""))
+                             + (" — the welcome view's folder is in ui/frame/welcome.py" if "baseline" in welcome else ""))
 
 
 #: paths of the admin's own choosing the guide gives as examples (nothing of Brickyard's)

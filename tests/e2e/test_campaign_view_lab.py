@@ -15,8 +15,8 @@ from PySide6.QtCore import Qt
 from brickyard.campaign.state import C_COMPLETE, DONE
 from brickyard.core.decisiontable import MEASURED
 from brickyard.core.topology import Layout, VolumeType
-from brickyard.ui.bridge import RemoteBridge
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.frame.bridge import RemoteBridge
+from brickyard.ui.frame.mainwindow import MainWindow
 
 from .shots import shot
 from .test_provision_lab import lab_volume_topology

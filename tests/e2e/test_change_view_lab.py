@@ -21,10 +21,10 @@ from PySide6.QtCore import QPointF, Qt
 from brickyard.cli import main
 from brickyard.core import topofile
 from brickyard.core.topology import BrickRef, Layout, VolumeType
-from brickyard.ui.bridge import RemoteBridge
 from brickyard.ui.change import ChangeView
-from brickyard.ui.import_dialog import load_imported
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.cluster.import_dialog import load_imported
+from brickyard.ui.frame.bridge import RemoteBridge
+from brickyard.ui.frame.mainwindow import MainWindow
 
 from ..ui.helpers import click, point_of, show_active
 from .labvolume import drop_test_volume

@@ -11,9 +11,9 @@ from PySide6.QtWidgets import QApplication
 from brickyard.cli import main
 from brickyard.core import topofile
 from brickyard.core.topology import Layout, VolumeType
-from brickyard.ui.bridge import RemoteBridge
-from brickyard.ui.import_dialog import run_import_dialog
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.cluster.import_dialog import run_import_dialog
+from brickyard.ui.frame.bridge import RemoteBridge
+from brickyard.ui.frame.mainwindow import MainWindow
 
 from .test_provision_lab import lab_volume_topology
 

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QApplication, QFileDialog
 
 from brickyard.core.plan import plan_volume
 from brickyard.core.topology import BrickRef, Layout, Volume, VolumeType
-from brickyard.ui.bridge import RemoteBridge
-from brickyard.ui.import_dialog import run_import_dialog
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.cluster.import_dialog import run_import_dialog
+from brickyard.ui.frame.bridge import RemoteBridge
+from brickyard.ui.frame.mainwindow import MainWindow
 
 WAIT_MS = 120_000
 

@@ -7,8 +7,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from brickyard.core.topology import Layout, VolumeType
-from brickyard.ui.bridge import RemoteBridge
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.frame.bridge import RemoteBridge
+from brickyard.ui.frame.mainwindow import MainWindow
 
 from .test_provision_lab import lab_volume_topology, ssh_config_knowing_no_keys
 

@@ -20,9 +20,9 @@ from brickyard.core import topofile
 from brickyard.core.topology import Layout, VolumeType
 from brickyard.remote.hostkeys import UnknownHostKey
 from brickyard.remote.steps import DONE, SKIPPED
-from brickyard.ui.bridge import RemoteBridge
-from brickyard.ui.provision_view import ProvisionView
-from brickyard.ui.session import Session
+from brickyard.ui.cluster.provision_view import ProvisionView
+from brickyard.ui.frame.bridge import RemoteBridge
+from brickyard.ui.frame.session import Session
 
 from .test_provision_lab import lab_volume_topology, ssh_config_knowing_no_keys
 

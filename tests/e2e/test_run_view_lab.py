@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QApplication
 from brickyard.cli import main
 from brickyard.core import topofile
 from brickyard.core.topology import Layout, VolumeType
-from brickyard.ui.bridge import RemoteBridge
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.frame.bridge import RemoteBridge
+from brickyard.ui.frame.mainwindow import MainWindow
 
 from .shots import shot
 from .test_bench_lab import _brick_pids

@@ -43,9 +43,9 @@ def main(out: Path) -> int:
 
     import os
 
-    from brickyard.core.topology import Brick, BrickRef, Client, Layout, Mount, Node, Topology, VolumeType
     from brickyard.core import edits
-    from brickyard.ui.mainwindow import MainWindow
+    from brickyard.core.topology import Brick, BrickRef, Client, Layout, Mount, Node, Topology, VolumeType
+    from brickyard.ui.frame.mainwindow import MainWindow
 
     app = QApplication.instance() or QApplication([sys.argv[0], "-platform", "xcb"])
     if app.platformName() != "xcb":
@@ -109,7 +109,7 @@ def main(out: Path) -> int:
     shoot("07-lab-topology-edited-live")
     # the History tab has the window to itself: no planner docks, no wider than the screen
     os.environ["BRICKYARD_DB"] = f"sqlite:///{scratch / 'history.sqlite3'}"
-    from brickyard.ui.mainwindow import OPTIONAL_VIEWS
+    from brickyard.ui.frame.mainwindow import OPTIONAL_VIEWS
 
     if window.open_optional_view(*OPTIONAL_VIEWS[0]) is not None:
         shoot("08-history-tab")

@@ -10,7 +10,7 @@ import shiboken6
 from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
-from brickyard.ui.bridge import FutureWatcher, GuiCall, QtProgress, RemoteBridge, SecretPrompt
+from brickyard.ui.frame.bridge import FutureWatcher, GuiCall, QtProgress, RemoteBridge, SecretPrompt
 
 
 class _Receiver(QObject):

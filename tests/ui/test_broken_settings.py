@@ -8,12 +8,12 @@ import json
 
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.frame.mainwindow import MainWindow
 
 
 def _start_app(monkeypatch, said: list[str]) -> MainWindow:
     """``brickyard-gui`` as a user starts it, up to the event loop; warnings are collected."""
-    from brickyard.ui import app as gui
+    from brickyard.ui.frame import app as gui
 
     seen = {}
 

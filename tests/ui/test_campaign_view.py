@@ -19,7 +19,7 @@ from PySide6.QtGui import QAction
 
 from brickyard.campaign.state import C_CANCELLED, C_COMPLETE, C_PAUSED, DONE, FAILED, PENDING
 from brickyard.core.topology import BrickRef, Layout, Mount, Volume, VolumeType
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.frame.mainwindow import MainWindow
 
 from ..campaign.test_runner import FakeRunner
 from ..campaign.test_spec import lab_topology

@@ -2,8 +2,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 
 from brickyard.core import topofile
 from brickyard.core.topology import BrickRef
-from brickyard.ui.canvas.items import HEADER_H
-from brickyard.ui.canvas.view import CanvasView
+from brickyard.ui.planner.canvas.items import HEADER_H
+from brickyard.ui.planner.canvas.view import CanvasView
 
 from .helpers import click, drag, point_of, show_active, small_topology
 

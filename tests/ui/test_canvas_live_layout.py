@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 
 from brickyard.core import edits, topofile
 from brickyard.core.topology import Brick, Client, Mount, Node, Site, Topology
-from brickyard.ui.canvas.view import CanvasView
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.frame.mainwindow import MainWindow
+from brickyard.ui.planner.canvas.view import CanvasView
 
 from .helpers import click, point_of, show_active
 

@@ -10,7 +10,7 @@ import pytest
 from brickyard.core import topofile
 from brickyard.report.content import LayoutPlan
 from brickyard.report.topodraw import TopologyDrawing
-from brickyard.ui.canvas.view import CanvasView
+from brickyard.ui.planner.canvas.view import CanvasView
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "resources" / "examples").glob("*.brickyard.json"))
 

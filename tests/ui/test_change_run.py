@@ -19,9 +19,9 @@ from brickyard.core.topology import BrickRef, Layout, Volume, VolumeType
 from brickyard.remote import changesteps
 from brickyard.remote.services import RemoteServices
 from brickyard.store.history import HistoryStore
-from brickyard.ui.bridge import RemoteBridge
 from brickyard.ui.change import ChangeHistoryView, ChangeView
-from brickyard.ui.session import Session
+from brickyard.ui.frame.bridge import RemoteBridge
+from brickyard.ui.frame.session import Session
 
 from ..remote.changefake import ChangeCluster
 from .helpers import click, point_of, show_active

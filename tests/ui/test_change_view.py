@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QApplication
 
 from brickyard.core import changemodel as cm
 from brickyard.core.topology import Brick, BrickRef, Node, Topology
-from brickyard.ui.bridge import RemoteBridge
 from brickyard.ui.change.view import ChangeView
-from brickyard.ui.session import Session
+from brickyard.ui.frame.bridge import RemoteBridge
+from brickyard.ui.frame.session import Session
 
 from ..core._changefix import FS, REP2, live, with_volume
 from .helpers import click, point_of, show_active

@@ -10,10 +10,10 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QApplication
 
 from brickyard.remote import changesteps
-from brickyard.ui.bridge import RemoteBridge
 from brickyard.ui.change import ChangeHistoryView, ChangeView
-from brickyard.ui.mainwindow import MainWindow
-from brickyard.ui.report_export import report_request, report_source
+from brickyard.ui.frame.bridge import RemoteBridge
+from brickyard.ui.frame.mainwindow import MainWindow
+from brickyard.ui.report.report_export import report_request, report_source
 
 from ..remote.changefake import ChangeCluster
 from .helpers import click, point_of, show_active

@@ -1,4 +1,4 @@
-"""ui.collector: a window in a reference cycle is freed on the GUI thread, however much another
+"""ui.frame.collector: a window in a reference cycle is freed on the GUI thread, however much another
 thread allocates meanwhile (tests/ui runs every test with the collector on, as the app does)."""
 
 import gc
@@ -8,7 +8,7 @@ import weakref
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from brickyard.ui.collector import GuiThreadCollector
+from brickyard.ui.frame.collector import GuiThreadCollector
 
 
 class _Window(QWidget):

@@ -15,10 +15,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit
 
 from brickyard.remote.connection import ConnectionSettings
-from brickyard.ui.bridge import RemoteBridge
-from brickyard.ui.connection_dialog import ConnectionDialog
-from brickyard.ui.import_dialog import ImportDialog
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.cluster.connection_dialog import ConnectionDialog
+from brickyard.ui.cluster.import_dialog import ImportDialog
+from brickyard.ui.frame.bridge import RemoteBridge
+from brickyard.ui.frame.mainwindow import MainWindow
 
 from ..remote.sshd import keygen, start_sshd
 from .helpers import show_active

@@ -112,7 +112,7 @@ def test_the_window_builds_a_decision_table_from_the_runs_selected_in_history(qt
 
     from brickyard.store import HistoryStore
     from brickyard.store.synthetic import synthetic_run
-    from brickyard.ui.mainwindow import MainWindow
+    from brickyard.ui.frame.mainwindow import MainWindow
 
     from .helpers import small_topology
 
@@ -168,7 +168,7 @@ def _every_row_in_view(view) -> bool:
 
 
 def test_every_layout_is_in_view_without_scrolling_at_1600x900_in_the_decision_and_campaign_tabs(qtbot):
-    from brickyard.ui.mainwindow import MainWindow
+    from brickyard.ui.frame.mainwindow import MainWindow
 
     table = campaign_table()
     window = MainWindow(None)

@@ -6,7 +6,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from brickyard.core.topology import Client, Mount
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.frame.mainwindow import MainWindow
 
 from .helpers import click, on_next_dialog, point_of, show_active, small_topology, type_into
 

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QApplication
 
 from brickyard.core import edits, topofile
 from brickyard.core.topology import BrickRef
-from brickyard.ui.canvas.items import HEADER_H
-from brickyard.ui.mainwindow import MainWindow
-from brickyard.ui.panels.quickfill import QuickFillDialog
+from brickyard.ui.frame.mainwindow import MainWindow
+from brickyard.ui.planner.canvas.items import HEADER_H
+from brickyard.ui.planner.panels.quickfill import QuickFillDialog
 
 from .helpers import on_next_dialog, point_of, show_active, small_topology, type_into
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from brickyard.bench import registry
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.frame.mainwindow import MainWindow
 from brickyard.ui.run.param_form import ParamForm
 
 from .helpers import on_next_dialog, show_active, small_topology, type_into

@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QApplication
 
 from brickyard.core import topofile
 from brickyard.core.topology import BrickRef
-from brickyard.ui.files import example_files
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.frame.files import example_files
+from brickyard.ui.frame.mainwindow import MainWindow
 
 from ..conftest import EXAMPLES
 from .helpers import show_active, small_topology
@@ -194,15 +194,15 @@ def test_every_example_loads_plans_and_renders(qtbot, tmp_path, path):
 
 def test_brickyard_gui_without_a_display_says_so_and_exits_non_zero():
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
-    run = subprocess.run([sys.executable, "-m", "brickyard.ui.app"], env=env, capture_output=True, text=True, timeout=60)
+    run = subprocess.run([sys.executable, "-m", "brickyard.ui.frame.app"], env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode == 3
     assert "no display" in run.stderr and "xvfb-run" in run.stderr
     assert "Aborted" not in run.stderr and "core dumped" not in run.stderr
 
 
 def test_brickyard_gui_opens_the_file_it_is_given(qtbot, tmp_path, monkeypatch):
-    from brickyard.ui import app as gui
-    from brickyard.ui import files
+    from brickyard.ui.frame import app as gui
+    from brickyard.ui.frame import files
 
     monkeypatch.setattr(files, "config_dir", lambda: tmp_path)
     monkeypatch.setattr(files, "data_dir", lambda: tmp_path)
@@ -222,8 +222,8 @@ def test_brickyard_gui_opens_the_file_it_is_given(qtbot, tmp_path, monkeypatch):
 def test_brickyard_gui_names_the_problem_of_a_file_it_cannot_open(qtbot, tmp_path, monkeypatch, capsys):
     from PySide6.QtWidgets import QMessageBox
 
-    from brickyard.ui import app as gui
-    from brickyard.ui import files
+    from brickyard.ui.frame import app as gui
+    from brickyard.ui.frame import files
 
     monkeypatch.setattr(files, "config_dir", lambda: tmp_path)
     monkeypatch.setattr(files, "data_dir", lambda: tmp_path)
@@ -239,8 +239,8 @@ def test_brickyard_gui_names_the_problem_of_a_file_it_cannot_open(qtbot, tmp_pat
 
 
 def test_brickyard_gui_takes_an_ssh_config_and_refuses_bad_arguments(qtbot, tmp_path, monkeypatch, capsys):
-    from brickyard.ui import app as gui
-    from brickyard.ui import files
+    from brickyard.ui.frame import app as gui
+    from brickyard.ui.frame import files
 
     monkeypatch.setattr(files, "config_dir", lambda: tmp_path)
     monkeypatch.setattr(files, "data_dir", lambda: tmp_path)

@@ -9,8 +9,8 @@ from PySide6.QtCore import QRect, QRectF, Qt
 from PySide6.QtWidgets import QPushButton
 
 from brickyard.core import topofile
-from brickyard.ui.mainwindow import OPTIONAL_VIEWS, MainWindow
-from brickyard.ui.window_state import fitted_frame
+from brickyard.ui.frame.mainwindow import OPTIONAL_VIEWS, MainWindow
+from brickyard.ui.frame.window_state import fitted_frame
 
 from ..conftest import EXAMPLES
 from .helpers import show_active, small_topology

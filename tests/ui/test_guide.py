@@ -10,9 +10,9 @@ from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QImage, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QApplication
 
-from brickyard.ui import guide_text
-from brickyard.ui.guide import GUIDE_IMAGE_WIDTH, UserGuide, guide_folder, guide_problems
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.frame import guide_text
+from brickyard.ui.frame.guide import GUIDE_IMAGE_WIDTH, UserGuide, guide_folder, guide_problems
+from brickyard.ui.frame.mainwindow import MainWindow
 
 from .helpers import show_active, small_topology
 

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
 
 from brickyard import __version__
 from brickyard.core import applog
-from brickyard.ui import help as helpmenu
-from brickyard.ui.crash import CrashReporter
-from brickyard.ui.mainwindow import OPTIONAL_VIEWS, MainWindow
+from brickyard.ui.frame import help as helpmenu
+from brickyard.ui.frame.crash import CrashReporter
+from brickyard.ui.frame.mainwindow import OPTIONAL_VIEWS, MainWindow
 
 from .helpers import show_active, small_topology
 
@@ -120,7 +120,7 @@ def test_an_exception_in_a_slot_reaches_the_dialog_through_sys_excepthook(qtbot)
 
 
 def test_the_normal_app_self_test_passes_offscreen(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "brickyard.ui.app", "--self-test"], capture_output=True, text=True,
+    run = subprocess.run([sys.executable, "-m", "brickyard.ui.frame.app", "--self-test"], capture_output=True, text=True,
                          timeout=300, cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     lines = run.stdout.splitlines()

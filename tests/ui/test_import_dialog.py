@@ -15,9 +15,9 @@ from brickyard.remote.executor import ExecutorError
 from brickyard.remote.hostkeys import HostKeyChanged, UnknownHostKey
 from brickyard.remote.importer import ImportResult
 from brickyard.remote.ssh import Unreachable
-from brickyard.ui.bridge import RemoteBridge
-from brickyard.ui.import_dialog import ImportDialog, input_problem, run_import_dialog, ssh_aliases
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.cluster.import_dialog import ImportDialog, input_problem, run_import_dialog, ssh_aliases
+from brickyard.ui.frame.bridge import RemoteBridge
+from brickyard.ui.frame.mainwindow import MainWindow
 
 from ..remote.sshd import start_sshd
 from .helpers import show_active, small_topology

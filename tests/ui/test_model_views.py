@@ -13,10 +13,10 @@ from PySide6.QtCore import Qt
 from brickyard.core import calibration
 from brickyard.store import HistoryStore
 from brickyard.store.synthetic import synthetic_run
-from brickyard.ui.calibrate_dialog import CalibrateDialog
+from brickyard.ui.frame.mainwindow import MainWindow
 from brickyard.ui.history import HistoryWindow
-from brickyard.ui.mainwindow import MainWindow
-from brickyard.ui.panels.verdict_panel import VerdictPanel
+from brickyard.ui.planner.calibrate_dialog import CalibrateDialog
+from brickyard.ui.planner.panels.verdict_panel import VerdictPanel
 
 from .helpers import show_active, small_topology
 
@@ -211,7 +211,7 @@ def test_a_noisy_calibration_warns_in_the_dialog_and_the_layout_panel(qtbot, tmp
 
 def test_the_layout_panel_predicts_the_small_file_extract_at_the_topologys_rtts(qtbot, tmp_path):
     from brickyard.core import topofile
-    from brickyard.ui.mainwindow import MainWindow as Window
+    from brickyard.ui.frame.mainwindow import MainWindow as Window
 
     from tests.conftest import EXAMPLES
 

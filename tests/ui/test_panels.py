@@ -4,8 +4,8 @@ from PySide6.QtGui import QGuiApplication
 
 from brickyard.core.layout import resolve
 from brickyard.core.topology import BrickRef, Layout, VolumeType
-from brickyard.ui.canvas.items import HEADER_H
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.frame.mainwindow import MainWindow
+from brickyard.ui.planner.canvas.items import HEADER_H
 
 from .helpers import choose_in_combo, click, point_of, show_active, small_topology
 
@@ -176,7 +176,7 @@ def test_choosing_a_row_of_the_comparison_table_applies_that_layout(qtbot, windo
 
 
 def test_quick_fill_adds_nodes_with_bricks_to_a_new_site_in_one_undo_step(qtbot, window, monkeypatch):
-    from brickyard.ui.panels import quickfill
+    from brickyard.ui.planner.panels import quickfill
 
     def fill(dialog):
         dialog.count.setValue(4)
@@ -215,7 +215,7 @@ def test_optional_views_open_as_tabs_next_to_the_planner_when_their_module_exist
 
 def test_the_history_tab_opens_the_history_browser_over_the_users_database(window, tmp_path, monkeypatch):
     history = pytest.importorskip("brickyard.ui.history")  # the history engineer's module
-    from brickyard.ui.mainwindow import OPTIONAL_VIEWS
+    from brickyard.ui.frame.mainwindow import OPTIONAL_VIEWS
 
     monkeypatch.setenv("BRICKYARD_DB", f"sqlite:///{tmp_path / 'history.db'}")
     title, module, make = OPTIONAL_VIEWS[0]

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QApplication, QPushButton
 from brickyard.core.topology import Brick, Client, Layout, Mount, Node, Site, Topology, Volume, VolumeType, BrickRef
 from brickyard.remote.executor import ExecutorError
 from brickyard.remote.preflight import FAIL, OK, WARN, HostChecks, PreflightReport
-from brickyard.ui.bridge import RemoteBridge
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.frame.bridge import RemoteBridge
+from brickyard.ui.frame.mainwindow import MainWindow
 
 from ..remote.sshd import keygen, start_sshd
 from .helpers import show_active

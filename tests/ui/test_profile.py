@@ -11,8 +11,8 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QSettings
 
 from brickyard.store.settings import Settings
-from brickyard.ui import profile
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.frame import profile
+from brickyard.ui.frame.mainwindow import MainWindow
 
 from .helpers import small_topology
 

@@ -24,9 +24,9 @@ from brickyard.remote.executor import ExecutorError
 from brickyard.remote.hostkeys import UnknownHostKey
 from brickyard.remote.provision import MKDIR_SCRIPT
 from brickyard.remote.services import RemoteServices
-from brickyard.ui.bridge import RemoteBridge
-from brickyard.ui.provision_view import ProvisionView
-from brickyard.ui.session import Session
+from brickyard.ui.cluster.provision_view import ProvisionView
+from brickyard.ui.frame.bridge import RemoteBridge
+from brickyard.ui.frame.session import Session
 
 from ..remote.fakes import FakeCluster, FakeExecutor
 from ..remote.test_provision import vrep_topology
@@ -467,7 +467,7 @@ def test_an_edit_during_a_run_leaves_the_run_alone_and_asks_for_the_plan_again_a
 def test_quitting_during_a_teardown_asks_naming_the_teardown(qtbot, tmp_path):
     """The quit question names what runs (it once said 'pre-flight, provisioning or an import'
     during a teardown)."""
-    from brickyard.ui.mainwindow import MainWindow
+    from brickyard.ui.frame.mainwindow import MainWindow
 
     gate = asyncio.Event()
 
@@ -505,7 +505,7 @@ def test_quitting_during_a_teardown_asks_naming_the_teardown(qtbot, tmp_path):
 
 
 def test_the_cluster_menu_opens_one_provision_tab(qtbot, tmp_path):
-    from brickyard.ui.mainwindow import MainWindow
+    from brickyard.ui.frame.mainwindow import MainWindow
 
     window = MainWindow(vrep_topology(), settings_path=tmp_path / "settings.json", autosave_dir=tmp_path / "autosave",
                         remote=RemoteBridge(make_services=lambda options: ClusterServices(FakeCluster())))
@@ -523,7 +523,7 @@ def test_the_cluster_menu_opens_one_provision_tab(qtbot, tmp_path):
 
 
 def test_a_check_that_ignores_cancel_is_abandoned_and_the_table_says_what_is_unknown(make_view, qtbot, monkeypatch):
-    from brickyard.ui import provision_view
+    from brickyard.ui.cluster import provision_view
 
     monkeypatch.setattr(provision_view, "HARD_CANCEL_MS", 300)
 
@@ -558,7 +558,7 @@ def test_a_view_closed_while_its_cancel_is_pending_is_never_called_after(make_vi
     """The tab's view deleted (its window closed) after Cancel, before the run gave up: neither the
     hard-cancel timer nor the abandoned run's answer may reach it (they used to call into the
     deleted view from a timer and a lambda that outlived it)."""
-    from brickyard.ui import provision_view
+    from brickyard.ui.cluster import provision_view
 
     monkeypatch.setattr(provision_view, "HARD_CANCEL_MS", 300)
 

@@ -12,7 +12,7 @@ import pytest
 from brickyard.campaign.state import CampaignState
 from brickyard.store import HistoryStore
 from brickyard.store.synthetic import synthetic_run
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.frame.mainwindow import MainWindow
 
 from ..report import pdfcheck
 from ..report.helpers import stored_campaign
@@ -79,7 +79,7 @@ def test_export_from_history_reports_the_selected_runs(qtbot, window, tmp_path):
         for run in runs:
             store.add_run(run)
     history = window.open_optional_view("&History", "brickyard.ui.history",
-                                        __import__("brickyard.ui.mainwindow", fromlist=["x"])._history_view)
+                                        __import__("brickyard.ui.frame.mainwindow", fromlist=["x"])._history_view)
     assert window.export_report(show=False) is None
     assert "Select runs in History" in window.statusBar().currentMessage()
     history.select_runs([r.run_id for r in runs])
@@ -154,7 +154,7 @@ def history_of_many(qtbot, tmp_path, monkeypatch, many_runs):
     win = MainWindow(small_topology(), tmp_path / "settings.ini", tmp_path / "autosave")
     qtbot.addWidget(win)
     history = win.open_optional_view("&History", "brickyard.ui.history",
-                                     __import__("brickyard.ui.mainwindow", fromlist=["x"])._history_view)
+                                     __import__("brickyard.ui.frame.mainwindow", fromlist=["x"])._history_view)
     history.select_runs(ids)
     yield win
     win.remote.close()

@@ -26,9 +26,9 @@ from brickyard.remote.executor import CommandResult
 from brickyard.remote.local import LocalExecutor
 from brickyard.remote.services import RemoteServices
 from brickyard.store import HistoryStore
-from brickyard.ui.bridge import RemoteBridge
+from brickyard.ui.frame.bridge import RemoteBridge
+from brickyard.ui.frame.session import Session
 from brickyard.ui.run import RunView
-from brickyard.ui.session import Session
 
 
 class Sleeper(Workload):
@@ -304,7 +304,7 @@ def test_the_window_opens_the_run_tab_and_a_saved_run_in_history_over_earlier_ru
 
     pytest.importorskip("brickyard.ui.history")
     from brickyard.store.synthetic import synthetic_run
-    from brickyard.ui.mainwindow import MainWindow
+    from brickyard.ui.frame.mainwindow import MainWindow
 
     db = tmp_path / "h.sqlite3"
     monkeypatch.setenv("BRICKYARD_DB", f"sqlite:///{db}")
@@ -443,7 +443,7 @@ def test_a_run_on_a_volume_that_is_not_mounted_says_so_and_stores_no_run(make_vi
 def test_start_and_cancel_stay_in_sight_under_the_run_form_at_small_screens(qtbot, tmp_path, monkeypatch, size):
     """The walk of issue 21: at 1600x900 the dd form (with its step seconds) pushed Start, Cancel
     and Show in History below the edge of the Run tab's scroll area."""
-    from brickyard.ui.mainwindow import MainWindow
+    from brickyard.ui.frame.mainwindow import MainWindow
 
     from .helpers import show_active
 

@@ -48,7 +48,7 @@ def step(i: int, bs: int, rate: float, conc: int = 1) -> StepResult:
 
 
 def test_a_status_message_does_not_shrink_the_views(qtbot, tmp_path: Path):
-    from brickyard.ui.mainwindow import MainWindow
+    from brickyard.ui.frame.mainwindow import MainWindow
 
     window = MainWindow(Topology(name="t"), tmp_path / "s.ini", tmp_path / "auto")
     qtbot.addWidget(window)

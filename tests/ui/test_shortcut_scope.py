@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QApplication
 from brickyard.core import topofile
 from brickyard.store import HistoryStore
 from brickyard.store.synthetic import synthetic_run
-from brickyard.ui.canvas.items import HEADER_H
-from brickyard.ui.mainwindow import OPTIONAL_VIEWS, MainWindow
+from brickyard.ui.frame.mainwindow import OPTIONAL_VIEWS, MainWindow
+from brickyard.ui.planner.canvas.items import HEADER_H
 
 from .helpers import point_of, show_active, small_topology
 from .test_window_state import click_tab

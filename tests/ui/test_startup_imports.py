@@ -27,7 +27,7 @@ def first_window(*args):
     return 0
 
 QApplication.exec = first_window        # the window is up: stop before the event loop
-from brickyard.ui.app import main
+from brickyard.ui.frame.app import main
 sys.exit(main(sys.argv[2:]))
 """
 

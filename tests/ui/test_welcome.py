@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from brickyard.store.history import HistoryStore
-from brickyard.ui import welcome
-from brickyard.ui.mainwindow import MainWindow
+from brickyard.ui.frame import welcome
+from brickyard.ui.frame.mainwindow import MainWindow
 
 from ..conftest import EXAMPLES
 
@@ -23,7 +23,7 @@ TINY_SWEEP = {"block_sizes": "64K,1M", "concurrency": "1,4", "size": "2M", "dire
 
 def _start_app(monkeypatch, argv=()) -> MainWindow:
     """``brickyard-gui`` as a user starts it, up to the event loop."""
-    from brickyard.ui import app as gui
+    from brickyard.ui.frame import app as gui
 
     seen = {}
 

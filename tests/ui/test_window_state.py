@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel
 
-from brickyard.ui.mainwindow import OPTIONAL_VIEWS, MainWindow
+from brickyard.ui.frame.mainwindow import OPTIONAL_VIEWS, MainWindow
 
 from .helpers import show_active, small_topology
 

@@ -85,7 +85,7 @@ def test_brickyard_gui_on_a_real_x_server_opens_and_quits_cleanly(xvfb, tmp_path
         "import sys\n"
         "from PySide6.QtCore import QTimer\n"
         "from PySide6.QtWidgets import QApplication\n"
-        "from brickyard.ui import app\n"
+        "from brickyard.ui.frame import app\n"
         "run = QApplication.exec\n"
         "def exec_then_close(self):\n"
         "    QTimer.singleShot(1500, lambda: [w.close() for w in QApplication.topLevelWidgets()])\n"

@@ -65,7 +65,7 @@ ESTIMATE = "#616161"      # the planner's estimates: grey italics, and "≈ … 
 PREDICT = "#6a1b9a"
 FAILED = "#b71c1c"
 
-# The canvas's set colours (ui/style.SET_COLOURS: a set looks the same on screen and paper).
+# The canvas's set colours (ui/widgets/style.SET_COLOURS: a set looks the same on screen and paper).
 SET_COLOURS = (
     "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948",
     "#ff9da7", "#9c755f", "#e15759", "#8cd17d", "#a0cbe8", "#d4a6c8",

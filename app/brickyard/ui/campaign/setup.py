@@ -25,7 +25,7 @@ from ...core.atomicfile import write_atomic
 from ...core.edits import describe_layout
 from ...core.plan import candidate_layouts, plan_volume
 from ...core.topology import Layout, Mount, Topology, Volume
-from ..panels.fields import mark_field
+from ..planner.panels.fields import mark_field
 from ..run.param_form import ParamForm
 
 POLICY_WORDS = {"stop": "stop the campaign (tearing the layout down)", "skip": "skip the cell and go on",

@@ -35,8 +35,8 @@ from ...campaign.state import BASELINE, C_COMPLETE, C_PAUSED, CELL, DONE, RUNNIN
 from ...core.topology import Layout, Topology, Volume
 from ...core.units import format_rate
 from ...remote.hostkeys import HostKeyChanged, HostKeyError, UnknownHostKey
-from .. import hostkey_dialog
-from ..bridge import FutureWatcher, GuiCall, RemoteBridge
+from ..cluster import hostkey_dialog
+from ..frame.bridge import FutureWatcher, GuiCall, RemoteBridge
 from ..run.charts import RunChart
 from ..run.live import STATE_COLOURS, clock
 from .decision_view import DecisionView

@@ -29,8 +29,8 @@ from PySide6.QtWidgets import QMenu
 from ...core import changeedits as ce
 from ...core.edits import Edit
 from ...core.topology import BrickRef, TopologyError
-from ..canvas.items import BrickItem, NodeItem
-from ..canvas.view import CanvasView
+from ..planner.canvas.items import BrickItem, NodeItem
+from ..planner.canvas.view import CanvasView
 from .scene import ChangeScene
 
 CHANGE_ACTIONS = (    # name, menu text, keys, what it does; SHORT: the toolbar's word

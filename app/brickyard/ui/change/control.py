@@ -27,8 +27,8 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, Signal
 
 from ...core.topology import Topology
-from ..bridge import FutureWatcher, GuiCall, RemoteBridge
-from ..runtable import snapshot
+from ..cluster.runtable import snapshot
+from ..frame.bridge import FutureWatcher, GuiCall, RemoteBridge
 
 
 class _Events(QObject):

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QHeaderView, QLabel, QScrollArea, QSplitter, QTre
 from ...core import changewords as cw
 from ...core.changemodel import ChangePlan
 from ...remote import commandline
-from ..runtable import WrapDelegate, set_status
+from ..cluster.runtable import WrapDelegate, set_status
 
 NUMBER, STEP, HOST, PREDICTED, STATUS, TOOK = range(6)
 STATUS_COLOURS = {"planned": ("#455a64", "#eceff1"), "waiting": ("#607d8b", "#f5f5f5"),

@@ -23,7 +23,7 @@ from ...core import changewords as cw
 from ...core.changemodel import ChangePlan
 from ...core.topology import TopologyError
 from ...remote.hostkeys import HostKeyChanged, UnknownHostKey
-from .. import hostkey_dialog
+from ..cluster import hostkey_dialog
 
 FINISHED_WORDS = {"complete": "Change complete", "interrupted": "Change interrupted", "failed": "Change stopped",
                   "cancelled": "Change cancelled", "rolled-back": "Change rolled back"}

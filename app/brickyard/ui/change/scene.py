@@ -27,8 +27,8 @@ from ...core.brick_looks import BrickLook, FailedParts, VolumeLooks
 from ...core.changemodel import BrickChange, ChangePlan
 from ...core.plan import PlanResult
 from ...core.units import format_bytes
-from ..canvas.items import CARD_W, CHIP_H, PAD, BrickItem, NodeItem
-from ..canvas.scene import TopologyScene
+from ..planner.canvas.items import CARD_W, CHIP_H, PAD, BrickItem, NodeItem
+from ..planner.canvas.scene import TopologyScene
 
 GREEN, RED, BLUE, GREY = "#2e7d32", "#c62828", "#1565c0", "#90a4ae"
 _TAG = QFont("DejaVu Sans", 7, QFont.Weight.Bold)

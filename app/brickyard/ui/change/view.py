@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QHBoxLayout, QLabel
 
 from ...core.changemodel import ChangePlan
 from ...core.topology import TopologyError
-from ..bridge import RemoteBridge
-from ..runtable import fill_volumes
-from ..session import Session
+from ..cluster.runtable import fill_volumes
+from ..frame.bridge import RemoteBridge
+from ..frame.session import Session
 from .canvas import ChangeCanvas
 from .control import ChangeControl
 from .plan_panel import PlanPanel

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QLabel
                                QWidget)
 
 from ...bench.api import COMMON_PARAMS, Param, ParamError, Workload
-from ..panels.fields import mark_field
+from ..planner.panels.fields import mark_field
 
 ERROR_STYLE = "color: #c62828;"
 

@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from ...core.results import RunResult, StepResult
-from ..bridge import GuiCall
+from ..frame.bridge import GuiCall
 
 
 class QtRunSink(QObject):

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListW
 from ...bench.engine import TargetError, TargetSpec, parse_target
 from ...bench.request import volume_targets
 from ...core.topology import TopologyError
-from ..panels.fields import mark_field
-from ..session import Session
+from ..frame.session import Session
+from ..planner.panels.fields import mark_field
 
 BASELINE_KINDS = (
     ("local directory", "local:/var/tmp/brickyard-baseline", "a directory on this workstation"),

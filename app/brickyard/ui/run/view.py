@@ -39,11 +39,11 @@ from ...core.plan import plan_volume
 from ...core.results import RunResult
 from ...core.units import UnitError, format_link_speed, parse_link_rate
 from ...remote.hostkeys import HostKeyChanged, HostKeyError, UnknownHostKey
-from .. import hostkey_dialog
-from ..bridge import FutureWatcher, QtProgress, RemoteBridge
-from ..panels.fields import mark_field
-from ..runtable import snapshot
-from ..session import Session
+from ..cluster import hostkey_dialog
+from ..cluster.runtable import snapshot
+from ..frame.bridge import FutureWatcher, QtProgress, RemoteBridge
+from ..frame.session import Session
+from ..planner.panels.fields import mark_field
 from .live import LivePanel
 from .param_form import ParamForm
 from .relay import QtRunSink
@@ -292,7 +292,7 @@ class RunView(QWidget):
     def add_mount(self, volume: str = "") -> tuple[str, str, str] | None:
         """Mount ``volume`` on a client (or a new one) through the window's mount editor: an
         undoable topology edit, ticked here at once (None: cancelled or refused)."""
-        from ..editors import run_mount_dialog
+        from ..planner.editors import run_mount_dialog
 
         added = run_mount_dialog(self.session, self, volume=volume or self.targets.volume())
         if added is not None:
