@@ -59,7 +59,8 @@ class LayoutPanel(QWidget):
         for kind in VolumeType:
             self.type.addItem(kind.value, kind.value)
         self.replica = QComboBox()
-        self.arbiter = QCheckBox("arbiter (3rd brick of a set: metadata only)")
+        self.arbiter = QCheckBox("arbiter (metadata only)")
+        self.arbiter.setToolTip("replica 3 arbiter 1: the 3rd brick of each set holds metadata only")
         # replica 2 thin-arbiter 1: one brick outside the volume (on a host outside the pool)
         self.thin_arbiter = QComboBox()
         self._thin_arbiter_filled_for: tuple | None = None
@@ -83,12 +84,15 @@ class LayoutPanel(QWidget):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
 
-        top = QHBoxLayout()
-        top.addWidget(self.volume_box, 1)
-        top.addWidget(self.new_volume)
-        top.addWidget(self.delete_volume)
+        # the buttons under the volume, not beside it, and a short arbiter label: the dock
+        # must fit its form at 1280 px wide (beside, it needed 426 px in a 400 px viewport)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.new_volume)
+        buttons.addWidget(self.delete_volume)
+        buttons.addStretch(1)
         form = QFormLayout()
-        form.addRow("Volume", top)
+        form.addRow("Volume", self.volume_box)
+        form.addRow("", buttons)
         form.addRow("Name", self.name)
         form.addRow("", self.name_error)
         form.addRow("Type", self.type)

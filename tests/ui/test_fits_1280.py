@@ -1,0 +1,36 @@
+"""At 1280×720 nothing on the planner or the campaign tab is cut or scrolls sideways where it
+need not (issue 21, "Done when": the walk at 1280×720)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from brickyard.core import topofile
+from brickyard.ui.frame.mainwindow import MainWindow
+
+from ..conftest import EXAMPLES
+from .helpers import show_active
+
+
+@pytest.fixture
+def window_1280(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("BRICKYARD_DB", f"sqlite:///{tmp_path / 'history.db'}")
+    topo = topofile.load(EXAMPLES / "eight-node-raid5.brickyard.json")
+    win = MainWindow(topo, tmp_path / "settings.json", tmp_path / "autosave")
+    show_active(qtbot, win)
+    qtbot.wait(500)                       # the first fit into the (offscreen) screen is done
+    win.resize(1280, 720)
+    qtbot.wait(50)
+    return win
+
+
+def test_the_layout_and_verdict_dock_does_not_scroll_sideways_at_1280(qtbot, window_1280):
+    win = window_1280
+    scroll = win.docks["layout"].widget()
+    for width in (win.docks["layout"].width(), 384):          # as it opens, and as fit_docks may narrow it
+        win.resizeDocks([win.docks["layout"]], [width], Qt.Orientation.Horizontal)
+        qtbot.wait(50)
+        assert scroll.widget().minimumSizeHint().width() <= scroll.viewport().width(), (
+            width, scroll.widget().minimumSizeHint(), scroll.viewport().size())
+        assert scroll.horizontalScrollBar().maximum() == 0
