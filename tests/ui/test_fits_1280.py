@@ -34,3 +34,27 @@ def test_the_layout_and_verdict_dock_does_not_scroll_sideways_at_1280(qtbot, win
         assert scroll.widget().minimumSizeHint().width() <= scroll.viewport().width(), (
             width, scroll.widget().minimumSizeHint(), scroll.viewport().size())
         assert scroll.horizontalScrollBar().maximum() == 0
+
+
+def test_the_decision_charts_legend_is_laid_out_when_drawn_and_fits_the_chart(qtbot):
+    """A table set while the view stands still (the campaign ends with the tab in front) drew
+    the legend one entry a row, its columns fitted only at the next resize: at 1280×720 the
+    rows ran off the chart's bottom. The chart also keeps the height its title, axis and
+    legend need, with room for the bars."""
+    from brickyard.ui.campaign import DecisionView
+
+    from .test_decision_view import table
+
+    view = DecisionView(None)
+    qtbot.addWidget(view)
+    view.resize(700, 400)                 # the decision tab at 1280×720
+    view.show()
+    qtbot.waitExposed(view)
+    qtbot.wait(50)
+    view.set_table(table())
+    qtbot.wait(50)
+    chart, legend = view.chart, view.chart.legend
+    assert len(legend.items) == 2 and legend.columnCount == 2, legend.columnCount       # one row, side by side
+    assert legend.sceneBoundingRect().bottom() <= chart.viewport().height() + 0.5
+    plot = chart.plot_item.vb.sceneBoundingRect()
+    assert plot.height() >= 45, plot                                                      # room for the bars

@@ -10,7 +10,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetrics
 
 from ...core.decisiontable import MEASURED, DecisionTable
-from ...core.units import format_block_size
 from ..widgets.chart import PALETTE, BaseChart, CategoryAxis, value_scale
 from .decision_model import SOURCE_WORDS
 
@@ -51,9 +50,12 @@ class LayoutsChart(BaseChart):
         largest = max((f.high if f.high is not None else f.value or 0.0 for fs in figures for f in fs if f.known),
                       default=0.0)
         divisor, unit = value_scale("B/s", largest)
-        self.plot_item.setLabel("left", f"{direction} throughput ({unit})")
-        where = "large blocks" if block_size == 0 else f"block size {format_block_size(block_size)}"
-        self.plot_item.setTitle(f"{direction}, {where}: layouts side by side", color="#222")
+        # the unit alone: the bar above says what is charted, and a longer label ran past a
+        # short chart's axis ("write throughput (G" at 1280x720)
+        self.plot_item.setLabel("left", unit)
+        # no title row: the view's "Layouts side by side: [write] [block size 16M]" bar above
+        # names the chart, and at 1280x720 the row's 30 px were the legend's and the bars'
+        self.plot_item.setTitle(None)
         width = 0.8 / max(1, len(cols))
         drawn = 0
         xs_all, ys_all, describe_all = [], [], []
@@ -89,5 +91,14 @@ class LayoutsChart(BaseChart):
         if drawn:
             self.add_hoverable(xs_all, ys_all, lambda k: describe_all[k])
         self.plot_item.setXRange(-0.6, max(0.6, len(rows) - 0.4))
-        self.plot_item.setYRange(0, largest / divisor * 1.4 or 1.0, padding=0)   # headroom: the legend sits above the bars
+        self.plot_item.setYRange(0, largest / divisor * 1.4 or 1.0, padding=0)
+        # columns for the width it has now: a chart drawn without a resize after kept one
+        # entry a row, and at 1280x720 the rows ran off its bottom
+        self.finish_legend()
         return drawn
+
+    def height_needed(self, plot_room: int = 50) -> int:
+        """Title, axis and legend as laid out now, plus ``plot_room`` pixels for the bars."""
+        item = self.plot_item
+        parts = (item.titleLabel.height(), item.getAxis("bottom").height(), self.legend.maximumHeight())
+        return int(sum(parts)) + plot_room + 12          # + the layout's margins and spacing

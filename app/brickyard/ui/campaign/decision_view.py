@@ -189,7 +189,7 @@ class DecisionView(QWidget):
         top.addWidget(self.copy_button)
         top.addWidget(self.csv_button)
         chart_bar = QHBoxLayout()
-        chart_bar.addWidget(QLabel("Chart:"))
+        chart_bar.addWidget(QLabel("Layouts side by side:"))
         chart_bar.addWidget(self.direction_box)
         chart_bar.addWidget(self.block_box)
         chart_bar.addStretch(1)
@@ -263,6 +263,7 @@ class DecisionView(QWidget):
             box.setCurrentIndex(index if index >= 0 else box.count() - 1 if box is self.block_box else 0)
             box.blockSignals(False)
         self.redraw_chart()
+        self.fit_rows()                   # again, with the chart's legend laid out
 
     def _show_columns(self) -> None:
         """The primary columns (what was measured, capacity, failures), or all of them."""
@@ -288,7 +289,8 @@ class DecisionView(QWidget):
         need = overhead + self.view.rows_height()
         lower = self.split.widget(1)
         chart_bar = lower.height() - self.chart.height() if lower.height() > self.chart.height() > 0 else 30
-        upper = max(min(need, total - self.CHART_MIN_HEIGHT - chart_bar - self.split.handleWidth()), 0)
+        chart = max(self.CHART_MIN_HEIGHT, self.chart.height_needed())   # its legend whole, room for bars
+        upper = max(min(need, total - chart - chart_bar - self.split.handleWidth()), 0)
         self.split.setSizes([upper, total - upper])
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
