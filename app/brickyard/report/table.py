@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 
 from .blockbase import Block, esc, span_html
-from .typeset import INK, Line, Typeset
+from .typeset import INK, Line, Typeset, segments
 
 
 @dataclass
@@ -91,7 +91,10 @@ class Table(Block):
                     lines = cell.text.split("\n")
                     nat[i] = max(nat[i], max((ts.advance(part, cell.style) for part in lines), default=0.0))
                     if self.columns[i].wrap:
-                        longest = max((ts.advance(w, cell.style) for part in lines for w in part.split()), default=0.0)
+                        # the longest piece a word may break into (after ',', '=' …): never
+                        # narrower, so a mount option string breaks at its separators only
+                        longest = max((ts.advance(seg, cell.style) for part in lines for w in part.split()
+                                       for seg in segments(w)), default=0.0)
                         small[i] = max(small[i], min(longest, self.WORD_MAX))
                 i += cell.span
         pad = [2 * self.PAD_X + c.gap for c in self.columns]

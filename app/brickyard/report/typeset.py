@@ -22,6 +22,26 @@ DPI = 720
 SCALE = DPI / 72.0          # device pixels per point
 
 _WORDS = re.compile(r" +|[^ ]+")      # words, and the runs of spaces between them
+# where a word wider than its line may break: after a separator, never inside a number or a
+# name ("rsize=131072,volfile-id=gv0-dt8" breaks after ',' or '=', not as "13107 / 2")
+BREAK_AFTER = ",;=:/"
+_SEGMENTS = re.compile(r"[^,;=:/]*[,;=:/]+|[^,;=:/]+")
+
+
+def _break_at(word: str, cut: int) -> int:
+    """Where to break ``word`` whose first ``cut`` characters fit: after the last ',' or ';'
+    if that fills most of the line (an option stays whole: "max_read=131072,"), else after
+    the last separator; 0 if none fits."""
+    ends = [i + 1 for i in range(min(cut, len(word) - 1)) if word[i] in BREAK_AFTER]
+    lists = [i for i in ends if word[i - 1] in ",;"]
+    if lists and lists[-1] >= 0.6 * cut:
+        return lists[-1]
+    return ends[-1] if ends else 0
+
+
+def segments(word: str) -> list[str]:
+    """``word`` in the pieces it may break into (each ends at a separator)."""
+    return _SEGMENTS.findall(word) or [word]
 
 SANS = "DejaVu Sans"
 MONO = "DejaVu Sans Mono"
@@ -165,7 +185,8 @@ class Typeset:
     # ---- line breaking ----------------------------------------------------------------
     def wrap(self, spans: Sequence[Span], width: float, colour: str = "") -> list[Line]:
         """Break ``spans`` into lines no wider than ``width`` (at spaces; a word wider than a
-        line is cut between characters). Explicit newlines start a new line."""
+        line breaks after a separator of ``BREAK_AFTER``, between characters only where none
+        fits). Explicit newlines start a new line."""
         if len(spans) == 1 and "\n" not in spans[0][0]:      # the usual case: it fits on one line
             text, style = spans[0]
             w = self.advance(text, style) if len(text) < 400 else width + 1
@@ -221,10 +242,12 @@ class Typeset:
                         continue
                     while w > limit and len(word) > 1:      # one word wider than the line
                         cut = self._fit(word, style, width - state["x"])
-                        if cut == 0 and state["x"] > 0:
+                        # at the last separator that fits; between characters only if none does
+                        at = _break_at(word, cut)
+                        if at == 0 and state["x"] > 0:
                             flush()
                             continue
-                        cut = max(cut, 1)
+                        cut = max(at or cut, 1)
                         add(word[:cut], advance(word[:cut], style), style, lh, asc)
                         flush()
                         word = word[cut:]
