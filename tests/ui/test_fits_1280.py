@@ -56,5 +56,8 @@ def test_the_decision_charts_legend_is_laid_out_when_drawn_and_fits_the_chart(qt
     chart, legend = view.chart, view.chart.legend
     assert len(legend.items) == 2 and legend.columnCount == 2, legend.columnCount       # one row, side by side
     assert legend.sceneBoundingRect().bottom() <= chart.viewport().height() + 0.5
+    for box in (view.direction_box, view.block_box):    # shown empty, then filled: its text whole
+        text = box.fontMetrics().horizontalAdvance(box.currentText())
+        assert box.width() >= text + 20, (box.currentText(), box.width(), text)    # + the arrow
     plot = chart.plot_item.vb.sceneBoundingRect()
     assert plot.height() >= 45, plot                                                      # room for the bars

@@ -181,6 +181,8 @@ class DecisionView(QWidget):
         self.direction_box.setObjectName("decision-direction")
         self.block_box = QComboBox()
         self.block_box.setObjectName("decision-block")
+        for box in (self.direction_box, self.block_box):   # sized to the entries set_table puts in, not
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)   # to the empty box ("block siz")
         self.chart = LayoutsChart()
 
         top = QHBoxLayout()
