@@ -32,9 +32,14 @@ def check_stonewall(step) -> str:
     elapsed, tail = step.metric("elapsed").value, step.metric("tail").value
     assert step.metric("stonewall_bytes").value <= total
     if tail > 0.02 * elapsed:      # someone still ran when the first finished
-        # (a writer that has passed all its bytes to write() may still be flushing them: its
-        # counter is complete before it ends, so the stonewall bytes may reach the total)
-        assert abs(wall.value - rates.value) > 0.001 * rates.value, (wall, rates)
+        # the stonewall counted the bytes moved when the first worker finished: fewer than the
+        # total, since someone still ran. A writer that has passed all its bytes to write() may
+        # still be flushing them (its counter is complete before it ends, so the stonewall bytes
+        # may reach the total): then the rates differ, the total being spread over longer times.
+        # Workers at steady rates that end apart give a stonewall equal to the sum of rates, so
+        # the rates alone say nothing (CI: 13.043 vs 13.048 MB/s for 4 readers, 0.04 % apart).
+        moved = step.metric("stonewall_bytes").value
+        assert moved < total or abs(wall.value - rates.value) > 0.001 * rates.value, (moved, total, wall, rates)
         return "apart"
     return "together"
 
