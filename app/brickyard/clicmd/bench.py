@@ -268,21 +268,21 @@ def run_workload(args: argparse.Namespace, workload, params, targets, link) -> O
                 await pool.close()
 
     interrupted = False
+
+    def on_interrupt() -> None:
+        nonlocal interrupted
+        interrupted = True
+        progress.cancel()
+
     try:
         with AsyncLoopThread("brickyard-bench") as loop:
-            future = loop.submit(main())
-            while True:
-                try:
-                    result = future.result()
-                    break
-                except KeyboardInterrupt:
-                    interrupted = True
-                    progress.cancel()
-                except TargetNotReady as exc:   # not what the run is about: nothing ran, nothing stored
-                    raise Refused(str(exc), code=2, line=f"brickyard {args.command}: {exc}", host=exc.host) from None
-                except HostBusy as busy:   # --no-wait, or Ctrl-C while waiting: nothing ran
-                    raise Refused(str(busy), code=130 if interrupted else 1,
-                                  line=f"brickyard {args.command}: {busy}", busy_host=busy.host) from None
+            try:
+                result = loop.run_through_interrupts(main(), on_interrupt)
+            except TargetNotReady as exc:   # not what the run is about: nothing ran, nothing stored
+                raise Refused(str(exc), code=2, line=f"brickyard {args.command}: {exc}", host=exc.host) from None
+            except HostBusy as busy:   # --no-wait, or Ctrl-C while waiting: nothing ran
+                raise Refused(str(busy), code=130 if interrupted else 1,
+                              line=f"brickyard {args.command}: {busy}", busy_host=busy.host) from None
     finally:
         if store is not None:
             store.close()

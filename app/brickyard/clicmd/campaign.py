@@ -199,18 +199,15 @@ def _drive(args, store, build, final: bool = True) -> Outcome:
                 await pool.close()
 
         try:
+            def on_interrupt() -> None:
+                nonlocal interrupted
+                interrupted = True
+                if holder:
+                    holder[0].cancel(teardown=False)
+                    print("\ninterrupting: the running step is stopped; --resume goes on from it", file=sys.stderr)
+
             with AsyncLoopThread("brickyard-campaign") as loop:
-                future = loop.submit(main())
-                while True:
-                    try:
-                        state = future.result()
-                        break
-                    except KeyboardInterrupt:
-                        interrupted = True
-                        if holder:
-                            holder[0].cancel(teardown=False)
-                            print("\ninterrupting: the running step is stopped; --resume goes on from it",
-                                  file=sys.stderr)
+                state = loop.run_through_interrupts(main(), on_interrupt)
         except CampaignError as exc:   # a busy host (--no-wait), or Ctrl-C while waiting for one
             if interrupted:
                 raise Refused(f"interrupted: {exc}", code=130, line=f"brickyard campaign: interrupted: {exc}") from None

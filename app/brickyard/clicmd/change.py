@@ -142,21 +142,18 @@ def _drive(args, store, topo, volume: str, record) -> Outcome:
             await pool.close()
 
     interrupted = False
+
+    def on_interrupt() -> None:
+        nonlocal interrupted
+        interrupted = True
+        if not holder:
+            raise KeyboardInterrupt
+        holder[0].cancel()
+        print("\ncancelling: the running step is stopped and any rebalance or remove-brick with it; "
+              "--resume goes on later", file=sys.stderr, flush=True)
+
     with AsyncLoopThread("brickyard-change") as loop:
-        future = loop.submit(main())
-        while True:
-            try:
-                result = future.result()
-                break
-            except KeyboardInterrupt:
-                interrupted = True
-                if holder:
-                    holder[0].cancel()
-                    print("\ncancelling: the running step is stopped and any rebalance or remove-brick with it; "
-                          "--resume goes on later", file=sys.stderr, flush=True)
-                else:
-                    future.cancel()
-                    raise
+        result = loop.run_through_interrupts(main(), on_interrupt)
     return _outcome(args, result, interrupted)
 
 

@@ -138,6 +138,22 @@ class AsyncLoopThread:
         """Submit and block until done (CLI and tests; never from the GUI thread)."""
         return self.submit(coro).result(timeout)
 
+    def run_through_interrupts(self, coro: Coroutine[Any, Any, T], on_interrupt: Callable[[], None]) -> T:
+        """Submit and block until done, as a command line does: each Ctrl-C meanwhile calls
+        ``on_interrupt`` (which asks the work to stop, and may raise to give up waiting) and the
+        wait goes on, so the work ends in the state its cancel leaves. What ``coro`` raises is
+        raised here."""
+        future = self.submit(coro)
+        while True:
+            try:
+                return future.result()
+            except KeyboardInterrupt:
+                try:
+                    on_interrupt()
+                except BaseException:       # given up waiting: the work is cancelled too
+                    future.cancel()
+                    raise
+
     def stop(self, timeout: float = 10.0) -> None:
         if self._thread.is_alive():
             self._loop.call_soon_threadsafe(self._loop.stop)
