@@ -401,3 +401,142 @@ def test_the_heal_index_count_leaves_out_each_index_base_file(tmp_path):
     (idx / "xattrop" / "0b5c8c3e-1f7d-4f6c-9d55-0b4c0a1b2c3d").touch()
     (idx / "entry-changes" / "00000000-0000-0000-0000-000000000001").mkdir()
     assert count() == "2"
+
+
+# ---- a rebalance that fails on a node (CI, five volumes changing at once: "not complete on node3 (failed)")
+def _failed_on(status_xml: str, node: str) -> str:
+    """A rebalance status with ``node``'s part failed, as gluster reports a node whose rebalance
+    process stopped (lab-change-rbfail-rebalance-status-failed.xml: status 4, one failure)."""
+    def fail(m):
+        block = m.group(0)
+        return (block.replace("<status>3</status>", "<status>4</status>")
+                .replace("<statusStr>completed</statusStr>", "<statusStr>failed</statusStr>")
+                .replace("<failures>0</failures>", "<failures>1</failures>"))
+    return re.sub(rf"<node>\s*<nodeName>{node}</nodeName>.*?</node>", fail, status_xml, count=1, flags=re.S)
+
+
+REBALANCE_LOG = "/var/log/glusterfs/xd-rebalance.log"
+# what node3's rebalance log showed when a brick was down as the rebalance started (recorded)
+CHILD_DOWN_LOG = "\n".join(ln for ln in fixture("lab-change-rbfail-rebalance-log.txt").splitlines()[:108]
+                           if re.match(r"^\[[^]]*\] [ECW] ", ln)).replace("rbfail", "xd")
+DETAIL4_NODE4_DOWN = fixture("lab-change-xd-detail.xml").replace(
+    "</volume>", NODE4_STATUS.replace("<status>1</status>", "<status>0</status>").replace(
+        "<port>49152</port>", "<port>N/A</port>") + "</volume>", 1)
+
+
+def failing_expand(status: list[str], log: str = CHILD_DOWN_LOG, details: Sequence[str] = (DETAIL4,)) -> Script:
+    from brickyard.remote import changeread
+
+    return (expand_script(status)
+            .on("xd", "detail", answers=list(details))
+            .on(changeread.REBALANCE_LOG_SCRIPT, answers=[log]))
+
+
+def _expand_runner(script: Script, store=None):
+    topo = with_volume(lab_topology(), "xd", DIST, ["node1:/srv/brick1/xd", "node2:/srv/brick1/xd",
+                                                    "node3:/srv/brick2/xd", "node4:/srv/brick2/xd"])
+    return ChangeRunner.start(topo, "xd", live("xd"), store, script.executor)
+
+
+@pytest.fixture
+def quick_online(monkeypatch):
+    monkeypatch.setattr(changesteps, "ONLINE_POLL", 0.001, raising=False)
+
+
+def test_a_rebalance_that_failed_for_a_brick_not_yet_online_is_started_again_and_says_so(tmp_path, quick_online):
+    from brickyard.remote import changeread
+
+    store = HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}")
+    completed = fixture("lab-change-rebalance-status-completed.xml")
+    script = failing_expand([fixture("lab-change-rebalance-status-not-started.xml"), _failed_on(completed, "node3"),
+                             completed], details=[DETAIL4_NODE4_DOWN, DETAIL4])
+    runner = _expand_runner(script, store)
+    report = run(runner)
+    assert report.ok, report.summary()
+    starts = script.ran("rebalance", "xd", "start")
+    assert len(starts) == 2
+    # the first start waited until volume status showed every brick online
+    details = script.ran("xd", "detail")
+    assert [i < starts[0] for i in details[:2]] == [True, True]
+    first = next(o for o in report.outcomes if o.step.key == "rebalance-start")
+    assert "after every brick was online" in first.message and "node4:/srv/brick2/xd" in first.message
+    # node3's own log was read, with a quoted argv, on node3
+    [(host, argv)] = [script.calls[i] for i in script.ran(changeread.REBALANCE_LOG_SCRIPT)]
+    assert host == "node3" and argv == ("sh", "-c", changeread.REBALANCE_LOG_SCRIPT, "sh", REBALANCE_LOG)
+    # the second start ran after the log was read; the wait says it started again and why
+    assert script.ran(changeread.REBALANCE_LOG_SCRIPT)[0] < starts[1]
+    wait = next(o for o in report.outcomes if o.step.key == "rebalance-wait")
+    assert "started again 1 time(s) after it failed on node3 (failed)" in wait.message
+    assert "Received CHILD_DOWN. Exiting" in wait.message and "fix layout on / failed" in wait.message
+    [restart] = runner.state.measured["rebalance-wait"]["restarts"]
+    assert restart["failed"] == "node3 (failed)" and "failed to get the port number" in restart["cause"]
+    assert restart["task"] in runner.state.task_ids["rebalance-start"]
+    # and in the kept outputs: the log read and both starts, in that order
+    kept = store.changes.outputs(runner.change_id)
+    order = [o.argv[-1] for o in kept if o.argv[-1] in ("start", REBALANCE_LOG)]
+    assert order == ["start", REBALANCE_LOG, "start"]
+    assert any("Received CHILD_DOWN" in o.stdout for o in kept if o.argv[-1] == REBALANCE_LOG)
+    store.close()
+
+
+def test_a_rebalance_that_keeps_failing_is_started_again_a_bounded_number_of_times_then_fails_with_its_cause(
+        quick_online):
+    failed = _failed_on(fixture("lab-change-rebalance-status-completed.xml"), "node3")
+    script = failing_expand([fixture("lab-change-rebalance-status-not-started.xml"), failed])
+    report = run(_expand_runner(script))
+    assert not report.ok and report.failed.step.key == "rebalance-wait"
+    assert len(script.ran("rebalance", "xd", "start")) == 1 + changesteps.REBALANCE_RESTARTS
+    message = report.failed.message
+    assert "did not complete on node3 (failed)" in message
+    assert f"{REBALANCE_LOG} ends: " in message and "Received CHILD_DOWN. Exiting" in message
+    assert f"started again {changesteps.REBALANCE_RESTARTS} time(s)" in message and "--resume" in message
+
+
+def test_a_rebalance_that_failed_for_a_cause_that_is_not_transient_is_not_started_again(quick_online):
+    log = ("[2026-11-27 18:41:13.212265 +0000] E [MSGID: 109023] [dht-rebalance.c:4285:gf_defrag_start_crawl] "
+           "0-xd-dht: Failed to set commit hash on /. Rebalance cannot proceed.")
+    failed = _failed_on(fixture("lab-change-rebalance-status-completed.xml"), "node3")
+    script = failing_expand([fixture("lab-change-rebalance-status-not-started.xml"), failed], log=log)
+    report = run(_expand_runner(script))
+    assert not report.ok and len(script.ran("rebalance", "xd", "start")) == 1
+    assert ("node3's /var/log/glusterfs/xd-rebalance.log ends: 18:41:13 E dht-rebalance.c:4285:gf_defrag_start_crawl: "
+            "0-xd-dht: Failed to set commit hash on /. Rebalance cannot proceed.") in report.failed.message
+
+
+def test_no_rebalance_starts_while_a_brick_stays_offline(monkeypatch, quick_online):
+    monkeypatch.setattr(changesteps, "ONLINE_LIMIT", 0.0, raising=False)
+    script = failing_expand([fixture("lab-change-rebalance-status-not-started.xml")], details=[DETAIL4_NODE4_DOWN])
+    report = run(_expand_runner(script))
+    assert not report.ok and report.failed.step.key == "rebalance-start"
+    assert "node4:/srv/brick2/xd not online" in report.failed.message
+    assert script.ran("rebalance", "xd", "start") == []
+
+
+def test_the_rebalance_log_script_prints_the_error_lines_of_the_last_run_only(tmp_path):
+    import subprocess
+
+    from brickyard.core import rebalancelog
+    from brickyard.remote import changeread
+
+    recorded = fixture("lab-change-rbfail-rebalance-log.txt")     # a failed run, then a completed one
+    first_run = "".join(recorded.splitlines(keepends=True)[:108])
+
+    def cause(text: str) -> list[str]:
+        (tmp_path / "r.log").write_text(text)
+        out = subprocess.run(["sh", "-c", changeread.REBALANCE_LOG_SCRIPT, "sh", str(tmp_path / "r.log")],
+                             capture_output=True, text=True, check=True).stdout
+        return rebalancelog.cause(out)
+
+    assert cause(recorded) == []          # the last run completed: nothing to name
+    lines = cause(recorded + first_run)   # ... and failed again
+    assert lines == [
+        "18:41:13 E client-handshake.c:1193:client_query_portmap_cbk: 0-rbfail-client-2: failed to get the port number "
+        "for remote subvolume. Please run gluster volume status on server to see if brick process is running []",
+        "18:41:13 W dht-common.c:11033:dht_notify: 0-rbfail-dht: Received CHILD_DOWN. Exiting",
+        "18:41:13 W dht-diskusage.c:36:dht_du_info_cbk: 0-rbfail-dht: failed to get disk info from rbfail-client-2 "
+        "[Transport endpoint is not connected]",
+        "18:41:13 E dht-rebalance.c:4345:gf_defrag_start_crawl: 0-rbfail-dht: fix layout on / failed "
+        "[Transport endpoint is not connected]"]
+    assert rebalancelog.transient(lines)
+    assert not rebalancelog.transient(["12:00:00 E dht-rebalance.c:1:f: Failed to set commit hash on /"])
+    assert not rebalancelog.transient([])

@@ -17,6 +17,7 @@ from ..core import gluster_cli as cli
 from ..core import gluster_progress as gp
 from ..core import gluster_xml as gx
 from ..core import livestate as ls
+from ..core import rebalancelog
 from ..core.topology import BrickRef
 from .executor import CommandResult, Executor, ExecutorError
 from .steps import RetryTransient
@@ -43,6 +44,17 @@ for d in xattrop dirty entry-changes; do
   [ -d "$i/$d" ] && n=$((n + $(find "$i/$d" -mindepth 1 -maxdepth 1 ! -name "$d-*" | wc -l)))
 done
 echo "$n"
+'''
+
+# The E, C and W lines of the last run in a rebalance log: each rebalance process appends to
+# the same file and begins with glusterfsd's "Started running version" line. $1 the log's
+# path. Read-only; prints at most 40 lines.
+REBALANCE_LOG_SCRIPT = r'''
+f="$1"
+[ -r "$f" ] || { echo "no log $f" >&2; exit 3; }
+start=$(grep -n 'Started running' "$f" | tail -n 1 | cut -d: -f1)
+tail -n +"${start:-1}" "$f" | grep -E '^\[[^]]*\] [ECW] ' | tail -n 40
+exit 0
 '''
 
 
@@ -153,3 +165,32 @@ async def leftover_files(ex: Executor, brick: BrickRef) -> list[str]:
         tail = (result.stderr or result.stdout).decode(errors="replace").strip().splitlines()
         raise ExecutorError(ex.host, f"cannot look for files left on {brick}: {tail[-1] if tail else result.exit_status}")
     return [line for line in result.text.splitlines() if line.strip()]
+
+
+def rebalance_log_path(volume: str) -> str:
+    cli.volume_info_argv(volume)          # a valid volume name, or ValueError
+    return f"/var/log/glusterfs/{volume}-rebalance.log"
+
+
+async def rebalance_log_cause(ex: Executor, volume: str) -> list[str]:
+    """Why the last rebalance of ``volume`` on the node behind ``ex`` failed: the error lines
+    of its rebalance log (``core.rebalancelog.cause``); ExecutorError when it cannot be read."""
+    path = rebalance_log_path(volume)
+    result = await ex.run(["sh", "-c", REBALANCE_LOG_SCRIPT, "sh", path], sudo=True, timeout=60)
+    if result.exit_status != 0:
+        tail = (result.stderr or result.stdout).decode(errors="replace").strip().splitlines()
+        raise ExecutorError(ex.host, f"cannot read {path}: {tail[-1] if tail else result.exit_status}")
+    return rebalancelog.cause(result.text)
+
+
+async def offline_bricks(ex: Executor, volume: str) -> list[BrickRef]:
+    """The bricks of ``volume`` that ``volume status`` does not show online (with a port a
+    client can connect to), in the volume's order."""
+    info = await volume_info(ex, volume)
+    result = await gluster(ex, cli.volume_status_argv(volume, "detail"))
+    try:
+        status = gx.parse_volume_status(result.stdout).get(volume, [])
+    except gx.GlusterXMLError as exc:
+        raise ExecutorError(ex.host, f"volume status {volume}: {getattr(exc, 'op_errstr', '') or exc}") from exc
+    online = {b.ref for b in status if b.online}
+    return [b.ref for b in info.bricks if b.ref not in online]

@@ -23,6 +23,7 @@ from ..core import changemodel as cm
 from ..core import gluster_cli as cli
 from ..core import gluster_progress as gp
 from ..core import gluster_xml as gx
+from ..core import rebalancelog
 from ..core.changemodel import ChangePlan, ChangeStep
 from ..core.topology import BrickRef
 from ..core.units import format_bytes
@@ -37,6 +38,9 @@ HEAL_CLEAN_READS = 2          # heal info read clean this many times in a row, H
 HEAL_RECHECK = 3.0
 HEAL_STALL = 30.0             # seconds without fewer entries pending before an index heal is launched
 DISCONNECTED_LIMIT = 120.0    # a brick not connected this long stops a heal wait
+ONLINE_LIMIT = 180.0          # seconds a rebalance start waits for every brick to be online
+ONLINE_POLL = 1.0             # first pause between two reads of volume status while it waits
+REBALANCE_RESTARTS = 2        # a rebalance that failed for a transient cause is started again this often
 
 
 class Context(Protocol):
@@ -68,14 +72,16 @@ def accepted(result: CommandResult, host: str, what: str):
 
 
 def remote_steps(plan: ChangePlan, ctx: Context) -> list[Step]:
-    return [_remote(step, ctx) for step in plan.steps]
+    return [_remote(step, ctx, plan) for step in plan.steps]
 
 
-def _remote(s: ChangeStep, ctx: Context) -> Step:
+def _remote(s: ChangeStep, ctx: Context, plan: ChangePlan) -> Step:
     commands = [list(c) for c in s.commands] or ([list(s.watch)] if s.watch else [])
+    start = next((x for x in plan.steps if x.kind == cm.REBALANCE_START), None)
     make = {
         cm.PROBE: _probe, cm.PEERS_WAIT: _peers_wait, cm.MKDIR: _mkdir, cm.ADD_BRICK: _add_brick,
-        cm.REBALANCE_START: _rebalance_start, cm.REBALANCE_WAIT: _rebalance_wait,
+        cm.REBALANCE_START: _rebalance_start,
+        cm.REBALANCE_WAIT: lambda s, ctx: _rebalance_wait(s, ctx, start),
         cm.REMOVE_START: _remove_start, cm.REMOVE_WAIT: _remove_wait, cm.REMOVE_COMMIT: _remove_commit,
         cm.REMOVE_STOP: _stop, cm.REPLACE_BRICK: _replace, cm.HEAL_WAIT: _heal_wait, cm.READ_BACK: _read_back,
     }[s.kind]
@@ -140,12 +146,51 @@ def _add_brick(s: ChangeStep, ctx: Context):
 
 
 # ---- migrations -------------------------------------------------------------------------------
+async def _bricks_online(ex: Executor, ctx: Context) -> str:
+    """Wait (up to ONLINE_LIMIT) until ``volume status`` shows every brick online, as a
+    rebalance needs: gluster starts one with a brick down, and the node's rebalance process
+    then fails at once (it runs with assert-no-child-down: a replica set or a distribute brick
+    it cannot reach stops it). Bricks an add-brick just started show online only once they
+    have registered their port, seconds later on a loaded server. '' when none had to be
+    waited for, else what was waited for; ExecutorError naming the bricks still offline."""
+    t0 = time.monotonic()
+    delay, first = ONLINE_POLL, None
+    while True:
+        offline = await rd.offline_bricks(ex, ctx.volume)
+        if not offline:
+            if first is None:
+                return ""
+            waited = f"waited {time.monotonic() - t0:.0f} s until {', '.join(map(str, first))} came online"
+            ctx.log(waited)
+            return waited
+        if first is None:
+            first = offline
+            ctx.log(f"{', '.join(map(str, offline))} not online yet (gluster volume status {ctx.volume}): "
+                    "the rebalance starts once every brick is")
+        if time.monotonic() - t0 > ONLINE_LIMIT:
+            raise ExecutorError(ex.host, (
+                f"not starting the rebalance: {', '.join(map(str, offline))} not online after {ONLINE_LIMIT:.0f} s "
+                f"(gluster volume status {ctx.volume}); a rebalance started with a brick down fails on every node. "
+                f"Bring the brick back (gluster volume start {ctx.volume} force starts the bricks that are down), "
+                "then --resume"))
+        await asyncio.sleep(delay)
+        delay = min(delay * 1.5, 5 * ONLINE_POLL)
+
+
+async def _start_rebalance(ex: Executor, ctx: Context, argv, key: str) -> tuple[str, str]:
+    """Every brick online, then ``rebalance start``: (its task id, what was waited for)."""
+    waited = await _bricks_online(ex, ctx)
+    root = accepted(await rd.gluster(ex, argv), ex.host, "rebalance start")
+    task = (root.findtext("volRebalance/task-id") or "").strip()
+    ctx.task_started(key, task)
+    return task, waited
+
+
 def _rebalance_start(s: ChangeStep, ctx: Context):
     async def action(ex: Executor) -> str:
-        root = accepted(await rd.gluster(ex, s.commands[0]), ex.host, "rebalance start")
-        task = (root.findtext("volRebalance/task-id") or "").strip()
-        ctx.task_started(s.key, task)
-        return f"started (task {task})" if task else "started"
+        task, waited = await _start_rebalance(ex, ctx, s.commands[0], s.key)
+        return (f"started (task {task})" if task else "started") + (f" after every brick was online ({waited})"
+                                                                   if waited else "")
 
     async def done(ex: Executor) -> str | None:
         st = await rd.migration_status(ex, ctx.volume, gp.REBALANCE, names=ctx.names)
@@ -184,20 +229,86 @@ async def _watch(s: ChangeStep, ctx: Context, ex: Executor, kind: str, bricks=()
         delay = min(delay * 1.5, POLL_MAX)
 
 
-def _rebalance_wait(s: ChangeStep, ctx: Context):
+async def _failure_causes(ex: Executor, ctx: Context, bad: list[gp.MigrationNode]) -> dict[str, list[str] | str]:
+    """Each failed node's cause from its rebalance log: its error lines, or why they could not
+    be read (a string). The node is reached by the name its bricks carry in the volume."""
+    try:
+        hosts = {b.host_uuid: b.ref.node for b in (await rd.volume_info(ex, ctx.volume)).bricks if b.host_uuid}
+    except ExecutorError:
+        hosts = {}
+    out: dict[str, list[str] | str] = {}
+    for n in bad:
+        host = hosts.get(n.uuid, n.name)
+        try:
+            out[n.name] = await rd.rebalance_log_cause(ctx.executor(host), ctx.volume)
+        except (ExecutorError, KeyError, ValueError) as exc:
+            out[n.name] = f"its log could not be read: {exc}"
+    return out
+
+
+def _cause_text(causes: dict[str, list[str] | str], log: str) -> str:
+    parts = []
+    for name, lines in causes.items():
+        if isinstance(lines, str):
+            parts.append(f"{name}: {lines}")
+        elif lines:
+            parts.append(f"{name}'s {log} ends: " + " | ".join(lines))
+        else:
+            parts.append(f"{name}'s {log} names no error (the process may have been killed)")
+    return "; ".join(parts)
+
+
+def _restartable(bad: list[gp.MigrationNode], causes: dict[str, list[str] | str]) -> bool:
+    """Started again by the runner: every bad node failed (none was stopped: that was someone's
+    decision) for a transient cause (a subvolume down or not reachable), or for none its log
+    names (a killed process)."""
+    return all(n.failed for n in bad) and all(
+        not isinstance(c, str) and (not c or rebalancelog.transient(c)) for c in causes.values())
+
+
+def _rebalance_wait(s: ChangeStep, ctx: Context, start: ChangeStep | None = None):
+    start_argv = list(start.commands[0]) if start is not None and start.commands else cli.rebalance_argv(ctx.volume,
+                                                                                                        "start")
+    start_key = start.key if start is not None else "rebalance-start"
+    log = rd.rebalance_log_path(ctx.volume)
+
     async def action(ex: Executor) -> str:
-        st = await _watch(s, ctx, ex, gp.REBALANCE)
-        bad = [n for n in st.nodes if n.failed or n.stopped]
-        if bad:
-            raise ExecutorError(ex.host, "the rebalance did not complete on " + ", ".join(
-                f"{n.name} ({n.status_str})" for n in bad) + f"; see /var/log/glusterfs/{ctx.volume}-rebalance.log "
-                "there. --resume starts it again")
+        restarts: list[dict] = []
+        while True:
+            st = await _watch(s, ctx, ex, gp.REBALANCE)
+            bad = [n for n in st.nodes if n.failed or n.stopped]
+            if not bad:
+                break
+            causes = await _failure_causes(ex, ctx, bad)
+            said = ", ".join(f"{n.name} ({n.status_str})" for n in bad)
+            why = _cause_text(causes, log)
+            if len(restarts) < REBALANCE_RESTARTS and _restartable(bad, causes):
+                ctx.log(f"the rebalance failed on {said}: {why}. A transient cause: starting it again once every "
+                        f"brick is online ({len(restarts) + 1} of at most {REBALANCE_RESTARTS})")
+                try:
+                    task, waited = await _start_rebalance(ex, ctx, start_argv, start_key)
+                except ExecutorError as exc:
+                    raise ExecutorError(ex.host, f"the rebalance did not complete on {said}: {why}. Starting it "
+                                                 f"again: {exc}") from exc
+                restarts.append({"failed": said, "cause": why, "task": task, "waited": waited})
+                ctx.measured(s.key, {**ctx.measured_of(s.key), "restarts": restarts})
+                continue
+            tried = (f" It was started again {len(restarts)} time(s) (each after a transient failure: "
+                     + "; ".join(r["cause"] for r in restarts) + ") and failed again." if restarts else "")
+            if restarts:
+                ctx.measured(s.key, {**ctx.measured_of(s.key), "restarts": restarts})
+            raise ExecutorError(ex.host, f"the rebalance did not complete on {said}: {why}.{tried} "
+                                         "--resume starts it again")
+        if restarts:
+            ctx.measured(s.key, {**ctx.measured_of(s.key), "restarts": restarts})
+        again = (f"; started again {len(restarts)} time(s) after it failed on "
+                 + "; ".join(f"{r['failed']} ({r['cause']})" for r in restarts)) if restarts else ""
         if st.failures:
             raise ExecutorError(ex.host, f"{st.failures} file(s) failed to move (they stay where they were and stay "
                                          f"readable): {'; '.join(st.node_lines())}; the names are in "
                                          f"/var/log/glusterfs/{ctx.volume}-rebalance.log on those nodes. "
-                                         "--resume runs the rebalance again")
-        return _migration_text(st)
+                                         "--resume runs the rebalance again" + again)
+        return _migration_text(st) + again
 
     return action, None
 
