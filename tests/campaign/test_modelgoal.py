@@ -12,7 +12,7 @@ import pytest
 
 from brickyard.core import topofile
 from brickyard.core.calibration import NOISY
-from brickyard.core.modelgoal import GOAL, analyse_runs, binomial_tail, judge, noisy_share
+from brickyard.core.modelgoal import GOAL, analyse_runs, binomial_tail, goal_figures, judge, noisy_share
 from brickyard.store.codec import run_from_dict
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "modelcheck"
@@ -154,3 +154,21 @@ def test_on_the_noisy_branch_the_share_asked_is_what_the_measured_spread_leaves_
     for r in bad["rows"]:
         r["low_bps"], r["high_bps"] = r["measured_bps"] / 3, r["measured_bps"] * 3
     assert not judge(bad, alpha=0.01).met
+
+
+def test_the_goal_figures_are_printed_beside_their_targets_and_say_whether_the_misses_go_one_way(small):
+    """What benchmarks/model_check.py and the e2e test print: each share against its 90 % target,
+    writes and reads apart, the spread against the 15 % the full goal needs, and the misses' sign
+    (all one way is a bias of the model, not the machine's scatter)."""
+    lines = [" ".join(line.split()) for line in goal_figures(small, judge(small))]
+    text = "\n".join(lines)
+    v = judge(small)
+    assert f"within 25% of the measurement: {v.within} of 16" in lines[1] and "target ≥ 90%" in lines[1]
+    assert f"measured inside the stated range: {v.inside} of 16" in lines[2] and "target ≥ 90%" in lines[2]
+    assert "writes " in lines[1] and "reads " in lines[1]
+    assert f"spread: {small['spread']:.0%}" in text and "asked in full at ≤ 15%" in text
+    assert "predicted too high" in text and "too low" in text          # the recorded misses go both ways
+    low = _at(small, [-0.5] * 4 + [0.1] * 12, spread=0.1)
+    assert "all 4 misses predicted too low: one way, a bias of the model" in "\n".join(goal_figures(low, judge(low)))
+    near = _at(small, [0.1] * 16, spread=0.1)
+    assert "no figure missed by more than 25%" in "\n".join(goal_figures(near, judge(near)))

@@ -175,3 +175,49 @@ def judge(result: dict, *, limit: float = NOISY, alpha: float | None = None) -> 
             problems.append(f"only {within} of {n} predicted figures within {GOAL:.0%}, under {share:.0%} even for "
                             f"a noisy machine: {misses}")
     return Verdict(n, within, inside, spread, strict, tuple(problems), alpha, share)
+
+
+def goal_figures(result: dict, verdict: Verdict) -> list[str]:
+    """The goal's figures beside its targets, as ``benchmarks/model_check.py`` and the e2e
+    test print them: each share (overall, writes, reads) against 90 %, the calibration's
+    run-to-run spread against the 15 % the full goal needs, and the misses' sign — misses all
+    one way are a bias of the model, misses both ways the machine's scatter."""
+    tested = [r for r in result["rows"] if not r["fit"]]
+    n = len(tested)
+    if not n:
+        return ["goal: no layout was predicted without its own runs: nothing tested the model"]
+
+    def share(count: int, of: int) -> str:
+        return f"{count} of {of} ({count / of:.0%})" if of else "none"
+
+    def part(d: str, test) -> str:
+        mine = [r for r in tested if r["direction"] == d]
+        return f"{d}s {share(sum(map(test, mine)), len(mine))}"
+
+    within = lambda r: abs(r["error"]) <= GOAL                               # noqa: E731
+    inside = lambda r: r["low_bps"] <= r["measured_bps"] <= r["high_bps"]   # noqa: E731
+    spread = verdict.spread
+    high = sum(abs(r["error"]) > GOAL and r["error"] > 0 for r in tested)
+    low = sum(abs(r["error"]) > GOAL and r["error"] < 0 for r in tested)
+    if high + low == 0:
+        sign = f"no figure missed by more than {GOAL:.0%}"
+    elif min(high, low) == 0 and high + low >= 3:
+        sign = (f"all {high + low} misses predicted too {'high' if high else 'low'}: one way, a bias of the model "
+                "rather than the machine's scatter")
+    else:
+        sign = f"{high} predicted too high, {low} too low"
+    errors = sorted(abs(r["error"]) for r in tested)
+    lines = [
+        f"goal (issue 23) on {n} predicted figure(s) of layouts not used for calibration, reads included:",
+        f"  within {GOAL:.0%} of the measurement:    {share(verdict.within, n):>14s}   target ≥ {SHARE:.0%}   "
+        f"({part('write', within)}, {part('read', within)})",
+        f"  measured inside the stated range: {share(verdict.inside, n):>14s}   target ≥ {SHARE:.0%}   "
+        f"({part('write', inside)}, {part('read', inside)})",
+        f"  error median {statistics.median(errors):.0%}, worst {errors[-1]:.0%}; misses: {sign}",
+        "  calibration's run-to-run spread: " + ("not measured (no point measured twice)" if spread is None else
+                                                 f"{spread:.0%} (σ of ln figure)")
+        + f"; the {GOAL:.0%} share is asked in full at ≤ {NOISY:.0%}"
+        + ("" if verdict.strict else f", here {verdict.share:.0%} (what that spread leaves a right model)"),
+        f"  verdict: {verdict.describe()}",
+    ]
+    return lines
