@@ -12,8 +12,10 @@ each layout and both operations, each within 25 % — all 12 on a machine that i
 Each figure is the least disturbed of its repeats (other jobs only ever add time), and the RTT
 the probe's, taken before and after each volume's runs: the lower half's median of 30 TCP
 connect times from the client to glusterd on the node (the forwarder's queueing makes it more
-than twice the set delay at load; the model takes what was measured). The lab is restored without delays
-afterwards (same directory, names and addresses), so later tests find it as they expect.
+than twice the set delay at load; the model takes what was measured). The ten volumes are created
+through the nodes' own namespaces (no SSH round each) and measured in one SSH session on the
+client; none is deleted: the lab is restored without delays afterwards (same directory, names and
+addresses, new brick images), so later tests find it as they expect.
 """
 
 from __future__ import annotations
@@ -43,37 +45,41 @@ CHECK = ("node2", "node3", "node5")
 SCALE = 0.02            # of the WordPress-shaped tree: ~40 objects
 TOLERANCE = 0.25
 TARBALL = "/tmp/brickyard-e2e-latency.tar.gz"
-#: on the client, in one SSH session per volume (each SSH round costs seconds at load 20): mount,
-#: the RTT to the farthest node (TCP connects to glusterd), the extract's repeats, the uncached
-#: lstat loop three times, the RTT again, unmount; one JSON line
+#: on the client, in one SSH session for every volume (each SSH round costs seconds at load 20):
+#: per volume (argv[2], a JSON list of [farthest node, source, mount point, extract repeats]) the
+#: mount, the RTT to the farthest node (TCP connects to glusterd), the extract's repeats, the
+#: uncached lstat loop three times, the RTT again, the unmount; one JSON list
 CLIENT_RUN = r"""
 import json, os, socket, subprocess, sys, time
-node, src, mnt, tarball, repeats = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-def rtts():
+tarball, jobs = sys.argv[1], json.loads(sys.argv[2])
+def rtts(node):
     out = []
     for _ in range(15):
         t = time.perf_counter(); s = socket.create_connection((node, 24007), timeout=5)
         out.append((time.perf_counter() - t) * 1000); s.close(); time.sleep(0.01)
     return out
-os.makedirs(mnt, exist_ok=True)
-subprocess.run(["mount", "-t", "glusterfs", "-o", "attribute-timeout=0,entry-timeout=0", src, mnt], check=True)
-try:
-    doc = {"rtt": rtts(), "extract_s": [], "lstat_ms": []}
-    for i in range(repeats):
-        os.mkdir(f"{mnt}/x{i}")
-        t = time.perf_counter()
-        subprocess.run(["tar", "-xzf", tarball, "-C", f"{mnt}/x{i}"], check=True)
-        doc["extract_s"].append(time.perf_counter() - t)
-    open(f"{mnt}/lstat-target", "w").close()
-    for _ in range(3):
-        n, t = 0, time.perf_counter(); end = t + 0.3
-        while time.perf_counter() < end:
-            os.lstat(f"{mnt}/lstat-target"); n += 1
-        doc["lstat_ms"].append((time.perf_counter() - t) * 1000 / n)
-    doc["rtt"] += rtts()
-finally:
-    subprocess.run(["umount", mnt])
-print(json.dumps(doc))
+docs = []
+for node, src, mnt, repeats in jobs:
+    os.makedirs(mnt, exist_ok=True)
+    subprocess.run(["mount", "-t", "glusterfs", "-o", "attribute-timeout=0,entry-timeout=0", src, mnt], check=True)
+    try:
+        doc = {"rtt": rtts(node), "extract_s": [], "lstat_ms": []}
+        for i in range(repeats):
+            os.mkdir(f"{mnt}/x{i}")
+            t = time.perf_counter()
+            subprocess.run(["tar", "-xzf", tarball, "-C", f"{mnt}/x{i}"], check=True)
+            doc["extract_s"].append(time.perf_counter() - t)
+        open(f"{mnt}/lstat-target", "w").close()
+        for _ in range(3):
+            n, t = 0, time.perf_counter(); end = t + 0.3
+            while time.perf_counter() < end:
+                os.lstat(f"{mnt}/lstat-target"); n += 1
+            doc["lstat_ms"].append((time.perf_counter() - t) * 1000 / n)
+        doc["rtt"] += rtts(node)
+    finally:
+        subprocess.run(["umount", mnt])
+    docs.append(doc)
+print(json.dumps(docs))
 """
 
 
@@ -104,31 +110,31 @@ def delayed(lab):
         _restart(lab, base)
 
 
-def _measure(lab, name: str, words: list[str], nodes: list[str], objects: int,
-             repeats: int) -> tuple[float, float, float, list[float]]:
-    """(ms per object of the extract, ms per uncached lstat, the RTT to the farthest node measured
-    just before and after, the extract's repeats) on a volume of ``nodes``' bricks (a node named
-    twice: its second brick filesystem the second time; glusterd makes the brick directories)."""
+def _create(lab, name: str, words: list[str], nodes: list[str]) -> None:
+    """A started volume of ``nodes``' bricks (a node named twice: its second brick filesystem the
+    second time; glusterd makes the brick directories), through the node's own namespaces: no
+    SSH round. Nothing deletes it: the lab is brought up again without delays after the test,
+    from new brick images."""
     bricks = [f"{n}:/srv/brick{1 + nodes[:i].count(n)}/bylat-{name}" for i, n in enumerate(nodes)]
-    lab.ssh(nodes[0], ["sh", "-c", 'gluster --mode=script volume create "$@" force && '
-                       'gluster --mode=script volume start "$1"', "sh", name, *words, *bricks])
-    try:
-        far = max(set(nodes), key=lambda n: DELAYS.get(n, 0.0))
-        try:
-            doc = json.loads(lab.ssh("client1", ["python3", "-c", CLIENT_RUN, far, f"{nodes[0]}:/{name}",
-                                                 f"/mnt/{name}", TARBALL, str(repeats)], timeout=300).stdout)
-        except BaseException:
-            lab.ssh("client1", ["umount", f"/mnt/{name}"], check=False)
-            raise
+    lab.exec(nodes[0], ["gluster", "--mode=script", "volume", "create", name, *words, *bricks, "force"], timeout=120)
+    lab.exec(nodes[0], ["gluster", "--mode=script", "volume", "start", name], timeout=120)
+
+
+def _measure_all(lab, jobs: list[tuple[str, str, list[str], int]], objects: int) -> list[tuple[float, float, float, list[float]]]:
+    """For each (volume, first node, nodes, repeats): (ms per object of the extract, ms per
+    uncached lstat, the RTT to the farthest node measured just before and after, the extract's
+    repeats), all in one SSH session on the client."""
+    spec = [[max(set(nodes), key=lambda n: DELAYS.get(n, 0.0)), f"{first}:/{name}", f"/mnt/{name}", repeats]
+            for name, first, nodes, repeats in jobs]
+    docs = json.loads(lab.ssh("client1", ["python3", "-c", CLIENT_RUN, TARBALL, json.dumps(spec)], timeout=600).stdout)
+    out = []
+    for doc in docs:
         runs = [t * 1000 / objects for t in doc["extract_s"]]
         # the least disturbed of the repeats (other jobs only add time); the RTT the lower half's
         # median (the forwarder's queue moves with the load)
-        return min(runs), min(doc["lstat_ms"]), statistics.median(sorted(doc["rtt"])[:len(doc["rtt"]) // 2]), runs
-    finally:
-        lab.ssh(nodes[0], ["sh", "-c", 'gluster --mode=script volume stop "$1"; gluster --mode=script volume delete "$1"',
-                           "sh", name], check=False)
-        for n in sorted(set(nodes)):
-            lab.ssh(n, ["rm", "-rf", "--", *[b.split(":", 1)[1] for b in bricks if b.startswith(f"{n}:")]], check=False)
+        out.append((min(runs), min(doc["lstat_ms"]), statistics.median(sorted(doc["rtt"])[:len(doc["rtt"]) // 2]),
+                    runs))
+    return out
 
 
 def test_the_extract_and_the_lstat_loop_follow_local_plus_round_trips_times_rtt(delayed):
@@ -144,21 +150,25 @@ def test_the_extract_and_the_lstat_loop_follow_local_plus_round_trips_times_rtt(
     measured: dict[tuple[str, str, str], float] = {}
     waits: dict[tuple[str, str], float] = {}     # (kind, node) -> the RTT the layout waited on
     spreads = []
+    jobs, keys = [], []
     for node in ["node1", CALIBRATE, *CHECK]:
         for kind, words, nodes in (("distribute", [], [node]),
                                    ("replica", ["replica", "2"], ["node1", node])):   # on node1 alone: its two bricks
             name = f"bylat{kind[:3]}{node[-1]}"
+            _create(lab, name, words, nodes)
             # the calibration's two points (own RTT, the round trips) and the short runs: the
             # least disturbed of a few
-            repeats = {"node1": 3, CALIBRATE: 2, "node2": 2}.get(node, 1)
-            extract_ms, lstat_ms, rtt, runs = _measure(lab, name, words, nodes, tree.objects, repeats)
-            measured[(kind, EXTRACT, node)] = extract_ms
-            measured[(kind, LSTAT, node)] = lstat_ms
-            # what the layout waits on (core.latency.layout_rtt): a pair its slowest copy — the
-            # delayed node's, node1 being the nearest — a one-brick volume its brick's
-            waits[(kind, node)] = rtt
-            if len(runs) > 1:
-                spreads.append((max(runs) - min(runs)) / 2 / statistics.median(runs))
+            jobs.append((name, nodes[0], nodes, {"node1": 3, CALIBRATE: 2, "node2": 2}.get(node, 1)))
+            keys.append((kind, node))
+    created = time.monotonic() - t0
+    for (kind, node), (extract_ms, lstat_ms, rtt, runs) in zip(keys, _measure_all(lab, jobs, tree.objects)):
+        measured[(kind, EXTRACT, node)] = extract_ms
+        measured[(kind, LSTAT, node)] = lstat_ms
+        # what the layout waits on (core.latency.layout_rtt): a pair its slowest copy — the
+        # delayed node's, node1 being the nearest — a one-brick volume its brick's
+        waits[(kind, node)] = rtt
+        if len(runs) > 1:
+            spreads.append((max(runs) - min(runs)) / 2 / statistics.median(runs))
     points = [Point(kind, op, waits[(kind, node)], ms, node) for (kind, op, node), ms in measured.items()
               if node in ("node1", CALIBRATE)]
     model = lat.fit(points)
@@ -177,7 +187,8 @@ def test_the_extract_and_the_lstat_loop_follow_local_plus_round_trips_times_rtt(
     load = os.getloadavg()[0]
     quiet = statistics.median(spreads) <= 0.15 and load <= 2 * (os.cpu_count() or 1)
     rtts = {f"{kind} {node}": round(ms, 2) for (kind, node), ms in waits.items()}
-    print(f"latency model on the sandbox ({time.monotonic() - t0:.0f} s, load {os.getloadavg()}): RTTs {rtts}; "
+    print(f"latency model on the sandbox ({time.monotonic() - t0:.0f} s, {created:.0f} s of it creating the ten volumes; "
+          f"load {os.getloadavg()}): RTTs {rtts}; "
           f"repeats of the short extracts spread {statistics.median(spreads):.0%} (median half-range)")
     print("\n".join(lines))
     for key in (("distribute", EXTRACT), ("replica", EXTRACT), ("distribute", LSTAT), ("replica", LSTAT)):
