@@ -60,3 +60,33 @@ def test_round_trips_measures_each_server_of_a_gluster_target_by_tcp_connects(mo
 def test_round_trips_of_a_target_that_is_not_gluster_is_nothing():
     ctx, target = _context("tmpfs", "127.0.0.1")
     assert asyncio.run(ctx.round_trips(target)) == {}
+
+
+class _Dropper:
+    """An agent whose cache drop waits until every other host's has started."""
+
+    def __init__(self, host: str, started: list, seen: list, fail: str = ""):
+        self.host, self.is_root, self._started, self._seen, self._fail = host, True, started, seen, fail
+
+    async def drop_caches(self):
+        self._started.append(self.host)
+        for _ in range(100):
+            if len(self._started) == 3:
+                break
+            await asyncio.sleep(0.01)
+        self._seen.append(len(self._started))      # how many hosts' drops had begun by its end
+        if self._fail:
+            raise OSError(self._fail)
+
+
+def test_caches_are_dropped_on_every_host_at_once_and_a_failure_is_still_named_in_host_order():
+    """Before each read step: one host after the other cost the sandbox five syncs in a row."""
+    ctx, target = _context("local", "127.0.0.1")
+    started: list = []
+    seen: list = []
+    target.agent = _Dropper("client1", started, seen)
+    ctx.servers = [_Dropper("node1", started, seen, fail="read-only"), _Dropper("node2", started, seen)]
+    assert asyncio.run(ctx.drop_caches()) is False
+    assert seen == [3, 3, 3]            # one after the other: [1, 2, 3]
+    assert ctx._pending_notes == ["caches not dropped on node1 (read-only)"]
+    assert ctx._pending_flags == ["server-caches-not-dropped"]
