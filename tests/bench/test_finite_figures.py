@@ -12,6 +12,8 @@ import pytest
 
 from brickyard.cli import main
 
+from .localbench import local_bench
+
 BUGGY = '''
 from brickyard.bench.api import Measurement, Param, Workload
 from brickyard.core.results import Metric, WorkerTiming
@@ -59,14 +61,7 @@ def _strict(text: str):
 @pytest.mark.parametrize("bad", ["nan", "inf", "-inf", "text", "huge", "none"])
 def test_a_non_finite_figure_invalidates_its_step_names_the_workload_and_never_reaches_the_store(
         bad, tmp_path, capsys, monkeypatch):
-    plugins = tmp_path / "plugins"
-    plugins.mkdir()
-    (plugins / "buggy.py").write_text(BUGGY)
-    monkeypatch.setenv("BRICKYARD_PLUGINS", str(plugins))
-    work = tmp_path / "work"
-    work.mkdir()
-    db_file = tmp_path / "history.db"
-    db = f"sqlite:///{db_file}"
+    work, db_file, db = local_bench(tmp_path, monkeypatch, "buggy", BUGGY)
 
     code = main(["bench", "--target", f"local:{work}", "--workload", "buggy", "--param", f"bad={bad}",
                  "--save", "--db", db, "--json"])

@@ -33,15 +33,11 @@ def test_findmnt_escapes_are_decoded_so_odd_mount_points_read_back_as_they_are()
 
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("findmnt"), reason="mounts a tmpfs: needs root")
 def test_mount_of_reads_a_real_mount_point_holding_shell_characters(tmp_path):
-    import subprocess
-
     from brickyard.bench.provenance import mount_of
 
+    from ..tmpfs import tmpfs
+
     point = tmp_path / 'm$(x)`y` "q"\\z'
-    point.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(point)], check=True)
-    try:
+    with tmpfs(point, "size=1m"):
         info = asyncio.run(mount_of(LocalExecutor("local"), str(point)))
-    finally:
-        subprocess.run(["umount", str(point)], check=True)
     assert info["target"] == str(point) and info["fstype"] == "tmpfs"

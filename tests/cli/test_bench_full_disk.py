@@ -9,7 +9,6 @@ Mounting a tmpfs needs root: without it these skip, except under CI=true, where 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,53 +18,40 @@ import pytest
 from brickyard.core.results import RunStatus
 from brickyard.store import HistoryStore
 
+from ..conftest import ROOT
+from ..tmpfs import needs_root, tmpfs
+
 DD = ["--workload", "dd", "--param", "block_sizes=64K,1M", "--param", "concurrency=1,2", "--param", "size=1M",
       "--param", "direction=write", "--param", "repeats=1"]
 
 # runs `brickyard bench` in a process of its own (so the next start sees its owner gone),
 # filling the database's file system right after the first step has been stored
 FILL_AFTER_FIRST_STEP = r"""
-import os, sys
+import sys
+sys.path.insert(0, sys.argv[1])                     # the checkout: tests.tmpfs
 import brickyard.store.sink as sink
 from brickyard.cli import main
+from tests.tmpfs import fill
 
-filler, real = sys.argv[1], sink.HistorySink.step_finished
+filler, real = sys.argv[2], sink.HistorySink.step_finished
 
 def step_finished(self, run, step):
     real(self, run, step)
     if len(run.steps) == 1:
         fill(filler)
 
-def fill(path):
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    try:
-        while True:
-            os.write(fd, b"\0" * 4096)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
 sink.HistorySink.step_finished = step_finished
-if sys.argv[2] == "now":
+if sys.argv[3] == "now":
     fill(filler)
-sys.exit(main(sys.argv[3:]))
+sys.exit(main(sys.argv[4:]))
 """
 
 
 @pytest.fixture
 def small_fs(tmp_path):
-    if os.geteuid() != 0:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("the full-disk test needs root (it mounts a tmpfs) and CI runs as root")
-        pytest.skip("mounts a tmpfs: needs root")
-    point = tmp_path / "small-fs"
-    point.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", str(point)], check=True)
-    try:
+    needs_root("the full-disk test (it mounts a tmpfs)")
+    with tmpfs(tmp_path / "small-fs", "size=2m,mode=0700") as point:
         yield point
-    finally:
-        subprocess.run(["umount", "--lazy", str(point)], check=True)
 
 
 def bench(tmp_path, fs: Path, when: str) -> tuple[int, dict]:
@@ -73,7 +59,7 @@ def bench(tmp_path, fs: Path, when: str) -> tuple[int, dict]:
     HistoryStore(url).close()                       # a migrated, empty history before the disk fills
     work = tmp_path / "work"
     work.mkdir()
-    proc = subprocess.run([sys.executable, "-c", FILL_AFTER_FIRST_STEP, str(fs / "filler"), when,
+    proc = subprocess.run([sys.executable, "-c", FILL_AFTER_FIRST_STEP, str(ROOT), str(fs / "filler"), when,
                            "bench", "--target", f"local:{work}", *DD, "--save", "--db", url, "--json"],
                           capture_output=True, text=True, timeout=300)
     assert "Traceback" not in proc.stderr, proc.stderr

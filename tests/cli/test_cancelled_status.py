@@ -14,6 +14,8 @@ import sqlalchemy as sa
 
 from brickyard.cli import main
 
+from ..bench.localbench import local_bench
+
 PLUGIN = '''
 from brickyard.bench.api import Measurement, Param, Workload
 
@@ -69,14 +71,7 @@ def _ctrl_c_once_running(db_path) -> threading.Thread:
 
 
 def test_ctrl_c_in_bench_ends_cancelled_in_the_output_and_in_history(tmp_path, capsys, monkeypatch):
-    plugins = tmp_path / "plugins"
-    plugins.mkdir()
-    (plugins / "napper.py").write_text(PLUGIN)
-    monkeypatch.setenv("BRICKYARD_PLUGINS", str(plugins))
-    work = tmp_path / "work"
-    work.mkdir()
-    db_path = tmp_path / "history.db"
-    db = f"sqlite:///{db_path}"
+    work, db_path, db = local_bench(tmp_path, monkeypatch, "napper", PLUGIN)
     watcher = _ctrl_c_once_running(db_path)
     code = main(["bench", "--target", f"local:{work}", "--workload", "napper", "--param", "repeats=1",
                  "--save", "--db", db, "--json"])

@@ -18,6 +18,8 @@ from brickyard.ui.cluster.import_dialog import run_import_dialog
 from brickyard.ui.frame.bridge import RemoteBridge
 from brickyard.ui.frame.mainwindow import MainWindow
 
+from ..remote.sshd import new_users_home
+
 WAIT_MS = 120_000
 
 
@@ -41,12 +43,7 @@ def test_a_pool_with_no_volume_is_reached_from_the_window_alone_and_imported(lab
     volumes = listed.stdout + listed.stderr
     assert "No volumes present" in volumes, f"the lab holds volumes another test left: {volumes}"
     lab.form_pool(lab.servers[:4])                       # peers, no volume
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    monkeypatch.delenv("BRICKYARD_SSH_CONFIG", raising=False)
-    monkeypatch.setenv("BRICKYARD_KNOWN_HOSTS", str(tmp_path / "known_hosts"))
+    new_users_home(tmp_path, monkeypatch)
     config = keyless_config(lab, tmp_path)
     key = lab.directory / "id_ed25519"
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(key), ""))

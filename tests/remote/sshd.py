@@ -161,3 +161,41 @@ def start_sshd(root: Path, extra_config: str = "") -> Sshd:
         f"  IdentitiesOnly yes\n  UserKnownHostsFile {known}\n"
     )
     return Sshd(root, port, user, host_key, client_key, ssh_config, known, proc)
+
+
+@contextmanager
+def running_sshd(root: Path, *, trusted: bool = False) -> Iterator[Sshd]:
+    """A test sshd under ``root`` for the length of the block (a module fixture's); ``trusted``:
+    its host key already in the user's known hosts."""
+    server = start_sshd(root)
+    try:
+        if trusted:
+            server.trust()
+        yield server
+    finally:
+        server.stop()
+
+
+def sshd_fixture(folder: str, *, trusted: bool = False):
+    """A module-scoped pytest fixture of one test sshd (``running_sshd``) under a temporary
+    ``folder``: ``sshd = sshd_fixture("sshd-mine")`` in a test module."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def sshd(tmp_path_factory):
+        with running_sshd(tmp_path_factory.mktemp(folder), trusted=trusted) as server:
+            yield server
+
+    return sshd
+
+
+def new_users_home(tmp_path: Path, monkeypatch, *, ssh_dir: bool = False) -> Path:
+    """A fresh HOME (no ~/.ssh of the tester's unless ``ssh_dir`` makes an empty one), no
+    ssh-agent, no --ssh-config, Brickyard's known hosts in ``tmp_path``: a new user's machine."""
+    folder = tmp_path / "home"
+    (folder / ".ssh" if ssh_dir else folder).mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(folder))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    monkeypatch.delenv("BRICKYARD_SSH_CONFIG", raising=False)
+    monkeypatch.setenv("BRICKYARD_KNOWN_HOSTS", str(tmp_path / "known_hosts"))
+    return folder

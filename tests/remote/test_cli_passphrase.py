@@ -6,17 +6,11 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
-from .sshd import start_sshd
+from .sshd import sshd_fixture
 from .terminal import run_on_terminal
 
 
-@pytest.fixture(scope="module")
-def sshd(tmp_path_factory):
-    server = start_sshd(tmp_path_factory.mktemp("sshd-passphrase"))
-    yield server
-    server.stop()
+sshd = sshd_fixture("sshd-passphrase")
 
 
 def _env(tmp_path) -> dict[str, str]:

@@ -14,25 +14,16 @@ import pytest
 from brickyard.remote.connection import ConnectionSettings, HostSetting, key_file_problem, load
 from brickyard.remote.ssh import CLI_AUTH_HINT, AuthenticationFailed, SshOptions, SshPool
 
-from .sshd import keygen, start_sshd
+from .sshd import keygen, new_users_home, sshd_fixture
 
 
-@pytest.fixture(scope="module")
-def sshd(tmp_path_factory):
-    server = start_sshd(tmp_path_factory.mktemp("sshd"))
-    server.trust()
-    yield server
-    server.stop()
+sshd = sshd_fixture("sshd", trusted=True)
 
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
     """A home of its own (no ~/.ssh of the tester's) and no ssh-agent."""
-    folder = tmp_path / "home"
-    (folder / ".ssh").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(folder))
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    return folder
+    return new_users_home(tmp_path, monkeypatch, ssh_dir=True)
 
 
 def bare_config(sshd, folder: Path, *, port: bool = True, user: bool = True, extra: str = "") -> Path:

@@ -15,14 +15,10 @@ from brickyard.core.topology import Brick, Node, Topology
 from brickyard.remote.hostkeys import UnknownHostKey
 from brickyard.remote.ssh import PassphraseMemo, SshOptions, SshPool
 
-from .sshd import start_sshd
+from .sshd import sshd_fixture
 
 
-@pytest.fixture(scope="module")
-def sshd(tmp_path_factory):
-    server = start_sshd(tmp_path_factory.mktemp("sshd-security"))
-    yield server
-    server.stop()
+sshd = sshd_fixture("sshd-security")
 
 
 def _run(config, own, **kw):

@@ -9,14 +9,10 @@ from brickyard.remote.hostkeys import UnknownHostKey
 from brickyard.remote.services import RemoteServices
 from brickyard.remote.ssh import SshOptions
 
-from .sshd import start_sshd
+from .sshd import sshd_fixture
 
 
-@pytest.fixture(scope="module")
-def sshd(tmp_path_factory):
-    server = start_sshd(tmp_path_factory.mktemp("sshd-services"))
-    yield server
-    server.stop()
+sshd = sshd_fixture("sshd-services")
 
 
 def test_preflight_future_checks_a_real_host_and_unknown_keys_surface_as_the_exception(sshd, tmp_path):

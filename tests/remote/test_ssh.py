@@ -6,19 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from brickyard.remote.executor import CommandFailed, CommandTimeout, ExecutorError
+from brickyard.remote.executor import CommandFailed, ExecutorError
 from brickyard.remote.hostkeys import HostKeyChanged, UnknownHostKey
 from brickyard.remote.ssh import SshOptions, SshPool, Unreachable, remote_command
 
-from .sshd import keygen, start_sshd
+from .sshd import keygen, sshd_fixture
 from .test_local import _wait_gone, timed_out_group_is_killed
 
 
-@pytest.fixture(scope="module")
-def sshd(tmp_path_factory):
-    server = start_sshd(tmp_path_factory.mktemp("sshd"))
-    yield server
-    server.stop()
+sshd = sshd_fixture("sshd")
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import random
 import subprocess
 from dataclasses import replace
@@ -18,6 +17,8 @@ from brickyard.campaign.spec import from_data
 from brickyard.core.results import RunResult
 from brickyard.core.topology import Brick, Client, Node, Topology
 from brickyard.store.synthetic import synthetic_run
+
+from ..tmpfs import fill, tmpfs
 
 MIB = 2**20
 SEED004 = [{"name": "dt8", "type": "distribute"},
@@ -123,21 +124,10 @@ def stored_campaign(store, tmp_path, layouts=SEED004) -> str:
 def small_tmpfs(where: Path, full: bool = True):
     """A 64 KiB tmpfs at ``where`` (root only): ``full`` fills it but for a few bytes and
     leaves one file in it; otherwise it is mounted read-only. Unmounted on the way out."""
-    where.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=0777", "tmpfs", str(where)], check=True)
-    try:
+    with tmpfs(where, "size=64k,mode=0777"):
         (where / "last-week.pdf").write_bytes(b"%PDF-1.4 the report from last week")
         if full:
-            fd = os.open(where / "filler", os.O_WRONLY | os.O_CREAT, 0o644)
-            try:
-                while True:                 # unbuffered: the last short write is the disk full
-                    os.write(fd, b"\0" * 4096)
-            except OSError:
-                pass
-            finally:
-                os.close(fd)
+            fill(where / "filler")
         else:
             subprocess.run(["mount", "-o", "remount,ro", str(where)], check=True)
         yield where
-    finally:
-        subprocess.run(["umount", str(where)], check=False)

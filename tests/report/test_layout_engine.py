@@ -9,26 +9,13 @@ from pathlib import Path
 import pytest
 
 from brickyard.core import topofile
-from brickyard.report import content_from_plan, ensure_app, export_report
+from brickyard.report import content_from_plan, export_report
 from brickyard.report.blocks import Cell, Code, Col, Heading, Paragraph, Table
 from brickyard.report.pdf import PageMeta, content_box, paginate, write_pdf
-from brickyard.report.typeset import Typeset
 
 from . import pdfcheck
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
-
-
-@pytest.fixture
-def ts(tmp_path):
-    ensure_app()
-    from PySide6.QtGui import QPdfWriter
-
-    from brickyard.report.typeset import DPI
-
-    writer = QPdfWriter(str(tmp_path / "probe.pdf"))
-    writer.setResolution(DPI)
-    return Typeset(writer)
 
 
 def test_a_long_table_goes_on_over_pages_under_its_header(tmp_path):

@@ -6,29 +6,14 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
-from brickyard.report import ensure_app
 from brickyard.report.blocks import Cell, Col, Table
 from brickyard.report.pdf import content_box
-from brickyard.report.typeset import BREAK_AFTER, Typeset, segments
+from brickyard.report.typeset import BREAK_AFTER, segments
 
 MOUNT = ("rw,relatime,user_id=0,group_id=0,default_permissions,allow_other,max_read=131072,"
          "backup-volfile-servers=node2:node3:node4,volfile-id=gv0-dt8,log-level=WARNING")
 TARGET = "client1:/mnt/gv0-dt8"
 OPTIONS = "\n".join(f"performance.option-number-{i} = {i * 131072}" for i in range(8))
-
-
-@pytest.fixture
-def ts(tmp_path):
-    ensure_app()
-    from PySide6.QtGui import QPdfWriter
-
-    from brickyard.report.typeset import DPI
-
-    writer = QPdfWriter(str(tmp_path / "probe.pdf"))
-    writer.setResolution(DPI)
-    return Typeset(writer)
 
 
 def _texts(lines) -> list[str]:

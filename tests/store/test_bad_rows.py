@@ -8,7 +8,6 @@ read-only by the writing ones."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import sqlite3
 import subprocess
@@ -20,7 +19,7 @@ from brickyard.store import HistoryStore
 from brickyard.store.exchange import export_document
 from brickyard.store.synthetic import synthetic_run
 
-CI = os.environ.get("CI", "").lower() == "true"
+from ..tmpfs import needs_root, tmpfs
 
 
 def three_runs(url: str) -> list[str]:
@@ -132,20 +131,12 @@ def test_import_refuses_a_sweep_point_later_readers_cannot_read(sqlite_url, tmp_
 @pytest.fixture
 def read_only_history(tmp_path):
     """A history with one run on a filesystem mounted read-only (root: CI runs as root)."""
-    if os.geteuid() != 0:
-        if CI:
-            pytest.fail("mounting a read-only tmpfs needs root, and CI runs as root")
-        pytest.skip("mounting a read-only tmpfs needs root")
-    point = tmp_path / "ro"
-    point.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(point)], check=True)
-    try:
+    needs_root("mounting a read-only tmpfs")
+    with tmpfs(tmp_path / "ro", "size=4m") as point:
         url = f"sqlite:///{point / 'history.sqlite3'}"
         ids = three_runs(url)
         subprocess.run(["mount", "-o", "remount,ro", str(point)], check=True)
         yield url, ids
-    finally:
-        subprocess.run(["umount", str(point)], check=False)
 
 
 def test_a_read_only_history_is_read_by_reading_commands_and_named_by_writing_ones(read_only_history, tmp_path,

@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-import os
 import random
 
 import pytest
@@ -18,8 +17,8 @@ from brickyard.store import HistoryStore
 from brickyard.store.synthetic import synthetic_run
 
 from ..report.helpers import small_tmpfs
+from ..tmpfs import needs_root
 
-CI = os.environ.get("CI", "").lower() == "true"
 EVIL = '=HYPERLINK("http://evil.example","click")'
 
 
@@ -31,13 +30,6 @@ def stored(sqlite_url):
     store.add_run(run)
     store.close()
     return sqlite_url, run
-
-
-def needs_root():
-    if os.geteuid() != 0:
-        if CI:
-            pytest.fail("mounting a small tmpfs needs root, and CI runs as root")
-        pytest.skip("mounting a small tmpfs needs root")
 
 
 COMMANDS = {

@@ -30,6 +30,38 @@ def show_active(qtbot, widget) -> None:
     qtbot.waitUntil(lambda: QApplication.activeWindow() is widget, timeout=10_000)
 
 
+def open_window(qtbot, tmp_path, topo: Topology | None = None, *, size: tuple[int, int] | None = None,
+                focus_canvas: bool = False, settled: bool = False):
+    """A main window over ``topo`` (small_topology() when not given) with its settings and autosaves
+    in ``tmp_path``, shown and active. ``settled``: wait out its first fit into the (offscreen)
+    screen before ``size`` applies; ``focus_canvas``: the canvas takes the keyboard."""
+    from brickyard.ui.frame.mainwindow import MainWindow
+
+    win = MainWindow(topo if topo is not None else small_topology(), tmp_path / "settings.json", tmp_path / "autosave")
+    if size and not settled:
+        win.resize(*size)
+    show_active(qtbot, win)
+    if settled:
+        qtbot.wait(500)
+        if size:
+            win.resize(*size)
+            qtbot.wait(50)
+    if focus_canvas:
+        win.canvas.setFocus()
+    return win
+
+
+def eight_node_window(qtbot, tmp_path, monkeypatch, size: tuple[int, int]):
+    """The eight-node example at ``size`` once its first fit is done, with a history of its own."""
+    from brickyard.core import topofile
+
+    from ..conftest import EXAMPLES
+
+    monkeypatch.setenv("BRICKYARD_DB", f"sqlite:///{tmp_path / 'history.db'}")
+    return open_window(qtbot, tmp_path, topofile.load(EXAMPLES / "eight-node-raid5.brickyard.json"), size=size,
+                       settled=True)
+
+
 def point_of(view, item: QGraphicsItem, where: QPointF | None = None) -> QPoint:
     """Viewport coordinates of an item's centre (or of a point in item coordinates)."""
     scene_point = item.mapToScene(where) if where is not None else item.sceneBoundingRect().center()

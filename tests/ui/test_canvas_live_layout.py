@@ -11,10 +11,9 @@ from PySide6.QtCore import Qt
 
 from brickyard.core import edits, topofile
 from brickyard.core.topology import Brick, Client, Mount, Node, Site, Topology
-from brickyard.ui.frame.mainwindow import MainWindow
 from brickyard.ui.planner.canvas.view import CanvasView
 
-from .helpers import click, point_of, show_active
+from .helpers import click, open_window, point_of
 
 
 def lab_topology() -> Topology:
@@ -58,10 +57,7 @@ def no_overlap(view: CanvasView) -> None:
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    win = MainWindow(lab_topology(), tmp_path / "settings.ini", tmp_path / "autosave")
-    show_active(qtbot, win)
-    win.canvas.setFocus()
-    return win
+    return open_window(qtbot, tmp_path, lab_topology(), focus_canvas=True)
 
 
 def test_n_new_volume_auto_place_and_s_on_a_site_less_topology_lay_out_as_a_fresh_open(qtbot, window):

@@ -105,6 +105,18 @@ def expand_two_servers(qtbot, view) -> None:
     qtbot.waitUntil(lambda: view.plan is not None and view.plan.ok and bool(view.plan.steps), timeout=15_000)
 
 
+def expand_held_in_rebalance(qtbot, make):
+    """xdr read, expanded by two servers and applied, its rebalance held running."""
+    cluster = ChangeCluster("xdr", XDR, replica=2)
+    view = make(cluster)
+    read(qtbot, view)
+    expand_two_servers(qtbot, view)
+    cluster.hold()
+    acknowledge_and_apply(qtbot, view)
+    qtbot.waitUntil(lambda: view.plan_panel.status_of("rebalance-wait") == "running", timeout=30_000)
+    return cluster, view
+
+
 def test_read_then_expand_runs_every_step_shows_the_nodes_figures_and_reads_back(qtbot, make):
     cluster = ChangeCluster("xdr", XDR, replica=2)
     view = make(cluster)
@@ -148,13 +160,7 @@ def test_read_then_expand_runs_every_step_shows_the_nodes_figures_and_reads_back
 
 
 def test_cancel_mid_rebalance_stops_it_and_resume_finishes_the_change(qtbot, make):
-    cluster = ChangeCluster("xdr", XDR, replica=2)
-    view = make(cluster)
-    read(qtbot, view)
-    expand_two_servers(qtbot, view)
-    cluster.hold()
-    acknowledge_and_apply(qtbot, view)
-    qtbot.waitUntil(lambda: view.plan_panel.status_of("rebalance-wait") == "running", timeout=30_000)
+    cluster, view = expand_held_in_rebalance(qtbot, make)
     qtbot.waitUntil(lambda: view.run_panel.node_rows() != [], timeout=10_000)
     qtbot.mouseClick(view.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not view.control.busy, timeout=30_000)
@@ -177,12 +183,17 @@ def test_cancel_mid_rebalance_stops_it_and_resume_finishes_the_change(qtbot, mak
     qtbot.waitUntil(lambda: not view.banner.isVisible(), timeout=20_000)
 
 
-def test_replace_a_brick_of_replica_3_heals_it_and_shows_what_waits_for_heal(qtbot, make):
+def replica_3_xr():
+    """The imported topology holding only xr (replica 3 on node1-3's second bricks), and its cluster."""
     topo = imported_topology()
     topo.volumes = [Volume("xr", Layout(VolumeType.REPLICATE, replica=3), [BrickRef.parse(b) for b in XR])]
     for n in topo.nodes[:3]:
         n.bricks = [type(n.bricks[0])("/srv/brick2/xr", n.bricks[0].size_bytes, filesystem="/srv/brick2")]
-    cluster = ChangeCluster("xr", XR, replica=3)
+    return topo, ChangeCluster("xr", XR, replica=3)
+
+
+def test_replace_a_brick_of_replica_3_heals_it_and_shows_what_waits_for_heal(qtbot, make):
+    topo, cluster = replica_3_xr()
     view = make(cluster, topo)
     read(qtbot, view)
     click(view.canvas, chip(view, "node3:/srv/brick2/xr"))
@@ -251,13 +262,7 @@ def test_the_change_history_lists_the_change_with_predicted_and_measured_times(q
 
 
 def test_roll_back_after_a_cancel_migrates_the_added_set_off_and_commits_only_when_clean(qtbot, make):
-    cluster = ChangeCluster("xdr", XDR, replica=2)
-    view = make(cluster)
-    read(qtbot, view)
-    expand_two_servers(qtbot, view)
-    cluster.hold()
-    acknowledge_and_apply(qtbot, view)
-    qtbot.waitUntil(lambda: view.plan_panel.status_of("rebalance-wait") == "running", timeout=30_000)
+    cluster, view = expand_held_in_rebalance(qtbot, make)
     qtbot.mouseClick(view.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not view.control.busy, timeout=30_000)
     first = view.change_id
@@ -277,11 +282,7 @@ def test_roll_back_after_a_cancel_migrates_the_added_set_off_and_commits_only_wh
 
 
 def test_a_failed_brick_is_marked_offline_and_replaced_from_the_copies_that_stay(qtbot, make):
-    topo = imported_topology()
-    topo.volumes = [Volume("xr", Layout(VolumeType.REPLICATE, replica=3), [BrickRef.parse(b) for b in XR])]
-    for n in topo.nodes[:3]:
-        n.bricks = [type(n.bricks[0])("/srv/brick2/xr", n.bricks[0].size_bytes, filesystem="/srv/brick2")]
-    cluster = ChangeCluster("xr", XR, replica=3)
+    topo, cluster = replica_3_xr()
     cluster.offline.add("node3:/srv/brick2/xr")               # its disk died
     view = make(cluster, topo)
     read(qtbot, view)

@@ -44,6 +44,18 @@ def close(qtbot, window) -> None:
     window.close()
 
 
+def window_after_an_expand(qtbot, tmp_path):
+    """A window whose Change tab read xdr, expanded it by two servers and ran the change to the end."""
+    window = window_on(qtbot, tmp_path, ChangeCluster("xdr", XDR, replica=2))
+    view = window.open_change(read=True)
+    qtbot.waitUntil(lambda: view.plan is not None, timeout=20_000)
+    view.canvas.set_zoom(0.8)
+    expand_two_servers(qtbot, view)
+    acknowledge_and_apply(qtbot, view)
+    qtbot.waitUntil(lambda: "Change complete" in view.message.text(), timeout=60_000)
+    return window, view
+
+
 def test_ctrl_shift_g_opens_the_change_tab_and_reads_the_volume(qtbot, tmp_path):
     window = window_on(qtbot, tmp_path, ChangeCluster("xdr", XDR, replica=2))
     qtbot.keyClick(window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
@@ -59,13 +71,7 @@ def test_ctrl_shift_g_opens_the_change_tab_and_reads_the_volume(qtbot, tmp_path)
 
 
 def test_a_change_run_in_the_tab_is_in_the_change_history_and_its_record_is_the_report(qtbot, tmp_path):
-    window = window_on(qtbot, tmp_path, ChangeCluster("xdr", XDR, replica=2))
-    view = window.open_change(read=True)
-    qtbot.waitUntil(lambda: view.plan is not None, timeout=20_000)
-    view.canvas.set_zoom(0.8)
-    expand_two_servers(qtbot, view)
-    acknowledge_and_apply(qtbot, view)
-    qtbot.waitUntil(lambda: "Change complete" in view.message.text(), timeout=60_000)
+    window, view = window_after_an_expand(qtbot, tmp_path)
     kind, what, words = report_source(window)
     assert (kind, what) == ("change", view.change_id) and words.startswith("the record of change")
     assert report_request(window, kind, what)["kind"] == "change"
@@ -147,13 +153,7 @@ def test_export_pdf_on_the_change_history_writes_the_change_record(qtbot, tmp_pa
     from ..report import pdfcheck
     from .test_report_export import open_dialog, press_export
 
-    window = window_on(qtbot, tmp_path, ChangeCluster("xdr", XDR, replica=2))
-    view = window.open_change(read=True)
-    qtbot.waitUntil(lambda: view.plan is not None, timeout=20_000)
-    view.canvas.set_zoom(0.8)
-    expand_two_servers(qtbot, view)
-    acknowledge_and_apply(qtbot, view)
-    qtbot.waitUntil(lambda: "Change complete" in view.message.text(), timeout=60_000)
+    window, view = window_after_an_expand(qtbot, tmp_path)
     window.open_change_history()
     dialog = open_dialog(qtbot, window)                  # the report writer process prepares the record
     assert dialog.title.text().startswith("Change record: xdr")

@@ -20,31 +20,20 @@ from brickyard.ui.cluster.import_dialog import ImportDialog
 from brickyard.ui.frame.bridge import RemoteBridge
 from brickyard.ui.frame.mainwindow import MainWindow
 
-from ..remote.sshd import keygen, start_sshd
+from ..remote.sshd import keygen, new_users_home, sshd_fixture
 from .helpers import show_active
 from .test_import_dialog import when_shown
 
 WAIT_MS = 30_000
 
 
-@pytest.fixture(scope="module")
-def sshd(tmp_path_factory):
-    server = start_sshd(tmp_path_factory.mktemp("sshd-connection"))
-    server.trust()
-    yield server
-    server.stop()
+sshd = sshd_fixture("sshd-connection", trusted=True)
 
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
     """A fresh HOME (no ~/.ssh) and no ssh-agent, no --ssh-config: a new user's machine."""
-    folder = tmp_path / "home"
-    folder.mkdir()
-    monkeypatch.setenv("HOME", str(folder))
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    monkeypatch.delenv("BRICKYARD_SSH_CONFIG", raising=False)
-    monkeypatch.setenv("BRICKYARD_KNOWN_HOSTS", str(tmp_path / "known_hosts"))
-    return folder
+    return new_users_home(tmp_path, monkeypatch)
 
 
 def keyless_config(sshd, tmp_path):

@@ -6,9 +6,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from brickyard.core.topology import Client, Mount
-from brickyard.ui.frame.mainwindow import MainWindow
 
-from .helpers import click, on_next_dialog, point_of, show_active, small_topology, type_into
+from .helpers import click, on_next_dialog, open_window, point_of, type_into
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 LEFT = Qt.MouseButton.LeftButton
@@ -16,10 +15,7 @@ LEFT = Qt.MouseButton.LeftButton
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    win = MainWindow(small_topology(), tmp_path / "settings.ini", tmp_path / "autosave")
-    show_active(qtbot, win)
-    win.canvas.setFocus()
-    return win
+    return open_window(qtbot, tmp_path, focus_canvas=True)
 
 
 def _ok(qtbot, dialog) -> None:
@@ -140,12 +136,18 @@ def test_the_clients_panel_edits_a_mount_by_double_click_and_deletes_a_client_wi
     assert topo.volume("gv0").mounts == [Mount("web1", "/mnt/data")]
 
 
-def test_volume_options_complete_names_refuse_what_gluster_refuses_and_reach_the_commands(qtbot, window):
+def type_option_name(qtbot, window, text: str):
+    """Bring the volume options dock forward and type ``text`` into its option name field."""
     editor = window.options_editor
     window.docks["options"].raise_()
     qtbot.waitUntil(editor.name.isVisible)
     editor.name.setFocus()
-    qtbot.keyClicks(editor.name, "ping")
+    qtbot.keyClicks(editor.name, text)
+    return editor
+
+
+def test_volume_options_complete_names_refuse_what_gluster_refuses_and_reach_the_commands(qtbot, window):
+    editor = type_option_name(qtbot, window, "ping")
     popup = editor.name.completer().popup()
     qtbot.waitUntil(popup.isVisible)
     offered = [popup.model().index(i, 0).data() for i in range(popup.model().rowCount())]
@@ -193,11 +195,7 @@ def test_an_option_from_a_file_that_gluster_would_refuse_is_shown_red_and_can_be
 
 
 def test_a_user_namespace_option_is_set_verbatim_and_a_new_line_in_it_is_refused(qtbot, window):
-    editor = window.options_editor
-    window.docks["options"].raise_()
-    qtbot.waitUntil(editor.name.isVisible)
-    editor.name.setFocus()
-    qtbot.keyClicks(editor.name, "user.backup-policy")
+    editor = type_option_name(qtbot, window, "user.backup-policy")
     editor.name.completer().popup().hide()
     assert "user.* namespace" in editor.about.text()
     qtbot.keyClick(editor.name, Qt.Key.Key_Return)

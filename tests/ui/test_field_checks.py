@@ -14,19 +14,15 @@ from PySide6.QtWidgets import QApplication
 
 from brickyard.core import edits, topofile
 from brickyard.core.topology import BrickRef
-from brickyard.ui.frame.mainwindow import MainWindow
 from brickyard.ui.planner.canvas.items import HEADER_H
 from brickyard.ui.planner.panels.quickfill import QuickFillDialog
 
-from .helpers import on_next_dialog, point_of, show_active, small_topology, type_into
+from .helpers import on_next_dialog, open_window, point_of, type_into
 
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    win = MainWindow(small_topology(), tmp_path / "settings.json", tmp_path / "autosave")
-    win.resize(1400, 900)
-    show_active(qtbot, win)
-    return win
+    return open_window(qtbot, tmp_path, size=(1400, 900))
 
 
 def select_node(qtbot, window, name: str) -> None:

@@ -11,18 +11,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from brickyard.bench import registry
-from brickyard.ui.frame.mainwindow import MainWindow
 from brickyard.ui.run.param_form import ParamForm
 
-from .helpers import on_next_dialog, show_active, small_topology, type_into
+from .helpers import on_next_dialog, open_window, type_into
 
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    win = MainWindow(small_topology(), tmp_path / "settings.json", tmp_path / "autosave")
-    win.resize(1400, 900)
-    show_active(qtbot, win)
-    return win
+    return open_window(qtbot, tmp_path, size=(1400, 900))
 
 
 def shows_whole(label) -> bool:

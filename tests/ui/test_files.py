@@ -9,21 +9,18 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from brickyard.core import topofile
-from brickyard.core.topology import BrickRef
 from brickyard.ui.frame.files import example_files
 from brickyard.ui.frame.mainwindow import MainWindow
 
 from ..conftest import EXAMPLES
-from .helpers import show_active, small_topology
+from .helpers import open_window, small_topology
 
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.brickyard.json"))
 
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    win = MainWindow(small_topology(), tmp_path / "settings.ini", tmp_path / "autosave")
-    show_active(qtbot, win)
-    return win
+    return open_window(qtbot, tmp_path)
 
 
 def test_save_marks_clean_and_reopening_gives_back_the_edited_topology(qtbot, window, tmp_path):

@@ -5,15 +5,15 @@ usable (issue 21 item 11); opening a file brings the Planner forward with its dr
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QRect, QRectF, Qt
+from PySide6.QtCore import QRect, QRectF
 from PySide6.QtWidgets import QPushButton
 
 from brickyard.core import topofile
-from brickyard.ui.frame.mainwindow import OPTIONAL_VIEWS, MainWindow
+from brickyard.ui.frame.mainwindow import OPTIONAL_VIEWS
 from brickyard.ui.frame.window_state import fitted_frame
 
 from ..conftest import EXAMPLES
-from .helpers import show_active, small_topology
+from .helpers import eight_node_window, open_window
 
 
 def test_a_frame_taller_than_the_free_area_is_shrunk_and_moved_into_it():
@@ -25,8 +25,7 @@ def test_a_frame_taller_than_the_free_area_is_shrunk_and_moved_into_it():
 
 
 def test_the_window_is_fitted_so_that_its_frame_lies_in_the_free_area(qtbot, tmp_path):
-    win = MainWindow(small_topology(), tmp_path / "settings.json", tmp_path / "autosave")
-    show_active(qtbot, win)
+    win = open_window(qtbot, tmp_path)
     room = win.screen().availableGeometry()
     win.setGeometry(room.x(), room.y() + 40, room.width(), room.height())   # as tall as the screen, 40 px down
     win.window_layout.fit_into_screen()
@@ -35,14 +34,7 @@ def test_the_window_is_fitted_so_that_its_frame_lies_in_the_free_area(qtbot, tmp
 
 @pytest.fixture
 def small_window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("BRICKYARD_DB", f"sqlite:///{tmp_path / 'history.db'}")
-    topo = topofile.load(EXAMPLES / "eight-node-raid5.brickyard.json")
-    win = MainWindow(topo, tmp_path / "settings.json", tmp_path / "autosave")
-    show_active(qtbot, win)
-    qtbot.wait(500)                       # the first fit into the (offscreen) screen is done
-    win.resize(1200, 720)
-    qtbot.wait(50)
-    return win
+    return eight_node_window(qtbot, tmp_path, monkeypatch, (1200, 720))
 
 
 def _inside(win, widget) -> bool:

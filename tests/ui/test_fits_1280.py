@@ -6,23 +6,12 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from brickyard.core import topofile
-from brickyard.ui.frame.mainwindow import MainWindow
-
-from ..conftest import EXAMPLES
-from .helpers import show_active
+from .helpers import eight_node_window
 
 
 @pytest.fixture
 def window_1280(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("BRICKYARD_DB", f"sqlite:///{tmp_path / 'history.db'}")
-    topo = topofile.load(EXAMPLES / "eight-node-raid5.brickyard.json")
-    win = MainWindow(topo, tmp_path / "settings.json", tmp_path / "autosave")
-    show_active(qtbot, win)
-    qtbot.wait(500)                       # the first fit into the (offscreen) screen is done
-    win.resize(1280, 720)
-    qtbot.wait(50)
-    return win
+    return eight_node_window(qtbot, tmp_path, monkeypatch, (1280, 720))
 
 
 def test_the_layout_and_verdict_dock_does_not_scroll_sideways_at_1280(qtbot, window_1280):

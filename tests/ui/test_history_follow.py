@@ -94,8 +94,16 @@ def test_compare_follows_the_selected_row(qtbot, store):
     assert compare.diff_note.text().endswith("the first run is the baseline.") or "differs" in compare.diff_note.text()
 
 
+def shown_point_chart(qtbot, width: int) -> PointChart:
+    chart = PointChart()
+    qtbot.addWidget(chart)
+    chart.resize(width, 500)
+    chart.show()
+    qtbot.waitExposed(chart)
+    return chart
+
+
 def _visible_label_rects(chart) -> list:
-    vb = chart.plot_item.vb
     out = []
     for t in chart.value_labels:
         if t.isVisible():
@@ -104,11 +112,7 @@ def _visible_label_rects(chart) -> list:
 
 
 def test_bar_labels_thin_out_instead_of_overlapping_when_many_runs_are_shown(qtbot):
-    chart = PointChart()
-    qtbot.addWidget(chart)
-    chart.resize(900, 500)
-    chart.show()
-    qtbot.waitExposed(chart)
+    chart = shown_point_chart(qtbot, 900)
     one = fio_runs(1)
     chart.set_runs(one, ["one"], "throughput")
     assert all(t.isVisible() for t in chart.value_labels) and len(chart.value_labels) == 4
@@ -124,11 +128,7 @@ def test_bar_labels_thin_out_instead_of_overlapping_when_many_runs_are_shown(qtb
 
 
 def test_point_names_wrap_under_their_bars_instead_of_running_into_each_other(qtbot):
-    chart = PointChart()
-    qtbot.addWidget(chart)
-    chart.resize(700, 500)
-    chart.show()
-    qtbot.waitExposed(chart)
+    chart = shown_point_chart(qtbot, 700)
     chart.set_runs(fio_runs(1), ["one"], "throughput")
     qtbot.wait(50)
     axis = chart.category_axis

@@ -19,8 +19,8 @@ from brickyard.ui.cluster.import_dialog import ImportDialog, input_problem, run_
 from brickyard.ui.frame.bridge import RemoteBridge
 from brickyard.ui.frame.mainwindow import MainWindow
 
-from ..remote.sshd import start_sshd
 from .helpers import show_active, small_topology
+from ..remote.sshd import sshd_fixture
 
 WAIT_MS = 10_000
 
@@ -381,11 +381,7 @@ def test_host_aliases_come_from_the_ssh_config(tmp_path):
 
 
 # ---- a real SSH server -----------------------------------------------------------------
-@pytest.fixture(scope="module")
-def sshd(tmp_path_factory):
-    server = start_sshd(tmp_path_factory.mktemp("sshd-import-dialog"))
-    yield server
-    server.stop()
+sshd = sshd_fixture("sshd-import-dialog")
 
 
 def test_real_sshd_unknown_key_refused_then_trusted_and_the_import_gets_past_it(qtbot, sshd, tmp_path, monkeypatch):

@@ -4,18 +4,15 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from brickyard.ui.frame.mainwindow import MainWindow
 
-from .helpers import choose_in_combo, on_next_dialog, show_active, small_topology, type_into
+from .helpers import choose_in_combo, on_next_dialog, open_window, type_into
 
 LEFT = Qt.MouseButton.LeftButton
 
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    win = MainWindow(small_topology(), tmp_path / "settings.ini", tmp_path / "autosave")
-    show_active(qtbot, win)
-    return win
+    return open_window(qtbot, tmp_path)
 
 
 def test_the_placement_note_goes_when_the_layout_it_spoke_of_changes(qtbot, window):

@@ -18,7 +18,7 @@ from brickyard.ui.history import HistoryWindow
 from brickyard.ui.planner.calibrate_dialog import CalibrateDialog
 from brickyard.ui.planner.panels.verdict_panel import VerdictPanel
 
-from .helpers import show_active, small_topology
+from .helpers import open_window, show_active
 
 CAL = {"format_version": 1, "name": "bench dt", "layout": {"type": "distribute"},
        "measurements": [{"direction": "write", "concurrency": 1, "block_size": "16M", "throughput": "150MB/s"},
@@ -26,9 +26,7 @@ CAL = {"format_version": 1, "name": "bench dt", "layout": {"type": "distribute"}
 
 
 def window(qtbot, tmp_path):
-    win = MainWindow(small_topology(), tmp_path / "settings.ini", tmp_path / "autosave")
-    show_active(qtbot, win)
-    return win
+    return open_window(qtbot, tmp_path)
 
 
 def test_uncalibrated_figures_say_estimate_and_calibrated_ones_predicted(qtbot, tmp_path):

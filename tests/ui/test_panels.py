@@ -7,14 +7,12 @@ from brickyard.core.topology import BrickRef, Layout, VolumeType
 from brickyard.ui.frame.mainwindow import MainWindow
 from brickyard.ui.planner.canvas.items import HEADER_H
 
-from .helpers import choose_in_combo, click, point_of, show_active, small_topology
+from .helpers import choose_in_combo, click, open_window, point_of, show_active, small_topology
 
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    win = MainWindow(small_topology(), tmp_path / "settings.ini", tmp_path / "autosave")
-    show_active(qtbot, win)
-    return win
+    return open_window(qtbot, tmp_path)
 
 
 def _header(view, name: str):

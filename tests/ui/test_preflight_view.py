@@ -16,7 +16,7 @@ from brickyard.remote.preflight import FAIL, OK, WARN, HostChecks, PreflightRepo
 from brickyard.ui.frame.bridge import RemoteBridge
 from brickyard.ui.frame.mainwindow import MainWindow
 
-from ..remote.sshd import keygen, start_sshd
+from ..remote.sshd import keygen, sshd_fixture
 from .helpers import show_active
 
 
@@ -258,11 +258,7 @@ def test_several_unknown_keys_are_asked_in_one_dialog_and_only_ticked_ones_are_t
 
 # ---- real SSH: host keys ---------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def sshd(tmp_path_factory):
-    server = start_sshd(tmp_path_factory.mktemp("sshd-preflight-view"))
-    yield server
-    server.stop()
+sshd = sshd_fixture("sshd-preflight-view")
 
 
 def _answer_modal(qtbot, object_name: str, button: str, seen: list) -> None:
@@ -295,25 +291,28 @@ def real_window(qtbot, tmp_path, sshd, monkeypatch):
     w.remote.close()
 
 
-def test_unknown_host_key_is_shown_refused_then_trusted_and_checked_again(real_window, qtbot, sshd):
-    sshd.user_known_hosts.write_text("")
-    view = real_window.open_preflight()
+def run_answering(qtbot, view, object_name: str, button: str) -> list:
+    """Run the pre-flight, clicking ``button`` in the modal ``object_name`` it opens; the dialog
+    seen, once the run has ended."""
     seen: list = []
-    _answer_modal(qtbot, "unknown-host-key", "refuse", seen)
+    _answer_modal(qtbot, object_name, button, seen)
     with qtbot.waitSignal(view.sig_finished, timeout=60_000):
         view.run()
     qtbot.waitUntil(lambda: bool(seen))
+    return seen
+
+
+def test_unknown_host_key_is_shown_refused_then_trusted_and_checked_again(real_window, qtbot, sshd):
+    sshd.user_known_hosts.write_text("")
+    view = real_window.open_preflight()
+    seen = run_answering(qtbot, view, "unknown-host-key", "refuse")
     assert sshd.host_fingerprint in seen[0].fingerprint.text()
     qtbot.wait(100)
     assert not real_window.own_known_hosts.exists()  # refused: nothing stored, no second run
     row = view._rows["target"]
     assert _status(row) == FAIL and sshd.host_fingerprint in row.child(0).text(2)
 
-    seen.clear()
-    _answer_modal(qtbot, "unknown-host-key", "trust", seen)
-    with qtbot.waitSignal(view.sig_finished, timeout=60_000):
-        view.run()
-    qtbot.waitUntil(lambda: bool(seen))
+    seen = run_answering(qtbot, view, "unknown-host-key", "trust")
     assert real_window.own_known_hosts.read_text().startswith(f"[127.0.0.1]:{sshd.port} ssh-ed25519 ")
 
     # trusted: the checks run again by themselves and get past the host key
@@ -331,11 +330,7 @@ def test_a_changed_host_key_is_explained_and_never_offered(real_window, qtbot, s
     other = keygen(tmp_path / "other_host_key")
     sshd.user_known_hosts.write_text(sshd.known_hosts_line(other.with_suffix(".pub")))
     view = real_window.open_preflight()
-    seen: list = []
-    _answer_modal(qtbot, "host-key-changed", "", seen)
-    with qtbot.waitSignal(view.sig_finished, timeout=60_000):
-        view.run()
-    qtbot.waitUntil(lambda: bool(seen))
+    seen = run_answering(qtbot, view, "host-key-changed", "")
     assert "HOST KEY CHANGED" in seen[0].text() and seen[0].findChild(QPushButton, "trust") is None
     row = view._rows["target"]
     assert _status(row) == FAIL and "HOST KEY CHANGED" in row.child(0).text(2)

@@ -183,24 +183,35 @@ def test_steps_and_log_fill_in_from_the_loop_thread_and_a_rerun_shows_skips(make
     assert "already done (skipped)" in view.summary_text
 
 
-def _held_at_create(gate: asyncio.Event):
-    """An executor wrapper whose `volume create` waits until ``gate`` is set."""
+def first(before):
+    """An executor wrapper that awaits ``before(host, argv)`` (which may wait or raise) before
+    each command, which then runs as it would."""
 
-    class Slow:
+    class Wrapped:
         def __init__(self, ex):
             self.ex, self.host = ex, ex.host
 
         async def run(self, argv, **kw):
-            if "create" in argv:
-                await gate.wait()
+            await before(self.host, argv)
             return await self.ex.run(argv, **kw)
 
-    return Slow
+    return Wrapped
+
+
+def held_at(word: str, gate: asyncio.Event):
+    """An executor wrapper whose command with ``word`` in it (`volume create`: "create") waits
+    until ``gate`` is set."""
+
+    async def hold(_host, argv):
+        if word in argv:
+            await gate.wait()
+
+    return first(hold)
 
 
 def test_rows_say_running_while_a_step_runs(make_view, qtbot):
     gate = asyncio.Event()
-    view = make_view(wrap=_held_at_create(gate))
+    view = make_view(wrap=held_at("create", gate))
     view.show_plan()
     assert view.provision()
     create = next(i for i, r in enumerate(view._rows) if r.text(1) == "create volume vrep")
@@ -261,16 +272,7 @@ def test_the_undo_hint_of_a_failed_run_names_the_open_topology_file(make_view, q
 
 
 def test_cancel_kills_the_running_step_and_the_rest_is_left(make_view, qtbot):
-    class Hangs:
-        def __init__(self, ex):
-            self.ex, self.host = ex, ex.host
-
-        async def run(self, argv, **kw):
-            if "create" in argv:
-                await asyncio.sleep(60)
-            return await self.ex.run(argv, **kw)
-
-    view = make_view(wrap=Hangs)
+    view = make_view(wrap=held_at("create", asyncio.Event()))      # never set: create hangs
     view.show_plan()
     view.provision()
     create = next(i for i, r in enumerate(view._rows) if r.text(1) == "create volume vrep")
@@ -303,16 +305,11 @@ def test_an_unknown_host_key_is_trusted_from_the_dialog_and_the_run_starts_again
     store = tmp_path / "known_hosts"
     key = asyncssh.generate_private_key("ssh-ed25519")
 
-    class NewKeyOnNode3:
-        def __init__(self, ex):
-            self.ex, self.host = ex, ex.host
+    async def new_key_on_node3(host, _argv):
+        if host == "node3" and not store.exists():
+            raise UnknownHostKey("node3", "10.77.0.13", key, store)
 
-        async def run(self, argv, **kw):
-            if self.host == "node3" and not store.exists():
-                raise UnknownHostKey("node3", "10.77.0.13", key, store)
-            return await self.ex.run(argv, **kw)
-
-    view = make_view(wrap=NewKeyOnNode3)
+    view = make_view(wrap=first(new_key_on_node3))
     view.show_plan()
     seen: list[tuple[str, str]] = []
 
@@ -450,7 +447,7 @@ def test_an_edit_that_changes_the_steps_drops_the_shown_plan_and_one_that_does_n
 
 def test_an_edit_during_a_run_leaves_the_run_alone_and_asks_for_the_plan_again_after(make_view, qtbot):
     gate = asyncio.Event()
-    view = make_view(wrap=_held_at_create(gate))
+    view = make_view(wrap=held_at("create", gate))
     view.show_plan()
     view.provision()
     qtbot.waitUntil(lambda: "running" in _statuses(view) and "create" in view.summary_text, timeout=30_000)
@@ -471,16 +468,7 @@ def test_quitting_during_a_teardown_asks_naming_the_teardown(qtbot, tmp_path):
 
     gate = asyncio.Event()
 
-    class HeldAtStop:
-        def __init__(self, ex):
-            self.ex, self.host = ex, ex.host
-
-        async def run(self, argv, **kw):
-            if "stop" in argv:
-                await gate.wait()
-            return await self.ex.run(argv, **kw)
-
-    services = ClusterServices(FakeCluster(), HeldAtStop)
+    services = ClusterServices(FakeCluster(), held_at("stop", gate))
     window = MainWindow(vrep_topology(), settings_path=tmp_path / "settings.ini", autosave_dir=tmp_path / "autosave",
                         remote=RemoteBridge(make_services=lambda options: services))
     qtbot.addWidget(window)
@@ -522,27 +510,30 @@ def test_the_cluster_menu_opens_one_provision_tab(qtbot, tmp_path):
     window.remote.close()
 
 
+def check_deaf_to_cancel(seconds: float):
+    """An executor wrapper whose "is the volume there?" check (volume info) does not listen to
+    cancel for ``seconds``, then fails; every other command runs as it would."""
+
+    async def deaf(host, argv):
+        if "info" in argv:
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                try:
+                    await asyncio.sleep(0.05)
+                except asyncio.CancelledError:
+                    pass
+            raise ExecutorError(host, "gave up")
+
+    return first(deaf)
+
+
 def test_a_check_that_ignores_cancel_is_abandoned_and_the_table_says_what_is_unknown(make_view, qtbot, monkeypatch):
     from brickyard.ui.cluster import provision_view
 
     monkeypatch.setattr(provision_view, "HARD_CANCEL_MS", 300)
 
-    class CheckHangs:  # "is the volume there?" (before create) does not listen to cancel for 3 s
-        def __init__(self, ex):
-            self.ex, self.host = ex, ex.host
-
-        async def run(self, argv, **kw):
-            if "info" in argv:
-                deadline = time.monotonic() + 3
-                while time.monotonic() < deadline:
-                    try:
-                        await asyncio.sleep(0.05)
-                    except asyncio.CancelledError:
-                        pass
-                raise ExecutorError(self.host, "gave up")
-            return await self.ex.run(argv, **kw)
-
-    view = make_view(wrap=CheckHangs)
+    # "is the volume there?" (before create) does not listen to cancel for 3 s
+    view = make_view(wrap=check_deaf_to_cancel(3.0))
     view.show_plan()
     view.provision()
     create = next(i for i, r in enumerate(view._rows) if r.text(1) == "create volume vrep")
@@ -562,22 +553,7 @@ def test_a_view_closed_while_its_cancel_is_pending_is_never_called_after(make_vi
 
     monkeypatch.setattr(provision_view, "HARD_CANCEL_MS", 300)
 
-    class IgnoresCancel:   # "is the volume there?" does not listen to cancel for a while
-        def __init__(self, ex):
-            self.ex, self.host = ex, ex.host
-
-        async def run(self, argv, **kw):
-            if "info" in argv:
-                deadline = time.monotonic() + 1.5
-                while time.monotonic() < deadline:
-                    try:
-                        await asyncio.sleep(0.05)
-                    except asyncio.CancelledError:
-                        pass
-                raise ExecutorError(self.host, "gave up")
-            return await self.ex.run(argv, **kw)
-
-    view = make_view(wrap=IgnoresCancel)
+    view = make_view(wrap=check_deaf_to_cancel(1.5))   # "is the volume there?" deaf to cancel a while
     bridge = view.bridge
     view.show_plan()
     view.provision()

@@ -71,13 +71,18 @@ def test_export_from_the_planner_reports_the_volume_with_the_failure_scenario(qt
     assert dialog.result_info.pages == pdfcheck.pages(out)
 
 
-def test_export_from_history_reports_the_selected_runs(qtbot, window, tmp_path):
-    rng = random.Random(5)
-    runs = [synthetic_run(rng, layout=kind, started_at=1_760_000_000.0 + i) for i, kind in
-            enumerate(("replica", "disperse"))]
+def stored_runs(tmp_path, seed: int, layouts: tuple[str, ...]) -> list:
+    """One synthetic run a layout, a second apart, in the window fixture's history database."""
+    rng = random.Random(seed)
+    runs = [synthetic_run(rng, layout=kind, started_at=1_760_000_000.0 + i) for i, kind in enumerate(layouts)]
     with HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}") as store:
         for run in runs:
             store.add_run(run)
+    return runs
+
+
+def test_export_from_history_reports_the_selected_runs(qtbot, window, tmp_path):
+    runs = stored_runs(tmp_path, 5, ("replica", "disperse"))
     history = window.open_optional_view("&History", "brickyard.ui.history",
                                         __import__("brickyard.ui.frame.mainwindow", fromlist=["x"])._history_view)
     assert window.export_report(show=False) is None
@@ -115,12 +120,7 @@ def test_a_bad_file_name_is_said_in_the_dialog_and_nothing_is_written(qtbot, win
 
 
 def test_export_from_the_decision_tab_reports_its_runs(qtbot, window, tmp_path):
-    rng = random.Random(6)
-    runs = [synthetic_run(rng, layout=kind, started_at=1_760_000_000.0 + i) for i, kind in
-            enumerate(("replica", "arbiter"))]
-    with HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite3'}") as store:
-        for run in runs:
-            store.add_run(run)
+    runs = stored_runs(tmp_path, 6, ("replica", "arbiter"))
     view = window.open_decision([r.run_id for r in runs])
     assert window.tabs.currentWidget() is view
     out = tmp_path / "decision.pdf"
