@@ -71,10 +71,10 @@ NO_IO_THREADS = {"performance.client-io-threads": "off"}
 
 def interleaved(layouts: list[dict], calibration: str, times: int) -> list[dict]:
     """``layouts`` with the calibration layout run ``times`` times, spread between the others
-    (``campaign.spec.interleave``, what ``brickyard campaign FILE --interleave NAME`` runs:
+    (``campaign.specwrite.interleave``, what ``brickyard campaign FILE --interleave NAME`` runs:
     copies named NAME-2, NAME-3 …, the same layout of the same bricks; here the even ones
     without client io-threads, so the calibration measures what that costs at the campaign's load)."""
-    from brickyard.campaign.spec import interleave
+    from brickyard.campaign.specwrite import interleave
 
     if times < 2:
         return layouts
@@ -83,7 +83,7 @@ def interleaved(layouts: list[dict], calibration: str, times: int) -> list[dict]
 
 
 def calibration_copies(names: list[str], calibration: str) -> tuple[str, ...]:
-    from brickyard.campaign.spec import copies_of
+    from brickyard.campaign.specwrite import copies_of
 
     return copies_of(names, calibration)
 

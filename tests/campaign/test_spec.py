@@ -159,7 +159,8 @@ def test_shipped_example_campaigns_load_and_plan(name, tmp_path):
 def test_a_campaign_built_in_the_app_round_trips_through_a_file(tmp_path):
     """The Compare layouts table ticks layouts of one set of bricks and picks workloads:
     ``document`` writes the same file a user would, and it loads back to the same campaign."""
-    from brickyard.campaign.spec import document, from_data
+    from brickyard.campaign.spec import from_data
+    from brickyard.campaign.specwrite import document
     from brickyard.core.topology import Layout, Volume
 
     topo = lab_topology()
@@ -183,7 +184,7 @@ def test_a_campaign_built_in_the_app_round_trips_through_a_file(tmp_path):
 
 
 def test_interleave_spreads_copies_of_a_layout_between_the_others():
-    from brickyard.campaign.spec import copies_of, interleave
+    from brickyard.campaign.specwrite import copies_of, interleave
 
     doc = good(layouts=[{"name": n, "type": "distribute"} for n in ("dt8", "a", "b", "c")])
     out = interleave(doc, "dt8", 3)

@@ -99,9 +99,10 @@ COMMAND = CampaignCommand()
 
 
 def _load(args: argparse.Namespace, topology):
-    """The campaign of ``args.file``, with ``--interleave LAYOUT`` applied (``spec.interleave``)."""
+    """The campaign of ``args.file``, with ``--interleave LAYOUT`` applied (``specwrite.interleave``)."""
     from ..campaign import load
-    from ..campaign.spec import from_data, interleave, read_file
+    from ..campaign.spec import from_data, read_file
+    from ..campaign.specwrite import interleave
 
     if not args.interleave:
         return load(args.file, topology=topology)

@@ -2,7 +2,7 @@
 table (each a volume on the same bricks as the planned volume), the workloads picked from the
 registry with their generated parameter forms, repeats, baselines and the failure policy.
 
-What it builds is a campaign *file* (``campaign.spec.document``) checked by the same reader
+What it builds is a campaign *file* (``campaign.specwrite.document``) checked by the same reader
 as ``brickyard campaign FILE`` (``campaign.spec.from_data``), so the window and the terminal
 run exactly the same thing; "Save as file…" writes it for the terminal.
 """
@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, Q
 
 from ...bench import registry
 from ...bench.engine import TargetError, parse_target
-from ...campaign.spec import FAILURE_POLICIES, CampaignFileError, CampaignSpec, document, from_data
+from ...campaign.spec import FAILURE_POLICIES, CampaignFileError, CampaignSpec, from_data
+from ...campaign.specwrite import document
 from ...core.atomicfile import write_atomic
 from ...core.edits import describe_layout
 from ...core.plan import candidate_layouts, plan_volume

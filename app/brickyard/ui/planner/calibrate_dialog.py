@@ -218,7 +218,7 @@ class CalibrateDialog(QDialog):
     def interleave_dialog(self) -> bool:
         """Write the ticked runs' campaign with their layout interleaved (a file chosen here);
         False (and why) when the ticked runs came from no campaign or nothing was written."""
-        from ...campaign.spec import write_interleaved
+        from ...campaign.specwrite import write_interleaved
         from ...core.atomicfile import write_error_words
 
         found = self.calibration_campaign()
