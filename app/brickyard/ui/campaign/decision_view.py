@@ -34,13 +34,14 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
-                               QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDialog, QHeaderView, QLabel, QPushButton,
+                               QTableView, QVBoxLayout, QWidget)
 
 from ...core.atomicfile import write_atomic
 from ...core.decisiontable import DecisionTable
 from ...core.units import format_block_size
 from ...report.sentences import reading
+from ..widgets.make import STRETCH, combo_box, hbox, splitter, vstack, wrapped_label
 from .decision_chart import LayoutsChart
 from .decision_model import DecisionModel, legend_text, rows_in_words, shown_by_default
 
@@ -161,58 +162,27 @@ class DecisionView(QWidget):
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.setWordWrap(False)
         self.view.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.heading = QLabel()
-        self.heading.setObjectName("decision-heading")
-        self.heading.setWordWrap(True)
-        self.verdict = QLabel()
-        self.verdict.setObjectName("decision-verdict")
-        self.verdict.setWordWrap(True)
-        self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.legend = QLabel()
-        self.legend.setObjectName("decision-legend")
-        self.legend.setWordWrap(True)
+        self.heading = wrapped_label("", "decision-heading")
+        self.verdict = wrapped_label("", "decision-verdict", selectable=True)
+        self.legend = wrapped_label("", "decision-legend")
         self.all_columns = QCheckBox("All columns")
         self.all_columns.setToolTip("Also the model's prediction and its error beside each measured figure, raw "
                                     "capacity and the best-case failures (the CSV always has them)")
         self.copy_button = QPushButton("Copy table")
         self.copy_button.setToolTip("Copy the whole table as tab-separated text (Ctrl+C copies the selection)")
         self.csv_button = QPushButton("Export CSV…")
-        self.direction_box = QComboBox()
-        self.direction_box.setObjectName("decision-direction")
-        self.block_box = QComboBox()
-        self.block_box.setObjectName("decision-block")
+        self.direction_box = combo_box("decision-direction")
+        self.block_box = combo_box("decision-block")
         for box in (self.direction_box, self.block_box):   # sized to the entries set_table puts in, not
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)   # to the empty box ("block siz")
         self.chart = LayoutsChart()
 
-        top = QHBoxLayout()
-        top.addWidget(self.heading, 1)
-        top.addWidget(self.all_columns)
-        top.addWidget(self.copy_button)
-        top.addWidget(self.csv_button)
-        chart_bar = QHBoxLayout()
-        chart_bar.addWidget(QLabel("Layouts side by side:"))
-        chart_bar.addWidget(self.direction_box)
-        chart_bar.addWidget(self.block_box)
-        chart_bar.addStretch(1)
-        upper = QWidget()
-        ub = QVBoxLayout(upper)
-        ub.setContentsMargins(0, 0, 0, 0)
-        ub.addLayout(top)
-        ub.addWidget(self.verdict)
-        ub.addWidget(self.view, 1)
-        ub.addWidget(self.legend)
+        top = hbox((self.heading, 1), self.all_columns, self.copy_button, self.csv_button)
+        chart_bar = hbox(QLabel("Layouts side by side:"), self.direction_box, self.block_box, STRETCH)
+        upper = vstack(top, self.verdict, (self.view, 1), self.legend)
         self.upper = upper
-        lower = QWidget()
-        lb = QVBoxLayout(lower)
-        lb.setContentsMargins(0, 0, 0, 0)
-        lb.addLayout(chart_bar)
-        lb.addWidget(self.chart, 1)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(upper)
-        split.addWidget(lower)
-        split.setStretchFactor(0, 0)
-        split.setStretchFactor(1, 1)
+        lower = vstack(chart_bar, (self.chart, 1))
+        split = splitter(Qt.Orientation.Vertical, (upper, 0), (lower, 1))
         split.setCollapsible(0, False)
         split.splitterMoved.connect(lambda *_: setattr(self, "_user_split", True))
         self.split = split

@@ -28,6 +28,7 @@ from ...core.plan import candidate_layouts, plan_volume
 from ...core.topology import Layout, Mount, Topology, Volume
 from ..planner.panels.fields import mark_field
 from ..run.param_form import ParamForm
+from ..widgets.make import button, combo_box, wrapped_label
 
 POLICY_WORDS = {"stop": "stop the campaign (tearing the layout down)", "skip": "skip the cell and go on",
                 "retry": "retry the cell once, then skip it"}
@@ -62,24 +63,19 @@ class CampaignSetup(QWidget):
         self.layouts = QListWidget()
         self.layouts.setObjectName("campaign-layouts")
         self.layouts.setMaximumHeight(130)
-        self.layout_box = QComboBox()              # the other layouts gluster accepts for these bricks
-        self.layout_box.setObjectName("campaign-layout-choice")
+        self.layout_box = combo_box("campaign-layout-choice")   # the other layouts gluster accepts for these bricks
         self.layout_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.layout_box.setMinimumContentsLength(10)
-        self.add_layout_button = QPushButton("Add layout")
-        self.add_layout_button.setObjectName("campaign-add-layout")
-        self.remove_layout_button = QPushButton("Remove")
-        self.remove_layout_button.setToolTip("Take the selected layouts out of the campaign")
-        self.remove_layout_button.setObjectName("campaign-remove-layout")
-        self.workload_box = QComboBox()
-        self.workload_box.setObjectName("campaign-workload")
+        self.add_layout_button = button("Add layout", "campaign-add-layout")
+        self.remove_layout_button = button("Remove", "campaign-remove-layout",
+                                           "Take the selected layouts out of the campaign")
+        self.workload_box = combo_box("campaign-workload")
         self.workload_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.workload_box.setMinimumContentsLength(10)
         for e in self.entries:
             self.workload_box.addItem(f"{e.name} — {e.workload.title or e.name}", e.name)
         self.form = ParamForm(hidden=("repeats",))     # the campaign's Repeats sets it
-        self.add_workload_button = QPushButton("Add workload")
-        self.add_workload_button.setObjectName("campaign-add-workload")
+        self.add_workload_button = button("Add workload", "campaign-add-workload")
         self.workloads = QListWidget()
         self.workloads.setObjectName("campaign-workloads")
         self.workloads.setMaximumHeight(90)
@@ -97,14 +93,11 @@ class CampaignSetup(QWidget):
                                   "workstation), comma-separated")
         self.baseline_error = QLabel()
         self.baseline_error.hide()
-        self.policy = QComboBox()
-        self.policy.setObjectName("campaign-policy")
+        self.policy = combo_box("campaign-policy")
         for p in FAILURE_POLICIES:
             self.policy.addItem(POLICY_WORDS[p], p)
         self.policy.setCurrentIndex(list(FAILURE_POLICIES).index("retry"))
-        self.problem = QLabel()
-        self.problem.setObjectName("campaign-problem")
-        self.problem.setWordWrap(True)
+        self.problem = wrapped_label("", "campaign-problem")
         self.problem.setStyleSheet("color: #b00020;")
         self.problem.hide()
 

@@ -23,9 +23,8 @@ import time
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGroupBox, QHBoxLayout, QLabel, QMessageBox,
-                               QPlainTextEdit, QProgressBar, QPushButton, QScrollArea, QSplitter, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QFileDialog, QGroupBox, QLabel, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton,
+                               QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from ...bench.request import executor_lookup
 from ...campaign import CampaignError, CampaignEvent, CampaignFileError, CampaignRunner, CampaignSpec, load
@@ -39,6 +38,7 @@ from ..cluster import hostkey_dialog
 from ..frame.bridge import FutureWatcher, GuiCall, RemoteBridge
 from ..run.charts import RunChart
 from ..run.live import STATE_COLOURS, clock
+from ..widgets.make import button, check_box, combo_box, hbox, splitter, vstack, wrapped_label
 from .decision_view import DecisionView
 from .grid import CampaignGrid, cell_headline
 from .setup import CampaignSetup
@@ -96,46 +96,33 @@ class CampaignView(QWidget):
         self._last: CampaignEvent | None = None
 
         self.setup = CampaignSetup(entries)
-        self.file_label = QLabel()
-        self.file_label.setObjectName("campaign-file")
-        self.file_label.setWordWrap(True)
+        self.file_label = wrapped_label("", "campaign-file")
         self.file_label.hide()
         self.open_button = QPushButton("Open campaign file…")
         self.save_button = QPushButton("Save as file…")
         self.save_button.setToolTip("Write the campaign as a file `brickyard campaign FILE` runs")
-        self.resume_box = QComboBox()
-        self.resume_box.setObjectName("campaign-unfinished")
-        self.resume_button = QPushButton("Resume")
-        self.resume_button.setObjectName("campaign-resume")
+        self.resume_box = combo_box("campaign-unfinished")
+        self.resume_button = button("Resume", "campaign-resume")
         self.questions = QGroupBox("gluster would ask before creating these layouts")
-        self.question_text = QLabel()
-        self.question_text.setWordWrap(True)
-        self.ack_box = QCheckBox("I have read these and want gluster to go ahead for every layout")
-        self.ack_box.setObjectName("campaign-ack")
+        self.question_text = wrapped_label()
+        self.ack_box = check_box("I have read these and want gluster to go ahead for every layout", "campaign-ack")
         qbox = QVBoxLayout(self.questions)
         qbox.addWidget(self.question_text)
         qbox.addWidget(self.ack_box)
         self.questions.hide()
-        self.start_button = QPushButton("Start campaign")
-        self.start_button.setObjectName("campaign-start")
-        self.pause_button = QPushButton("Pause after this step")
-        self.pause_button.setObjectName("campaign-pause")
-        self.cancel_button = QPushButton("Cancel and tear down")
-        self.cancel_button.setObjectName("campaign-cancel")
-        self.message = QLabel()
-        self.message.setObjectName("campaign-message")
-        self.message.setWordWrap(True)
+        self.start_button = button("Start campaign", "campaign-start")
+        self.pause_button = button("Pause after this step", "campaign-pause")
+        self.cancel_button = button("Cancel and tear down", "campaign-cancel")
+        self.message = wrapped_label("", "campaign-message")
 
-        self.state_label = QLabel("No campaign yet: tick layouts in Compare layouts, or open a campaign file.")
-        self.state_label.setObjectName("campaign-state")
-        self.state_label.setWordWrap(True)
+        self.state_label = wrapped_label("No campaign yet: tick layouts in Compare layouts, or open a campaign file.",
+                                         "campaign-state")
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
         self.bar.setFormat("%p %")
         self.grid = CampaignGrid()
         self.chart = RunChart()
-        self.cell_label = QLabel("")
-        self.cell_label.setWordWrap(True)
+        self.cell_label = wrapped_label()
         self.log = QPlainTextEdit()
         self.log.setObjectName("campaign-log")
         self.log.setReadOnly(True)
@@ -144,26 +131,14 @@ class CampaignView(QWidget):
         self.decision.sig_status.connect(self.sig_status)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        cell = QWidget()
-        cl = QVBoxLayout(cell)
-        cl.setContentsMargins(0, 0, 0, 0)
-        cl.addWidget(self.cell_label)
-        cl.addWidget(self.chart, 1)
-        self.tabs.addTab(cell, "Current cell")
+        self.tabs.addTab(vstack(self.cell_label, (self.chart, 1)), "Current cell")
         self.tabs.addTab(self.log, "Log")
         self.tabs.addTab(self.decision, "Decision table")
 
         left = QWidget()
         lv = QVBoxLayout(left)
-        row = QHBoxLayout()
-        row.addWidget(self.open_button)
-        row.addWidget(self.save_button)
-        lv.addLayout(row)
-        resume = QHBoxLayout()
-        resume.addWidget(QLabel("Unfinished:"))
-        resume.addWidget(self.resume_box, 1)
-        resume.addWidget(self.resume_button)
-        lv.addLayout(resume)
+        lv.addLayout(hbox(self.open_button, self.save_button))
+        lv.addLayout(hbox(QLabel("Unfinished:"), (self.resume_box, 1), self.resume_button))
         lv.addWidget(self.file_label)
         lv.addWidget(self.setup)
         lv.addWidget(self.questions)
@@ -173,38 +148,16 @@ class CampaignView(QWidget):
         scroll.setWidget(left)
         scroll.setMinimumWidth(530)
         # Start, Pause and Cancel stay in sight under the form, however long it scrolls
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.start_button)
-        buttons.addWidget(self.pause_button)
-        buttons.addWidget(self.cancel_button)
-        column = QWidget()
-        cv = QVBoxLayout(column)
-        cv.setContentsMargins(0, 0, 0, 0)
-        cv.addWidget(scroll, 1)
-        cv.addLayout(buttons)
-        cv.addWidget(self.message)
-        right = QWidget()
-        rv = QVBoxLayout(right)
-        rv.setContentsMargins(0, 0, 0, 0)
-        rv.addWidget(self.state_label)
-        rv.addWidget(self.bar)
-        split_right = QSplitter(Qt.Orientation.Vertical)
-        split_right.addWidget(self.grid)
-        split_right.addWidget(self.tabs)
-        split_right.setSizes([330, 520])
-        split_right.setStretchFactor(0, 0)    # a taller or shorter column changes the tabs, not the grid
-        split_right.setStretchFactor(1, 1)
-        rv.addWidget(split_right, 1)
+        form_column = vstack((scroll, 1), hbox(self.start_button, self.pause_button, self.cancel_button),
+                             self.message)
+        # a taller or shorter column changes the tabs, not the grid
+        split_right = splitter(Qt.Orientation.Vertical, (self.grid, 0), (self.tabs, 1), sizes=(330, 520))
+        right = vstack(self.state_label, self.bar, (split_right, 1))
         self.split_right = split_right
         self._grid_moved = False      # the user dragged the divider: the grid keeps that height
         split_right.splitterMoved.connect(lambda *_: setattr(self, "_grid_moved", True))
         self.grid.verticalScrollBar().rangeChanged.connect(lambda *_: QTimer.singleShot(0, self._refit_grid))
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(column)
-        split.addWidget(right)
-        split.setStretchFactor(1, 1)
-        split.setSizes([560, 1000])
-        QVBoxLayout(self).addWidget(split)
+        QVBoxLayout(self).addWidget(splitter(Qt.Orientation.Horizontal, form_column, (right, 1), sizes=(560, 1000)))
 
         self.timer = QTimer(self)
         self.timer.setInterval(TICK_MS)

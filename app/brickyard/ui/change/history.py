@@ -18,12 +18,12 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFontDatabase, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem,
-                               QPlainTextEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit,
+                               QPushButton, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from ...core import changewords as cw
 from ...core.units import format_utc
+from ..widgets.make import button, hbox, splitter, vstack, wrapped_label
 
 LIST_COLUMNS = ("started (UTC)", "volume", "what", "status", "predicted", "took", "change")
 STEP_COLUMNS = ("#", "step", "host", "status", "predicted", "took", "÷", "started (UTC)", "what it read back")
@@ -53,23 +53,14 @@ class ChangeHistoryView(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.count = QLabel()
-        self.export_button = QPushButton("Export change record…")
-        self.export_button.setObjectName("change-export")
-        self.export_button.setToolTip("The PDF (or HTML) record of the selected change, for the change log")
-        self.resume_button = QPushButton("Resume in the Change tab")
-        self.resume_button.setObjectName("change-history-resume")
+        self.export_button = button("Export change record…", "change-export",
+                                    "The PDF (or HTML) record of the selected change, for the change log")
+        self.resume_button = button("Resume in the Change tab", "change-history-resume")
         self.reload_button = QPushButton("Reload")
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.count, 1)
-        buttons.addWidget(self.reload_button)
-        buttons.addWidget(self.resume_button)
-        buttons.addWidget(self.export_button)
+        buttons = hbox((self.count, 1), self.reload_button, self.resume_button, self.export_button)
 
-        self.head = QLabel()
-        self.head.setObjectName("change-record")
-        self.head.setWordWrap(True)
+        self.head = wrapped_label("", "change-record", selectable=True)
         self.head.setTextFormat(Qt.TextFormat.RichText)
-        self.head.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.head.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.steps = QTableWidget(0, len(STEP_COLUMNS))
         self.steps.setObjectName("change-record-steps")
@@ -88,28 +79,14 @@ class ChangeHistoryView(QWidget):
         self.output.setReadOnly(True)
         self.output.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.output.setPlaceholderText("Pick a command to see what gluster answered.")
-        kept = QSplitter(Qt.Orientation.Vertical)
-        kept.addWidget(self.commands)
-        kept.addWidget(self.output)
+        kept = splitter(Qt.Orientation.Vertical, self.commands, self.output)
         self.detail = QTabWidget()
         self.detail.addTab(self.steps, "Steps: predicted and measured")
         self.detail.addTab(kept, "Commands and gluster's answers")
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.head)
-        right.addWidget(self.detail)
-        right.setStretchFactor(0, 2)
-        right.setStretchFactor(1, 3)
-        left = QWidget()
-        lbox = QVBoxLayout(left)
-        lbox.setContentsMargins(0, 0, 0, 0)
-        lbox.addWidget(self.table, 1)
-        lbox.addLayout(buttons)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 3)
-        split.setSizes([400, 1200])       # the list needs its first columns; the record needs the room
+        right = splitter(Qt.Orientation.Vertical, (self.head, 2), (self.detail, 3))
+        # the list needs its first columns; the record needs the room
+        split = splitter(Qt.Orientation.Horizontal, (vstack((self.table, 1), buttons), 1), (right, 3),
+                         sizes=(400, 1200))
         box = QVBoxLayout(self)
         box.addWidget(split)
 

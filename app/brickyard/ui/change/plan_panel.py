@@ -14,13 +14,13 @@ from html import escape
 
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QFontMetrics
-from PySide6.QtWidgets import (QHeaderView, QLabel, QScrollArea, QSplitter, QTreeWidget, QTreeWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QHeaderView, QLabel, QScrollArea, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from ...core import changewords as cw
 from ...core.changemodel import ChangePlan
 from ...remote import commandline
 from ..cluster.runtable import WrapDelegate, set_status
+from ..widgets.make import splitter
 
 NUMBER, STEP, HOST, PREDICTED, STATUS, TOOK = range(6)
 STATUS_COLOURS = {"planned": ("#455a64", "#eceff1"), "waiting": ("#607d8b", "#f5f5f5"),
@@ -73,13 +73,7 @@ class PlanPanel(QWidget):
         header.setSectionResizeMode(STEP, QHeaderView.ResizeMode.Stretch)
         self.tree.setItemDelegate(WrapDelegate(self.tree, _wraps))
         header.sectionResized.connect(lambda *_: self.tree.doItemsLayout())
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.setChildrenCollapsible(False)
-        split.addWidget(scroll)
-        split.addWidget(self.tree)
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 3)
-        split.setSizes([260, 340])
+        split = splitter(Qt.Orientation.Vertical, (scroll, 2), (self.tree, 3), sizes=(260, 340), collapsible=False)
         self.split = split
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)

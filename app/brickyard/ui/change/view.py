@@ -30,14 +30,14 @@ from typing import Any, Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QHBoxLayout, QLabel, QPushButton, QSplitter,
-                               QToolBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolBar, QVBoxLayout, QWidget
 
 from ...core.changemodel import ChangePlan
 from ...core.topology import TopologyError
 from ..cluster.runtable import fill_volumes
 from ..frame.bridge import RemoteBridge
 from ..frame.session import Session
+from ..widgets.make import button, check_box, combo_box, hbox, named, splitter, vstack, wrapped_label
 from .canvas import ChangeCanvas
 from .control import ChangeControl
 from .plan_panel import PlanPanel
@@ -74,43 +74,24 @@ class ChangeView(ChangeRunning, QWidget):
         self._rates = None                    # measured migration and heal rates (None: uncalibrated)
         self._refused: set[str] = set()
 
-        self.volume_box = QComboBox()
-        self.volume_box.setObjectName("change-volume")
-        self.volume_box.setMinimumWidth(140)
-        self.read_button = QPushButton("Read live volume")
-        self.read_button.setObjectName("change-read")
-        self.read_button.setToolTip("Read the volume over SSH from its pool's first server: bricks, sizes, "
-                                    "free space, peers, tasks and heal (nothing changes on the cluster)")
-        self.live_label = QLabel("Not read yet.")
-        self.live_label.setObjectName("change-live")
-        self.live_label.setWordWrap(True)
-        self.fix_layout_box = QCheckBox("fix-layout only")
-        self.fix_layout_box.setObjectName("change-fix-layout")
-        self.fix_layout_box.setToolTip("After an expand, only spread the hash ranges: new files go everywhere, files "
-                                       "already there stay where they are (the old bricks stay as full as they are)")
-        self.history_button = QPushButton("Change history")
-        self.history_button.setObjectName("change-history")
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Volume:"))
-        top.addWidget(self.volume_box)
-        top.addWidget(self.read_button)
-        top.addWidget(self.live_label, 1)
-        top.addWidget(self.fix_layout_box)
-        top.addWidget(self.history_button)
+        self.volume_box = combo_box("change-volume", 140)
+        self.read_button = button("Read live volume", "change-read", "Read the volume over SSH from its pool's first "
+                                  "server: bricks, sizes, free space, peers, tasks and heal (nothing changes on the "
+                                  "cluster)")
+        self.live_label = wrapped_label("Not read yet.", "change-live")
+        self.fix_layout_box = check_box("fix-layout only", "change-fix-layout", "After an expand, only spread the "
+                                        "hash ranges: new files go everywhere, files already there stay where they "
+                                        "are (the old bricks stay as full as they are)")
+        self.history_button = button("Change history", "change-history")
+        top = hbox(QLabel("Volume:"), self.volume_box, self.read_button, (self.live_label, 1), self.fix_layout_box,
+                  self.history_button)
 
-        self.banner = QFrame()
-        self.banner.setObjectName("change-banner")
+        self.banner = named(QFrame(), "change-banner")
         self.banner.setStyleSheet(BANNER_STYLE)
-        self.banner_text = QLabel()
-        self.banner_text.setWordWrap(True)
-        self.resume_button = QPushButton("Resume")
-        self.resume_button.setObjectName("change-resume")
-        self.rollback_button = QPushButton("Roll back…")
-        self.rollback_button.setObjectName("change-rollback")
-        row = QHBoxLayout(self.banner)
-        row.addWidget(self.banner_text, 1)
-        row.addWidget(self.resume_button)
-        row.addWidget(self.rollback_button)
+        self.banner_text = wrapped_label()
+        self.resume_button = button("Resume", "change-resume")
+        self.rollback_button = button("Roll back…", "change-rollback")
+        hbox((self.banner_text, 1), self.resume_button, self.rollback_button, layout=QHBoxLayout(self.banner))
         self.banner.hide()
         self._unfinished = ""
 
@@ -122,57 +103,25 @@ class ChangeView(ChangeRunning, QWidget):
         for name in ("add_server", "retire", "replace", "add_replica", "add_arbiters", None, "match_live", "undo",
                      "redo", None, "fit"):
             tools.addSeparator() if name is None else tools.addAction(self.canvas.actions_by_name[name])
-        left = QWidget()
-        lbox = QVBoxLayout(left)
-        lbox.setContentsMargins(0, 0, 0, 0)
-        lbox.addWidget(tools)
-        lbox.addWidget(self.canvas, 1)
+        left = vstack(tools, (self.canvas, 1))
 
         self.plan_panel = PlanPanel()
-        self.ack_box = QCheckBox("I have read the plan: run it on the live volume")
-        self.ack_box.setObjectName("change-ack")
-        self.apply_button = QPushButton("Apply")
-        self.apply_button.setObjectName("change-apply")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setObjectName("change-cancel")
-        self.cancel_button.setToolTip("Stop now, leaving the volume consistent: a running rebalance or remove-brick "
-                                      "is stopped (files moved so far stay moved); Resume goes on later")
-        self.copy_button = QPushButton("Copy as text")
-        self.copy_button.setObjectName("change-copy")
-        self.planning_label = QLabel()
-        self.planning_label.setObjectName("change-planning")
-        self.message = QLabel()
-        self.message.setObjectName("change-message")
-        self.message.setWordWrap(True)
-        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        controls = QHBoxLayout()
-        controls.addWidget(self.ack_box, 1)
-        controls.addWidget(self.planning_label)
-        controls.addWidget(self.apply_button)
-        controls.addWidget(self.cancel_button)
-        controls.addWidget(self.copy_button)
+        self.ack_box = check_box("I have read the plan: run it on the live volume", "change-ack")
+        self.apply_button = button("Apply", "change-apply")
+        self.cancel_button = button("Cancel", "change-cancel", "Stop now, leaving the volume consistent: a running "
+                                    "rebalance or remove-brick is stopped (files moved so far stay moved); Resume "
+                                    "goes on later")
+        self.copy_button = button("Copy as text", "change-copy")
+        self.planning_label = named(QLabel(), "change-planning")
+        self.message = wrapped_label("", "change-message", selectable=True)
+        controls = hbox((self.ack_box, 1), self.planning_label, self.apply_button, self.cancel_button,
+                       self.copy_button)
         self.run_panel = RunPanel()
         self.run_panel.hide()
-        right_top = QWidget()
-        rbox = QVBoxLayout(right_top)
-        rbox.setContentsMargins(0, 0, 0, 0)
-        rbox.addWidget(self.plan_panel, 1)
-        rbox.addWidget(self.message)
-        rbox.addLayout(controls)
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.setChildrenCollapsible(False)
-        right.addWidget(right_top)
-        right.addWidget(self.run_panel)
-        right.setStretchFactor(0, 3)
-        right.setStretchFactor(1, 2)
+        right_top = vstack((self.plan_panel, 1), self.message, controls)
+        right = splitter(Qt.Orientation.Vertical, (right_top, 3), (self.run_panel, 2), collapsible=False)
         self.right = right
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.setChildrenCollapsible(False)
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
-        split.setSizes([560, 640])
+        split = splitter(Qt.Orientation.Horizontal, (left, 1), (right, 1), sizes=(560, 640), collapsible=False)
         self.split = split
         box = QVBoxLayout(self)
         box.addLayout(top)

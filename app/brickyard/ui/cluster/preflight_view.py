@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
-                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QHeaderView, QLabel, QProgressBar, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from ...core.edits import record_free_space
 from ...remote.hostkeys import HostKeyChanged, UnknownHostKey
@@ -21,6 +20,7 @@ from ...remote.loop import Cancelled
 from ...remote.preflight import FAIL, OK, WARN, HostChecks, PreflightReport, preflight_hosts
 from ..frame.bridge import FutureWatcher, QtProgress, RemoteBridge
 from ..frame.session import Session
+from ..widgets.make import STRETCH, button, combo_box, hbox, wrapped_label
 from . import hostkey_dialog
 from .runtable import WrapDelegate, set_status, snapshot
 
@@ -53,30 +53,20 @@ class PreflightView(QWidget):
         self._refused: set[str] = set()  # fingerprints refused during this round of runs
         self._scope_volume = ALL_HOSTS
 
-        self.scope = QComboBox()
-        self.scope.setObjectName("scope")
-        self.scope.setMinimumWidth(220)
-        self.run_button = QPushButton("Run pre-flight")
-        self.run_button.setObjectName("run")
-        self.run_button.setToolTip("Check every host over SSH (F5). Only read-only commands run.")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setObjectName("cancel")
-        self.copy_button = QPushButton("Copy as text")
-        self.copy_button.setObjectName("copy")
+        self.scope = combo_box("scope", 220)
+        self.run_button = button("Run pre-flight", "run", "Check every host over SSH (F5). Only read-only commands run.")
+        self.cancel_button = button("Cancel", "cancel")
+        self.copy_button = button("Copy as text", "copy")
         # after 'Ready to provision.' the next step is one click, not a trip to the Cluster menu
-        self.provision_button = QPushButton("Provision…")
-        self.provision_button.setObjectName("provision")
-        self.provision_button.setToolTip("Show this volume's provisioning plan on the Provision tab (nothing runs "
-                                         "until you press Provision there)")
+        self.provision_button = button("Provision…", "provision", "Show this volume's provisioning plan on the "
+                                       "Provision tab (nothing runs until you press Provision there)")
         self.provision_button.hide()
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
         self.progress.setMaximumWidth(260)
-        self.summary = QLabel("Checks each server and client over SSH before anything is created: access, "
-                              "sudo, gluster and glusterd, peers, brick paths, free space, clock, client tools.")
-        self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
-        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary = wrapped_label("Checks each server and client over SSH before anything is created: access, "
+                                     "sudo, gluster and glusterd, peers, brick paths, free space, clock, client "
+                                     "tools.", "summary", selectable=True)
         self.tree = QTreeWidget()
         self.tree.setObjectName("checks")
         self.tree.setColumnCount(3)
@@ -92,15 +82,8 @@ class PreflightView(QWidget):
         self.tree.setItemDelegate(WrapDelegate(self.tree, lambda index: index.column() == DETAIL))
         header.sectionResized.connect(lambda index, _old, _new: index == DETAIL and self.tree.doItemsLayout())
 
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Check:"))
-        top.addWidget(self.scope)
-        top.addWidget(self.run_button)
-        top.addWidget(self.cancel_button)
-        top.addWidget(self.progress)
-        top.addWidget(self.provision_button)
-        top.addStretch(1)
-        top.addWidget(self.copy_button)
+        top = hbox(QLabel("Check:"), self.scope, self.run_button, self.cancel_button, self.progress,
+                  self.provision_button, STRETCH, self.copy_button)
         box = QVBoxLayout(self)
         box.addLayout(top)
         box.addWidget(self.summary)

@@ -26,9 +26,8 @@ from html import escape
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFontDatabase, QGuiApplication
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
-                               QProgressBar, QPushButton, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QGroupBox, QHeaderView, QLabel, QPlainTextEdit, QProgressBar, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ...core.topology import Topology
 from ...remote import commandline
@@ -39,6 +38,7 @@ from ...remote.steps import DONE, FAILED, PENDING, PLANNED, RUNNING, SKIPPED, Ru
 from ...remote.teardown import teardown_plan
 from ..frame.bridge import FutureWatcher, QtProgress, RemoteBridge
 from ..frame.session import Session
+from ..widgets.make import STRETCH, button, check_box, combo_box, hbox, named, splitter, wrapped_label
 from . import hostkey_dialog, teardown_dialog
 from .runtable import WrapDelegate, fill_volumes, set_status, snapshot
 
@@ -87,40 +87,25 @@ class ProvisionView(QWidget):
         self._refused: set[str] = set()
         self._action = ""
 
-        self.volume_box = QComboBox()
-        self.volume_box.setObjectName("volume")
-        self.volume_box.setMinimumWidth(160)
-        self.fstab_box = QCheckBox("fstab line on clients")
-        self.fstab_box.setObjectName("fstab")
-        self.fstab_box.setToolTip("Also add each client mount to /etc/fstab (teardown removes the line again)")
-        self.plan_button = QPushButton("Show plan")
-        self.plan_button.setObjectName("plan")
-        self.plan_button.setToolTip("List every step and command for this volume. Nothing runs.")
-        self.run_button = QPushButton("Provision")
-        self.run_button.setObjectName("provision")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setObjectName("cancel")
-        self.teardown_button = QPushButton("Tear down…")
-        self.teardown_button.setObjectName("teardown")
-        self.teardown_button.setToolTip("Unmount, stop and delete the volume; remove only the brick directories "
-                                        "Brickyard created. Asks you to type the volume name first.")
-        self.copy_button = QPushButton("Copy as text")
-        self.copy_button.setObjectName("copy")
+        self.volume_box = combo_box("volume", 160)
+        self.fstab_box = check_box("fstab line on clients", "fstab",
+                                   "Also add each client mount to /etc/fstab (teardown removes the line again)")
+        self.plan_button = button("Show plan", "plan", "List every step and command for this volume. Nothing runs.")
+        self.run_button = button("Provision", "provision")
+        self.cancel_button = button("Cancel", "cancel")
+        self.teardown_button = button("Tear down…", "teardown", "Unmount, stop and delete the volume; remove only "
+                                      "the brick directories Brickyard created. Asks you to type the volume name "
+                                      "first.")
+        self.copy_button = button("Copy as text", "copy")
         self.progress = QProgressBar()
         self.progress.setFormat("%v of %m steps")
-        self.summary = QLabel("Show the plan of a volume to see every command before anything runs.")
-        self.summary.setObjectName("summary")
+        self.summary = wrapped_label("Show the plan of a volume to see every command before anything runs.",
+                                     "summary", selectable=True)
         self.summary_text = self.summary.text()  # what the summary says as plain text (the label may be rich)
-        self.summary.setWordWrap(True)
-        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        self.questions = QGroupBox("gluster would ask before creating this volume")
-        self.questions.setObjectName("questions")
-        self.question_text = QLabel()
-        self.question_text.setWordWrap(True)
-        self.question_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.ack_box = QCheckBox("I have read these and want gluster to go ahead (--mode=script)")
-        self.ack_box.setObjectName("acknowledge")
+        self.questions = named(QGroupBox("gluster would ask before creating this volume"), "questions")
+        self.question_text = wrapped_label(selectable=True)
+        self.ack_box = check_box("I have read these and want gluster to go ahead (--mode=script)", "acknowledge")
         qbox = QVBoxLayout(self.questions)
         qbox.addWidget(self.question_text)
         qbox.addWidget(self.ack_box)
@@ -148,22 +133,10 @@ class ProvisionView(QWidget):
         self.log.setFont(mono)
         self.log.setMaximumBlockCount(5000)
         self.log.setPlaceholderText("The log of a run appears here.")
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.tree)
-        split.addWidget(self.log)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
+        split = splitter(Qt.Orientation.Vertical, (self.tree, 3), (self.log, 1))
 
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Volume:"))
-        top.addWidget(self.volume_box)
-        top.addWidget(self.fstab_box)
-        top.addWidget(self.plan_button)
-        top.addWidget(self.run_button)
-        top.addWidget(self.cancel_button)
-        top.addStretch(1)
-        top.addWidget(self.copy_button)
-        top.addWidget(self.teardown_button)
+        top = hbox(QLabel("Volume:"), self.volume_box, self.fstab_box, self.plan_button, self.run_button,
+                  self.cancel_button, STRETCH, self.copy_button, self.teardown_button)
         box = QVBoxLayout(self)
         box.addLayout(top)
         box.addWidget(self.progress)  # its own row: a wider button row would squeeze the docks

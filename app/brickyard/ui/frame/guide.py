@@ -15,11 +15,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QUrl
-from PySide6.QtGui import (QColor, QDesktopServices, QGuiApplication, QImage, QKeySequence, QShortcut,
-                           QTextCharFormat, QTextCursor, QTextDocument)
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter,
-                               QTextBrowser, QTextEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtGui import (QColor, QDesktopServices, QGuiApplication, QImage, QKeySequence, QShortcut, QTextCharFormat,
+                           QTextCursor, QTextDocument)
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLineEdit, QPushButton, QTextBrowser, QTextEdit, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from ..widgets.make import STRETCH, hbox, splitter, vstack, wrapped_label
 from . import guide_text
 from .files import shipped
 
@@ -80,9 +81,7 @@ class UserGuide(QDialog):
         self.search_field.setClearButtonEnabled(True)
         self.search_field.textChanged.connect(self._search)
         self.search_field.returnPressed.connect(self.next_hit)
-        self.search_note = QLabel()
-        self.search_note.setObjectName("guide-search-note")
-        self.search_note.setWordWrap(True)
+        self.search_note = wrapped_label("", "guide-search-note")
         self.contents = QTreeWidget()
         self.contents.setObjectName("guide-contents")
         self.contents.setHeaderHidden(True)
@@ -93,17 +92,8 @@ class UserGuide(QDialog):
         self.browser.setOpenLinks(False)
         self.browser.anchorClicked.connect(self.follow_link)
 
-        left = QWidget()
-        column = QVBoxLayout(left)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.search_field)
-        column.addWidget(self.search_note)
-        column.addWidget(self.contents)
-        splitter = QSplitter()
-        splitter.addWidget(left)
-        splitter.addWidget(self.browser)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([380, 820])
+        left = vstack(self.search_field, self.search_note, self.contents)
+        parts = splitter(Qt.Orientation.Horizontal, left, (self.browser, 1), sizes=(380, 820))
         self.back_button = QPushButton("Back")
         self.back_button.setToolTip("The place you were before (Alt+Left)")
         self.back_button.setEnabled(False)
@@ -114,13 +104,9 @@ class UserGuide(QDialog):
         for button in (self.back_button, buttons.button(QDialogButtonBox.StandardButton.Close)):
             button.setAutoDefault(False)
             button.setDefault(False)
-        row = QHBoxLayout()
-        row.addWidget(self.back_button)
-        row.addStretch(1)
-        row.addWidget(buttons)
         layout = QVBoxLayout(self)
-        layout.addWidget(splitter)
-        layout.addLayout(row)
+        layout.addWidget(parts)
+        layout.addLayout(hbox(self.back_button, STRETCH, buttons))
         QShortcut(QKeySequence.StandardKey.Find, self, activated=self.focus_search)
         QShortcut(QKeySequence.StandardKey.Back, self, activated=self.back)
         QShortcut(QKeySequence("F3"), self, activated=self.next_hit)

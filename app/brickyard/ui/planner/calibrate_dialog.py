@@ -14,15 +14,15 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QListWidget, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout)
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QListWidget, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 from ...core.calibration import describe_sources
 from ...core.estimate import Question
 from ...core.units import UnitError, format_block_size, format_rate, format_utc, parse_block_size
 from ...store.calibrate import CalibrationSourceError, load_inputs
 from ..frame.session import Session
+from ..widgets.make import STRETCH, button, hbox, wrapped_label
 
 #: workloads whose steps name direction, file count and block size (or probe the hardware), and
 #: the small-file ones the latency model is calibrated on
@@ -57,10 +57,7 @@ class CalibrateDialog(QDialog):
         remove = QPushButton("Remove file")
         add.clicked.connect(self.add_file_dialog)
         remove.clicked.connect(lambda: [self.files.takeItem(self.files.row(i)) for i in self.files.selectedItems()])
-        self.result = QLabel()
-        self.result.setObjectName("calibrate-result")
-        self.result.setWordWrap(True)
-        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result = wrapped_label("", "calibrate-result", selectable=True)
         # the question the figures answer (as brickyard plan --concurrency N --block-size B)
         self.files_at_once = QSpinBox()
         self.files_at_once.setObjectName("calibrate-concurrency")
@@ -72,18 +69,16 @@ class CalibrateDialog(QDialog):
         self.block_sizes.setObjectName("calibrate-block-sizes")
         self.block_sizes.setToolTip("Block sizes to predict at, comma-separated: 4K, 64K, 1M, 4M … "
                                     "(brickyard plan --block-size)")
-        self.ask = QPushButton("Predict at these")
-        self.ask.setObjectName("calibrate-ask")
+        self.ask = button("Predict at these", "calibrate-ask")
         self.ask.clicked.connect(self.apply_question)
         self.calibrate = QPushButton("Calibrate")
         self.calibrate.setDefault(True)
         self.clear = QPushButton("Clear calibration")
         # the remedy the calibration's warnings name: its layout again, between the others
-        self.interleave = QPushButton("Repeat interleaved…")
-        self.interleave.setObjectName("calibrate-interleave")
-        self.interleave.setToolTip("Write the campaign the ticked runs came from again, with their layout run three "
-                                   "times between the others (brickyard campaign FILE --interleave LAYOUT): what a "
-                                   "calibration that spreads or misses its own figures asks for")
+        self.interleave = button("Repeat interleaved…", "calibrate-interleave", "Write the campaign the ticked runs "
+                                 "came from again, with their layout run three times between the others (brickyard "
+                                 "campaign FILE --interleave LAYOUT): what a calibration that spreads or misses its "
+                                 "own figures asks for")
         self.interleave.clicked.connect(self.interleave_dialog)
         close = QPushButton("Close")
         self.calibrate.clicked.connect(self.apply)
@@ -96,12 +91,7 @@ class CalibrateDialog(QDialog):
         side.addWidget(remove)
         side.addStretch(1)
         files_row.addLayout(side)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.clear)
-        buttons.addWidget(self.interleave)
-        buttons.addStretch(1)
-        buttons.addWidget(self.calibrate)
-        buttons.addWidget(close)
+        buttons = hbox(self.clear, self.interleave, STRETCH, self.calibrate, close)
         box = QVBoxLayout(self)
         box.addWidget(intro)
         box.addWidget(self.runs, 1)

@@ -17,14 +17,14 @@ import json
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from ...bench.engine import TargetError, TargetSpec, parse_target
 from ...bench.request import volume_targets
 from ...core.topology import TopologyError
 from ..frame.session import Session
 from ..planner.panels.fields import mark_field
+from ..widgets.make import button, combo_box
 
 BASELINE_KINDS = (
     ("local directory", "local:/var/tmp/brickyard-baseline", "a directory on this workstation"),
@@ -56,22 +56,19 @@ class TargetsPanel(QWidget):
         super().__init__(parent)
         self.session = session
         self.settings = settings
-        self.volume_box = QComboBox()
-        self.volume_box.setObjectName("run-volume")
+        self.volume_box = combo_box("run-volume")
         self.mounts = QListWidget()
         self.mounts.setObjectName("run-mounts")
         self.mounts.setMaximumHeight(74)
         self.mount_note = QLabel()
         self.mount_note.setWordWrap(True)
         self.mount_note.setStyleSheet("color: #8a6d00;")
-        self.add_mount_button = QPushButton("Add client mount…")
-        self.add_mount_button.setObjectName("run-add-mount")
-        self.add_mount_button.setToolTip("Mount the volume on a client (an undoable topology edit)")
+        self.add_mount_button = button("Add client mount…", "run-add-mount",
+                                       "Mount the volume on a client (an undoable topology edit)")
         self.baselines = QListWidget()
         self.baselines.setObjectName("run-baselines")
         self.baselines.setMaximumHeight(74)
-        self.kind_box = QComboBox()
-        self.kind_box.setObjectName("baseline-kind")
+        self.kind_box = combo_box("baseline-kind")
         for kind, _example, tip in BASELINE_KINDS:
             self.kind_box.addItem(kind)
             self.kind_box.setItemData(self.kind_box.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
@@ -79,10 +76,8 @@ class TargetsPanel(QWidget):
         self.baseline_edit.setObjectName("baseline-target")
         self.baseline_error = QLabel()
         self.baseline_error.hide()
-        self.add_baseline_button = QPushButton("Add")
-        self.add_baseline_button.setObjectName("baseline-add")
-        self.remove_baseline_button = QPushButton("Remove")
-        self.remove_baseline_button.setObjectName("baseline-remove")
+        self.add_baseline_button = button("Add", "baseline-add")
+        self.remove_baseline_button = button("Remove", "baseline-remove")
 
         top = QHBoxLayout()
         top.addWidget(QLabel("Volume:"))

@@ -8,12 +8,13 @@ can fold a new client into a larger edit (a client and its mount in one undo ste
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QWidget
+from PySide6.QtWidgets import QComboBox, QDialog, QFormLayout, QWidget
 
 from ....core import edits
 from ....core.mounts import client_name_problem
 from ....core.topology import Client
 from ...frame.session import Session
+from ...widgets.make import form, ok_cancel, wrapped_label
 from ..panels.fields import ValidatedField, parse_address, parse_gbps, parse_host_name, parse_port, parse_user
 
 
@@ -46,20 +47,10 @@ class ClientDialog(QDialog):
         self.nic = ValidatedField(parse_gbps, lambda v: f"{v:g}")
         self.nic.set_value(client.nic_gbps)
         self.nic.edit.setPlaceholderText("unknown")
-        note = QLabel("A client mounts volumes (add its mounts after) and runs the benchmarks on them.")
-        note.setWordWrap(True)
-        form = QFormLayout(self)
-        form.addRow(note)
-        form.addRow("Host name", self.name)
-        form.addRow("Site", self.site)
-        form.addRow("SSH address", self.address)
-        form.addRow("SSH user", self.user)
-        form.addRow("SSH port", self.port)
-        form.addRow("NIC (Gbit/s)", self.nic)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.accepted.connect(self._accept)
-        self.buttons.rejected.connect(self.reject)
-        form.addRow(self.buttons)
+        note = wrapped_label("A client mounts volumes (add its mounts after) and runs the benchmarks on them.")
+        self.buttons = ok_cancel(self, self._accept)
+        form(note, ("Host name", self.name), ("Site", self.site), ("SSH address", self.address), ("SSH user", self.user),
+             ("SSH port", self.port), ("NIC (Gbit/s)", self.nic), self.buttons, layout=QFormLayout(self))
         self.setMinimumWidth(420)
 
     def _free_name(self) -> str:

@@ -13,26 +13,15 @@ from __future__ import annotations
 import shlex
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QDialog, QDialogButtonBox, QFormLayout,
-                               QHBoxLayout, QLabel, QPushButton, QWidget)
+from PySide6.QtWidgets import QCheckBox, QComboBox, QCompleter, QDialog, QFormLayout, QPushButton, QWidget
 
 from ....core import edits
 from ....core.mounts import fstab_line, mount_argv, mount_options_problem, mount_point_problem, option_words
 from ....core.topology import Client, Mount
 from ...frame.session import Session
-from ..panels.fields import ValidatedField
+from ...widgets.make import form, hbox, ok_cancel, wrapped_label
+from ..panels.fields import ValidatedField, checked_by
 from .client_dialog import ClientDialog
-
-
-def checked_by(problem_of):
-    """A field parser from a ``text -> problem or None`` check: the stripped text, or ValueError."""
-    def parse(text: str) -> str:
-        text = text.strip()
-        problem = problem_of(text)
-        if problem:
-            raise ValueError(problem)
-        return text
-    return parse
 
 
 class MountDialog(QDialog):
@@ -73,25 +62,12 @@ class MountDialog(QDialog):
         self.fstab = QCheckBox("also add an /etc/fstab line on the client (teardown removes it)")
         self.fstab.setObjectName("mount.fstab")
         self.fstab.setChecked(bool(mount and mount.fstab))
-        self.preview = QLabel()
-        self.preview.setObjectName("mount.preview")
-        self.preview.setWordWrap(True)
-        self.preview.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.preview.setStyleSheet("font-family: 'DejaVu Sans Mono'; font-size: 8pt;")
-        row = QHBoxLayout()
-        row.addWidget(self.client, 1)
-        row.addWidget(self.new_client)
-        form = QFormLayout(self)
-        form.addRow("Volume", self.volume)
-        form.addRow("Client", row)
-        form.addRow("Mount point", self.path)
-        form.addRow("Options", self.options)
-        form.addRow("", self.fstab)
-        form.addRow("Will run", self.preview)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.accepted.connect(self._accept)
-        self.buttons.rejected.connect(self.reject)
-        form.addRow(self.buttons)
+        self.preview = wrapped_label("", "mount.preview", selectable=True,
+                                     style="font-family: 'DejaVu Sans Mono'; font-size: 8pt;")
+        self.buttons = ok_cancel(self, self._accept)
+        form(("Volume", self.volume), ("Client", hbox((self.client, 1), self.new_client)), ("Mount point", self.path),
+             ("Options", self.options), ("", self.fstab), ("Will run", self.preview), self.buttons,
+             layout=QFormLayout(self))
         self.new_client.clicked.connect(self.add_new_client)
         self.volume.currentTextChanged.connect(self._volume_changed)
         for signal in (self.volume.currentTextChanged, self.client.currentTextChanged, self.path.edit.textChanged,

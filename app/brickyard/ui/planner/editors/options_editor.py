@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractItemView, QCompleter, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QCompleter, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ....core import edits
 from ....core.gluster_options import GLUSTER_VERSION, check_option, lookup, option_names, resolve_name
 from ...frame.session import Session
+from ...widgets.make import button, wrapped_label
 from ..panels.fields import mark_field
 from .clients_panel import KeyClaim
 
@@ -58,15 +59,10 @@ class VolumeOptionsEditor(QWidget):
         self.value.setObjectName("options.value")
         self.value_error = QLabel()
         self.value_error.hide()
-        self.about = QLabel()
-        self.about.setObjectName("options.about")
-        self.about.setWordWrap(True)
-        self.about.setStyleSheet("color: #455a64;")
-        self.set_button = QPushButton("Set")
-        self.set_button.setObjectName("options.set")
-        self.reset_button = QPushButton("Reset to default")
-        self.reset_button.setObjectName("options.reset")
-        self.reset_button.setToolTip("Remove the option from the volume: gluster uses its default")
+        self.about = wrapped_label("", "options.about", style="color: #455a64;")
+        self.set_button = button("Set", "options.set")
+        self.reset_button = button("Reset to default", "options.reset",
+                                   "Remove the option from the volume: gluster uses its default")
         # the fields first: a bottom dock is short, and the table scrolls while the fields must not
         row = QHBoxLayout()
         row.addWidget(QLabel("Option"))

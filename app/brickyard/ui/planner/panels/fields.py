@@ -72,13 +72,7 @@ class ValidatedField(QWidget):
     def current(self):
         """Parse the text now (a dialog's OK, not only Enter): the value, or None with the
         field marked with the reason."""
-        try:
-            value = self.parse(self.edit.text())
-        except (ValueError, UnitError) as exc:
-            self.set_problem(str(exc))
-            return None
-        self.set_problem(None)
-        return value
+        return self._check(self.edit.text())[1]
 
     @property
     def invalid(self) -> bool:
@@ -87,22 +81,23 @@ class ValidatedField(QWidget):
     def set_problem(self, problem: str | None) -> None:
         mark_field(self.edit, self.error, problem)
 
-    def _typed(self, text: str) -> None:
+    def _check(self, text: str) -> tuple[bool, Any]:
+        """(True, the value) when ``text`` parses, else (False, None); the field marked with
+        the reason or cleared."""
         try:
-            self.parse(text)
+            value = self.parse(text)
         except (ValueError, UnitError) as exc:
             self.set_problem(str(exc))
-        else:
-            self.set_problem(None)
+            return False, None
+        self.set_problem(None)
+        return True, value
+
+    def _typed(self, text: str) -> None:
+        self._check(text)
 
     def _finished(self) -> None:
-        try:
-            value = self.parse(self.edit.text())
-        except (ValueError, UnitError) as exc:
-            self.set_problem(str(exc))
-            return
-        self.set_problem(None)
-        if value != self.value:
+        ok, value = self._check(self.edit.text())
+        if ok and value != self.value:
             self.sig_value_entered.emit(value)
 
 
@@ -126,21 +121,20 @@ def parse_host_name(text: str) -> str:
     return text
 
 
-def parse_address(text: str) -> str:
-    """An SSH address as the SSH layer reads it; empty: the name is the address."""
-    text = text.strip()
-    problem = host_problem(text) if text else None
-    if problem:
-        raise ValueError(problem)
-    return text
+def checked_by(problem_of: Callable[[str], str | None]) -> Callable[[str], str]:
+    """A field parser from a ``text -> problem or None`` check: the stripped text, or ValueError."""
+    def parse(text: str) -> str:
+        text = text.strip()
+        problem = problem_of(text)
+        if problem:
+            raise ValueError(problem)
+        return text
+    return parse
 
 
-def parse_user(text: str) -> str:
-    text = text.strip()
-    problem = user_problem(text)
-    if problem:
-        raise ValueError(problem)
-    return text
+# an SSH address as the SSH layer reads it; empty: the name is the address
+parse_address = checked_by(lambda text: host_problem(text) if text else None)
+parse_user = checked_by(user_problem)
 
 
 def parse_text(text: str) -> str:

@@ -10,16 +10,15 @@ from __future__ import annotations
 from dataclasses import replace
 from operator import attrgetter
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from ....core import editing, edits
 from ....core.layout import resolve, volname_problem
 from ....core.plan import PlanResult, plan_volume
 from ....core.topology import BrickRef, Layout, Volume, VolumeType
 from ...frame.session import Session
+from ...widgets.make import STRETCH, form, hbox
 from .fields import mark_field
 
 _NODE_AND_PATH = attrgetter("node", "path")
@@ -86,24 +85,11 @@ class LayoutPanel(QWidget):
 
         # the buttons under the volume, not beside it, and a short arbiter label: the dock
         # must fit its form at 1280 px wide (beside, it needed 426 px in a 400 px viewport)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.new_volume)
-        buttons.addWidget(self.delete_volume)
-        buttons.addStretch(1)
-        form = QFormLayout()
-        form.addRow("Volume", self.volume_box)
-        form.addRow("", buttons)
-        form.addRow("Name", self.name)
-        form.addRow("", self.name_error)
-        form.addRow("Type", self.type)
-        form.addRow("Replica", self.replica)
-        form.addRow("", self.arbiter)
-        form.addRow("Thin-arbiter", self.thin_arbiter)
-        form.addRow("Disperse", self.disperse)
-        form.addRow("Redundancy", self.redundancy)
-        form.addRow("", self.force)
         box = QVBoxLayout(self)
-        box.addLayout(form)
+        box.addLayout(form(("Volume", self.volume_box), ("", hbox(self.new_volume, self.delete_volume, STRETCH)),
+                           ("Name", self.name), ("", self.name_error), ("Type", self.type), ("Replica", self.replica),
+                           ("", self.arbiter), ("Thin-arbiter", self.thin_arbiter), ("Disperse", self.disperse),
+                           ("Redundancy", self.redundancy), ("", self.force)))
         box.addWidget(self.auto_place)
         box.addWidget(self.placement_note)
         box.addWidget(self.summary)

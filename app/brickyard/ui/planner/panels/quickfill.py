@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QSpinBox,
-                               QWidget)
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QFormLayout, QSpinBox, QWidget
 
 from ....core import editing, edits
 from ....core.topology import Site
 from ....core.units import UnitError
 from ...frame.session import Session
+from ...widgets.make import form, ok_cancel, wrapped_label
 from .fields import ValidatedField, parse_host_name, parse_path, parse_size_field, parse_text, show_size
 
 
@@ -40,29 +40,17 @@ class QuickFillDialog(QDialog):
         self.to_volume = QCheckBox(f"add the bricks to volume {session.volume_name}")
         self.to_volume.setChecked(bool(session.volume_name))
         self.to_volume.setEnabled(bool(session.volume_name))
-        form = QFormLayout(self)
-        form.addRow("Nodes", self.count)
-        form.addRow("Bricks per node", self.bricks)
-        form.addRow("Brick size", self.size)
-        form.addRow("Site (type a new name to add one)", self.site)
-        form.addRow("Node names", self.stem)
-        form.addRow("Brick paths", self.path_stem)
-        form.addRow("Disk kind", self.disk_kind)
-        form.addRow("", self.to_volume)
-        self.preview = QLabel()
-        self.preview.setObjectName("quickfill-preview")
-        self.preview.setWordWrap(True)
-        form.addRow("Adds", self.preview)
+        self.preview = wrapped_label("", "quickfill-preview")
+        form(("Nodes", self.count), ("Bricks per node", self.bricks), ("Brick size", self.size),
+                    ("Site (type a new name to add one)", self.site), ("Node names", self.stem),
+                    ("Brick paths", self.path_stem), ("Disk kind", self.disk_kind), ("", self.to_volume),
+                    ("Adds", self.preview), ok_cancel(self, self._accept), layout=QFormLayout(self))
         for spin in (self.count, self.bricks):
             spin.valueChanged.connect(lambda _v: self._show_preview())
         for field in (self.size, self.stem, self.path_stem):
             field.edit.textChanged.connect(lambda _t: self._show_preview())
         self.site.currentTextChanged.connect(lambda _t: self._show_preview())
         self._show_preview()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self._accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
 
     def edit(self) -> edits.Edit | None:
         """The edit these fields describe, or None (with the bad fields marked)."""
