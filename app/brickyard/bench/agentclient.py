@@ -320,6 +320,12 @@ class AgentSession:
         except Exception:
             pass
 
+    async def _kill(self) -> None:
+        try:
+            await asyncio.wait_for(self._proc.kill(), 10)
+        except Exception:  # noqa: BLE001 - a process stuck on a hung mount: leave it
+            pass
+
     async def close(self, *, remove_owned: bool = True, timeout: float = 30) -> list[str]:
         """End the agent and remove its temporary directory. Returns problems (not raised:
         cleanup must not hide the run's own outcome)."""
@@ -332,10 +338,7 @@ class AgentSession:
                 await self._proc.wait(timeout)
             except Exception as exc:  # noqa: BLE001
                 problems.append(f"{self.host}: agent did not stop after cancel ({exc}); killed")
-                try:
-                    await asyncio.wait_for(self._proc.kill(), 10)
-                except Exception:  # noqa: BLE001 - a process stuck on a hung mount: leave it
-                    pass
+                await self._kill()
         elif self._proc is not None:
             try:
                 await asyncio.wait_for(self.send({"op": "exit", "remove_owned": remove_owned}), 5)
@@ -343,10 +346,7 @@ class AgentSession:
                 await self._proc.wait(timeout)
             except Exception as exc:  # noqa: BLE001 - report, then kill
                 problems.append(f"{self.host}: agent did not exit cleanly ({exc}); killed")
-                try:
-                    await asyncio.wait_for(self._proc.kill(), 10)
-                except Exception:  # noqa: BLE001 - a process stuck on a hung mount: leave it
-                    pass
+                await self._kill()
         if self._reader is not None:
             if self.cancelled and not self._reader.done():
                 try:    # the agent's last words (its cancel report) may still be on the way

@@ -293,6 +293,13 @@ def _range_problem(spec: OptionSpec, number: float, shown: str, value: str,
     return None
 
 
+# a kind read by a parser (None: not of that kind), then checked against the option's range
+_PARSED_IN_RANGE = {
+    "size": (parse_bytesize, 'invalid number format "{value}" in option "{key}"'),
+    "time": (parse_time, 'invalid time format "{value}" in "option {key}"'),
+}
+
+
 def value_problem(spec: OptionSpec, value: str) -> str | None:
     """Gluster's refusal of ``value`` for this option's type and limits, or None."""
     key = spec.key
@@ -305,11 +312,12 @@ def value_problem(spec: OptionSpec, value: str) -> str | None:
         if number is None or (number == 0 and _negative(value)):
             return f'invalid number format "{value}" in option "{key}"'
         return _range_problem(spec, number, str(number), value)
-    elif kind == "size":
-        size = parse_bytesize(value)
-        if size is None:
-            return f'invalid number format "{value}" in option "{key}"'
-        return _range_problem(spec, size, str(size), value, validate="both")
+    elif kind in _PARSED_IN_RANGE:
+        parse, refusal = _PARSED_IN_RANGE[kind]
+        number = parse(value)
+        if number is None:
+            return refusal.format(value=value, key=key)
+        return _range_problem(spec, number, str(number), value, validate="both")
     elif kind == "percent":
         percent = parse_percent(value)
         if percent is None:
@@ -318,11 +326,6 @@ def value_problem(spec: OptionSpec, value: str) -> str | None:
             return f"'{percent:f}' in 'option {key} {value}' is out of range [0 - 100]"
     elif kind == "percent-or-size":
         return _percent_or_size_problem(spec, value)
-    elif kind == "time":
-        seconds = parse_time(value)
-        if seconds is None:
-            return f'invalid time format "{value}" in "option {key}"'
-        return _range_problem(spec, seconds, str(seconds), value, validate="both")
     elif kind == "double":
         parsed = _strtod(value)
         if parsed is None or parsed[1]:

@@ -246,23 +246,25 @@ def _tap_name(prefix: str, index: int) -> str:
     return f"{prefix}-tap{index}"
 
 
+def _spawn_detached(argv: list[str], log_file: Path) -> tuple[int, int]:
+    """Start ``argv`` in a session of its own, its output in ``log_file``: (pid, start time).
+    The Popen object is dropped on purpose: the process outlives this one, like the lab."""
+    with open(log_file, "wb") as log:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True, close_fds=True)
+    proc.returncode = 0     # never waited for here: no ResourceWarning when it is dropped
+    return proc.pid, start_time(proc.pid) or 0
+
+
 def _start_forwarder(state: LabState, m: MachineState, inner: str) -> str:
     """Start the user-space delay path for ``m``: returns the inner TAP device's name
     (the outer one is ``m.veth``, for the bridge)."""
     ready = Path(m.dir) / "delay.ready"
-    log = open(Path(m.dir) / "delay.log", "wb")
-    try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "brickyard.lab.delay", "--node-tap", inner, "--host-tap", m.veth,
-             "--ms", f"{m.delay_ms:g}", "--ready", str(ready),
-             *(["--from-ms", f"{m.delay_from_ms:g}"] if m.delay_from_ms is not None else [])],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True, close_fds=True)
-    finally:
-        log.close()
-    m.forwarder_pid = proc.pid
-    m.forwarder_start = start_time(proc.pid) or 0
-    proc.returncode = 0  # outlives this process, like the inits
+    m.forwarder_pid, m.forwarder_start = _spawn_detached(
+        [sys.executable, "-m", "brickyard.lab.delay", "--node-tap", inner, "--host-tap", m.veth,
+         "--ms", f"{m.delay_ms:g}", "--ready", str(ready),
+         *(["--from-ms", f"{m.delay_from_ms:g}"] if m.delay_from_ms is not None else [])],
+        Path(m.dir) / "delay.log")
     state.save()
     deadline = time.monotonic() + 15
     while not ready.exists():
@@ -278,19 +280,10 @@ def _start_machines(plan: cfg.LabPlan, state: LabState) -> None:
         mplan = plan.machine(m.name)
         script = Path(m.dir) / "init.sh"
         script.write_text(cfg.render_init(plan, mplan, {b.mount: b.loop_device for b in m.bricks}))
-        log = open(Path(m.dir) / "init.log", "wb")
-        try:
-            proc = subprocess.Popen(
-                ["ip", "netns", "exec", m.netns, "unshare", "--pid", "--fork", "--kill-child",
-                 "--mount-proc", "--uts", "--propagation", "private", "/bin/bash", str(script)],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True, close_fds=True)
-        finally:
-            log.close()
-        m.launcher_pid = proc.pid
-        m.launcher_start = start_time(proc.pid) or 0
-        # the Popen object is dropped on purpose: the lab outlives this process
-        proc.returncode = 0
+        m.launcher_pid, m.launcher_start = _spawn_detached(
+            ["ip", "netns", "exec", m.netns, "unshare", "--pid", "--fork", "--kill-child",
+             "--mount-proc", "--uts", "--propagation", "private", "/bin/bash", str(script)],
+            Path(m.dir) / "init.log")
         state.save()
 
 

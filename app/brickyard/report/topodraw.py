@@ -41,6 +41,14 @@ CLIENT_FILL = "#eceff7"
 CLIENT_BORDER = "#5c6b7a"
 
 
+def _outline(painter: QPainter, failed: bool, colour: str, width: float, failed_width: float) -> None:
+    """The pen of a site's or a node's outline: dashed, red and heavier when it failed."""
+    pen = QPen(QColor(FAILED if failed else colour), failed_width if failed else width)
+    if failed:
+        pen.setStyle(Qt.PenStyle.DashLine)
+    painter.setPen(pen)
+
+
 @dataclass
 class _Card:
     node: str
@@ -260,10 +268,7 @@ class TopologyDrawing:
 
     def _paint_site(self, painter: QPainter, ts: Typeset, site: _Site) -> None:
         r = site.rect
-        pen = QPen(QColor(FAILED if site.failed else "#b0b8c4"), 1.4 if site.failed else 0.8)
-        if site.failed:
-            pen.setStyle(Qt.PenStyle.DashLine)
-        painter.setPen(pen)
+        _outline(painter, site.failed, "#b0b8c4", 0.8, 1.4)
         painter.setBrush(QBrush(QColor("#f6f7f9")))
         painter.drawRoundedRect(r, 5, 5)
         title = site.name or "no site"
@@ -274,10 +279,7 @@ class TopologyDrawing:
 
     def _paint_card(self, painter: QPainter, ts: Typeset, card: _Card) -> None:
         r = card.rect
-        pen = QPen(QColor(FAILED if card.failed else "#6b7785"), 1.6 if card.failed else 0.7)
-        if card.failed:
-            pen.setStyle(Qt.PenStyle.DashLine)
-        painter.setPen(pen)
+        _outline(painter, card.failed, "#6b7785", 0.7, 1.6)
         painter.setBrush(QBrush(QColor("#fdecea" if card.failed else "#ffffff")))
         painter.drawRoundedRect(r, 3, 3)
         name = card.node + ("  FAILED" if card.failed else "")
