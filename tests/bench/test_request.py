@@ -13,6 +13,8 @@ from brickyard.core.results import RunStatus
 from brickyard.core.topology import BrickRef, Client, Layout, Mount, Node, Topology, TopologyError, Volume, VolumeType
 from brickyard.remote.local import LocalExecutor
 
+from .test_engine import Recorder
+
 
 def topo() -> Topology:
     t = Topology(name="t")
@@ -55,20 +57,7 @@ def test_names_reach_topology_executors_others_go_to_the_ssh_config_and_local_st
 
 
 def test_request_runs_through_the_engine_and_every_sink_sees_every_step(tmp_path):
-    class Rec:
-        def __init__(self):
-            self.seen = []
-
-        def run_started(self, run):
-            self.seen.append("start")
-
-        def step_finished(self, run, step):
-            self.seen.append(step.index)
-
-        def run_finished(self, run):
-            self.seen.append(run.status.value)
-
-    a, b = Rec(), Rec()
+    a, b = Recorder(), Recorder()
     req = BenchRequest("dd", {"block_sizes": "64K", "concurrency": "1", "size": "256K", "repeats": "1",
                               "direction": "write"}, (TargetSpec("local", str(tmp_path)),))
     assert req.hosts == ["local"] and "dd on local:" in req.describe()
@@ -76,7 +65,8 @@ def test_request_runs_through_the_engine_and_every_sink_sees_every_step(tmp_path
     run = asyncio.run(run_request(req, dd, executor_lookup(lambda n: None, topo(), lambda n: None),
                                   sink=FanOutSink([a, b])))
     assert run.status is RunStatus.COMPLETE, run.error
-    assert a.seen == b.seen == ["start", 0, "complete"]
+    assert a.events == b.events and a.events[0][0] == "started"
+    assert a.events[1:] == [("step", 0), ("finished", RunStatus.COMPLETE)]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("brickyard-")]
 
 

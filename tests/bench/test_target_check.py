@@ -21,6 +21,8 @@ from brickyard.remote.executor import CommandResult, Executor
 from brickyard.remote.mountstate import parse_findmnt_json
 from brickyard.store import HistoryStore
 
+from .test_engine import Recorder
+
 FINDMNT = Path(__file__).resolve().parents[1] / "fixtures" / "findmnt"
 
 
@@ -87,23 +89,9 @@ def test_a_baseline_must_not_be_on_a_gluster_mount():
         "client1:/mnt/gvm is on the gluster volume gvm (node1:/gvm): a baseline measures something other than gluster")
 
 
-class Sink:
-    def __init__(self):
-        self.events = []
-
-    def run_started(self, run):
-        self.events.append("started")
-
-    def step_finished(self, run, step):
-        self.events.append("step")
-
-    def run_finished(self, run):
-        self.events.append("finished")
-
-
 def test_a_volume_request_on_an_unmounted_target_runs_nothing_and_stores_nothing(tmp_path):
     host = FindmntHost("client1", "lab-client1-target-not-mounted.json")
-    sink = Sink()
+    sink = Recorder()
     request = BenchRequest("dd", {"block_sizes": "64K", "size": "1M", "repeats": "1"},
                            (TargetSpec("client1", "/mnt/gvm"),), (), None, "gvm")
 
