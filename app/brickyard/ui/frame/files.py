@@ -164,28 +164,27 @@ class FileController(QObject):
         return True
 
     def open(self, path: str | Path, check_unsaved: bool = True) -> bool:
-        if check_unsaved and not self.maybe_save():
-            return False
         path = Path(path)
-        try:
-            topo = topofile.load(path)
-        except topofile.TopologyFileError as exc:
-            self._error(exc.report())
+        if not self._open_file(path, path, check_unsaved):
             return False
-        self._load(topo, path)
         self._remember(path)
         return True
 
     def open_example(self, path: Path) -> bool:
         """An example opens as an untitled copy, so Save never overwrites the shipped file."""
-        if not self.maybe_save():
+        return self._open_file(Path(path), None)
+
+    def _open_file(self, path: Path, saved_as: Path | None, check_unsaved: bool = True) -> bool:
+        """Show the topology in ``path`` as the document saved at ``saved_as`` (None: untitled);
+        False, with the file's problems said, when it cannot be read."""
+        if check_unsaved and not self.maybe_save():
             return False
         try:
             topo = topofile.load(path)
         except topofile.TopologyFileError as exc:
             self._error(exc.report())
             return False
-        self._load(topo, None)
+        self._load(topo, saved_as)
         return True
 
     def load_untitled(self, topo: Topology) -> None:
