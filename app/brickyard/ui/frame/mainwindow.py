@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QScrollArea, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QApplication, QDockWidget, QMainWindow, QMenu, QScrollArea, QTabWidget, QVBoxLayout,
+                               QWidget)
 
 from ...core.topology import BrickRef, Topology
 from ..planner.canvas.view import CanvasView
@@ -25,6 +26,7 @@ from ..planner.panels.inspector import Inspector
 from ..planner.panels.layout_panel import LayoutPanel
 from ..planner.panels.quickfill import QuickFillDialog
 from ..planner.panels.verdict_panel import VerdictPanel
+from ..widgets.make import menu_action
 from .bridge import RemoteBridge
 from .files import FileController, example_files
 from .help import add_help_menu
@@ -151,12 +153,9 @@ class MainWindow(QMainWindow):
             action = examples.addAction(path.name.removesuffix(".brickyard.json"))
             action.triggered.connect(lambda _=False, p=path: self.files.open_example(p))
         file_menu.addSeparator()
-        action = file_menu.addAction("&Export PDF…")
-        action.setObjectName("export-report")
-        action.setShortcut(QKeySequence("Ctrl+Shift+E"))
-        action.setToolTip("The report of the tab in front: the planner's volume, the runs selected in History, "
-                          "a campaign, or the decision table (PDF, or HTML for a wiki)")
-        action.triggered.connect(lambda: self.export_report())
+        menu_action(file_menu, "&Export PDF…", lambda: self.export_report(), keys="Ctrl+Shift+E", name="export-report",
+                    tip="The report of the tab in front: the planner's volume, the runs selected in History, a "
+                        "campaign, or the decision table (PDF, or HTML for a wiki)")
         file_menu.addSeparator()
         quit_action = file_menu.addAction("&Quit")
         # the platform's Quit key is empty on plain X11 and offscreen: Ctrl+Q everywhere
@@ -173,42 +172,27 @@ class MainWindow(QMainWindow):
         simulate.addAction(a["fail"])
         simulate.addAction(a["clear_failures"])
         cluster = self.menuBar().addMenu("&Cluster")
-        action = cluster.addAction("&Pre-flight check")
-        action.setShortcut(QKeySequence("Ctrl+Shift+P"))
-        action.setToolTip("Check every host over SSH before provisioning")
-        action.triggered.connect(lambda: self.open_preflight(run=True))
-        action = cluster.addAction("P&rovision…")
-        action.setToolTip("Show the plan of a volume, then create it over SSH (or tear it down)")
-        action.triggered.connect(self.open_provision)
-        action = cluster.addAction("&Run benchmark…")
-        action.setShortcut(QKeySequence("Ctrl+Shift+R"))
-        action.setToolTip("Benchmark the volume on its client mounts (and baselines), live, into history")
-        action.triggered.connect(self.open_run)
-        action = cluster.addAction("Layout &campaign…")
-        action.setToolTip("The same benchmarks on several layouts of the same bricks, resumable, ending with a "
-                          "decision table (add the layouts of the planned volume's bricks there, tick them in Compare "
-                          "layouts, or open a campaign file)")
-        action.triggered.connect(lambda: self.open_campaign())
-        action = cluster.addAction("Cali&brate throughput model…")
-        action.setObjectName("calibrate-model")
-        action.setToolTip("Calibrate the planner's throughput figures on stored runs (a probe run, runs of a layout) "
-                          "or calibration files: every layout is then predicted, not just estimated")
-        action.triggered.connect(self.open_calibration)
-        action = cluster.addAction("C&hange live volume…")
-        action.setObjectName("change-volume")
-        action.setShortcut(QKeySequence("Ctrl+Shift+G"))
-        action.setToolTip("Day two: read the running volume, edit its drawing (add servers, retire, replace, raise "
-                          "redundancy), see the plan, and apply it over SSH")
-        action.triggered.connect(lambda: self.open_change(read=True))
-        action = cluster.addAction("&Import from cluster…")
-        action.setShortcut(QKeySequence("Ctrl+Shift+I"))
-        action.triggered.connect(self.import_from_cluster)
+        menu_action(cluster, "&Pre-flight check", lambda: self.open_preflight(run=True), keys="Ctrl+Shift+P",
+                    tip="Check every host over SSH before provisioning")
+        menu_action(cluster, "P&rovision…", self.open_provision,
+                    tip="Show the plan of a volume, then create it over SSH (or tear it down)")
+        menu_action(cluster, "&Run benchmark…", self.open_run, keys="Ctrl+Shift+R",
+                    tip="Benchmark the volume on its client mounts (and baselines), live, into history")
+        menu_action(cluster, "Layout &campaign…", lambda: self.open_campaign(),
+                    tip="The same benchmarks on several layouts of the same bricks, resumable, ending with a decision "
+                        "table (add the layouts of the planned volume's bricks there, tick them in Compare layouts, "
+                        "or open a campaign file)")
+        menu_action(cluster, "Cali&brate throughput model…", self.open_calibration, name="calibrate-model",
+                    tip="Calibrate the planner's throughput figures on stored runs (a probe run, runs of a layout) or "
+                        "calibration files: every layout is then predicted, not just estimated")
+        menu_action(cluster, "C&hange live volume…", lambda: self.open_change(read=True), keys="Ctrl+Shift+G",
+                    name="change-volume", tip="Day two: read the running volume, edit its drawing (add servers, "
+                    "retire, replace, raise redundancy), see the plan, and apply it over SSH")
+        menu_action(cluster, "&Import from cluster…", self.import_from_cluster, keys="Ctrl+Shift+I")
         cluster.addSeparator()
-        action = cluster.addAction("Co&nnection settings…")
-        action.setObjectName("connection-settings")
-        action.setToolTip("How Brickyard reaches hosts over SSH: the SSH config file, keys, default user, "
-                          "per-host user and port (passwords only in the OS keyring)")
-        action.triggered.connect(lambda: self.open_connection_settings())
+        menu_action(cluster, "Co&nnection settings…", lambda: self.open_connection_settings(),
+                    name="connection-settings", tip="How Brickyard reaches hosts over SSH: the SSH config file, keys, "
+                    "default user, per-host user and port (passwords only in the OS keyring)")
         view = self.menuBar().addMenu("&View")
         for name in ("fit", "zoom_in", "zoom_out"):
             view.addAction(a[name])
@@ -219,14 +203,11 @@ class MainWindow(QMainWindow):
         for text, module, make in OPTIONAL_VIEWS:
             action = view.addAction(text)
             action.triggered.connect(lambda _=False, t=text, m=module, f=make: self.open_optional_view(t, m, f))
-        action = view.addAction("Change histor&y")
-        action.setObjectName("change-history")
-        action.setToolTip("Every change made to a live volume: its steps, predicted and measured, and its record")
-        action.triggered.connect(lambda: self.open_change_history())
-        action = view.addAction("&Decision table of selected runs")
-        action.setToolTip("Per layout: capacity, failures survived and measured throughput of the runs "
-                          "selected in History, side by side")
-        action.triggered.connect(lambda: self.open_decision())
+        menu_action(view, "Change histor&y", lambda: self.open_change_history(), name="change-history",
+                    tip="Every change made to a live volume: its steps, predicted and measured, and its record")
+        menu_action(view, "&Decision table of selected runs", lambda: self.open_decision(),
+                    tip="Per layout: capacity, failures survived and measured throughput of the runs selected in "
+                        "History, side by side")
         add_help_menu(self)
 
     def _tab_changed(self, _index: int) -> None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Callable, TypeVar
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QBoxLayout, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout,
-                               QLabel, QLayout, QPushButton, QSplitter, QVBoxLayout, QWidget)
+                               QLabel, QLayout, QMenu, QPushButton, QSplitter, QVBoxLayout, QWidget)
 
 W = TypeVar("W", bound=QWidget)
 
@@ -108,6 +109,19 @@ def ok_cancel(dialog: QDialog, accept: Callable[[], object]) -> QDialogButtonBox
     buttons.accepted.connect(accept)
     buttons.rejected.connect(dialog.reject)
     return buttons
+
+
+def menu_action(menu: QMenu, text: str, slot: Callable, *, keys: str = "", name: str = "", tip: str = "") -> QAction:
+    """An entry of ``menu`` that calls ``slot``; ``keys``: its shortcut ("Ctrl+Shift+P")."""
+    action = menu.addAction(text)
+    if name:
+        action.setObjectName(name)
+    if tip:
+        action.setToolTip(tip)
+    if keys:
+        action.setShortcut(QKeySequence(keys))
+    action.triggered.connect(slot)
+    return action
 
 
 def _fill(box: QBoxLayout, items) -> QBoxLayout:
