@@ -23,19 +23,28 @@ def trusted(sshd):
     return sshd
 
 
+def _options(sshd, tmp_path, **kw) -> SshOptions:
+    return SshOptions(config_files=[str(sshd.ssh_config)], own_known_hosts=tmp_path / "by_known_hosts", **kw)
+
+
 def _pool(sshd, tmp_path, **kw) -> SshPool:
-    return SshPool(SshOptions(config_files=[str(sshd.ssh_config)], own_known_hosts=tmp_path / "by_known_hosts", **kw))
+    return SshPool(_options(sshd, tmp_path, **kw))
 
 
-def _with_pool(sshd, tmp_path, body, **kw):
+def _in_pool(options: SshOptions, body):
+    """``await body(pool)`` on a pool of ``options``, closed afterwards."""
     async def main():
-        pool = _pool(sshd, tmp_path, **kw)
+        pool = SshPool(options)
         try:
             return await body(pool)
         finally:
             await pool.close()
 
     return asyncio.run(main())
+
+
+def _with_pool(sshd, tmp_path, body, **kw):
+    return _in_pool(_options(sshd, tmp_path, **kw), body)
 
 
 def test_remote_command_quotes_every_word_and_leads_a_process_group():
@@ -409,19 +418,15 @@ def test_a_jump_host_that_refuses_forwarding_is_a_clear_error_naming_both_hosts(
             f"Host behind\n{behind}  ProxyJump {hops}\n"
             f"Host twohops\n{behind}  ProxyJump target,target\n")
 
-        async def main():
-            pool = SshPool(SshOptions(config_files=[str(config)], own_known_hosts=tmp_path / "own"))
-            try:
-                with pytest.raises(Unreachable) as info:
-                    await pool.executor("behind").run(["true"])
-                # the jump host itself stays usable, and two hops that forward work
-                jump_ok = await pool.executor("nofwd").run(["echo", "j"], check=True)
-                two = await pool.executor("twohops").run(["echo", "2"], check=True)
-                return info.value, jump_ok, two
-            finally:
-                await pool.close()
+        async def body(pool):
+            with pytest.raises(Unreachable) as info:
+                await pool.executor("behind").run(["true"])
+            # the jump host itself stays usable, and two hops that forward work
+            jump_ok = await pool.executor("nofwd").run(["echo", "j"], check=True)
+            two = await pool.executor("twohops").run(["echo", "2"], check=True)
+            return info.value, jump_ok, two
 
-        err, jump_ok, two = asyncio.run(main())
+        err, jump_ok, two = _in_pool(SshOptions(config_files=[str(config)], own_known_hosts=tmp_path / "own"), body)
     finally:
         jump.stop()
     assert err.host == "behind" and jump_ok.stdout == b"j\n" and two.stdout == b"2\n"
@@ -436,16 +441,12 @@ def test_an_unreachable_jump_host_is_named(trusted, tmp_path):
     config.write_text(f"Host gone\n  HostName 127.0.0.1\n  Port {free_port()}\n"
                       f"Host behind\n  HostName 127.0.0.1\n  Port {trusted.port}\n  ProxyJump gone\n")
 
-    async def main():
-        pool = SshPool(SshOptions(config_files=[str(config)], own_known_hosts=tmp_path / "own"))
-        try:
-            with pytest.raises(Unreachable) as info:
-                await pool.executor("behind").run(["true"])
-            return info.value
-        finally:
-            await pool.close()
+    async def body(pool):
+        with pytest.raises(Unreachable) as info:
+            await pool.executor("behind").run(["true"])
+        return info.value
 
-    err = asyncio.run(main())
+    err = _in_pool(SshOptions(config_files=[str(config)], own_known_hosts=tmp_path / "own"), body)
     assert str(err).startswith("behind: jump host gone: cannot reach ")
 
 
