@@ -13,6 +13,7 @@ import re
 import stat
 import unicodedata
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Iterable
 
 from .units import format_bytes
@@ -292,24 +293,23 @@ def _encodes(text: str) -> bool:
 
 
 def _depth_within(data: Any, max_depth: int) -> bool:
-    """Whether no container nests ``max_depth`` levels deep (scan's limit), level by level."""
+    """Whether no container nests ``max_depth`` levels deep (scan's limit), level by level:
+    the types of a whole level's values are taken at C speed (the 216,000 values of a
+    24,000-brick file's bricks in one ``set(map(type, …))``), and the containers among them
+    picked out only when the level has some."""
     level, depth = [data], 0
-    while level:
-        below: list = []
-        for value in level:
-            if type(value) is list:
-                values: Iterable = value
-            elif isinstance(value, dict):
-                values = value.values()
-            else:
-                continue
-            if depth >= max_depth:
-                return False
-            kinds = set(map(type, values))
-            if not kinds <= _SCALARS and any(issubclass(k, (list, dict)) for k in kinds):
-                below.extend(v for v in values if type(v) is list or isinstance(v, dict))
-        level, depth = below, depth + 1
-    return True
+    while True:
+        lists = [v for v in level if type(v) is list]
+        dicts = [v for v in level if type(v) is not list and isinstance(v, dict)]
+        if not lists and not dicts:
+            return True
+        if depth >= max_depth:
+            return False
+        values = list(chain(chain.from_iterable(lists), chain.from_iterable(map(dict.values, dicts))))
+        kinds = set(map(type, values))
+        if kinds <= _SCALARS or not any(issubclass(k, (list, dict)) for k in kinds):
+            return True
+        level, depth = values, depth + 1
 
 
 def text_problem(text: str) -> str | None:

@@ -36,6 +36,7 @@ fsync and rename, so ``save(load(f))`` reproduces a canonical file byte for byte
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import os
@@ -122,6 +123,11 @@ _BRICK_FIELDS = {"path": F(str, ""), "size_bytes": F(int, 0, minimum=0), "filesy
                  "free_bytes": F(int, None, nullable=True, minimum=0), "free_measured": F(str, "")}
 _BRICK_RECORDS = {1: strictjson.Record(_BRICK_FIELDS, {"path", "size_bytes"}, _BRICK),
                   2: strictjson.Record(_BRICK_FIELDS, {"path", "size_bytes"}, _BRICK_V2)}
+# A record read for a brick has exactly Brick's fields (the keys a brick may have are fields;
+# missing ones are filled with defaults), and Brick's __init__ only stores them: its instance
+# dict is filled from the record in one step (24,000 bricks: 21 -> 13 ms).
+_BRICK_DICT = (tuple(f.name for f in dataclasses.fields(Brick)) == tuple(_BRICK_FIELDS)
+               and _BRICK_V2 <= set(_BRICK_FIELDS) and not hasattr(Brick, "__post_init__"))
 _LATENCY_RECORD = strictjson.Record({"a": F(str, ""), "b": F(str, ""),
                                      "rtt_ms": F(float, 0.0, minimum=0, maximum=MAX_RTT_MS),
                                      "measured": F(bool, False)}, {"a", "b", "rtt_ms"})
@@ -142,6 +148,7 @@ def from_dict(data: Any, source: str = "<topology>", problems: list[Problem] | N
     if version is None:
         raise TopologyFileError(source, r.problems)   # another version: the rest means something else
     brick_record = _BRICK_RECORDS[2 if version >= 2 else 1]
+    fast, direct, new_brick = brick_record.fast, _BRICK_DICT, object.__new__
     volume_fields = _VOLUME_V2 if version >= 2 else _VOLUME
 
     topo = Topology(
@@ -158,14 +165,20 @@ def from_dict(data: Any, source: str = "<topology>", problems: list[Problem] | N
         if d is None:
             continue
         node = Node(d["name"], d["site"], d["address"], d["ssh_user"], d["ssh_port"], d["nic_gbps"])
+        mine = node.bricks
         for j, braw in enumerate(r.array(raw, "bricks", path)):
-            b = brick_record.fast(braw)   # Reader.record's first step, inline: 24,000 calls fewer
+            b = fast(braw)   # Reader.record's first step, inline: 24,000 calls fewer
             if b is None:
                 b = r.record(braw, f"{path}.bricks[{j}]", brick_record)
                 if b is None:
                     continue
-            node.bricks.append(Brick(b["path"], b["size_bytes"], b["filesystem"], b["mount"], b["fs_type"],
-                                     b["disk_kind"], b["speed_bps"], b["free_bytes"], b["free_measured"]))
+            if direct:
+                brick = new_brick(Brick)
+                brick.__dict__.update(b)
+                mine.append(brick)
+            else:
+                mine.append(Brick(b["path"], b["size_bytes"], b["filesystem"], b["mount"], b["fs_type"],
+                                  b["disk_kind"], b["speed_bps"], b["free_bytes"], b["free_measured"]))
         topo.nodes.append(node)
     for i, raw in enumerate(r.array(top, "clients", "")):
         d = r.record(raw, f"clients[{i}]", _CLIENT_RECORD)
@@ -269,11 +282,16 @@ def _check_references(r: _Reader, topo: Topology) -> None:
         for i, item in enumerate(items):
             if item.site and item.site not in sites:
                 r.problem(f"{what}[{i}].site", f"names site {item.site!r}, which is not in 'sites'")
-    bricks: set[tuple[str, str]] = set()   # (node, path): a BrickRef each would cost 15 ms at 24,000
+    # each node's brick paths: a (node, path) tuple per brick, built and hashed, cost 15 ms
+    # of reading a 24,000-brick file; a set per node is looked up by the two strings as they are
+    paths_of: dict[str, set[str]] = {}
     for i, node in enumerate(topo.nodes):
         paths = [brick.path for brick in node.bricks]
+        mine = paths_of.get(node.name)
+        if mine is None:
+            mine = paths_of[node.name] = set()
         if len(set(paths)) == len(paths) and all(p.startswith("/") for p in paths):
-            bricks.update((node.name, p) for p in paths)
+            mine.update(paths)
             continue
         seen_paths: set[str] = set()
         for j, brick in enumerate(node.bricks):
@@ -283,14 +301,17 @@ def _check_references(r: _Reader, topo: Topology) -> None:
             if brick.path in seen_paths:
                 r.problem(here, f"node {node.name!r} lists {brick.path!r} twice")
             seen_paths.add(brick.path)
-            bricks.add((node.name, brick.path))
+            mine.add(brick.path)
     clients = {c.name for c in topo.clients}
+    nowhere: set[str] = set()
     for i, volume in enumerate(topo.volumes):
-        for k, ref in enumerate(volume.bricks):
-            if (ref.node, ref.path) not in bricks:
-                r.problem(f"volumes[{i}].bricks[{k}]", f"{ref} is not a brick of any node")
+        refs = volume.bricks
+        if not all([ref.path in paths_of.get(ref.node, nowhere) for ref in refs]):
+            for k, ref in enumerate(refs):
+                if ref.path not in paths_of.get(ref.node, nowhere):
+                    r.problem(f"volumes[{i}].bricks[{k}]", f"{ref} is not a brick of any node")
         ta = volume.thin_arbiter_brick
-        if ta is not None and (ta.node, ta.path) not in bricks:
+        if ta is not None and ta.path not in paths_of.get(ta.node, nowhere):
             r.problem(f"volumes[{i}].thin_arbiter_brick", f"{ta} is not a brick of any node")
         for k, mount in enumerate(volume.mounts):
             if mount.client not in clients:
