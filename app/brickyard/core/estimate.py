@@ -142,10 +142,11 @@ def estimate(topo: Topology, volume: Volume, sets: list[BrickSet], model: Model 
     question = question or Question()
     concurrency = concurrency or question.concurrency
     blocks = question.block_sizes
+    index = index or TopologyIndex(topo)
     if model is None:
-        model = Model(prior_params(topo, volume.bricks))
+        model = Model(prior_params(topo, volume.bricks, index))
     shape = tm.shape_of(_arbiter_free(sets), volume.name, volume.options, client_nodes(topo))
-    missing = _missing(topo, shape, index or TopologyIndex(topo), model)
+    missing = _missing(topo, shape, index, model)
     if not shape.sets:
         return Estimate(None, None, None, None, 1.0, "no set holds data", tuple(missing),
                         _label(model), concurrency, (), shape, model, blocks)

@@ -57,11 +57,18 @@ class BrickSet:
 
     def __init__(self, index: int, bricks: tuple[BrickRef, ...], arbiter: BrickRef | None,
                  data_bricks: int, usable_bytes: int, redundancy: int = 0, thin_arbiter: bool = False):
-        # The frozen dataclass __init__, in one step: it sets each field through
-        # object.__setattr__, and a plan of 8,000 sets spent more than a third of its
-        # capacity step there. Still frozen: assigning a field afterwards raises.
-        self.__dict__.update(index=index, bricks=bricks, arbiter=arbiter, data_bricks=data_bricks,
-                             usable_bytes=usable_bytes, redundancy=redundancy, thin_arbiter=thin_arbiter)
+        # The frozen dataclass __init__, straight into the instance dict: it sets each field
+        # through object.__setattr__, and a plan of 8,000 sets spent more than a third of its
+        # capacity step there (a dict of keywords merged in costs a fifth more than these
+        # stores). Still frozen: assigning a field afterwards raises.
+        own = self.__dict__
+        own["index"] = index
+        own["bricks"] = bricks
+        own["arbiter"] = arbiter
+        own["data_bricks"] = data_bricks
+        own["usable_bytes"] = usable_bytes
+        own["redundancy"] = redundancy
+        own["thin_arbiter"] = thin_arbiter
 
     @property
     def size(self) -> int:
@@ -160,22 +167,28 @@ class TopologyIndex:
     reference, the node names, the distinct paths) is worked out once per list: the index
     remembers the last list it was asked about."""
 
-    __slots__ = ("nodes", "per_node", "shared_nodes", "mount_nodes", "_last", "_names", "_paths")
+    __slots__ = ("nodes", "per_node", "shared_nodes", "mount_nodes", "ambiguous", "_last", "_names", "_paths")
 
     def __init__(self, topo: Topology):
         nodes = topo.nodes
         self.nodes: dict[str, Node] = {n.name: n for n in nodes}
         per_node: dict[str, dict[str, Brick]] = {}
         shared = []
+        ambiguous = len(self.nodes) < len(nodes)
         for n in nodes:
             bricks = n.bricks
-            per_node[n.name] = {b.path: b for b in bricks}
+            mine = per_node[n.name] = {b.path: b for b in bricks}
+            if len(mine) < len(bricks):
+                ambiguous = True
             # two bricks naming one filesystem (a brick naming none has its own)
             if len(bricks) > 1 and len({b.filesystem for b in bricks}) < len(bricks):
                 filesystems = [b.filesystem for b in bricks if b.filesystem]
                 if len(set(filesystems)) < len(filesystems):
                     shared.append(n.name)
         self.per_node = per_node
+        #: a node name, or one node's brick path, given twice: a reference may name two bricks
+        #: (the index finds the last), so a count of the bricks a volume names needs the topology
+        self.ambiguous = ambiguous
         self.shared_nodes: frozenset[str] = frozenset(shared)
         self.mount_nodes: frozenset[str] = frozenset(self._mount_nodes(topo))
         self._last: tuple[list[BrickRef], int, list[Brick | None], int, bool] | None = None
