@@ -188,3 +188,27 @@ def test_a_version_1_brick_gets_the_version_2_defaults():
                        "nodes": [{"name": "n1", "bricks": [{"path": "/b1", "size_bytes": 5}]}]})
     brick = topofile.loads(text).nodes[0].bricks[0]
     assert vars(brick) == vars(Brick("/b1", 5))
+
+
+# ---- lazystats ---------------------------------------------------------------------------------
+
+def _outcome(fn, data):
+    try:
+        return fn(data)
+    except (OverflowError, ValueError) as exc:   # fsum's intermediate overflow, both ways
+        return type(exc)
+
+
+def test_lazy_statistics_give_what_statistics_gives():
+    import statistics
+
+    from brickyard.core import lazystats
+
+    rng = random.Random(7)
+    for n in range(1, 40):
+        data = [rng.choice([rng.random() * 10**rng.randint(-5, 9), 1e308, -1e308, 3, 0.1]) for _ in range(n)]
+        assert lazystats.median(list(data)) == statistics.median(list(data))
+        for shaped in (data, tuple(data), iter(data)):
+            assert _outcome(lazystats.fmean, shaped) == _outcome(statistics.fmean, list(data))
+    with pytest.raises(statistics.StatisticsError):
+        lazystats.fmean([])

@@ -16,7 +16,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 __all__ = ["write_atomic", "write_error_words"]
@@ -36,6 +35,8 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, *, new_mode: int = 
     if path.is_dir() and not path.is_symlink():
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     folder = path.parent if str(path.parent) else Path(".")
+    import tempfile   # when writing: it brings shutil and random, 10 ms of every start otherwise
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:

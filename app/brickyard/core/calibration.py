@@ -28,12 +28,11 @@ it was found, so the estimate can say which figures rest on assumptions.
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from . import strictjson, throughput as tm
+from . import lazystats as statistics, strictjson, throughput as tm
 from .calibration_noise import MISFIT, NOISY, noise as _noise, noisy as _noisy  # noqa: F401 (MISFIT, NOISY: the warnings' limits)
 from .calibration_threads import fit_no_io_threads
 from .throughput import (ASSUMED, BRICK, CALL, CLIENT, CLIENT_LINK, DECLARED, DIRECTIONS, FANOUT, FANOUT_CPU,

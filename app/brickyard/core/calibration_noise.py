@@ -9,10 +9,9 @@ pooled as σ of ln figure — and the fit's own misfit on each point's median, i
 from __future__ import annotations
 
 import math
-import statistics
 from typing import Sequence
 
-from . import throughput as tm
+from . import lazystats as statistics, throughput as tm
 from .throughput import MEASURED, Params, Value
 from .units import format_block_size, format_rate
 

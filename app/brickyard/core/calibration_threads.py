@@ -12,10 +12,9 @@ calibration of only one kind leaves R assumed (the sandbox's measurement, with i
 
 from __future__ import annotations
 
-import statistics
 from typing import Sequence
 
-from . import throughput as tm
+from . import lazystats as statistics, throughput as tm
 from .throughput import FITTED, MEASURED, NO_IO_THREADS, Value
 
 #: a bound within this of a figure may be what holds it (then R is not what the figure shows)

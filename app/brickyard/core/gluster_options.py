@@ -27,7 +27,6 @@ checked here from the layout.
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import json
 import math
@@ -392,6 +391,8 @@ def check_option(name: str, value: str, layout: Layout | None = None, replica_co
         check.notes.append(f"gluster's CLI drops the whitespace: it sets {value!r}")
     full = resolve_name(name)
     if full is None:
+        import difflib   # when a name is unknown: 2 ms of every start otherwise
+
         close = difflib.get_close_matches(name.strip(), option_names(), n=2, cutoff=0.6)
         hint = f" (did you mean {' or '.join(close)}?)" if close else ""
         check.problem = f"option : {name.strip()} does not exist{hint}"

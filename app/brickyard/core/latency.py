@@ -29,10 +29,10 @@ local cost it rides on. Pure arithmetic, no I/O.
 from __future__ import annotations
 
 import math
-import statistics
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
+from . import lazystats as statistics
 from .topology import Topology
 
 EXTRACT, LSTAT = "extract", "lstat"
