@@ -39,6 +39,16 @@ def test_plan_loads_no_ssh_sql_or_qt_library():
     assert heavy == ""
 
 
+def test_plan_imports_no_library_it_does_not_use():
+    """tempfile (with random), statistics (fractions, decimal) and difflib cost `brickyard plan`
+    ~16 ms of CPU at every start; it writes no file, fits nothing and suggests no name."""
+    probe = PROBE.replace("{'asyncssh', 'sqlalchemy', 'alembic', 'PySide6'}", "{'tempfile', 'statistics', 'difflib'}")
+    proc = subprocess.run([sys.executable, "-c", probe, "plan", str(EXAMPLES / "three-site.brickyard.json")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert [line for line in proc.stdout.splitlines() if line.startswith("HEAVY")] == ["HEAVY "], proc.stdout[-300:]
+
+
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], []])
 def test_help_and_version_import_no_command_and_no_ssh_sql_or_qt(argv):
     code, heavy, commands = _modules_loaded(*argv)
