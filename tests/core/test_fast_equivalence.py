@@ -180,7 +180,6 @@ def test_bricks_read_from_a_file_are_the_bricks_their_constructor_makes(tmp_path
     assert topo.nodes[0].bricks == made
     for got, want in zip(topo.nodes[0].bricks, made):
         assert vars(got) == vars(want) and type(got) is Brick
-    assert topofile._BRICK_DICT      # Brick still only stores its fields: the one-step fill applies
 
 
 def test_a_version_1_brick_gets_the_version_2_defaults():

@@ -36,7 +36,6 @@ fsync and rename, so ``save(load(f))`` reproduces a canonical file byte for byte
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import json
 import os
@@ -123,11 +122,6 @@ _BRICK_FIELDS = {"path": F(str, ""), "size_bytes": F(int, 0, minimum=0), "filesy
                  "free_bytes": F(int, None, nullable=True, minimum=0), "free_measured": F(str, "")}
 _BRICK_RECORDS = {1: strictjson.Record(_BRICK_FIELDS, {"path", "size_bytes"}, _BRICK),
                   2: strictjson.Record(_BRICK_FIELDS, {"path", "size_bytes"}, _BRICK_V2)}
-# A record read for a brick has exactly Brick's fields (the keys a brick may have are fields;
-# missing ones are filled with defaults), and Brick's __init__ only stores them: its instance
-# dict is filled from the record in one step (24,000 bricks: 21 -> 13 ms).
-_BRICK_DICT = (tuple(f.name for f in dataclasses.fields(Brick)) == tuple(_BRICK_FIELDS)
-               and _BRICK_V2 <= set(_BRICK_FIELDS) and not hasattr(Brick, "__post_init__"))
 _LATENCY_RECORD = strictjson.Record({"a": F(str, ""), "b": F(str, ""),
                                      "rtt_ms": F(float, 0.0, minimum=0, maximum=MAX_RTT_MS),
                                      "measured": F(bool, False)}, {"a", "b", "rtt_ms"})
@@ -148,7 +142,7 @@ def from_dict(data: Any, source: str = "<topology>", problems: list[Problem] | N
     if version is None:
         raise TopologyFileError(source, r.problems)   # another version: the rest means something else
     brick_record = _BRICK_RECORDS[2 if version >= 2 else 1]
-    fast, direct, new_brick = brick_record.fast, _BRICK_DICT, object.__new__
+    fast = brick_record.fast
     volume_fields = _VOLUME_V2 if version >= 2 else _VOLUME
 
     topo = Topology(
@@ -172,13 +166,10 @@ def from_dict(data: Any, source: str = "<topology>", problems: list[Problem] | N
                 b = r.record(braw, f"{path}.bricks[{j}]", brick_record)
                 if b is None:
                     continue
-            if direct:
-                brick = new_brick(Brick)
-                brick.__dict__.update(b)
-                mine.append(brick)
-            else:
-                mine.append(Brick(b["path"], b["size_bytes"], b["filesystem"], b["mount"], b["fs_type"],
-                                  b["disk_kind"], b["speed_bps"], b["free_bytes"], b["free_measured"]))
+            # (Brick's own __init__: filling its __dict__ in one step was faster here, but made
+            # each brick a dict object of its own, slower to read in every step of a plan)
+            mine.append(Brick(b["path"], b["size_bytes"], b["filesystem"], b["mount"], b["fs_type"],
+                              b["disk_kind"], b["speed_bps"], b["free_bytes"], b["free_measured"]))
         topo.nodes.append(node)
     for i, raw in enumerate(r.array(top, "clients", "")):
         d = r.record(raw, f"clients[{i}]", _CLIENT_RECORD)
