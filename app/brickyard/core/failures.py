@@ -220,9 +220,6 @@ def _min_units_to_break(s: BrickSet, units: Sequence[str], quorum: tuple[str, in
     return min(options)
 
 
-_REDUNDANCY, _THIN, _ARBITER = attrgetter("redundancy"), attrgetter("thin_arbiter"), attrgetter("arbiter")
-
-
 class _Classes:
     """The sets grouped into classes that no failure of units can tell apart: the same units
     in the same order (so the same first brick and arbiter), the same size and redundancy.
@@ -239,9 +236,7 @@ class _Classes:
         self.weight: list[int] = []
         if weights is None:
             sets = sets if isinstance(sets, list) else list(sets)
-            # (each attribute over all sets at C speed: a tuple per set cost 2 ms at 8,000)
-            if (len(set(map(_REDUNDANCY, sets))) <= 1 and len(set(map(_THIN, sets))) <= 1
-                    and list(map(_ARBITER, sets)).count(None) in (0, len(sets))):
+            if len({(s.redundancy, s.arbiter is None, s.thin_arbiter) for s in sets}) <= 1:
                 # one kind of set (the usual case): the classes are the distinct unit tuples,
                 # counted and found in C
                 units_of = list(units_of)
@@ -348,7 +343,7 @@ def _node_classes(sets: list[BrickSet]) -> _Classes:
     members = [s.bricks for s in sets]
     size = len(members[0]) if members else 0
     if size and set(map(len, members)) == {size}:  # whole sets: tuples built in C
-        names = list(map(_NODE, chain.from_iterable(members)))
+        names = [r.node for m in members for r in m]
         return _Classes(sets, zip(*[iter(names)] * size))
     return _Classes(sets, (tuple([r.node for r in m]) for m in members))
 
