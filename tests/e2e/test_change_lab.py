@@ -45,6 +45,9 @@ DISPERSE_FAST = {"disperse.shd-max-threads": "4"}
 
 def _complete(vol: LabChange, code: int, doc: dict, err: str) -> dict:
     assert code == 0 and doc.get("status") == "complete", (code, doc.get("error"), err[-3000:])
+    for again in doc.get("measured", {}).get("rebalance-wait", {}).get("restarts", []):   # shown, not hidden
+        print(f"{vol.name}: rebalance started again after it failed on {again['failed']}: {again['cause']}",
+              file=sys.stderr)
     return doc
 
 
