@@ -270,17 +270,9 @@ class SetShape:
                  arbiter: BrickRef | None = None, reads: str = READ_SPREAD):
         # the frozen dataclass __init__ in one step (see planmodel.BrickSet): a 24,000-brick
         # plan builds 8,000 of these for every estimate
-        # (stored one by one: a dict of keywords merged in cost a third more)
         copies = len(bricks) if kind == "replica" else 1
-        own = self.__dict__
-        own["kind"] = kind
-        own["bricks"] = bricks
-        own["k"] = k
-        own["d"] = d
-        own["arbiter"] = arbiter
-        own["reads"] = reads
-        own["copies"] = copies
-        own["structure"] = (kind, k, d, copies, reads)
+        self.__dict__.update(kind=kind, bricks=bricks, k=k, d=d, arbiter=arbiter, reads=reads, copies=copies,
+                             structure=(kind, k, d, copies, reads))
 
     copies: int = field(init=False, repr=False, compare=False)
     #: what the model needs of a set besides its bricks' rates: (kind, k, d, copies, reads)
