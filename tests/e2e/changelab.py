@@ -126,8 +126,19 @@ class LabChange:
         t0 = time.monotonic()
         proc = subprocess.run(self.change_argv(drawing, *flags), capture_output=True, text=True, timeout=timeout,
                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        self.timings[f"change {drawing.stem} {' '.join(flags)}"] = time.monotonic() - t0
-        return proc.returncode, json.loads(proc.stdout or "{}"), proc.stderr
+        doc = json.loads(proc.stdout or "{}")
+        label = f"change {drawing.stem} {' '.join(flags)}".strip()
+        self.timings[label] = time.monotonic() - t0
+        self._step_timings(label, doc)
+        return proc.returncode, doc, proc.stderr
+
+    def _step_timings(self, label: str, doc: dict) -> None:
+        """Where a change's time went: each step of 1 s or more this run (a step done by an
+        earlier, killed run keeps that run's seconds: shown once)."""
+        for step in doc.get("steps", []):
+            seconds = step.get("seconds")
+            if seconds is not None and seconds >= 1 and f"step {step['key']}" not in self.timings:
+                self.timings[f"step {step['key']}"] = float(seconds)
 
     def change_killed_at(self, drawing: Path, marker: str, *flags: str, timeout: float = 600) -> str:
         """Start `brickyard change`, SIGKILL it as soon as its log shows ``marker``; its stderr."""

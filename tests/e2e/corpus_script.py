@@ -20,6 +20,7 @@ import os
 import random
 import stat
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 SIZES = {  # (count, smallest, largest) bytes
     "full": ((1200, 0, 4096), (640, 4096, 64 << 10), (140, 64 << 10, 1 << 20), (16, 1 << 20, 4 << 20),
@@ -32,68 +33,92 @@ SIZES = {  # (count, smallest, largest) bytes
 TREE = {"full": (12, 4, 2), "many": (12, 4, 2), "small": (7, 2, 1)}   # directories on each of the three levels
 
 
+THREADS = 16   # files written and read at once: a FUSE client waits on the bricks for each file
+
+
 def write(root, seed, size="full"):
+    """Write the corpus; its manifest, from the bytes written (each file's content comes from its
+    own seed, drawn in order, so the corpus is the same whatever order the threads run in)."""
     rng = random.Random(seed)
     tops, mids, leaves = TREE[size]
     dirs = [os.path.join(root, f"d{a:02d}", f"s{b}", f"t{c}")
             for a in range(tops) for b in range(mids) for c in range(leaves)]
     for d in dirs:
         os.makedirs(d, exist_ok=True)
-    n = 0
-    files = []
+    jobs = []
     for count, low, high in SIZES[size]:
         for _ in range(count):
-            size = rng.randint(low, high)
-            path = os.path.join(dirs[n % len(dirs)], f"f{n:05d}.bin")
-            data = rng.randbytes(size)
-            with open(path, "wb") as f:
-                f.write(data)
-            files.append(path)
-            n += 1
+            n = len(jobs)
+            jobs.append((os.path.join(dirs[n % len(dirs)], f"f{n:05d}.bin"), rng.randint(low, high),
+                         rng.getrandbits(64)))
+
+    def one(job):
+        path, nbytes, file_seed = job
+        data = random.Random(file_seed).randbytes(nbytes)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path, nbytes, hashlib.sha256(data).hexdigest()
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        written = list(pool.map(one, jobs))
+    files = [path for path, _, _ in written]
+    entries = {os.path.relpath(path, root): ["file", nbytes, digest, "", ""] for path, nbytes, digest in written}
+    for rel in {os.path.relpath(p, root) for d in dirs for p in (d, os.path.dirname(d), os.path.dirname(os.path.dirname(d)))}:
+        entries[rel] = ["dir", 0, "", "", ""]
     step = len(files) // 20
     for i in range(5):   # hard links: a second name in another directory
         src = files[i * step + 3]
-        os.link(src, os.path.join(dirs[(i * 7 + 5) % len(dirs)], f"hardlink{i}.bin"))
+        link = os.path.join(dirs[(i * 7 + 5) % len(dirs)], f"hardlink{i}.bin")
+        os.link(src, link)
+        names = sorted(os.path.relpath(p, root) for p in (src, link))
+        entries[os.path.relpath(link, root)] = list(entries[os.path.relpath(src, root)])
+        for name in names:
+            entries[name][4] = names[0]
     for i in range(4):   # symlinks to files, relative
         src = files[i * 2 * step + 11]
         link = os.path.join(root, f"d{i:02d}", f"symlink{i}")
         os.symlink(os.path.relpath(src, os.path.dirname(link)), link)
     os.symlink("s1/t0", os.path.join(root, "d05", "dirlink"))
     os.symlink("does-not-exist", os.path.join(root, "d06", "dangling"))
+    for link in [os.path.join(root, f"d{i:02d}", f"symlink{i}") for i in range(4)] + [
+            os.path.join(root, "d05", "dirlink"), os.path.join(root, "d06", "dangling")]:
+        entries[os.path.relpath(link, root)] = ["link", 0, "", os.readlink(link), ""]
     os.sync()
-    return read(root)
+    return entries
+
+
+def _entry(path):
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        return ["link", 0, "", os.readlink(path), ""], None
+    if stat.S_ISDIR(st.st_mode):
+        return ["dir", 0, "", "", ""], None
+    if stat.S_ISREG(st.st_mode):
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        return ["file", st.st_size, h.hexdigest(), "", ""], st.st_ino if st.st_nlink > 1 else None
+    return ["other", 0, "", "", ""], None
 
 
 def read(root):
-    entries = {}
-    groups = {}
+    paths = []
     for top, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for name in sorted(dirnames + filenames):
-            path = os.path.join(top, name)
-            rel = os.path.relpath(path, root)
-            st = os.lstat(path)
-            if stat.S_ISLNK(st.st_mode):
-                entries[rel] = ["link", 0, "", os.readlink(path), ""]
-            elif stat.S_ISDIR(st.st_mode):
-                entries[rel] = ["dir", 0, "", "", ""]
-            elif stat.S_ISREG(st.st_mode):
-                h = hashlib.sha256()
-                with open(path, "rb") as f:
-                    for block in iter(lambda: f.read(1 << 20), b""):
-                        h.update(block)
-                group = ""
-                if st.st_nlink > 1:
-                    group = groups.setdefault(st.st_ino, f"g{len(groups)}")
-                entries[rel] = ["file", st.st_size, h.hexdigest(), "", group]
-            else:
-                entries[rel] = ["other", 0, "", "", ""]
+        paths += [os.path.join(top, name) for name in dirnames + filenames]
+    with ThreadPoolExecutor(THREADS) as pool:
+        read_back = list(pool.map(_entry, paths))
+    entries = {}
+    inodes = {}
+    for path, (entry, ino) in zip(paths, read_back):
+        rel = os.path.relpath(path, root)
+        entries[rel] = entry
+        if ino is not None:
+            inodes[rel] = ino
     # hard-link groups named by their first member, so two reads of one tree agree
     first = {}
-    for rel, e in sorted(entries.items()):
-        if e[4]:
-            first.setdefault(e[4], rel)
-            e[4] = first[e[4]]
+    for rel in sorted(inodes):
+        entries[rel][4] = first.setdefault(inodes[rel], rel)
     return entries
 
 
