@@ -318,6 +318,16 @@ def test_the_heal_fraction_is_the_share_of_the_most_entries_seen_that_no_longer_
     assert changesteps.heal_fraction(pending, most, unknown) == pytest.approx(fraction)
 
 
+@pytest.mark.parametrize("waited, delay", [(0, 2.0), (10, 2.0), (30, 3.0), (60, 6.0), (150, 15.0), (36_000, 15.0)])
+def test_a_wait_polls_every_tenth_of_the_time_it_has_waited(monkeypatch, waited, delay):
+    """A migration or heal that ends after a minute is seen ending ~6 s late at most, not 15 s
+    (the delay grew by half each poll to POLL_MAX: a minute's wait polled 15 s apart); a
+    long one still polls only every POLL_MAX."""
+    monkeypatch.setattr(changesteps, "POLL_FIRST", 2.0)
+    monkeypatch.setattr(changesteps, "POLL_MAX", 15.0)
+    assert changesteps.poll_delay(waited) == pytest.approx(delay)
+
+
 def test_a_stored_change_plans_again_to_the_plan_it_was_stored_with(tmp_path):
     from brickyard.core.change import planned_again
     from brickyard.core.changecost import MoveRates, measured_rate, rates_from_json

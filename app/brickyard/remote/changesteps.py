@@ -34,6 +34,7 @@ from .provision import brick_dir_check
 from .steps import Step
 
 POLL_FIRST, POLL_MAX = 2.0, 15.0
+POLL_SHARE = 0.1              # a wait polls every tenth of the time it has waited (POLL_FIRST to POLL_MAX apart)
 HEAL_CLEAN_READS = 2          # heal info read clean this many times in a row, HEAL_RECHECK apart
 HEAL_RECHECK = 3.0
 HEAL_STALL = 30.0             # seconds without fewer entries pending before an index heal is launched
@@ -41,6 +42,14 @@ DISCONNECTED_LIMIT = 120.0    # a brick not connected this long stops a heal wai
 ONLINE_LIMIT = 180.0          # seconds a rebalance start waits for every brick to be online
 ONLINE_POLL = 1.0             # first pause between two reads of volume status while it waits
 REBALANCE_RESTARTS = 2        # a rebalance that failed for a transient cause is started again this often
+
+
+def poll_delay(waited: float) -> float:
+    """Seconds to the next read of a migration or heal that has run ``waited`` seconds: a tenth
+    of that, so a wait learns the end at most ~10 % late (a short one within POLL_FIRST, a
+    long one within POLL_MAX) and reads gluster a few times a minute at most, not more often
+    the longer it runs."""
+    return min(max(POLL_FIRST, waited * POLL_SHARE), POLL_MAX)
 
 
 class Context(Protocol):
@@ -208,7 +217,7 @@ def _migration_text(st: gp.MigrationStatus) -> str:
 
 async def _watch(s: ChangeStep, ctx: Context, ex: Executor, kind: str, bricks=()) -> gp.MigrationStatus:
     """Poll until every node reports the migration finished; the last status."""
-    delay, last_log = POLL_FIRST, 0.0
+    started, last_log = time.monotonic(), 0.0
     while True:
         st = await rd.migration_status(ex, ctx.volume, kind, bricks, ctx.names)
         if st is None:
@@ -225,8 +234,7 @@ async def _watch(s: ChangeStep, ctx: Context, ex: Executor, kind: str, bricks=()
                                  "skipped": st.skipped, "runtime": st.runtime, "nodes": len(st.nodes),
                                  "node_lines": st.node_lines()})
             return st
-        await asyncio.sleep(delay)
-        delay = min(delay * 1.5, POLL_MAX)
+        await asyncio.sleep(poll_delay(time.monotonic() - started))
 
 
 async def _failure_causes(ex: Executor, ctx: Context, bad: list[gp.MigrationNode]) -> dict[str, list[str] | str]:
@@ -477,7 +485,7 @@ def _heal_wait(s: ChangeStep, ctx: Context):
 
     async def action(ex: Executor) -> str:
         bricks = [b.ref for b in (await rd.volume_info(ex, ctx.volume)).bricks]
-        delay, clean_reads, last_clean, since_down, last_log = POLL_FIRST, 0, 0.0, None, 0.0
+        started, clean_reads, last_clean, since_down, last_log = time.monotonic(), 0, 0.0, None, 0.0
         best, best_at, launched_at, most = None, time.monotonic(), None, 0
         while True:
             per_brick, unknown = await indices(bricks)
@@ -522,8 +530,7 @@ def _heal_wait(s: ChangeStep, ctx: Context):
             if time.monotonic() - last_log > 30:
                 last_log = time.monotonic()
                 ctx.log(f"heal: {pending} entries pending")
-            await asyncio.sleep(delay)
-            delay = min(delay * 1.5, POLL_MAX)
+            await asyncio.sleep(poll_delay(time.monotonic() - started))
 
     return action, None
 
