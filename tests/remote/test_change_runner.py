@@ -550,3 +550,21 @@ def test_the_rebalance_log_script_prints_the_error_lines_of_the_last_run_only(tm
     assert rebalancelog.transient(lines)
     assert not rebalancelog.transient(["12:00:00 E dht-rebalance.c:1:f: Failed to set commit hash on /"])
     assert not rebalancelog.transient([])
+
+
+def _launches(reads: list[tuple[float, int]]) -> list[float]:
+    stall = changesteps.HealStall()
+    return [t for t, pending in reads if stall.launch(pending, t)]
+
+
+def test_a_heal_wait_launches_an_index_heal_only_when_the_count_stops_falling(monkeypatch):
+    """Entries added while the heal runs (the count rose above the lowest seen) and falling
+    again are progress: the wait kept the lowest count ever and launched an index heal every
+    HEAL_STALL seconds while they fell (seen on the sandbox: every ~32 s of a 2,000-file heal)."""
+    monkeypatch.setattr(changesteps, "HEAL_STALL", 30.0)
+    rising_then_falling = [(0, 100), (10, 400), (20, 350), (30, 300), (40, 250), (50, 200), (60, 150), (70, 120),
+                           (80, 110), (90, 105)]
+    assert _launches(rising_then_falling) == [0, 40]      # the first read; once after the rise, never while it falls
+    stuck = [(0, 100), (10, 100), (20, 100), (31, 100), (50, 100), (62, 100), (70, 0)]
+    assert _launches(stuck) == [0, 31, 62]                 # no fall for 30 s: launched again, as an admin would
+    assert _launches([(0, 0), (40, 0)]) == []              # nothing waiting: nothing launched

@@ -486,7 +486,7 @@ def _heal_wait(s: ChangeStep, ctx: Context):
     async def action(ex: Executor) -> str:
         bricks = [b.ref for b in (await rd.volume_info(ex, ctx.volume)).bricks]
         started, clean_reads, last_clean, since_down, last_log = time.monotonic(), 0, 0.0, None, 0.0
-        best, best_at, launched_at, most = None, time.monotonic(), None, 0
+        stall, most = HealStall(), 0
         while True:
             per_brick, unknown = await indices(bricks)
             pending = sum(per_brick.values())
@@ -522,17 +522,37 @@ def _heal_wait(s: ChangeStep, ctx: Context):
                 clean_reads = 0
             # entries wait and their number does not fall: the self-heal daemon may not crawl
             # before its next timeout (10 min), so launch an index heal, as an admin would
-            if best is None or pending < best:
-                best, best_at = pending, time.monotonic()
-            if pending and (launched_at is None or time.monotonic() - max(best_at, launched_at) > HEAL_STALL):
+            if stall.launch(pending, time.monotonic()):
                 await launch(ex, pending)
-                launched_at = time.monotonic()
             if time.monotonic() - last_log > 30:
                 last_log = time.monotonic()
                 ctx.log(f"heal: {pending} entries pending")
             await asyncio.sleep(poll_delay(time.monotonic() - started))
 
     return action, None
+
+
+class HealStall:
+    """When a heal wait launches an index heal: at the first read with entries waiting, then
+    whenever their number has not fallen below the lowest count read since the last launch for
+    HEAL_STALL seconds. The lowest since the last launch, not the lowest ever: entries added
+    while the heal runs (the count rose) and now falling are progress, and relaunching every
+    HEAL_STALL seconds while they fall only adds crawls."""
+
+    def __init__(self) -> None:
+        self.best: int | None = None
+        self.best_at = 0.0
+        self.launched_at: float | None = None
+
+    def launch(self, pending: int, now: float) -> bool:
+        if self.best is None or pending < self.best:
+            self.best, self.best_at = pending, now
+        if not pending:
+            return False
+        if self.launched_at is None or now - max(self.best_at, self.launched_at) > HEAL_STALL:
+            self.launched_at, self.best, self.best_at = now, pending, now
+            return True
+        return False
 
 
 # ---- read back ----------------------------------------------------------------------------------
