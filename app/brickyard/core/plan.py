@@ -62,6 +62,7 @@ class PlanResult:
     placement_note: str = ""        # with auto_place: what was done, or why it was impossible
     mount_commands: tuple[gluster_cli.HostCommand, ...] = ()   # each client's mount, after the start
     topology: Topology | None = field(default=None, compare=False, repr=False)   # what it was planned on
+    draft: bool = field(default=False, compare=False, repr=False)   # plan_volume(draft=True): see finish_plan
 
     def small_files(self) -> dict | None:
         """The small-file latency model (``core.latency``, calibrated on stored small-file runs
@@ -214,12 +215,15 @@ def _both(n: int) -> dict:
 
 def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
                 auto_place: bool = False, model: Model | None = None,
-                question: _estimate.Question | None = None) -> PlanResult:
+                question: _estimate.Question | None = None, draft: bool = False) -> PlanResult:
     """Check, place, size, fail and spell out one volume. Never raises for a bad layout:
     every problem is a ``Finding``. Raises ``ValueError`` only for a failure spec that names
     nothing in the topology (``failures.FailureSpecError``). ``model``: a calibrated
     throughput model (``calibration.fit``); without one the estimate is uncalibrated.
-    ``question``: the files at once and block sizes the estimate answers for."""
+    ``question``: the files at once and block sizes the estimate answers for.
+    ``draft=True``: rules, sets, capacity, findings and failure state only; ``tolerance``,
+    ``estimate`` and the commands wait for ``finish_plan`` (the canvas redraws an edit on a
+    draft and finishes it when the GUI is idle)."""
     failed_bricks = _failures.resolve_failures(topo, volume, failures)
     note = ""
     if auto_place:
@@ -233,18 +237,16 @@ def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
     if check.accepted:
         sets, cap = _capacity.analyse(topo, volume, check.sets, check.resolved, index)
         findings.extend(_capacity.shared_filesystem_findings(cap))
-        tolerance = _failures.tolerance(topo, sets, volume.options)
         state = _failures.volume_state(topo, sets, failed_bricks, volume.options)
-        est = _estimate.estimate(topo, volume, sets, model, index=index, question=question)
+        if draft:
+            tolerance = est = None
+        else:
+            tolerance = _failures.tolerance(topo, sets, volume.options)
+            est = _estimate.estimate(topo, volume, sets, model, index=index, question=question)
     else:  # gluster refuses it: no sets, capacity, failures or state to show
         sets, cap, tolerance, state, est = [], None, None, None, None
     findings.extend(option_findings(volume, check.resolved.replica))
-    commands: tuple[gluster_cli.HostCommand, ...] = ()
-    if not any(f.severity == ERROR for f in findings):
-        try:
-            commands = gluster_cli.volume_commands(topo, volume, resolved=check.resolved)
-        except ValueError:  # a name no gluster command can carry; the findings say why
-            commands = ()
+    commands = () if draft else _commands(topo, volume, findings, check.resolved)
     return PlanResult(
         volume=volume,
         gluster_type=check.resolved.gluster_type,
@@ -258,7 +260,38 @@ def plan_volume(topo: Topology, volume: Volume, failures: Iterable[str] = (),
         placement_note=note,
         mount_commands=gluster_cli.mount_commands(topo, volume) if commands else (),
         topology=topo,
+        draft=draft,
     )
+
+
+def _commands(topo: Topology, volume: Volume, findings: Sequence[Finding],
+              resolved=None) -> tuple[gluster_cli.HostCommand, ...]:
+    """The volume's gluster commands, none while any finding is an error."""
+    if any(f.severity == ERROR for f in findings):
+        return ()
+    try:
+        return gluster_cli.volume_commands(topo, volume, resolved=resolved)
+    except ValueError:  # a name no gluster command can carry; the findings say why
+        return ()
+
+
+def finish_plan(plan: PlanResult, model: Model | None = None,
+                question: _estimate.Question | None = None) -> PlanResult:
+    """A ``plan_volume(..., draft=True)`` plan with what the draft left out (tolerance,
+    estimate, commands): the very plan ``plan_volume`` gives without ``draft``. Any other
+    plan is returned as it is."""
+    if not plan.draft or plan.topology is None:
+        return plan
+    topo, volume = plan.topology, plan.volume
+    if plan.refused:
+        tolerance = est = None
+    else:
+        sets = list(plan.sets)
+        tolerance = _failures.tolerance(topo, sets, volume.options)
+        est = _estimate.estimate(topo, volume, sets, model, question=question)
+    commands = _commands(topo, volume, plan.findings)
+    return replace(plan, tolerance=tolerance, estimate=est, commands=commands,
+                   mount_commands=gluster_cli.mount_commands(topo, volume) if commands else (), draft=False)
 
 
 def option_findings(volume: Volume, replica_count: int | None = None) -> list[Finding]:

@@ -2,19 +2,27 @@
 simulated failures and the planner's latest verdict.
 
 Views subscribe here in one place: ``sig_model_changed`` (the ``Change`` batch, for views that
-mirror the model item by item) comes first, then ``sig_plan_changed`` with the new
-``PlanResult``, so a view that colours by set always finds its items already there.
+mirror the model item by item) comes first, then ``sig_plan_checked`` with the new
+``PlanResult`` (the canvas colours by it, so a view that colours by set always finds its items
+already there), then ``sig_plan_changed`` with the whole plan for the panels.
+
+On a large topology (``DEFER_FROM_BRICKS``) an edit is drawn first: ``sig_plan_checked`` comes
+at once with a draft plan (rules, sets, capacity, findings and failure states), and the rest
+(failure tolerance, throughput estimate, commands) and the panels that show it
+(``sig_plan_changed``) follow when the GUI is next idle, once for any number of edits made
+before then. ``session.plan`` is always whole: read before the idle turn, it finishes the draft
+there and then.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ...core import calibration, edits
 from ...core.estimate import Question
 from ...core.events import Change
-from ...core.plan import PlanResult, candidate_layouts, plan_volume
+from ...core.plan import PlanResult, candidate_layouts, finish_plan, plan_volume
 from ...core.topology import BrickRef, Layout, Topology, TopologyError, Volume
 
 
@@ -37,13 +45,21 @@ class EditCommand(QUndoCommand):
         self.edit.revert(self.topo)
 
 
+# from this many bricks in the topology, an edit is redrawn before the estimate and the panels are
+# worked out (benchmarks/canvas_perf.py: 200 servers × 24 bricks); below it everything is at once
+DEFER_FROM_BRICKS = 1000
+
+
 class Session(QObject):
     """The topology being planned, and everything the views show about it."""
 
     sig_model_changed = Signal(list)
     """list[Change]: one batch of model changes, already applied."""
+    sig_plan_checked = Signal(object)
+    """PlanResult | None: the new plan for the canvas, as soon as it is checked, sized and failed
+    (on a large topology a draft: tolerance, estimate and commands come with ``sig_plan_changed``)."""
     sig_plan_changed = Signal(object)
-    """PlanResult | None: the planner's verdict on the current volume (None: no volume)."""
+    """PlanResult | None: the planner's whole verdict on the current volume (None: no volume)."""
     sig_topology_replaced = Signal()
     """A different topology was loaded: views rebuild from ``session.topo``."""
     sig_volume_selected = Signal(str)
@@ -59,7 +75,14 @@ class Session(QObject):
         self.topo: Topology | None = None
         self.volume_name = ""
         self.failures: list[str] = []
-        self.plan: PlanResult | None = None
+        self._plan: PlanResult | None = None
+        self._finish_due = False      # _plan is a draft (a large topology's edit)
+        self._announce_due = False    # sig_plan_changed waits for the idle turn
+        self._retired: list[PlanResult] = []   # plans an edit replaced, freed in the idle turn
+        self._settle_timer = QTimer(self)
+        self._settle_timer.setSingleShot(True)
+        self._settle_timer.setInterval(0)
+        self._settle_timer.timeout.connect(self.settle)
         self.plan_problem = ""
         self.last_refusal = ""
         self._candidates: tuple[tuple, list[Layout]] | None = None
@@ -169,22 +192,63 @@ class Session(QObject):
         return self._model[1]
 
     # ---- the planner ----------------------------------------------------------------
+    @property
+    def plan(self) -> PlanResult | None:
+        """The planner's whole verdict on the current volume (a draft an edit left for the idle
+        turn is finished now)."""
+        if self._finish_due:
+            self._finish_due = False
+            self._plan = finish_plan(self._plan, self.model(), self.question)
+        return self._plan
+
+    @plan.setter
+    def plan(self, plan: PlanResult | None) -> None:
+        self._plan, self._finish_due = plan, False
+
+    def defers(self) -> bool:
+        """Whether an edit is drawn on a draft plan, before the panels (a large topology)."""
+        return self.topo is not None and sum(len(n.bricks) for n in self.topo.nodes) >= DEFER_FROM_BRICKS
+
     def replan(self) -> None:
         volume = self.volume
         if volume is None:
             self.plan, self.plan_problem = None, "no volume yet: add one in the Layout panel"
+            self._announce_due = False
+            self._settle_timer.stop()
+            self.sig_plan_checked.emit(None)
             self.sig_plan_changed.emit(None)
             return
+        defer = self.defers()
         try:
-            self.plan = plan_volume(self.topo, volume, self.failures, model=self.model(),
-                                    question=self.question)
+            plan = plan_volume(self.topo, volume, self.failures, model=None if defer else self.model(),
+                               question=self.question, draft=defer)
         except ValueError:
             # a failure names something that was renamed or deleted since: drop those
             self.failures = [f for f in self.failures if self._names_something(f)]
-            self.plan = plan_volume(self.topo, volume, self.failures, model=self.model(),
-                                    question=self.question)
+            plan = plan_volume(self.topo, volume, self.failures, model=None if defer else self.model(),
+                               question=self.question, draft=defer)
+        if defer and self._plan is not None:
+            self._retired.append(self._plan)   # freeing 1,600 sets' objects waits for the idle turn too
+        self.plan = plan
+        self._finish_due = plan.draft
         self.plan_problem = ""
-        self.sig_plan_changed.emit(self.plan)
+        self.sig_plan_checked.emit(plan)
+        if defer:
+            self._announce_due = True
+            self._settle_timer.start()
+        else:
+            self._announce_due = False
+            self._settle_timer.stop()
+            self.sig_plan_changed.emit(plan)
+
+    def settle(self) -> None:
+        """Finish what an edit left for the idle turn (the draft, ``sig_plan_changed``) now;
+        nothing when nothing waits."""
+        self._settle_timer.stop()
+        self._retired.clear()
+        if self._announce_due:
+            self._announce_due = False
+            self.sig_plan_changed.emit(self.plan)
 
     def _names_something(self, spec: str) -> bool:
         kind, _, rest = spec.partition(":")

@@ -47,7 +47,7 @@ class TopologyScene(QGraphicsScene):
         self._generation = 0  # counts item changes, so apply_plan knows when chips are new
         self._plan_key: tuple | None = None
         session.sig_model_changed.connect(self.on_changes)
-        session.sig_plan_changed.connect(self.apply_plan)
+        session.sig_plan_checked.connect(self.apply_plan)   # drawn before the panels settle
         session.sig_topology_replaced.connect(self.rebuild)
         self.rebuild()
         self.apply_plan(session.plan)
