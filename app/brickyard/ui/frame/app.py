@@ -158,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     for delay in (0, 400):
         QTimer.singleShot(delay, window, window.window_layout.fit_into_screen)
     window.canvas.fit()
-    settle_gc()
+    # a full collection and the freeze once the first frame is painted, not before it
+    QTimer.singleShot(0, settle_gc)
     if notices or problems:
         from PySide6.QtWidgets import QMessageBox
 

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QLabel, Q
 
 from ...core import applog
 from .about import component_versions, plugin_versions, report_text
-from .guide import show_user_guide
 
 
 def add_help_menu(window: QMainWindow) -> QMenu:
@@ -32,7 +31,7 @@ def add_help_menu(window: QMainWindow) -> QMenu:
     action.triggered.connect(lambda: window.open_welcome())
     action = menu.addAction("&User guide")
     action.setShortcut(QKeySequence("F1"))
-    action.triggered.connect(lambda: show_user_guide(window))
+    action.triggered.connect(lambda: _user_guide(window))
     action = menu.addAction("&Keyboard shortcuts")
     action.setShortcut(QKeySequence("Ctrl+F1"))
     action.triggered.connect(lambda: show_shortcuts(window))
@@ -44,6 +43,14 @@ def add_help_menu(window: QMainWindow) -> QMenu:
     action = menu.addAction("&About Brickyard")
     action.triggered.connect(lambda: show_about(window))
     return menu
+
+
+def _user_guide(window: QMainWindow):
+    """Help ▸ User guide. The guide's window (and its chapter index) loads when first asked
+    for, not on the way to the first window."""
+    from .guide import show_user_guide
+
+    return show_user_guide(window)
 
 
 # ---- keyboard shortcuts -------------------------------------------------------------------
