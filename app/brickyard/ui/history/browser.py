@@ -123,6 +123,7 @@ class FilterBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.combos: dict[str, QComboBox] = {}
+        self.before_use: Callable[[], None] | None = None   # fills the choices if still due
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
         self._typing = QTimer(self)          # typed filters apply 300 ms after the last key
@@ -178,6 +179,8 @@ class FilterBar(QWidget):
 
     def set_value(self, key: str, text: str) -> None:
         """Pick a stored value; a typed filter (layout, gluster, option) takes any text."""
+        if self.before_use is not None:
+            self.before_use()
         combo = self.combos[key]
         i = combo.findText(text)
         if i >= 0:
@@ -311,7 +314,11 @@ class HistoryView(QWidget):
         refresher = self.refresher
         self.destroyed.connect(lambda *_: refresher.stop())     # never self: it is gone by then
         self.live = self._can_follow()
-        self.reload()
+        # the list first; the filter choices and sweep pickers (a scan of every run's hosts,
+        # options and steps) once the view is painted, or when a filter is set before that
+        self._choices_due = True
+        self.filter_bar.before_use = self._fill_choices_if_due
+        self.reload(choices=False)
 
     def _can_follow(self) -> bool:
         """Not for a private in-memory database, which nothing else can write."""
@@ -432,20 +439,39 @@ class HistoryView(QWidget):
 
     # -- list ---------------------------------------------------------------------------
 
-    def reload(self) -> None:
+    def reload(self, choices: bool = True) -> None:
         """Re-read the filter choices, the list and the compared runs (F5, reopening the
-        view, an import). Runs whose writer died are marked interrupted first."""
+        view, an import). Runs whose writer died are marked interrupted first. ``choices=False``
+        leaves the filter choices and sweep pickers to ``fill_choices``."""
         self.store.mark_interrupted_runs()
+        if choices:
+            self.fill_choices(refresh=False)
+        if self.compare.runs:
+            ids = [r.run_id for r in self.compare.runs]
+            present = self.store.has_runs(ids)
+            self._show_compared(self.store.load_runs([i for i in ids if i in present]))
+        self.refresh()
+
+    def fill_choices(self, refresh: bool = True) -> None:
+        """The filter bar's stored values and, with no run compared, the block size and
+        concurrency pickers (the trend is redrawn for them when it shows)."""
+        self._choices_due = False
         self.filter_bar.blockSignals(True)
         self.filter_bar.set_choices(self.store.filter_choices())
         self.filter_bar.blockSignals(False)
         if not self.compare.runs:
             self.compare.set_point_choices(*self.store.sweep_values())
-        else:
-            ids = [r.run_id for r in self.compare.runs]
-            present = self.store.has_runs(ids)
-            self._show_compared(self.store.load_runs([i for i in ids if i in present]))
-        self.refresh()
+            if refresh:
+                self.refresh_trend()
+
+    def _fill_choices_if_due(self) -> None:
+        if self._choices_due:
+            self.fill_choices()
+
+    def paintEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        super().paintEvent(event)
+        if self._choices_due:      # the list is on the screen: the choices come on the next turn
+            QTimer.singleShot(0, self, self._fill_choices_if_due)
 
     def refresh(self) -> None:
         """Show the runs the filters let through (on a filter change)."""
