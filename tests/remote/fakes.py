@@ -154,9 +154,10 @@ class FakeCluster:
         if argv[:2] == ["sh", "-c"]:
             script, args = argv[2], argv[4:]
             if script == _provision.MKDIR_SCRIPT:
-                if (host, args[0]) not in self.dirs:
-                    self.dirs.add((host, args[0]))
-                    self.markers[(host, args[0])] = args[1]
+                if (host, args[0]) in self.dirs:
+                    return 0, b"exists already\n", b""
+                self.dirs.add((host, args[0]))
+                self.markers[(host, args[0])] = args[1]
                 return 0, b"", b""
             if script == _provision.MOUNT_SCRIPT:
                 if (host, args[1]) not in self.mounts_that_fail:

@@ -9,7 +9,7 @@ from brickyard.cli import main
 from brickyard.core import topofile
 from brickyard.core.topology import Brick, BrickRef, Client, Layout, Mount, Node, Topology, Volume, VolumeType
 from brickyard.remote.loop import Progress
-from brickyard.remote.provision import ProvisionError, provision_plan, run_provision
+from brickyard.remote.provision import MKDIR_SCRIPT, ProvisionError, provision_plan, run_provision
 from brickyard.remote.steps import DONE, FAILED, PENDING, SKIPPED
 from brickyard.remote.teardown import run_teardown
 
@@ -98,7 +98,10 @@ def test_provision_runs_every_step_then_a_rerun_changes_nothing():
     for key in ("peers-connected", "peers-connected:node2", "peers-connected:node3"):
         assert statuses.pop(key) == DONE  # read-only waits, always run
     assert set(statuses.values()) == {SKIPPED}
-    assert len(_mutations(cluster)) == before  # nothing was changed the second time
+    # nothing was changed the second time: the brick-directory script ran (its own check, one
+    # round trip) and found each directory there
+    assert {argv[2] for _, argv in _mutations(cluster)[before:]} == {MKDIR_SCRIPT}
+    assert set(cluster.markers) == {(f"node{i}", "/srv/brick1/vrep") for i in (1, 2, 3)}
 
 
 def test_existing_volume_with_other_bricks_is_left_alone_and_the_run_stops():
@@ -609,3 +612,85 @@ def test_teardown_goes_on_when_gluster_cannot_list_the_clients_and_says_so():
     assert down.outcomes[1].message.startswith("no client is known to be connected: the servers could not list "
                                                "them (gluster volume status vrep clients: Commit failed on node2.")
     assert cluster.volumes == {}
+
+
+def _gluster_reads(cluster, host="node1"):
+    """How often each read-only gluster query ran on ``host``: {"peer status": n, "volume info": n}."""
+    out: dict[str, int] = {}
+    for argv in cluster.commands_on(host):
+        words = [w for w in argv if w not in ("gluster", "--mode=script", "--xml")]
+        if argv[0] == "gluster" and words[:2] in (["peer", "status"], ["volume", "info"]):
+            out[" ".join(words[:2])] = out.get(" ".join(words[:2]), 0) + 1
+    return out
+
+
+def test_a_new_volume_on_a_pool_that_is_there_asks_gluster_once_for_the_pool_and_once_for_the_volume():
+    # each gluster query is a CLI process and a glusterd round trip (0.2-1 s on a loaded
+    # cluster): the probe checks and the wait after them share one peer status, and a volume
+    # created a moment ago is known to have neither the options nor a start yet
+    cluster = FakeCluster(peers={"node2", "node3"})
+    report, progress = _provision(vrep_topology(), cluster)
+    assert report.ok, report.summary()
+    assert _gluster_reads(cluster) == {"peer status": 1, "volume info": 1}
+    statuses = {o.step.key: o.status for o in report.outcomes}
+    assert statuses["peer-probe:node2"] == statuses["peer-probe:node3"] == SKIPPED
+    assert statuses["volume-set"] == statuses["volume-start"] == DONE
+    assert cluster.volumes["vrep"] == {**cluster.volumes["vrep"], "status": "Started",
+                                       "options": {"performance.write-behind": "off"}}
+    # one round trip per brick directory: the script says when it is there already
+    assert [argv[:3] for argv in cluster.commands_on("node2") if argv[0] != "gluster"] == [
+        ("true",), ("sh", "-c", MKDIR_SCRIPT)]
+
+
+def test_a_probe_that_ran_makes_the_next_probe_check_read_the_pool_again():
+    cluster = FakeCluster()
+    report, _ = _provision(vrep_topology(), cluster)
+    assert report.ok and cluster.peers == {"node2", "node3"}
+    # node2's check, node3's check after node2 was probed, the wait after node3 was probed
+    assert _gluster_reads(cluster)["peer status"] == 3
+
+
+def test_a_rerun_over_a_volume_that_is_up_reads_it_once_for_create_set_and_start():
+    cluster = FakeCluster()
+    assert _provision(vrep_topology(), cluster)[0].ok
+    cluster.calls.clear()
+    again, _ = _provision(vrep_topology(), cluster)
+    statuses = {o.step.key: o.status for o in again.outcomes}
+    assert statuses["volume-create"] == statuses["volume-set"] == statuses["volume-start"] == SKIPPED
+    assert _gluster_reads(cluster) == {"peer status": 1, "volume info": 1}
+
+
+def test_a_started_volume_whose_options_changed_is_read_again_before_its_start_check():
+    # set ran on a volume that existed (not created by this run): the start's check reads again
+    cluster = FakeCluster(peers={"node2", "node3"})
+    assert _provision(vrep_topology(), cluster)[0].ok
+    cluster.volumes["vrep"]["options"]["performance.write-behind"] = "on"
+    cluster.calls.clear()
+    again, _ = _provision(vrep_topology(), cluster)
+    statuses = {o.step.key: o.status for o in again.outcomes}
+    assert (statuses["volume-create"], statuses["volume-set"], statuses["volume-start"]) == (SKIPPED, DONE, SKIPPED)
+    assert _gluster_reads(cluster)["volume info"] == 2
+
+
+def test_teardown_reads_the_volume_once_for_its_check_the_stop_and_the_delete():
+    cluster = FakeCluster(peers={"node2", "node3"})
+    assert _provision(vrep_topology(), cluster)[0].ok
+    cluster.calls.clear()
+    report = asyncio.run(run_teardown(vrep_topology(), "vrep", executors(cluster), Progress()))
+    assert report.ok, report.summary()
+    assert "vrep" not in cluster.volumes and not cluster.mounts and not cluster.markers
+    assert _gluster_reads(cluster) == {"volume info": 1}
+    statuses = {o.step.key: o.status for o in report.outcomes}
+    assert statuses["volume-stop"] == statuses["volume-delete"] == DONE
+
+
+def test_a_stopped_volume_is_not_stopped_again_by_a_teardown_run_twice():
+    cluster = FakeCluster(peers={"node2", "node3"})
+    assert _provision(vrep_topology(), cluster)[0].ok
+    cluster.volumes["vrep"]["status"] = "Stopped"
+    cluster.mounts.clear()
+    report = asyncio.run(run_teardown(vrep_topology(), "vrep", executors(cluster), Progress()))
+    assert report.ok, report.summary()
+    statuses = {o.step.key: o.status for o in report.outcomes}
+    assert statuses["volume-stop"] == SKIPPED and statuses["volume-delete"] == DONE
+    assert not any("stop" in argv for _, argv in _mutations(cluster))

@@ -32,7 +32,7 @@ _NODE = attrgetter("node")
 # (PARENT/.NAME.brickyard-created) lets teardown remove only what Brickyard made.
 BRICK_MKDIR_SCRIPT = r'''
 p="$1"; v="$2"
-[ -d "$p" ] && exit 0
+[ -d "$p" ] && { echo "exists already"; exit 0; }
 [ -e "$p" ] && { echo "$p exists and is not a directory" >&2; exit 3; }
 top="$p"
 while [ ! -e "$(dirname -- "$top")" ]; do top="$(dirname -- "$top")"; done

@@ -19,6 +19,7 @@ from ..core import gluster_xml
 from ..core.topology import Volume
 from .executor import Executor, ExecutorError
 from .mountstate import is_mount_of, mounted_at, read_back_mount
+from .steps import run_memo
 
 PEER_IN_CLUSTER = "Peer in Cluster"
 
@@ -68,9 +69,29 @@ async def live_peers(ex: Executor) -> dict[str, tuple[bool, str]]:
     return {hostname: (p.connected, p.state) for p in peers for hostname in p.hostnames}
 
 
+async def run_live_volume(ex: Executor, name: str) -> LiveVolume | None:
+    """``live_volume``, read once per run of steps until a step changes something
+    (``steps.run_memo``): a create, set and start that are all done already ask once."""
+    memo = run_memo()
+    key = (ex.host, "volume", name)
+    if key not in memo:
+        memo[key] = await live_volume(ex, name)
+    return memo[key]
+
+
+async def run_live_peers(ex: Executor) -> dict[str, tuple[bool, str]]:
+    """``live_peers``, read once per run of steps until a step changes something: every
+    probe check of a pool that is there already, and the wait after them, ask once."""
+    memo = run_memo()
+    key = (ex.host, "peers")
+    if key not in memo:
+        memo[key] = await live_peers(ex)
+    return memo[key]
+
+
 def peer_in_pool_check(host: str):
     async def check(ex: Executor) -> str | None:
-        peers = await live_peers(ex)
+        peers = await run_live_peers(ex)
         connected, state = peers.get(host, (False, ""))
         return "already in the trusted pool" if state == PEER_IN_CLUSTER else None
 
@@ -80,8 +101,8 @@ def peer_in_pool_check(host: str):
 def wait_peers_connected(hosts: list[str], seconds: float = 60.0):
     async def action(ex: Executor) -> str:
         deadline = time.monotonic() + seconds
+        peers = await run_live_peers(ex)    # what the probe checks read, unless a probe ran since
         while True:
-            peers = await live_peers(ex)
             missing = [h for h in hosts if peers.get(h, (False, ""))[0] is not True or peers[h][1] != PEER_IN_CLUSTER]
             if not missing:
                 return f"{len(hosts)} peer(s) connected"
@@ -90,6 +111,7 @@ def wait_peers_connected(hosts: list[str], seconds: float = 60.0):
                                    if h in peers else f"{h}: not a peer" for h in missing)
                 raise ExecutorError(ex.host, f"peers not connected after {seconds:g} s ({states}); is glusterd running there?")
             await asyncio.sleep(0.5)
+            peers = await live_peers(ex)
 
     return action
 
@@ -126,7 +148,7 @@ def volume_exists_check(volume: Volume):
     wanted = [str(b) for b in volume.bricks]
 
     async def check(ex: Executor) -> str | None:
-        live = await live_volume(ex, volume.name)
+        live = await run_live_volume(ex, volume.name)
         if live is None:
             return None
         if live.bricks != wanted:
@@ -143,7 +165,7 @@ def volume_exists_check(volume: Volume):
 def options_set_check(name: str, options: dict[str, str]):
     """Done when every one of ``options`` has its value on the live volume already."""
     async def check(ex: Executor) -> str | None:
-        live = await live_volume(ex, name)
+        live = await run_live_volume(ex, name)
         if live is not None and all(live.options.get(k) == str(v) for k, v in options.items()):
             return f"{', '.join(options)} {'is' if len(options) == 1 else 'are'} set already"
         return None
@@ -153,7 +175,7 @@ def options_set_check(name: str, options: dict[str, str]):
 
 def volume_started_check(name: str):
     async def check(ex: Executor) -> str | None:
-        live = await live_volume(ex, name)
+        live = await run_live_volume(ex, name)
         return "started already" if live is not None and live.status == "Started" else None
 
     return check
@@ -161,7 +183,7 @@ def volume_started_check(name: str):
 
 def volume_stopped_check(name: str):
     async def check(ex: Executor) -> str | None:
-        live = await live_volume(ex, name)
+        live = await run_live_volume(ex, name)
         if live is None:
             return "the volume does not exist"
         return f"not running ({live.status})" if live.status != "Started" else None
@@ -171,7 +193,7 @@ def volume_stopped_check(name: str):
 
 def volume_absent_check(name: str):
     async def check(ex: Executor) -> str | None:
-        return "the volume does not exist" if await live_volume(ex, name) is None else None
+        return "the volume does not exist" if await run_live_volume(ex, name) is None else None
 
     return check
 

@@ -30,7 +30,7 @@ from ..core.mounts import fstab_line, mount_options, mount_options_problem, moun
 from ..core.plan import PlanResult, plan_volume
 from ..core.topology import Topology, Volume
 from .executor import Executor, ExecutorError
-from .steps import DONE, Step
+from .steps import DONE, HOST, NOTHING, AlreadyDone, Step
 from . import glusterstate
 
 MARKER_SUFFIX = ".brickyard-created"
@@ -139,24 +139,26 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
             done_check=glusterstate.peer_in_pool_check(host),
         ))
     if probed:
+        # the origin and each probed node wait at the same time (all read-only)
         steps.append(Step(
             "peers-connected", "wait until every probed peer is connected", origin,
             [["gluster", "--mode=script", "--xml", "peer", "status"]],
-            action=glusterstate.wait_peers_connected(probed), done_check=None, sudo=True,
+            action=glusterstate.wait_peers_connected(probed), done_check=None, sudo=True, together="peers",
+            changes=NOTHING,
         ))
         for host in probed:
             steps.append(Step(
                 f"peers-connected:{host}", f"wait until {host} sees every peer connected", host,
                 [["gluster", "--mode=script", "--xml", "peer", "status"]],
                 action=glusterstate.wait_pool_connected(len(probed)), done_check=None, sudo=True,
-                together="peers",
+                together="peers", changes=NOTHING,
             ))
     for ref in volume.bricks:
+        argv = gluster_cli.brick_mkdir_argv(ref.path, volume.name)
         steps.append(Step(
-            f"mkdir:{ref}", f"create brick directory {ref.path}", ref.node,
-            [gluster_cli.brick_mkdir_argv(ref.path, volume.name)],
+            f"mkdir:{ref}", f"create brick directory {ref.path}", ref.node, [argv],
             undo=f"teardown removes {shlex.quote(ref.path)} if Brickyard created it",
-            done_check=_dir_exists(ref.path), together="bricks",
+            action=_mkdir_action(argv), together="bricks", changes=HOST,
         ))
     create = commands["volume-create"]
     steps.append(Step(
@@ -171,12 +173,14 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
             option.key, f"set {words} on {volume.name}", option.host, [list(option.argv)],
             undo="; ".join(shlex.join(["gluster", "volume", "reset", volume.name, k]) for k in volume.options),
             done_check=glusterstate.options_set_check(volume.name, dict(volume.options)),
+            fresh_after=("volume-create",),     # a volume created a moment ago has gluster's defaults
         ))
     start = commands["volume-start"]
     steps.append(Step(
         start.key, f"start volume {volume.name}", start.host, [list(start.argv)],
         undo=shlex.join(["gluster", "volume", "stop", volume.name]),
         done_check=glusterstate.volume_started_check(volume.name),
+        fresh_after=("volume-create",),         # a volume created a moment ago is not started
     ))
     source, _ = mount_source(volume)
     for mount in volume.mounts:
@@ -196,8 +200,21 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
                 [["sh", "-c", FSTAB_ADD_SCRIPT, "sh", line]],
                 undo=f"remove the line {shlex.quote(line)} from /etc/fstab",
                 done_check=fstab_line_check(line, present="in /etc/fstab already"), together="mounts",
+                changes=HOST,
             ))
     return ProvisionPlan(volume, result, steps, origin)
+
+
+def _mkdir_action(argv: list[str]):
+    """Create a brick directory in one round trip: the script itself says when the directory
+    is there already (then the step counts as already done, as a separate check would)."""
+    async def action(ex: Executor) -> str:
+        result = await ex.run(argv, sudo=True, check=True, timeout=120)
+        if result.text.strip().endswith("exists already"):
+            raise AlreadyDone("exists already")
+        return ""
+
+    return action
 
 
 def fstab_line_check(line: str, *, present: str | None = None, absent: str | None = None):

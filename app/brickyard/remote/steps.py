@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Awaitable, Callable, Sequence
 
@@ -24,9 +25,31 @@ PENDING = "pending"  # not reached
 PLANNED = "planned"  # dry run
 RUNNING = "running"  # only in on_step snapshots: the step has started
 
+# what running a step may change (``Step.changes``)
+CLUSTER, HOST, NOTHING = "cluster", "host", "nothing"
+
 # returns a sentence when the step is already done, None when it still has to run
 DoneCheck = Callable[[Executor], Awaitable[str | None]]
 Action = Callable[[Executor], Awaitable[str]]
+
+
+#: what the steps of one run have read from each host, kept until a step changes something on
+#: that host (``run_memo``): three probe checks need one ``peer status``, a stop's check the
+#: ``volume info`` the teardown's first step read
+_MEMO: ContextVar[dict | None] = ContextVar("brickyard_step_memo", default=None)
+
+
+def run_memo() -> dict:
+    """The running ``run_steps``' readings, keyed ``(host, what)``; outside a run a new empty
+    dict each call (nothing is kept)."""
+    memo = _MEMO.get()
+    return memo if memo is not None else {}
+
+
+class AlreadyDone(Exception):
+    """Raised by a step's action that found its effect in place on the host, in the same
+    command that would have made it (one round trip instead of a check and an action): the
+    step counts as already done (skipped), with this sentence."""
 
 
 @dataclass
@@ -43,6 +66,14 @@ class Step:
     #: consecutive steps with the same (non-empty) value run at once, one host's in order:
     #: e.g. every node's brick directories, every client's mount
     together: str = ""
+    #: keys of earlier steps of the same plan: when one of them ran (done, not skipped) in
+    #: this run, this step's effect cannot be in place yet and its done-check is not asked
+    #: (a volume created a moment ago is not started; a volume just stopped still exists)
+    fresh_after: tuple[str, ...] = ()
+    #: what running it may change, for what the run has read (``run_memo``): CLUSTER (what
+    #: any node says: a gluster command), HOST (its own host's files and mounts only: what
+    #: was read from other hosts stays good) or NOTHING (a read-only check)
+    changes: str = CLUSTER
 
     async def perform(self, ex: Executor) -> str:
         if self.action is not None:
@@ -151,6 +182,14 @@ async def run_steps(
         if on_step is not None:
             on_step(index, replace(outcome, status=status or outcome.status))
 
+    token = _MEMO.set({})
+    try:
+        return await _run(action, subject, steps, executor_for, progress, tell)
+    finally:
+        _MEMO.reset(token)
+
+
+async def _run(action, subject, steps, executor_for, progress: Progress, tell) -> RunReport:
     report = RunReport(action, subject, [StepOutcome(s, PENDING) for s in steps])
     total = len(steps)
     hosts = list(dict.fromkeys(s.host for s in steps))
@@ -164,6 +203,8 @@ async def run_steps(
         report.error = ("cannot reach every host, so nothing was changed: " + "; ".join(unreachable))
         progress.log(f"{action} {subject}: {report.error}")
         return report
+    performed: dict[str, bool] = {}     # step key -> it ran in this run (not skipped)
+
     async def one(index: int, outcome: StepOutcome) -> bool:
         """Run one step after its done-check; False when it failed or was cancelled."""
         step = outcome.step
@@ -172,13 +213,24 @@ async def run_steps(
         tell(index, outcome, RUNNING)
         try:
             ex = RetryTransient(executor_for(step.host))
-            already = await step.done_check(ex) if step.done_check is not None else None
+            fresh = any(performed.get(key) for key in step.fresh_after)
+            already = await step.done_check(ex) if step.done_check is not None and not fresh else None
             if already is not None:
                 outcome.status, outcome.message = SKIPPED, already
             else:
                 # progress.cancel() from any thread cancels the running step (and kills its command)
-                note = await run_cancellable(progress, step.perform(ex))
-                outcome.status, outcome.message = DONE, note
+                try:
+                    note = await run_cancellable(progress, step.perform(ex))
+                    outcome.status, outcome.message = DONE, note
+                except AlreadyDone as found:
+                    outcome.status, outcome.message = SKIPPED, str(found)
+                performed[step.key] = outcome.status == DONE
+                # what was read may have changed: from this host, or from any when the step
+                # may have changed what gluster says
+                memo = run_memo()
+                for key in [k for k in memo if step.changes == CLUSTER or
+                            (step.changes == HOST and k[0] == step.host)]:
+                    del memo[key]
         except (ExecutorError, ValueError, OSError) as exc:
             outcome.status, outcome.message, outcome.error = FAILED, _reason(exc, step), exc
         except (asyncio.CancelledError, Cancelled):

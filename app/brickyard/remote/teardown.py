@@ -18,7 +18,7 @@ from .clients import ClientsUnreadable, connected_clients, resolve_addresses
 from .executor import Executor, ExecutorError
 from ..core.mounts import fstab_line, mount_source
 from .provision import check_names, fstab_line_check
-from .steps import Step
+from .steps import HOST, NOTHING, Step
 from . import glusterstate
 
 # Remove one brick directory (or, with $3 = empty, a mount point: only while it is empty and
@@ -93,30 +93,30 @@ def teardown_plan(topo: Topology, volume_name: str) -> list[Step]:
     steps: list[Step] = [Step(
         "volume-check", f"check that {volume.name} on the cluster has exactly the planned bricks", first,
         [["gluster", "--mode=script", "--xml", "volume", "info", volume.name]],
-        action=_same_bricks(volume),
+        action=_same_bricks(volume), changes=NOTHING,
     ), Step(
         "clients-check", f"check that every client mounting {volume.name} is one teardown unmounts", first,
         [["gluster", "--mode=script", "--xml", "volume", "status", volume.name, "clients"]],
-        action=_known_clients(topo, volume),
+        action=_known_clients(topo, volume), changes=NOTHING,
     )]
     for mount in volume.mounts:
         steps.append(Step(
             f"umount:{mount.client}:{mount.path}", f"unmount {mount.path}", mount.client,
             [["umount", mount.path]], undo=shlex.join(["mount", "-t", "glusterfs", source, mount.path]),
             done_check=glusterstate.unmounted_check(source, mount.path), together="clients",
-            action=glusterstate.unmount_action(["umount", mount.path], source, mount.path),
+            action=glusterstate.unmount_action(["umount", mount.path], source, mount.path), changes=HOST,
         ))
         line = fstab_line(volume, mount.path, mount.options)
         fstab_argv = ["sh", "-c", FSTAB_REMOVE_SCRIPT, "sh", line]
         steps.append(Step(
             f"fstab-remove:{mount.client}:{mount.path}", f"remove {mount.path} from /etc/fstab", mount.client,
             [fstab_argv], done_check=fstab_line_check(line, absent="not in /etc/fstab"),
-            action=_script_action(fstab_argv), together="clients",
+            action=_script_action(fstab_argv), together="clients", changes=HOST,
         ))
         rmdir_argv = ["sh", "-c", RMBRICK_SCRIPT, "sh", mount.path, volume.name, "empty"]
         steps.append(Step(
             f"rmdir-mount:{mount.client}:{mount.path}", f"remove mount point {mount.path} if Brickyard created it",
-            mount.client, [rmdir_argv], action=_script_action(rmdir_argv), together="clients",
+            mount.client, [rmdir_argv], action=_script_action(rmdir_argv), together="clients", changes=HOST,
         ))
     steps.append(Step(
         "volume-stop", f"stop volume {volume.name}", first,
@@ -129,12 +129,13 @@ def teardown_plan(topo: Topology, volume_name: str) -> list[Step]:
         [["gluster", "--mode=script", "volume", "delete", volume.name]],
         undo="none: the volume definition is gone (the data is still in the bricks until they are removed)",
         done_check=glusterstate.volume_absent_check(volume.name),
+        fresh_after=("volume-stop",),           # a volume stopped a moment ago still exists
     ))
     for ref in volume.bricks:
         argv = ["sh", "-c", RMBRICK_SCRIPT, "sh", ref.path, volume.name]
         steps.append(Step(
             f"rmbrick:{ref}", f"remove brick directory {ref.path} if Brickyard created it", ref.node,
-            [argv], action=_script_action(argv), together="bricks",
+            [argv], action=_script_action(argv), together="bricks", changes=HOST,
         ))
     return steps
 
@@ -152,7 +153,7 @@ def _same_bricks(volume: Volume):
     wanted = [str(b) for b in volume.bricks]
 
     async def action(ex: Executor) -> str:
-        live = await glusterstate.live_volume(ex, volume.name)
+        live = await glusterstate.run_live_volume(ex, volume.name)   # kept for the stop's check
         if live is None:
             return "the volume does not exist"
         if live.bricks == wanted:
