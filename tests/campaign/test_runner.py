@@ -309,23 +309,69 @@ def test_a_later_layout_on_the_same_hosts_and_bricks_reuses_the_sessions_pre_fli
         def text(self):
             return ""
 
+        def free_space(self):
+            return []
+
     async def fake_preflight(topo, executor_for, layout):
         checked.append(layout)
         return Passed()
 
+    rechecked = []
+
+    async def fake_recheck(topo, executor_for, layout, free_before):
+        rechecked.append(layout)
+        return Passed()
+
     monkeypatch.setattr(runner_module, "preflight", fake_preflight)
+    monkeypatch.setattr(runner_module, "recheck", fake_recheck)
     kill = lambda r, step: step.key == "cell:dt4rp2:dd" and (_ for _ in ()).throw(KeyboardInterrupt())
     r = PreflightCounted.start(make_spec(), store, lambda h: None, locks=HostLocks(tmp_path / "locks"), hook=kill)
     with pytest.raises(KeyboardInterrupt):
         asyncio.run(r.run())
     assert checked == ["dt8"]                                  # once, for the first layout
+    assert rechecked == ["dt4rp2"]                             # what can change, for the next
     assert r.state.step("preflight:dt4rp2").status == DONE
-    assert r.state.step("preflight:dt4rp2").message.startswith("not repeated: the same hosts and bricks passed "
-                                                              "the pre-flight for dt8")
+    assert r.state.step("preflight:dt4rp2").message.startswith("not repeated in full: the same hosts and bricks "
+                                                              "passed the pre-flight for dt8")
     again = PreflightCounted.resume(store.campaigns.get(r.state.campaign_id), store, lambda h: None,
                                     locks=HostLocks(tmp_path / "locks"))
     assert asyncio.run(again.run()).status == C_COMPLETE
     assert checked == ["dt8", "dt2dp4rd1"]                    # a new session checks again, once
+    assert rechecked == ["dt4rp2"]
+
+
+def test_a_reused_pre_flight_whose_re_check_fails_fails_the_layouts_pre_flight(store, tmp_path, monkeypatch):
+    """The full pre-flight passed for dt8; by dt4rp2 something filled a brick's filesystem:
+    the re-check's fail stops dt4rp2 as a failed full pre-flight would."""
+    import brickyard.campaign.runner as runner_module
+    from brickyard.remote import preflight as pf
+
+    from ..remote.fakes import FakeCluster, executors
+
+    cluster = FakeCluster()
+    full = pf.PreflightReport([pf.HostChecks("node1", "server", measured={"/srv/brick1/brick": (GIB8, GIB8)})])
+
+    async def fake_preflight(topo, executor_for, layout):
+        return full
+
+    monkeypatch.setattr(runner_module, "preflight", fake_preflight)
+    spec = make_spec(layouts=("dt8", "dt4rp2"), baselines=False)
+
+    def fill(r, step):
+        if step.key == "cell:dt8:dd":
+            cluster.free[("node1", "/srv/brick1/brick")] = GIB8 // 4
+
+    r = PreflightCounted.start(spec, store, executors(cluster), locks=HostLocks(tmp_path / "locks"), hook=fill)
+    state = asyncio.run(r.run())
+    st = state.step("preflight:dt4rp2")
+    assert st.status == FAILED and state.status == C_FAILED
+    assert st.message.startswith("re-check: node1: brick /srv/brick1/brick: 2.15 GB free under /srv/brick1/brick, "
+                                 "8.59 GB at the pre-flight"), st.message
+    assert "provision:dt4rp2" not in r.log
+    assert ("node1", ("sh", "-c", pf.FREE_SCRIPT, "sh", "/srv/brick1/brick", "/srv/brick2/brick")) in cluster.calls
+
+
+GIB8 = 8 << 30
 
 
 def test_a_killed_session_counts_to_its_last_recorded_activity_and_the_pause_before_the_resume_to_none():

@@ -53,6 +53,8 @@ class FakeCluster:
     mounts_that_fail: set[tuple[str, str]] = field(default_factory=set)
     # volumes whose `volume status VOL clients` fails as gluster 10.3's does with no client
     clients_unreadable: set[str] = field(default_factory=set)
+    # free bytes under a brick path now, as the pre-flight's re-check reads them (default 8 GiB)
+    free: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def executor(self, host: str) -> "FakeExecutor":
         return FakeExecutor(host, self)
@@ -185,6 +187,8 @@ class FakeCluster:
                 return 0, b"removed\n", b""
             if script == _preflight.BRICK_PROBE_SCRIPT:
                 return 0, self.brick_facts[(host, args[0])].encode(), b""
+            if script == _preflight.FREE_SCRIPT:
+                return 0, b"".join(b"%d\n" % self.free.get((host, p), 8 << 30) for p in args), b""
             if script == _preflight.THIN_ARBITER_PROBE_SCRIPT:
                 return 0, self.ta_facts.get(host, "process=0\nglusterd=0\n").encode(), b""
             if script == _preflight.TOOLS_SCRIPT:

@@ -201,3 +201,41 @@ def test_the_thin_arbiter_host_runs_the_thin_arbiter_process_for_that_path_and_n
     check = next(c for c in witness.checks if c.name == "thin-arbiter")
     assert (check.status, words in check.message) == (status, True), check.message
     assert not any(argv[0] == "gluster" for h, argv in cluster.calls if h == "witness")   # no glusterd asked
+
+
+def test_the_re_check_reads_free_space_and_mount_points_in_one_command_a_host():
+    """A campaign's later layout on the same hosts re-checks only what can change: the hosts
+    answer, the bricks' free space against the full pre-flight's, the mount points."""
+    from brickyard.remote.executor import ExecutorError
+    from brickyard.remote.preflight import FREE_SCRIPT, recheck
+
+    topo, cluster = vrep_topology(), FakeCluster()
+    before = {(f"node{i}", "/srv/brick1/vrep"): 8 << 30 for i in (1, 2, 3)}
+    cluster.free[("node2", "/srv/brick1/vrep")] = 3 << 30
+    cluster.mounts[("client1", "/mnt/vrep")] = "node9:/other"
+    inner = executors(cluster)
+
+    def executor_for(host):
+        if host == "node3":
+            class Down:
+                host = "node3"
+
+                async def run(self, argv, **kw):
+                    raise ExecutorError("node3", "connection refused")
+            return Down()
+        return inner(host)
+
+    report = asyncio.run(recheck(topo, executor_for, "vrep", before))
+    assert not report.ok
+    got = {(h.host, c.name): (c.status, c.message) for h in report.hosts for c in h.checks}
+    assert got[("node1", "brick /srv/brick1/vrep")][0] == OK
+    assert got[("node2", "brick /srv/brick1/vrep")] == (
+        FAIL, "3.22 GB free under /srv/brick1/vrep, 8.59 GB at the pre-flight: something else is filling that filesystem")
+    assert got[("node3", "reachable")] == (FAIL, "node3: connection refused")
+    assert got[("client1", "mount point /mnt/vrep")][0] == FAIL
+    assert cluster.commands_on("node1") == [("sh", "-c", FREE_SCRIPT, "sh", "/srv/brick1/vrep")]
+    assert [argv[0] for argv in cluster.commands_on("client1")] == ["findmnt"]
+    cluster.mounts[("client1", "/mnt/vrep")] = "node1:/vrep"     # its own mount: a resumed layout
+    cluster.free.clear()
+    again = asyncio.run(recheck(topo, inner, "vrep", before))
+    assert again.ok, again.text()

@@ -46,7 +46,7 @@ from ..remote import glusterstate
 from ..remote.executor import Executor, ExecutorError
 from ..remote.hostkeys import HostKeyError
 from ..remote.loop import Progress
-from ..remote.preflight import preflight, preflight_hosts
+from ..remote.preflight import preflight, preflight_hosts, recheck
 from ..remote.provision import ProvisionError, provision_plan, run_provision
 from ..remote.teardown import run_teardown
 from . import spec as specfile
@@ -59,7 +59,9 @@ from .timeleft import cell_work, time_left
 
 ExecutorFor = Callable[[str], Executor]
 #: a pre-flight that passed this session stands for a later layout on the same hosts and
-#: bricks for this long (s); a resumed campaign (a new session) checks again
+#: bricks for this long (s), with a re-check of what can change (``preflight.recheck``:
+#: the hosts answer, free space, the mount points); a resumed campaign (a new session) and
+#: a layout after that checks in full again
 PREFLIGHT_REUSE = 3600.0
 
 
@@ -103,7 +105,8 @@ class CampaignRunner:
         self._running: CampaignStep | None = None
         self._current = 0.0
         #: pre-flights passed this session: what they checked → (layout, when)
-        self._preflights: dict[tuple[frozenset, frozenset], tuple[str, float]] = {}
+        #: … and the free space each brick had then ((node, path) -> bytes)
+        self._preflights: dict[tuple[frozenset, frozenset], tuple[str, float, dict[tuple[str, str], int]]] = {}
         self.work = {s.key: cell_work(spec, s) for s in self.steps if s.measures}
 
     # ---- creating and resuming ----------------------------------------------------------
@@ -365,9 +368,20 @@ class CampaignRunner:
         earlier = self._preflights.get(key)
         if earlier is not None and time.monotonic() - earlier[1] < PREFLIGHT_REUSE:
             # the hosts and bricks it would check were checked this session and nothing but this
-            # campaign's own provisioning and teardown (each read back) has touched them since
-            return True, (f"not repeated: the same hosts and bricks passed the pre-flight for {earlier[0]} "
-                          f"{time.monotonic() - earlier[1]:.0f} s ago")
+            # campaign's own provisioning and teardown (each read back) has touched them on
+            # purpose since: only what can change without it is checked again (one command a
+            # host, all at once)
+            again = await recheck(self.spec.topology_for(step.layout), self.executor_for, step.layout, earlier[2])
+            for h in again.hosts:
+                if h.host_key_error is not None:
+                    raise h.host_key_error
+            for line in again.text().splitlines():
+                self._progress.log(line)            # type: ignore[union-attr]
+            if not again.ok:
+                return False, "re-check: " + _fails(again)
+            return True, (f"not repeated in full: the same hosts and bricks passed the pre-flight for {earlier[0]} "
+                          f"{time.monotonic() - earlier[1]:.0f} s ago; re-checked: {len(again.hosts)} hosts answer, "
+                          "free space, mount points")
         report = await preflight(self.spec.topology_for(step.layout), self.executor_for, step.layout)
         for h in report.hosts:
             if h.host_key_error is not None:
@@ -375,11 +389,11 @@ class CampaignRunner:
         for line in report.text().splitlines():
             self._progress.log(line)            # type: ignore[union-attr]
         if report.ok:
-            self._preflights[key] = (step.layout, time.monotonic())
+            free = {(node, path): bytes_free for node, path, bytes_free in report.free_space()}
+            self._preflights[key] = (step.layout, time.monotonic(), free)
             warns = sum(1 for h in report.hosts for c in h.checks if c.status == "warn")
             return True, f"{len(report.hosts)} hosts ok" + (f", {warns} warnings" if warns else "")
-        fails = [f"{h.host}: {c.name}: {c.message}" for h in report.hosts for c in h.checks if c.status == "fail"]
-        return False, "; ".join(fails[:3]) + (f" (and {len(fails) - 3} more)" if len(fails) > 3 else "")
+        return False, _fails(report)
 
     async def _provision(self, step: CampaignStep) -> tuple[bool, str]:
         layout = step.layout
@@ -521,6 +535,11 @@ class CampaignRunner:
             return
         self.on_event(CampaignEvent(kind, step, status, message, run_id, self.fraction(),
                                     time.monotonic() - self._t0, self.remaining(), detail))
+
+
+def _fails(report: Any) -> str:
+    fails = [f"{h.host}: {c.name}: {c.message}" for h in report.hosts for c in h.checks if c.status == "fail"]
+    return "; ".join(fails[:3]) + (f" (and {len(fails) - 3} more)" if len(fails) > 3 else "")
 
 
 def _from_record(record: Any) -> tuple[CampaignSpec, CampaignState]:

@@ -21,6 +21,7 @@ from ..core.topology import Topology
 from ..core.units import format_bytes
 from .executor import Executor, ExecutorError
 from .hostkeys import HostKeyError, host_key_json
+from .mountstate import is_mount_of, mounted_at
 from .ssh import AuthenticationFailed, Unreachable
 from ..core import gluster_xml
 from . import glusterstate
@@ -508,3 +509,85 @@ async def preflight(topo: Topology, executor_for: Callable[[str], Executor], vol
 def _planned(topo: Topology, ref) -> PlannedBrick:
     brick = topo.brick(ref)
     return PlannedBrick(ref.path, brick.size_bytes, brick.filesystem) if brick else PlannedBrick(ref.path, 0)
+
+
+# The free bytes under each brick path ($@, in order), one number a line, as the brick probe
+# measures them (free blocks x block size of the filesystem the path is, or will be, on).
+FREE_SCRIPT = r'''
+for p in "$@"; do
+  e="$p"; while [ ! -e "$e" ]; do e="$(dirname -- "$e")"; done
+  stat -f -c '%f %S' -- "$e" | awk '{print $1 * $2}'
+done
+'''
+#: a re-check fails a brick whose filesystem has less than this share of the free space the
+#: full pre-flight measured (something else filled it since)
+RECHECK_FREE_SHARE = 0.5
+
+
+async def recheck(topo: Topology, executor_for: Callable[[str], Executor], volume_name: str,
+                  free_before: dict[tuple[str, str], int]) -> PreflightReport:
+    """What can change in the minutes after a full pre-flight passed on the same hosts and
+    bricks (a campaign's next layout): each host still answers, each brick's filesystem kept
+    at least half the free space measured then (``free_before``: (node, path) -> bytes), and
+    nothing else is mounted on the volume's mount points. One command per server and per
+    mount, every host at once; read-only."""
+    volume = topo.require_volume(volume_name)
+    servers = list(dict.fromkeys(r.node for r in volume.bricks))
+    clients = list(dict.fromkeys(m.client for m in volume.mounts))
+
+    async def reach(hc: HostChecks, make) -> None:
+        try:
+            await make()
+        except HostKeyError as exc:
+            hc.add("reachable", FAIL, str(exc))
+            hc.host_key_error = exc
+        except (ExecutorError, OSError) as exc:
+            hc.add("reachable", FAIL, str(exc))
+
+    async def server(node: str) -> HostChecks:
+        hc = HostChecks(node, "server")
+        paths = [r.path for r in volume.bricks if r.node == node]
+
+        async def run() -> None:
+            result = await executor_for(node).run(["sh", "-c", FREE_SCRIPT, "sh", *paths], sudo=True, timeout=60)
+            hc.add("reachable", OK, "answers")
+            numbers = result.text.split()
+            if not result.ok or len(numbers) != len(paths) or not all(n.isdigit() for n in numbers):
+                hc.add("free space", FAIL, f"cannot read the free space under {', '.join(paths)}: "
+                                           f"{(result.stderr or result.stdout).decode(errors='replace').strip()[:200]}")
+                return
+            for path, free in zip(paths, map(int, numbers)):
+                hc.measured[path] = (0, free)
+                before = free_before.get((node, path))
+                text = f"{format_bytes(free)} free under {path}"
+                if before and free < RECHECK_FREE_SHARE * before:
+                    hc.add(f"brick {path}", FAIL, f"{text}, {format_bytes(before)} at the pre-flight: something "
+                                                  "else is filling that filesystem")
+                else:
+                    hc.add(f"brick {path}", OK, text + (f" ({format_bytes(before)} at the pre-flight)" if before else ""))
+
+        await reach(hc, run)
+        return hc
+
+    async def client(name: str) -> HostChecks:
+        hc = HostChecks(name, "client")
+
+        async def run() -> None:
+            ex = executor_for(name)
+            answered = False
+            for mount in (m for m in volume.mounts if m.client == name):
+                found = await mounted_at(ex, mount.path)
+                if not answered:
+                    hc.add("reachable", OK, "answers")
+                    answered = True
+                if found is None:
+                    hc.add(f"mount point {mount.path}", OK, "nothing mounted there")
+                elif is_mount_of(found, volume.name, mount.path):
+                    hc.add(f"mount point {mount.path}", OK, f"{volume.name} is mounted there already")
+                else:
+                    hc.add(f"mount point {mount.path}", FAIL, f"{found.describe()} is mounted there")
+
+        await reach(hc, run)
+        return hc
+
+    return PreflightReport(list(await asyncio.gather(*(server(n) for n in servers), *(client(c) for c in clients))))

@@ -139,11 +139,12 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
             done_check=glusterstate.peer_in_pool_check(host),
         ))
     if probed:
-        # the origin and each probed node wait at the same time (all read-only)
+        # the origin and each probed node wait at the same time (all read-only), and each node
+        # goes on to its brick directories when its own wait is over (steps together="hosts")
         steps.append(Step(
             "peers-connected", "wait until every probed peer is connected", origin,
             [["gluster", "--mode=script", "--xml", "peer", "status"]],
-            action=glusterstate.wait_peers_connected(probed), done_check=None, sudo=True, together="peers",
+            action=glusterstate.wait_peers_connected(probed), done_check=None, sudo=True, together="hosts",
             changes=NOTHING,
         ))
         for host in probed:
@@ -151,14 +152,14 @@ def provision_plan(topo: Topology, volume_name: str, *, fstab: bool = False) -> 
                 f"peers-connected:{host}", f"wait until {host} sees every peer connected", host,
                 [["gluster", "--mode=script", "--xml", "peer", "status"]],
                 action=glusterstate.wait_pool_connected(len(probed)), done_check=None, sudo=True,
-                together="peers", changes=NOTHING,
+                together="hosts", changes=NOTHING,
             ))
     for ref in volume.bricks:
         argv = gluster_cli.brick_mkdir_argv(ref.path, volume.name)
         steps.append(Step(
             f"mkdir:{ref}", f"create brick directory {ref.path}", ref.node, [argv],
             undo=f"teardown removes {shlex.quote(ref.path)} if Brickyard created it",
-            action=_mkdir_action(argv), together="bricks", changes=HOST,
+            action=_mkdir_action(argv), together="hosts", changes=HOST,
         ))
     create = commands["volume-create"]
     steps.append(Step(
