@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -30,11 +31,56 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "resources" / "examples" / "seed004-sandbox.campaign.json"
 
 
-def run_campaign(args) -> tuple[str, str, float]:
-    """Run the campaign headless (the real CLI); returns (db url, campaign id, wall seconds)."""
+# a provisioning or teardown step as the CLI logs it: "    [16/19] node1: create volume dt8: done [2.7 s]"
+STEP_LINE = re.compile(r"^\s+\[\d+/\d+\] (?P<host>[^:]+): (?P<title>.*): (?:done|already done)(?: \(.*\))? "
+                       r"\[(?P<secs>[\d.]+) s\]$")
+LAYOUT_LINE = re.compile(r"^\[\d+/\d+\] (?P<what>provision|tear down) (?P<layout>\S+): running")
+# (what the title starts with, the name printed); gluster's own transactions marked
+STEP_KINDS = (
+    ("probe ", "peer probe (or its check)"), ("wait until", "peers connected (each node's view)"),
+    ("create brick directory", "brick directories"), ("create volume", "volume create (glusterd)"),
+    ("set ", "volume set, every option (glusterd)"), ("start volume", "volume start (glusterd)"),
+    ("mount ", "mount and its read-back"), ("add ", "fstab line"),
+    ("check that every client", "teardown: clients connected"), ("check that", "teardown: the volume's bricks"),
+    ("unmount", "unmount and its read-back"), ("remove mount point", "mount point removed"),
+    ("remove brick directory", "brick directories removed"), ("remove ", "fstab line removed"),
+    ("stop volume", "volume stop (glusterd)"), ("delete volume", "volume delete (glusterd)"),
+)
+
+
+def step_seconds(log: str) -> tuple[dict[str, float], int]:
+    """Per kind of provisioning/teardown step: seconds per layout, as the steps took them (steps
+    of one kind on several hosts at once count as their longest host); and how many layouts."""
+    layout = ""
+    per_host: dict[tuple[str, str, str], float] = {}
+    layouts: set[str] = set()
+    for line in log.splitlines():
+        m = LAYOUT_LINE.match(line)
+        if m:
+            layout = m["layout"]
+            layouts.add(layout)
+            continue
+        m = STEP_LINE.match(line)
+        if not m or not layout:
+            continue
+        kind = next((name for start, name in STEP_KINDS if m["title"].startswith(start)), m["title"])
+        key = (layout, kind, m["host"])
+        per_host[key] = per_host.get(key, 0.0) + float(m["secs"])
+    longest: dict[tuple[str, str], float] = {}
+    for (lay, kind, _), secs in per_host.items():
+        longest[(lay, kind)] = max(longest.get((lay, kind), 0.0), secs)
+    out: dict[str, float] = {}
+    for (_, kind), secs in longest.items():
+        out[kind] = out.get(kind, 0.0) + secs / max(len(layouts), 1)
+    return out, len(layouts)
+
+
+def run_campaign(args) -> tuple[str, str, float, str]:
+    """Run the campaign headless (the real CLI); returns (db url, campaign id, wall seconds, its log)."""
     db = args.db or f"sqlite:///{tempfile.mkdtemp(prefix='brickyard-overhead.')}/history.sqlite3"
     lab = Path(args.lab_dir)
-    env = {**os.environ, "BRICKYARD_QUIET": "1"}
+    env = dict(os.environ)
+    env.pop("BRICKYARD_QUIET", None)        # the step lines say where provisioning's time goes
     argv = [sys.executable, "-m", "brickyard.cli", "campaign", str(args.file), "--yes", "--json",
             "--topology", str(lab / "topology.brickyard.json"), "--ssh-config", str(lab / "ssh_config"),
             "--db", db]
@@ -45,7 +91,7 @@ def run_campaign(args) -> tuple[str, str, float]:
         raise SystemExit(f"the campaign failed to run (exit {done.returncode}): {done.stderr[-2000:]}")
     import json
 
-    return db, json.loads(done.stdout)["campaign_id"], wall
+    return db, json.loads(done.stdout)["campaign_id"], wall, done.stderr
 
 
 def analyse(db: str, campaign_id: str, process_wall: float | None) -> None:
@@ -132,8 +178,17 @@ def main() -> int:
             raise SystemExit("--campaign needs --db")
         analyse(args.db, args.campaign, None)
         return 0
-    db, cid, wall = run_campaign(args)
+    db, cid, wall, log = run_campaign(args)
     analyse(db, cid, wall)
+    kinds, layouts = step_seconds(log)
+    if kinds:
+        print(f"provisioning and teardown by step, seconds per layout (mean of {layouts}; steps on several "
+              "hosts at once count as their longest host):")
+        order = [name for _, name in STEP_KINDS]
+        for kind in sorted(kinds, key=lambda k: order.index(k) if k in order else len(order)):
+            print(f"  {kinds[kind]:6.2f} s  {kind}")
+        own = sum(v for k, v in kinds.items() if "(glusterd)" in k)
+        print(f"  gluster's own transactions (create, set, start, stop, delete): {own:.1f} s per layout")
     return 0
 
 
