@@ -188,7 +188,8 @@ def main() -> int:
         for kind in sorted(kinds, key=lambda k: order.index(k) if k in order else len(order)):
             print(f"  {kinds[kind]:6.2f} s  {kind}")
         own = sum(v for k, v in kinds.items() if "(glusterd)" in k)
-        print(f"  gluster's own transactions (create, set, start, stop, delete): {own:.1f} s per layout")
+        print(f"  gluster's own transactions (create, set, start, stop, delete): {own:.1f} s per layout "
+              "(a step's seconds include its check, a gluster read, where it asks one)")
     return 0
 
 
