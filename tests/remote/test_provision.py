@@ -535,8 +535,6 @@ def test_every_nodes_brick_directories_and_every_clients_mount_are_made_at_once(
     """Consecutive steps marked ``together`` run on their hosts at the same time (each host's in
     order): on hosts that each take 0.2 s a step, four nodes' eight brick directories take
     about two steps' time, not eight."""
-    import time
-
     from brickyard.remote.steps import Step, run_steps
 
     running, most = set(), []
@@ -554,11 +552,9 @@ def test_every_nodes_brick_directories_and_every_clients_mount_are_made_at_once(
     steps = [Step(f"mkdir:node{n}:{b}", "make", f"node{n}", [["true"]], action=slow(f"node{n}"), together="bricks")
              for b in (1, 2) for n in (1, 2, 3, 4)] + [Step("after", "after", "node1", [["true"]])]
     cluster = FakeCluster()
-    started = time.monotonic()
     report = asyncio.run(run_steps("provision", "v", steps, executors(cluster)))
-    took = time.monotonic() - started
     assert report.ok and [o.status for o in report.outcomes] == [DONE] * 9
-    assert max(most) == 4 and took < 0.2 * 8 * 0.6, took
+    assert max(most) == 4       # all four hosts at once, whatever the machine's load (no wall-clock bound)
 
 
 def test_a_failure_among_steps_run_together_stops_the_run_after_them():
