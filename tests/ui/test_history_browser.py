@@ -166,7 +166,7 @@ def test_recorded_real_runs_chart_in_the_browser(qtbot, store, tmp_path):
 
 
 def test_the_list_fetches_pages_as_it_scrolls(qtbot, tmp_path, monkeypatch):
-    from brickyard.ui.history.browser import RunTableModel
+    from brickyard.ui.history.runs_model import RunTableModel
 
     monkeypatch.setattr(RunTableModel, "FIRST_PAGE", 5)
     monkeypatch.setattr(RunTableModel, "PAGE", 4)

@@ -11,7 +11,7 @@ import pytest
 from brickyard.store import HistoryStore
 from brickyard.store.synthetic import synthetic_run
 from brickyard.ui.history import HistoryView, HistoryWindow
-from brickyard.ui.history.browser import ANY
+from brickyard.ui.history.filter_bar import ANY
 
 
 @pytest.fixture

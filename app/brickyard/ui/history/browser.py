@@ -4,19 +4,15 @@ window can host it; ``HistoryWindow(store)`` is the same in its own window."""
 
 from __future__ import annotations
 
-import calendar
 import dataclasses
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QDate, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QCheckBox,
     QComboBox,
-    QDateEdit,
     QFileDialog,
-    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -31,179 +27,20 @@ from PySide6.QtWidgets import (
 )
 
 from brickyard.core.compare import metric_unit
-from brickyard.core.results import RunStatus
-from brickyard.core.runlabels import series_of
 from brickyard.core.settings import UNITS_KEY
-from brickyard.core.units import binary_rates, format_block_label, format_utc, set_binary_rates
-from brickyard.store import HistoryStore, RunFilter, RunSummary
+from brickyard.core.units import binary_rates, format_block_label, set_binary_rates
+from brickyard.store import HistoryStore, RunFilter
 from brickyard.store.exchange import ExchangeError
 from brickyard.store.settings import Settings
 
 from .charts import TrendChart
 from .compare_panel import ComparePanel
+from .filter_bar import FilterBar
 from .model_check import ModelCheckPanel
 from .refresher import HistoryRefresher, Snapshot
+from .runs_model import COLUMNS, RunTableModel
 
-COLUMNS = ("started (UTC)", "run", "status", "workload", "volume or path", "layout", "gluster", "hosts", "steps")
-STATUS_COLORS = {RunStatus.RUNNING: "#1f6feb", RunStatus.PARTIAL: "#9a6700", RunStatus.FAILED: "#b42318",
-                 RunStatus.INTERRUPTED: "#b42318", RunStatus.CANCELLED: "#6e7781"}
-ANY = "(any)"
 FOLLOW_AT_MOST = 24      # more selected rows than this: Compare waits for "Compare selected"
-
-
-class RunTableModel(QAbstractTableModel):
-    """The filtered runs, fetched a page at a time as the table scrolls (Qt's fetchMore), so
-    opening the list costs the same with 100 or 100,000 runs."""
-
-    FIRST_PAGE = 300
-    PAGE = 2000
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.rows: list[RunSummary] = []
-        self.total = 0
-        self._fetch: Callable[[int, int], list[RunSummary]] = lambda offset, limit: []
-
-    def set_source(self, fetch: Callable[[int, int], list[RunSummary]], total: int,
-                   first_page: list[RunSummary] | None = None) -> None:
-        """``fetch(offset, limit)`` returns one page; ``total`` is how many there are;
-        ``first_page``, when already read (by the watching thread), is used as it is."""
-        self.beginResetModel()
-        self._fetch, self.total = fetch, total
-        self.rows = first_page if first_page is not None else fetch(0, self.FIRST_PAGE)
-        self.endResetModel()
-
-    def canFetchMore(self, parent: QModelIndex = QModelIndex()) -> bool:  # noqa: N802
-        return not parent.isValid() and len(self.rows) < self.total
-
-    def fetchMore(self, parent: QModelIndex = QModelIndex()) -> None:  # noqa: N802
-        page = self._fetch(len(self.rows), self.PAGE)
-        if not page:
-            self.total = len(self.rows)
-            return
-        self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(page) - 1)
-        self.rows.extend(page)
-        self.endInsertRows()
-
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return COLUMNS[section]
-        return None
-
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        r = self.rows[index.row()]
-        col = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            # a run without a volume (a local or NFS baseline) shows what it measured instead
-            what = r.volume or series_of(r.target_kind, r.target)
-            return (format_utc(r.started_at), r.run_id[:12], r.status.value,
-                    r.workload, what, r.layout, r.gluster_versions, r.hosts, r.step_count)[col]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{r.run_id}\n{r.target}" + (f"\n{r.error}" if r.error else "")
-        if role == Qt.ItemDataRole.ForegroundRole and col == 2 and r.status in STATUS_COLORS:
-            return QColor(STATUS_COLORS[r.status])
-        return None
-
-
-class FilterBar(QWidget):
-    """Volume, layout, workload, host, gluster version, volume option, date range."""
-
-    sig_changed = Signal()
-    TYPED = {"layout": "a layout type in any case (disperse, replicate, distributed-disperse) or part of a label "
-                       "(replica 3, arbiter)",
-             "gluster_version": "a version as you would say it: 10.3, or 10 for every 10.x",
-             "option": "NAME or NAME=VALUE; the last part of a name is enough (write-behind=off)"}
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.combos: dict[str, QComboBox] = {}
-        self.before_use: Callable[[], None] | None = None   # fills the choices if still due
-        grid = QGridLayout(self)
-        grid.setContentsMargins(0, 0, 0, 0)
-        self._typing = QTimer(self)          # typed filters apply 300 ms after the last key
-        self._typing.setSingleShot(True)
-        self._typing.setInterval(300)
-        self._typing.timeout.connect(self.sig_changed)
-        for i, (key, text) in enumerate((("volume", "volume"), ("layout", "layout"), ("workload", "workload"),
-                                         ("host", "host"), ("gluster_version", "gluster"), ("option", "option"))):
-            combo = QComboBox()
-            combo.setMinimumContentsLength(10)
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            combo.addItem(ANY)
-            if key in self.TYPED:        # match as typed: "10.3", "disperse", "write-behind=off"
-                combo.setEditable(True)
-                combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-                combo.lineEdit().setPlaceholderText(ANY)
-                combo.lineEdit().textEdited.connect(lambda _t: self._typing.start())
-                combo.setToolTip(self.TYPED[key])
-            combo.currentIndexChanged.connect(self.sig_changed)
-            self.combos[key] = combo
-            row, col = divmod(i, 4)       # two rows of four: label, field
-            grid.addWidget(QLabel(text), row, 2 * col)
-            grid.addWidget(combo, row, 2 * col + 1)
-        self.since_check, self.until_check = QCheckBox("since"), QCheckBox("before")
-        self.since, self.until = QDateEdit(), QDateEdit()
-        for check, edit, col in ((self.since_check, self.since, 4), (self.until_check, self.until, 6)):
-            edit.setCalendarPopup(True)
-            edit.setDisplayFormat("yyyy-MM-dd")
-            edit.setDate(QDate.currentDate())
-            edit.setEnabled(False)
-            check.toggled.connect(edit.setEnabled)
-            check.toggled.connect(self.sig_changed)
-            edit.dateChanged.connect(self.sig_changed)
-            grid.addWidget(check, 1, col)
-            grid.addWidget(edit, 1, col + 1)
-
-    def set_choices(self, choices: Any) -> None:
-        for key, values in (("volume", choices.volumes), ("layout", choices.layouts), ("workload", choices.workloads),
-                            ("host", choices.hosts), ("gluster_version", choices.gluster_versions),
-                            ("option", choices.options)):
-            combo = self.combos[key]
-            keep = combo.currentText()
-            if [combo.itemText(i) for i in range(combo.count())] == [ANY, *values]:
-                continue                 # unchanged: leave a half-typed filter alone
-            combo.blockSignals(True)
-            combo.clear()
-            combo.addItems([ANY, *values])
-            found = combo.findText(keep)
-            combo.setCurrentIndex(max(0, found))
-            if combo.isEditable() and found < 0:
-                combo.setEditText(keep)          # a typed filter is not one of the values
-            combo.blockSignals(False)
-
-    def set_value(self, key: str, text: str) -> None:
-        """Pick a stored value; a typed filter (layout, gluster, option) takes any text."""
-        if self.before_use is not None:
-            self.before_use()
-        combo = self.combos[key]
-        i = combo.findText(text)
-        if i >= 0:
-            combo.setCurrentIndex(i)
-            if combo.isEditable():
-                combo.setEditText(text)
-                self.sig_changed.emit()
-            return
-        if not combo.isEditable():
-            raise ValueError(f"{key} {text!r} is not among the stored values")
-        combo.setEditText(text)
-        self.sig_changed.emit()
-
-    def filters(self) -> RunFilter:
-        values = {k: ("" if c.currentText().strip() in (ANY, "") else c.currentText().strip())
-                  for k, c in self.combos.items()}
-
-        def epoch(edit: QDateEdit) -> float:
-            d = edit.date()
-            return float(calendar.timegm((d.year(), d.month(), d.day(), 0, 0, 0)))
-
-        return RunFilter(**values, since=epoch(self.since) if self.since_check.isChecked() else None,
-                         until=epoch(self.until) if self.until_check.isChecked() else None)
 
 
 class HistoryView(QWidget):
