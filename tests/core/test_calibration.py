@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from brickyard.core import calibration as cal, modelinputs, topofile
+from brickyard.core import calibration as cal, calibration_file, modelinputs, topofile
 from brickyard.core.plan import plan_volume
 from brickyard.core.events import Emitter
 from brickyard.core.results import Metric, StepResult
@@ -57,7 +57,7 @@ def planned(topo, vol, model):
 def test_calibrated_on_the_write_ups_distribute_row_it_predicts_its_other_layouts_within_25_percent(tmp_path):
     topo = topofile.load(EXAMPLES / "eight-node-raid5.brickyard.json")
     vol = topo.volumes[0]
-    cf = cal.load_file(str(write_calibration_file(tmp_path / "dt8.json")))
+    cf = calibration_file.load_file(str(write_calibration_file(tmp_path / "dt8.json")))
     model = cal.fit(topo, modelinputs.inputs_from_file(cf, topo, vol.bricks))
     assert model.label == "predicted (calibrated on write-up dt8)"
     for name, (layout, single, eight) in WRITE_UP.items():
@@ -150,13 +150,13 @@ def test_steps_become_observations_by_median_leaving_out_invalid_and_cache_figur
 
 
 def bad(text: str):
-    with pytest.raises(cal.CalibrationFileError) as info:
-        cal.parse_file(text, "c.json")
+    with pytest.raises(calibration_file.CalibrationFileError) as info:
+        calibration_file.parse_file(text, "c.json")
     return [f"{p.path}: {p.message}" for p in info.value.problems]
 
 
 def test_a_calibration_file_reads_sizes_and_rates_as_admins_write_them():
-    cf = cal.parse_file(json.dumps({"format_version": 1, "layout": {"type": "disperse", "disperse": 8, "redundancy": 2},
+    cf = calibration_file.parse_file(json.dumps({"format_version": 1, "layout": {"type": "disperse", "disperse": 8, "redundancy": 2},
                                     "measurements": [{"direction": "read", "concurrency": 8, "block_size": "1M",
                                                       "throughput": "1.5GB/s"},
                                                      {"direction": "write", "concurrency": 1, "throughput": 3e8}]}))
@@ -184,7 +184,7 @@ def test_a_calibration_file_refuses_what_strict_json_refuses():
 
 def test_a_calibration_layout_on_bricks_the_topology_lacks_is_refused():
     topo = build({"a": 1, "b": 1})
-    cf = cal.parse_file(json.dumps({"format_version": 1, "layout": {"type": "distribute", "bricks": ["zz:/x"]},
+    cf = calibration_file.parse_file(json.dumps({"format_version": 1, "layout": {"type": "distribute", "bricks": ["zz:/x"]},
                                     "measurements": [{"direction": "write", "concurrency": 1, "throughput": "1MB/s"}]}))
     with pytest.raises(modelinputs.ModelInputError, match="no brick zz:/x"):
         modelinputs.inputs_from_file(cf, topo, [])

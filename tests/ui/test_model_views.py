@@ -10,7 +10,7 @@ import random
 
 from PySide6.QtCore import Qt
 
-from brickyard.core import calibration
+from brickyard.core import calibration, calibration_file
 from brickyard.store import HistoryStore
 from brickyard.store.synthetic import synthetic_run
 from brickyard.ui.frame.mainwindow import MainWindow
@@ -149,7 +149,7 @@ def test_the_layout_panel_says_how_the_shared_cpus_rpc_cost_was_found(qtbot, tmp
     win = window(qtbot, tmp_path)
     panel = win.findChildren(VerdictPanel)[0]
     gv0 = win.session.topo.volumes[0]
-    cf = calibration.parse_file(json.dumps(CAL), "bench dt")
+    cf = calibration_file.parse_file(json.dumps(CAL), "bench dt")
     inputs = modelinputs.inputs_from_file(cf, win.session.topo, gv0.bricks)
     shared = calibration.Inputs((), modelinputs.shared_cpu_costs("p1", ["n1", "n2"], 1.5e9, 2e9), ("probe p1",),
                                 ("probe p1: n1, n2 run on the client's own kernel, so on its CPUs",))

@@ -15,7 +15,8 @@ from dataclasses import replace
 from typing import Any, Callable, Iterable, Sequence
 
 from . import throughput as tm
-from .calibration import CalibrationFile, Inputs, Observation, observations_from_steps
+from .calibration import Inputs, Observation, observations_from_steps
+from .calibration_file import CalibrationFile
 from .results import RunResult, RunStatus
 from .throughput import (BRICK, CLIENT_LINK, DIRECTIONS, MEASURED, NODE_LINK, STORAGE, WRITE, LayoutShape, Value,
                          spread)

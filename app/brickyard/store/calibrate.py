@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from typing import Callable, Sequence
 
-from ..core import calibration as cal, latency_inputs, modelinputs, topofile
+from ..core import calibration as cal, calibration_file, latency_inputs, modelinputs, topofile
 from ..core.topology import BrickRef, Topology
 from .history import HistoryStore
 
@@ -63,8 +63,8 @@ def load_inputs(specs: Sequence[str], topo: Topology | None, bricks: Sequence[Br
                 if topo is None:
                     raise CalibrationSourceError(f"--calibrate {spec}: no topology to put the file's layout on")
                 try:
-                    cf = cal.load_file(spec)
-                except cal.CalibrationFileError as exc:
+                    cf = calibration_file.load_file(spec)
+                except calibration_file.CalibrationFileError as exc:
                     raise CalibrationSourceError(str(exc), exc.problems) from None
                 try:
                     out = out + modelinputs.inputs_from_file(cf, topo, bricks)
