@@ -29,6 +29,24 @@ if os.environ.get("BRICKYARD_BLOCK_IMPORTS"):
 import pytest  # noqa: E402
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    """A crash names the test it happened in: pytest's own protocol (setup, call, teardown) runs
+    from a frame whose file name is the test's node id, so the stacks Python's faulthandler prints
+    on a segmentation fault (pytest enables it, every thread, to stderr: the CI log) and the ones
+    pytest-timeout prints on a hang show ``File "<test tests/ui/…::test_…>"``. Without it a crash
+    in a shared fixture's teardown (pytest-qt closing a test's windows, the GUI-thread collector)
+    or in a later event showed only pytest's and Qt's frames, and "-q" had printed no test name:
+    twice a segfault in tests/ui could be placed only "near" two files."""
+    from _pytest.runner import runtestprotocol
+
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    named = compile("runtestprotocol(item, nextitem=nextitem)", f"<test {item.nodeid}>", "exec")
+    exec(named, {"runtestprotocol": runtestprotocol, "item": item, "nextitem": nextitem})  # noqa: S102
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _log_to_a_temporary_folder(tmp_path_factory):
     """Commands run in-process (cli.main, the app) log (core.applog): into this run's temporary
