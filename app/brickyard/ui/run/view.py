@@ -7,19 +7,18 @@ plugin's ``Param``s (``param_form``; values remembered per workload), the physic
 save-to-history. Right, what happens (``live.LivePanel``).
 
 Start turns the choice into ``bench.request.BenchRequest``s — one for the ticked mounts (they
-run together), then one per ticked baseline — and runs them one after another on the SSH
-loop thread through ``bench.request.run_request``; results come back through
-``relay.QtRunSink`` and are written to the history store on the loop thread as they are
-measured. Cancel stops the running one (its agents kill their workers and remove the run's
-files) and drops the rest. When a saved run ends, ``sig_show_in_history`` asks the window to
-open it in History over the earlier runs of the same volume and workload.
+run together), then one per ticked baseline — and hands them to ``batch.BatchRunner``, which
+runs them one after another on the SSH loop thread (and writes them to the history store as
+they are measured); this view shows what its signals say. Cancel stops the running one (its
+agents kill their workers and remove the run's files) and drops the rest. When a saved run
+ends, ``sig_show_in_history`` asks the window to open it in History over the earlier runs of
+the same volume and workload.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -33,23 +32,21 @@ from ...bench.api import ParamError
 from ...bench.hostlock import HostBusy, HostLocks
 from ...bench.lines import step_line
 from ...bench.room import Room, room_problems
-from ...bench.request import (BenchRequest, FanOutSink, HostsUnreachable, executor_lookup, run_outcome,
-                              run_request, topology_nics, volume_servers)
+from ...bench.request import BenchRequest, HostsUnreachable, run_outcome, topology_nics, volume_servers
 from ...core.plan import plan_volume
 from ...core.results import RunResult
 from ...core.units import UnitError, format_link_speed, parse_link_rate
 from ...remote.hostkeys import HostKeyChanged, HostKeyError, UnknownHostKey
 from ..cluster import hostkey_dialog
 from ..cluster.runtable import snapshot
-from ..frame.bridge import FutureWatcher, QtProgress, RemoteBridge
+from ..frame.bridge import RemoteBridge
 from ..frame.session import Session
 from ..planner.panels.fields import mark_field
+from .batch import BatchRunner
 from .live import LivePanel
 from .param_form import ParamForm
-from .relay import QtRunSink
 from .targets import TargetsPanel
 
-HARD_CANCEL_MS = 20_000   # a run that ignores Cancel this long is abandoned (its task cancelled)
 TICK_MS = 250             # elapsed / remaining / live throughput refresh while running
 
 
@@ -75,22 +72,8 @@ class RunView(QWidget):
         self._discover = entries or registry.discover
         self.locks = locks or HostLocks()
         self.entries: list[registry.PluginEntry] = []
-        self.queue: list[BenchRequest] = []
-        self.results: list[RunResult] = []
-        self.watcher: FutureWatcher | None = None
-        self._relay: QtRunSink | None = None
-        self._history: Any = None        # the HistorySink of the run going on (None: not saved)
-        self._progress: QtProgress | None = None
-        self._request: BenchRequest | None = None
-        self._batch: list[BenchRequest] = []
-        self._topo = None
-        self._refused: set[str] = set()
-        self._started = 0.0
-        self._event = None
-        self._last_text = ""
-        self._cancelled = False
-        self._fraction = 0.0
-        self._waiting_for = ""
+        self.runner = BatchRunner(bridge, self._workload_of, store=store, locks=self.locks, parent=self)
+        self._refused: set[str] = set()    # hosts whose key the user refused during this batch
         self.last_saved_runs: list[str] = []
 
         self.targets = TargetsPanel(session, settings)
@@ -206,6 +189,14 @@ class RunView(QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         self.history_button.clicked.connect(lambda: self.last_saved_runs and
                                             self.sig_show_in_history.emit(list(self.last_saved_runs)))
+        self.runner.sig_run_started.connect(self._run_started)
+        self.runner.sig_step.connect(self._step)
+        self.runner.sig_log.connect(self._log)
+        self.runner.sig_run_done.connect(self._run_done)
+        self.runner.sig_run_failed.connect(self._run_failed)
+        self.runner.sig_host_key.connect(self._host_key)
+        self.runner.sig_problem.connect(lambda text: self._say(text, error=True))
+        self.runner.sig_batch_done.connect(self._batch_done)
         self.reload_workloads()
         self._targets_changed()
 
@@ -259,6 +250,9 @@ class RunView(QWidget):
     def entry(self) -> registry.PluginEntry | None:
         name = self.workload_name()
         return next((e for e in self.entries if e.name == name and e.ok), None)
+
+    def _workload_of(self, name: str):
+        return next((e for e in self.entries if e.name == name and e.ok), None).workload
 
     def select_workload(self, name: str) -> bool:
         index = self.workload_box.findData(name)
@@ -331,7 +325,7 @@ class RunView(QWidget):
     # ---- starting ------------------------------------------------------------------------
     @property
     def running(self) -> bool:
-        return self.watcher is not None and not self.watcher.finished
+        return self.runner.running
 
     def requests(self) -> list[BenchRequest]:
         """What Start would run, in order (raises ValueError saying what is missing)."""
@@ -435,61 +429,12 @@ class RunView(QWidget):
             self._say(f"Cannot reach hosts: {exc}", error=True)
             return False
         self._refused.clear()
-        self._topo = snapshot(self.session.topo)
-        self._batch, self.queue, self.results = batch, list(batch), []
-        self._cancelled = False
         self.live.clear()
         self.live.log.clear()
         self._say("")
-        return self._next()
+        return self.runner.start(batch, snapshot(self.session.topo), self.save_box.isChecked())
 
-    def _next(self) -> bool:
-        if not self.queue or self._cancelled:
-            self._batch_done()
-            return False
-        request = self.queue.pop(0)
-        entry = next((e for e in self.entries if e.name == request.workload and e.ok), None)
-        services = self.bridge.services
-        sinks: list[Any] = []
-        self._history = None
-        if self.save_box.isChecked():
-            try:
-                store = self._store() if self._store is not None else None
-            except Exception as exc:  # noqa: BLE001 - the database named in the settings cannot be opened
-                self._say(f"Cannot open the history database: {exc}. Untick 'Save to history' to run without it.",
-                          error=True)
-                self._batch_done()
-                return False
-            if store is not None:
-                from ...store.sink import HistorySink
-
-                self._history = HistorySink(store, self._topo)
-                sinks.append(self._history)
-        relay = QtRunSink(self)
-        sinks.append(relay)
-        progress = QtProgress(self)
-        relay.sig_step.connect(lambda step, r=relay: r is self._relay and self._step(step))
-        relay.sig_waiting.connect(lambda why, r=relay: r is self._relay and self._waiting(why))
-        relay.sig_run_started.connect(lambda run_id, r=relay: r is self._relay and self._log(
-            f"run {run_id[:12]} started" + (" (saved to history as it is measured)" if len(sinks) > 1 else "")))
-        progress.sig_progress.connect(lambda f, text, p=progress: p is self._progress and self._progressed(f, text))
-        progress.sig_log.connect(lambda line, p=progress: p is self._progress and self._log(line))
-        lookup = executor_lookup(services.hosts(self._topo), self._topo, services.pool.executor)
-        try:
-            future = services.loop.submit(run_request(request, entry.workload, lookup, progress=progress.progress,
-                                                      sink=FanOutSink(sinks), locks=self.locks,
-                                                      on_wait=relay.waiting, link_typed_as="the Link field"))
-        except RuntimeError as exc:   # the loop thread is gone (window closing)
-            self._say(f"Cannot start: {exc}", error=True)
-            self._batch_done()
-            return False
-        self._request, self._relay, self._progress = request, relay, progress
-        self._started, self._event, self._last_text, self._fraction = time.monotonic(), None, "", 0.0
-        self._waiting_for = ""
-        self.watcher = self.bridge.watch(future, f"the benchmark {request.describe()}")
-        self.watcher.sig_done.connect(self._run_done)
-        self.watcher.sig_failed.connect(self._run_failed)
-        self.watcher.sig_cancelled.connect(self._run_abandoned)   # bound: never called once this view is gone
+    def _run_started(self, request: BenchRequest) -> None:
         self.live.begin_run(request.label)
         self._log(f"--- {request.describe()}: {request.workload} "
                   + " ".join(f"{k}={v}" for k, v in self.form.changed_texts().items()) + " ---")
@@ -497,133 +442,95 @@ class RunView(QWidget):
         self.sig_status.emit(f"Run started: {request.describe()}")
         self._update_buttons()
         self._tick()
-        return True
 
     # ---- while it runs --------------------------------------------------------------------
-    def _step(self, step) -> None:
-        self.live.add_step(self._request.label if self._request else "", step)
+    def _step(self, request: BenchRequest | None, step) -> None:
+        self.live.add_step(request.label if request else "", step)
         self._log(step_line(step))
 
-    def _waiting(self, why: str) -> None:
-        self._waiting_for = why
-        self._log(f"waiting: {why}")
-
-    def _progressed(self, fraction: float, text: str) -> None:
-        self._fraction = fraction
-        self._waiting_for = ""
-        if text and text != self._last_text and "live" not in text:
-            self._last_text = text
-            self._log(text)
-
     def _tick(self) -> None:
-        if not self.running or self._relay is None:
+        if not self.running:
             return
-        event = self._relay.latest()
-        elapsed = time.monotonic() - self._started
-        if event is not None:
-            self._event = event
-            if event.live_bps is not None:
-                self.live.rate.add(elapsed, event.live_bps)
-        ev = self._event
-        run_no = len(self._batch) - len(self.queue)
+        now = self.runner.now()
+        if now is None:
+            return
+        if now.fresh is not None and now.fresh.live_bps is not None:
+            self.live.rate.add(now.elapsed, now.fresh.live_bps)
+        ev, label = now.event, now.request.label
         step, steps = (ev.step_index, ev.step_total) if ev is not None else (0, 0)
-        fraction = ev.fraction if ev is not None else self._fraction
-        doing = (ev.label if ev is not None else self._last_text) or "starting agents"
-        if ev is None and self._waiting_for:
-            self.live.set_state("running", f"{self._request.label}: waiting its turn — {self._waiting_for}. "
+        fraction = ev.fraction if ev is not None else now.fraction
+        doing = (ev.label if ev is not None else now.text) or "starting agents"
+        if ev is None and now.waiting_for:
+            self.live.set_state("running", f"{label}: waiting its turn — {now.waiting_for}. "
                                 "It starts when the host is free (one benchmark at a time per host); Cancel gives up.")
         elif steps:
-            self.live.show_progress(run_no, len(self._batch), step, steps, fraction, elapsed,
-                                    f"{self._request.label}: {doing}")
+            self.live.show_progress(now.run_no, now.runs, step, steps, fraction, now.elapsed, f"{label}: {doing}")
         else:
-            self.live.set_state("running", f"{self._request.label}: {doing}")
+            self.live.set_state("running", f"{label}: {doing}")
 
     def cancel(self) -> None:
         """Stop the running run (its workers are killed, its files removed) and drop the rest."""
-        if not self.running or self._progress is None:
+        if not self.runner.cancel():
             return
-        self._cancelled = True
-        self.queue.clear()
-        self._progress.cancel()
         self._say("Cancelling: the workers are being stopped and the run's files removed…")
         self._log("cancel asked")
-        watcher = self.watcher
-        QTimer.singleShot(HARD_CANCEL_MS, self,   # with this view as context: never fires once it is gone
-                          lambda: watcher is self.watcher and self.running and watcher.cancel())
 
     # ---- the end --------------------------------------------------------------------------
-    def _run_done(self, run: RunResult) -> None:
+    def _run_done(self, request: BenchRequest, run: RunResult, unsaved: str) -> None:
         self.timer.stop()
         self.live.flush()
-        request = self._request
-        self._relay = self._progress = None
-        self.results.append(run)
         outcome = run_outcome(run)
         self.live.show_outcome(outcome, request.label)
         self._log(f"--- {request.label}: {outcome.text}" + (f" ({run.error})" if run.error and run.error not in outcome.text else "") + " ---")
-        history = self._history
-        if history is not None and history.outcome.get(run.run_id) != run.status.value:
-            self._say(f"Run {run.run_id[:12]} was NOT saved to the history ({history.outcome.get(run.run_id, 'not stored')}): "
-                      f"{history.problem}. Its results are in this window's log and charts.", error=True)
+        if unsaved:
+            self._say(unsaved, error=True)
         self.sig_status.emit(f"Run {request.label}: {outcome.kind}")
-        self._next()
 
-    def _run_abandoned(self) -> None:
-        self._run_failed(RuntimeError("abandoned: it did not stop after Cancel"))
-
-    def _run_failed(self, exc: BaseException) -> None:
+    def _run_failed(self, request: BenchRequest, exc: BaseException) -> None:
         self.timer.stop()
-        request = self._request
-        self._relay = self._progress = None
-        if isinstance(exc, HostKeyError):
-            self._host_key(exc, request)
-            return
-        if isinstance(exc, HostBusy) and self._cancelled:
+        if isinstance(exc, HostBusy) and self.runner.cancelled:
             self.live.set_state("cancelled", f"{request.label}: cancelled while waiting its turn — {exc}")
             self._log(f"--- {request.label}: cancelled while waiting: {exc} ---")
-            self._batch_done()
             return
         what = str(exc) if isinstance(exc, (HostsUnreachable, ParamError, HostBusy)) else f"{type(exc).__name__}: {exc}"
         self.live.set_state("failed", f"{request.label}: not run — {what}")
         self._log(f"--- {request.label}: not run: {what} ---")
-        self.queue.clear()
-        self._batch_done()
 
-    def _host_key(self, err: HostKeyError, request: BenchRequest) -> None:
+    def _host_key(self, request: BenchRequest, err: HostKeyError) -> None:
+        self.timer.stop()
         if isinstance(err, HostKeyChanged):
             self.live.set_state("failed", f"{request.label}: not run — the host key of {err.host} has CHANGED")
             hostkey_dialog.show_changed(err, self)
-            self._batch_done()
+            self.runner.give_up()
             return
         errors = [err, *getattr(err, "others", [])] if isinstance(err, UnknownHostKey) else []
         trusted, refused = hostkey_dialog.ask_unless_refused(errors, [e.host for e in errors], self._refused, self)
         if refused or not trusted:
             self.live.set_state("failed", f"{request.label}: not run — the host key of "
                                 f"{', '.join(refused) or err.host} was not trusted")
-            self._batch_done()
+            self.runner.give_up()
             return
         self.sig_status.emit(f"Stored the host key of {', '.join(e.host for e in trusted)}; starting the run again")
-        self.queue.insert(0, request)
-        self._next()
+        self.runner.retry(request)
 
-    def _batch_done(self) -> None:
+    def _batch_done(self, results: list[RunResult]) -> None:
         self.timer.stop()
         self.live.idle()
-        self._request = None
-        if self._cancelled and self.message.text().startswith("Cancelling"):
+        if self.runner.cancelled and self.message.text().startswith("Cancelling"):
             self._say("")          # the workers have stopped: the run's state says how it ended
-        if self.results:
-            lines = [f"{self._batch[i].label}: {run_outcome(r).text}" for i, r in enumerate(self.results)]
-            if len(self.results) > 1:
-                self.live.set_state(self._worst([run_outcome(r).kind for r in self.results]), " · ".join(lines))
-            saved = [r.run_id for r in self.results if any("stall" not in s.flags for s in r.steps)]
+        if results:
+            batch = self.runner.batch
+            lines = [f"{batch[i].label}: {run_outcome(r).text}" for i, r in enumerate(results)]
+            if len(results) > 1:
+                self.live.set_state(self._worst([run_outcome(r).kind for r in results]), " · ".join(lines))
+            saved = [r.run_id for r in results if any("stall" not in s.flags for s in r.steps)]
             self.last_saved_runs = saved if self.save_box.isChecked() and self._store is not None else []
             if saved and self.last_saved_runs:
                 # a clean batch opens in History; one that ended badly stays here, its state on show
-                if all(run_outcome(r).kind == "complete" for r in self.results):
+                if all(run_outcome(r).kind == "complete" for r in results):
                     self.sig_show_in_history.emit(saved)
         self._update_buttons()
-        self.sig_batch_finished.emit(list(self.results))
+        self.sig_batch_finished.emit(list(results))
 
     @staticmethod
     def _worst(kinds: list[str]) -> str:
