@@ -493,3 +493,19 @@ def test_a_size_that_does_not_fit_where_the_steps_write_is_flagged_at_the_field(
     assert not view.start_button.isEnabled()
     view.targets.baselines.item(0).setCheckState(Qt.CheckState.Unchecked)   # not measured: not in the way
     assert size.error.isHidden() and view.start_button.isEnabled()
+
+
+def test_a_baseline_run_from_a_fresh_window_with_no_topology_file_starts(make_view, qtbot, tmp_path):
+    """A window opened without a file holds a topology with no name: Start raised
+    TopologyFileError ('name: must not be empty') out of the snapshot and nothing ran."""
+    view = make_view(topo=Topology())
+    assert view.session.topo.name == ""
+    view.targets.baseline_edit.setText(f"local:{tmp_path}")
+    assert view.targets.add_baseline_from_field()
+    view.form.set_texts({"block_sizes": "64K", "concurrency": "1", "size": "256K", "direction": "write",
+                         "repeats": "1", "min_step_seconds": "0"})
+    with qtbot.waitSignal(view.runner.sig_batch_done, timeout=60_000) as done:
+        assert view.start()
+    [run] = done.args[0]
+    assert run.status.value == "complete" and len(run.steps) == 1
+    assert view.session.topo.name == "", "the user's topology is left as it was"

@@ -4,6 +4,7 @@ works on."""
 
 from __future__ import annotations
 
+import json
 from typing import Callable
 
 from PySide6.QtCore import QModelIndex, QSize, Qt
@@ -14,9 +15,18 @@ from ...core import topofile
 from ...core.topology import Topology
 
 
+UNNAMED = "untitled"
+
+
 def snapshot(topo: Topology) -> Topology:
-    """A copy for the loop thread: the user may keep editing while a run goes on."""
-    return topofile.loads(topofile.dumps(topo), "<snapshot for a run>")
+    """A copy for the loop thread: the user may keep editing while a run goes on. A window
+    opened without a file holds a topology with no name yet (the file reader refuses an empty
+    one): its copy is named as File > New names one, so a first baseline run from a fresh
+    window starts instead of raising."""
+    doc = topofile.to_dict(topo)
+    if not doc.get("name"):
+        doc["name"] = UNNAMED
+    return topofile.loads(json.dumps(doc, ensure_ascii=False), "<snapshot for a run>")
 
 
 def fill_volumes(box: QComboBox, topo: Topology, wanted: str) -> None:
