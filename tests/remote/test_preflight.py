@@ -239,3 +239,27 @@ def test_the_re_check_reads_free_space_and_mount_points_in_one_command_a_host():
     cluster.free.clear()
     again = asyncio.run(recheck(topo, inner, "vrep", before))
     assert again.ok, again.text()
+
+
+def test_free_space_is_read_as_an_exact_byte_count_past_2_gib(tmp_path):
+    """Both scripts multiplied free blocks by block size in awk; mawk (Debian's awk) prints a
+    product past 2^31 as 4e+09, so a real brick's free space was unreadable: the campaign's
+    re-check failed every later layout ('cannot read the free space'), and the full probe fell
+    back to df's avail without saying so. Run here for real, on a filesystem with more free."""
+    import os
+    import subprocess
+
+    from brickyard.remote.preflight import BRICK_PROBE_SCRIPT, FREE_SCRIPT
+
+    st = os.statvfs(tmp_path)
+    free = st.f_bfree * st.f_frsize
+    if free < 2**32:
+        pytest.skip(f"{tmp_path} has {free} bytes free; the case needs more than 4 GiB")
+    path = str(tmp_path / "brick1")
+    out = subprocess.run(["sh", "-c", FREE_SCRIPT, "sh", path, path], capture_output=True, text=True, check=True)
+    numbers = out.stdout.split()
+    assert len(numbers) == 2 and all(n.isdigit() for n in numbers), out.stdout
+    assert abs(int(numbers[0]) - free) < 2**30            # the filesystem is in use meanwhile
+    probe = subprocess.run(["sh", "-c", BRICK_PROBE_SCRIPT, "sh", path], capture_output=True, text=True)
+    bfree = dict(line.split("=", 1) for line in probe.stdout.splitlines() if "=" in line)["bfree"]
+    assert bfree.isdigit() and abs(int(bfree) - free) < 2**30, bfree

@@ -51,7 +51,8 @@ echo "rootsource=$(findmnt -n -o SOURCE --target / | head -n1)"
 echo "avail=$(df -P -B1 -- "$e" | awk 'NR==2 {print $4}')"
 echo "size=$(df -P -B1 -- "$e" | awk 'NR==2 {print $2}')"
 # free blocks x block size, as glusterd reports sizeFree (root's reserve included)
-echo "bfree=$(stat -f -c '%f %S' -- "$e" | awk '{print $1 * $2}')"
+# (the shell's 64-bit arithmetic: mawk, Debian's awk, prints 4e+09 for a product past 2^31)
+echo "bfree=$(stat -f -c '%f %S' -- "$e" | { read -r f s; echo $((f * s)); })"
 if [ -e "$p" ] && [ ! -d "$p" ]; then
   echo "xattr=skipped"
 elif command -v setfattr >/dev/null 2>&1 && command -v getfattr >/dev/null 2>&1; then
@@ -516,7 +517,7 @@ def _planned(topo: Topology, ref) -> PlannedBrick:
 FREE_SCRIPT = r'''
 for p in "$@"; do
   e="$p"; while [ ! -e "$e" ]; do e="$(dirname -- "$e")"; done
-  stat -f -c '%f %S' -- "$e" | awk '{print $1 * $2}'
+  stat -f -c '%f %S' -- "$e" | { read -r f s; echo $((f * s)); }
 done
 '''
 #: a re-check fails a brick whose filesystem has less than this share of the free space the
