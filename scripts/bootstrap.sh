@@ -77,7 +77,7 @@ echo "== tests/core with Qt, SSH and SQL unimportable"
 BRICKYARD_BLOCK_IMPORTS=1 .venv/bin/python -m pytest -q -p no:pytest-qt -p no:cacheprovider -W "ignore::pytest.PytestConfigWarning" tests/core
 echo "== pytest"
 set +e
-.venv/bin/python -m pytest -q -ra "$@"
+.venv/bin/python -m pytest -q -ra --durations=25 "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then echo "pytest collected no tests" >&2; fi
