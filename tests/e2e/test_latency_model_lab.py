@@ -97,17 +97,32 @@ def _restart(lab, spec: cfg.LabSpec) -> None:
         lab.lease = take_lease(lab.directory)
 
 
+#: the seconds each phase of the test took (the fixture's restarts and pool, the body's), printed
+PHASES: dict[str, float] = {}
+
+
+def _phase(name: str, t0: float) -> None:
+    PHASES[name] = PHASES.get(name, 0.0) + time.monotonic() - t0
+
+
 @pytest.fixture(scope="module")
 def delayed(lab):
     st = lab.state
     base = cfg.LabSpec(nodes=len(st.servers), clients=len(st.clients), directory=lab.directory,
                        subnet=st.subnet, prefix=st.prefix)
+    t0 = time.monotonic()
     _restart(lab, replace(base, nodes=5, delays=tuple(DELAYS.items())))
+    _phase("lab restarted with delays", t0)
     try:
+        t0 = time.monotonic()
         lab.form_pool(lab.servers)
+        _phase("pool formed", t0)
         yield lab
     finally:
+        t0 = time.monotonic()
         _restart(lab, base)
+        _phase("lab restored", t0)
+        print("\nlatency e2e phases: " + ", ".join(f"{k} {v:.1f} s" for k, v in PHASES.items()))
 
 
 def _create(lab, name: str, words: list[str], nodes: list[str]) -> None:
@@ -143,9 +158,11 @@ def test_the_extract_and_the_lstat_loop_follow_local_plus_round_trips_times_rtt(
 
     lab = delayed
     tree = wordpress_shaped(SCALE)
+    t0 = time.monotonic()
     proc = subprocess.run(lab.ssh_argv("client1", ["sh", "-c", f"cat > {TARBALL}"]), input=tree.data,
                           capture_output=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+    _phase("tarball copied", t0)
     t0 = time.monotonic()
     measured: dict[tuple[str, str, str], float] = {}
     waits: dict[tuple[str, str], float] = {}     # (kind, node) -> the RTT the layout waited on
@@ -158,13 +175,18 @@ def test_the_extract_and_the_lstat_loop_follow_local_plus_round_trips_times_rtt(
             t1 = time.monotonic()
             _create(lab, name, words, nodes)
             created += time.monotonic() - t1
+            _phase("volumes created and started", t1)
             # the calibration's two points (own RTT, the round trips) and the short runs: the
             # least disturbed of a few. One volume's bricks at a time, as a user's run would
             # meet them: ten started at once disturbed the first figures (node1's replicated
             # lstat at 11.4 ms where it takes about 1 at load 45), and a stop costs no SSH round
             repeats = {"node1": 3, CALIBRATE: 2, "node2": 2}.get(node, 1)
+            t1 = time.monotonic()
             results.append(((kind, node), _measure_all(lab, [(name, nodes[0], nodes, repeats)], tree.objects)[0]))
+            _phase("measured (mount, RTT, extracts, lstat, umount)", t1)
+            t1 = time.monotonic()
             lab.exec(nodes[0], ["gluster", "--mode=script", "volume", "stop", name], check=False, timeout=120)
+            _phase("volumes stopped", t1)
     for (kind, node), (extract_ms, lstat_ms, rtt, runs) in results:
         measured[(kind, EXTRACT, node)] = extract_ms
         measured[(kind, LSTAT, node)] = lstat_ms
