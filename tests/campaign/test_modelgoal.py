@@ -12,7 +12,8 @@ import pytest
 
 from brickyard.core import topofile
 from brickyard.core.calibration import NOISY
-from brickyard.core.modelgoal import GOAL, analyse_runs, binomial_tail, goal_figures, judge, noisy_share
+from brickyard.core.modelgoal import (GOAL, analyse_runs, binomial_tail, goal_figures, judge, noisy_share, resolution,
+                                      shifted)
 from brickyard.store.codec import run_from_dict
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "modelcheck"
@@ -172,3 +173,27 @@ def test_the_goal_figures_are_printed_beside_their_targets_and_say_whether_the_m
     assert "all 4 misses predicted too low: one way, a bias of the model" in "\n".join(goal_figures(low, judge(low)))
     near = _at(small, [0.1] * 16, spread=0.1)
     assert "no figure missed by more than 25%" in "\n".join(goal_figures(near, judge(near)))
+
+
+def test_resolution_is_the_smallest_factor_by_which_a_wrong_model_would_have_failed_the_check(small):
+    """What the e2e test asserts beside the verdict, so it can fail on a wrong model on a noisy
+    machine too: the same measurements judged against predictions (and ranges) f × too high and
+    f × too low must both fail for some f up to 3."""
+    two = shifted(small, 2.0)
+    r0, r2 = [r for r in small["rows"] if not r["fit"]][0], [r for r in two["rows"] if not r["fit"]][0]
+    assert r2["predicted_bps"] == 2 * r0["predicted_bps"] and r2["high_bps"] == 2 * r0["high_bps"]
+    assert r2["measured_bps"] == r0["measured_bps"] and r2["error"] == pytest.approx(2 * (1 + r0["error"]) - 1)
+    assert [r for r in two["rows"] if r["fit"]] == [r for r in small["rows"] if r["fit"]]
+    # a quiet calibration (strict branch), every figure within ±5 %: a model 1.5 × off fails
+    # it (1.25 × too low leaves all 16 within 25 %)
+    near = _at(small, [0.05 if i % 2 else -0.05 for i in range(small["tested"])])
+    assert judge(near, alpha=0.01).met and resolution(near, alpha=0.01) == 1.5
+    # the recorded busy runs (spread 43 % and 33 %): only a model 3 × (2.5 ×) off fails the ranges
+    assert resolution(small, alpha=0.01) == 3.0
+    assert resolution(replay("small-2026-11-27-load7-34.json.gz"), alpha=0.01) == 2.5
+    # ranges so wide that nothing falls outside them (a 50 % spread, every figure on its
+    # prediction): no wrong model up to 4 × would fail
+    wide = _at(small, [0.0] * small["tested"], spread=0.5)
+    for r in wide["rows"]:
+        r["low_bps"], r["high_bps"] = r["predicted_bps"] / 10, r["predicted_bps"] * 10
+    assert resolution(wide, alpha=0.01) is None

@@ -17,8 +17,24 @@ of the measurements inside the stated range; 90 % of the figures within 25 % whe
 calibration's figures spread at most 15 % run to run (the measure its spread warning is given
 on), else the share such a spread leaves a right model, with the warning given — asked as a
 binomial test, failing only where a model meeting it would show so few figures less often than 1 %
-(6 figures: 2 or fewer inside the range). Every figure within ¼ … 5 ×, always. Duration, load,
-spread and the branch taken are printed either way.
+(6 figures: 2 or fewer inside the range). Every figure within ¼ … 5 ×, always.
+
+Why the noisy branch, and what keeps it a test. On this 2-core machine shared with other
+engineers the calibration layout's own figures spread 26–59 % run to run at load 14–45 (σ of ln
+figure; one distribute write of 2 files ran at 233 and 60 MB/s back to back) — also with the
+lab's processes at the highest CPU priority, so it is not only CPU share: the bricks are files on
+the machine's one shared disk. At such a spread a right model cannot show 90 % within 25 % (the
+calibration and the measurement each scatter by it), so the product says so — the calibration's
+spread warning — and the ranges carry the spread. The loop re-measures first: while the
+calibration spreads more than 15 %, ``model_check.py --size ci`` runs the campaign again (2
+rounds at most, a second only where it still fits in ~150 s) and judges the first quiet round
+alone, else every round pooled. What the noisy branch asks (the ranges, the binomial 25 % share)
+widens with the noise, so a check on a noisy machine could pass a wrong model; the test
+therefore also asks ``modelgoal.resolution``: the same measurements judged against predictions
+and ranges f × too high and f × too low must fail for some f ≤ 3 (recorded busy runs: 2.5–3 ×;
+a quiet calibration: 1.5 ×). A run too noisy to fail a model 3 × off fails here, saying so,
+rather than passing a check that tested nothing. Duration per phase, load, spread, rounds and
+the branch taken are printed either way.
 """
 
 from __future__ import annotations
@@ -30,11 +46,13 @@ import sys
 import time
 from pathlib import Path
 
-from brickyard.core.modelgoal import goal_figures, judge
+from brickyard.core.modelgoal import goal_figures, judge, resolution
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "model_check.py"
 ALPHA = 0.01
+#: a model this many times too high or too low must fail the check on these measurements
+RESOLUTION = 3.0
 
 
 def test_calibrated_on_a_probe_and_distribute_the_model_predicts_replica_2_reads_included(lab, tmp_path):
@@ -56,6 +74,13 @@ def test_calibrated_on_a_probe_and_distribute_the_model_predicts_replica_2_reads
               f"{r['measured_bps'] / 1e6:6.1f} MB/s ({r['error']:+.0%}), range {r['low_bps'] / 1e6:.0f}–"
               f"{r['high_bps'] / 1e6:.0f}")
     print("\n".join(goal_figures(result, verdict)))
+    print("phases: " + ", ".join(f"{k} {v:.1f} s" for k, v in result["phases"].items()))
+    for i, r in enumerate(result["rounds"], 1):
+        spread = "not measured" if r["spread"] is None else f"{r['spread']:.0%}"
+        print(f"round {i}: {r['seconds']:.0f} s, calibration spread {spread}, load after {r['load_after'][0]:.1f}")
+    fails_at = resolution(result, alpha=ALPHA)
+    print(f"a model {fails_at:g} × too high or too low would have failed this check" if fails_at else
+          "not even a model 4 × too high or too low would have failed this check")
     assert result["model"].startswith("predicted (calibrated on probe ")
     assert {c.split(" run ")[0] for c in result["calibrated_on"] if " run " in c} == {"dt8"}
     # what the probe measured calibrates the model, not only the layout's runs
@@ -74,5 +99,11 @@ def test_calibrated_on_a_probe_and_distribute_the_model_predicts_replica_2_reads
     tested = [r for r in result["rows"] if not r["fit"]]
     points = {(r["layout"], r["direction"], r["concurrency"], r["block_size"]) for r in tested}
     assert points == {("dt4rp2", d, n, 1 << 22) for d in ("write", "read") for n in (1, 2, 4)}
+    assert 1 <= len(result["rounds"]) <= 2
     assert result["goal"]["met"] == verdict.met
     assert verdict.met, verdict.describe()
+    # the check could have failed a wrong model: on a noisy machine the ranges it asks widen
+    assert result["goal"]["resolution"] == fails_at
+    assert fails_at is not None and fails_at <= RESOLUTION, (
+        f"the machine was too noisy for this check to fail a model {RESOLUTION:g} × off (calibration spread "
+        f"{result['spread']:.0%}, load {result['load_average']['after'][0]:.1f}): it tested nothing")

@@ -221,3 +221,31 @@ def goal_figures(result: dict, verdict: Verdict) -> list[str]:
         f"  verdict: {verdict.describe()}",
     ]
     return lines
+
+
+#: the factors ``resolution`` tries: a model this many times too high or too low
+FACTORS = (1.25, 1.5, 2.0, 2.5, 3.0, 4.0)
+
+
+def shifted(result: dict, factor: float) -> dict:
+    """``result`` as a model ``factor`` × too high would have given it (``factor`` < 1: too
+    low): every tested prediction and its range scaled, the measurements and the calibration's
+    spread and warnings as they were."""
+    rows = []
+    for r in result["rows"]:
+        if not r["fit"]:
+            predicted = r["predicted_bps"] * factor
+            r = {**r, "predicted_bps": predicted, "low_bps": r["low_bps"] * factor, "high_bps": r["high_bps"] * factor,
+                 "error": predicted / r["measured_bps"] - 1}
+        rows.append(r)
+    return {**result, "rows": rows}
+
+
+def resolution(result: dict, *, alpha: float | None = None, limit: float = NOISY) -> float | None:
+    """The smallest factor of ``FACTORS`` by which a model too high **and** one too low would
+    have failed ``judge`` on these measurements: what the check could tell from the right
+    model. None: not even a model 4 × off would have failed — the measurements tested nothing."""
+    for f in FACTORS:
+        if all(not judge(shifted(result, s), limit=limit, alpha=alpha).met for s in (f, 1 / f)):
+            return f
+    return None
