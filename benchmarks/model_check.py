@@ -170,6 +170,16 @@ def measure(lab: Path, db: str, size: str, layouts: list[dict], calibrate_on: tu
             return probe_run, done, elapsed, phases
 
 
+def judged_campaigns(rounds: list[dict]) -> str:
+    """What the check judges of ``measure``'s rounds: the first round whose calibration was
+    quiet, alone (its predictions measured in the same quiet spell); else every round, pooled
+    (comma-joined campaign ids: each layout's runs of all rounds together)."""
+    from brickyard.core.calibration_noise import noisy
+
+    quiet = [r for r in rounds if not noisy(r["spread"])]
+    return quiet[0]["campaign_id"] if quiet else ",".join(r["campaign_id"] for r in rounds)
+
+
 def step_seconds(db: str, campaign_id: str) -> dict[str, float]:
     """Each step of a stored campaign (pre-flight, provision, cell, teardown of each layout) and
     the seconds it took, in order."""
@@ -331,13 +341,9 @@ def main(argv: list[str] | None = None) -> int:
     calibrate_on = tuple(args.calibrate_on or calibration_copies(names, CALIBRATION_LAYOUT))
     rounds: list[dict] = []
     if not args.campaign:
-        from brickyard.core.calibration_noise import noisy
-
         probe, rounds, wall, phases = measure(Path(args.lab_dir), db, args.size, layouts, calibrate_on,
                                               args.rounds or ROUNDS[args.size], args.budget or BUDGET[args.size])
-        # the first round whose calibration was quiet, alone; else every round, pooled
-        quiet = [r for r in rounds if not noisy(r["spread"])]
-        campaign = quiet[0]["campaign_id"] if quiet else ",".join(r["campaign_id"] for r in rounds)
+        campaign = judged_campaigns(rounds)
     if args.campaign and not args.calibrate_on:
         calibrate_on = _measured_copies(db, campaign, calibrate_on)
     from brickyard.core.modelgoal import goal_figures, judge, resolution
