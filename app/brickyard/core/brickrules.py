@@ -124,12 +124,9 @@ def _clean_volume_findings(topo: Topology, volume: Volume, index: TopologyIndex)
         return None
     if any(v.bricks and v.name != volume.name for v in topo.volumes):
         return None
-    paths = index.distinct_paths(refs)
-    if any(p[:1] != "/" or (p[-1:] == "/" and p != "/") for p in paths):
-        return None
-    if any(path_char_problem(p) for p in paths):
-        return None
-    if any(a in paths for p in paths for a in _ancestors(p)):
+    # every brick is in the topology: paths that pass for all of the topology's pass for the
+    # volume's (a handful, read when the index was built); otherwise the volume's own
+    if not _clean_paths(index.paths) and not _clean_paths(index.distinct_paths(refs)):
         return None
     out: list[Finding] = []
     # only a mount equal to "/" or to the path, or written with a trailing slash, can matter
@@ -141,6 +138,15 @@ def _clean_volume_findings(topo: Topology, volume: Volume, index: TopologyIndex)
         if mount in ("/", refs[i].path):
             out.append(_partition_finding(refs[i], at_mount=mount == refs[i].path))
     return out
+
+
+def _clean_paths(paths: set[str] | frozenset[str]) -> bool:
+    """No relative path, trailing slash, character gluster cannot serve, or path inside another."""
+    if any(p[:1] != "/" or (p[-1:] == "/" and p != "/") for p in paths):
+        return False
+    if any(path_char_problem(p) for p in paths):
+        return False
+    return not any(a in paths for p in paths for a in _ancestors(p))
 
 
 def _partition_finding(ref: BrickRef, at_mount: bool) -> Finding:

@@ -23,13 +23,17 @@ what it can take now.
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import count, repeat
+from operator import itemgetter, mul
 
 from .brickrules import thin_arbiter_reachable
 from .layout import Resolved
-from .planmodel import WARNING, BrickSet, Capacity, Finding, SharedFilesystem, TopologyIndex
+from .planmodel import WARNING, BrickSet, Capacity, Finding, SharedFilesystem, TopologyIndex, build_sets
 from .topology import BrickRef, Topology, Volume
 from .gluster_options import parse_bytesize, parse_percent
 from .units import describe_size
+
+_LAST = itemgetter(-1)
 
 
 def _shares(topo: Topology, volume: Volume, index: TopologyIndex | None = None
@@ -161,12 +165,22 @@ def _build_sets(sets: tuple[tuple[BrickRef, ...], ...], resolved: Resolved,
     redundancy = (resolved.redundancy or 0) if resolved.disperse else 0
     full = max(resolved.set_size, 1)
     has_arbiter = bool(resolved.arbiter)
+    if not sets:
+        return out
     if len(sets) * full == len(sizes) and set(map(len, sets)) <= {full}:
-        # whole sets only (the usual case): group the sizes in C, then build
-        groups = zip(*[iter(sizes)] * full)
-        lows = [min(g[:-1]) for g in groups] if has_arbiter and full > 1 else list(map(min, groups))
-        return [BrickSet(i, m, m[-1] if has_arbiter else None, data_bricks, low * data_bricks, redundancy)
-                for i, (m, low) in enumerate(zip(sets, lows))]
+        # whole sets only (the usual case): every step in C, no Python call per set. The sizes
+        # of the j-th data brick of every set are the slice sizes[j::full]; a set's smallest
+        # is min() across those columns, and a volume whose data bricks are all one size (the
+        # usual case) has one usable figure for every set.
+        columns = [sizes[j::full] for j in range(full - 1 if has_arbiter and full > 1 else full)]
+        if all(min(c) == max(c) == columns[0][0] for c in columns):
+            usable = repeat(columns[0][0] * data_bricks)
+        elif len(columns) == 1:
+            usable = map(mul, columns[0], repeat(data_bricks))
+        else:
+            usable = map(mul, map(min, *columns), repeat(data_bricks))
+        arbiters = map(_LAST, sets) if has_arbiter else repeat(None)
+        return build_sets(count(), sets, arbiters, repeat(data_bricks), usable, repeat(redundancy), repeat(False))
     start = 0
     for index, members in enumerate(sets):
         n = len(members)

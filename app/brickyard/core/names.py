@@ -122,7 +122,17 @@ def name_findings(volname: str, bricks: list[BrickRef], transport: str = "tcp",
     fixed = len(volname) + 6
     if not bricks:
         return _volname_length_findings(volname, transport)
-    if index is not None:
+    if index is not None and not index.resolve(bricks)[1]:
+        # every brick is in the topology: the topology's longest node name and brick path are
+        # bounds (a thousand names and a handful of paths, not a pass over every brick); only
+        # past the limit below are the volume's own bricks measured
+        longest_path = max(map(len, index.paths))
+        longest_node = max(map(len, index.nodes))
+        if not (len(volname) <= VOLNAME_STORE_MAX and longest_path < POSIX_PATH_MAX
+                and fixed + longest_node + max(longest_path - 1, 0) + len(TMP) <= NAME_MAX):
+            longest_path = max(map(len, index.distinct_paths(bricks)))
+            longest_node = max(map(len, index.node_names(bricks)))
+    elif index is not None:
         longest_path = max(map(len, index.distinct_paths(bricks)))
         longest_node = max(map(len, index.node_names(bricks)))
     else:
