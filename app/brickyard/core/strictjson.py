@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from itertools import product, repeat
 from typing import Any, Iterable, NamedTuple
 
 from .jsonparse import (
@@ -185,6 +186,49 @@ class Record:
             if not raw[key].strip():
                 return None
         return raw if complete else {**self.defaults, **raw}
+
+    def fast_columns(self, raws: list, order: tuple[str, ...]) -> list | None:
+        """For many objects at once (a file's 24,000 bricks): one sequence per key of
+        ``order`` holding that field of every object (the default where an object leaves it
+        out), when ``fast`` would pass every one of them; else None (read them one by one).
+        Whole columns are checked at C speed: the objects' key order (one for all), each
+        column's value types (each (key, type) is what ``fast``'s shape check decides field
+        by field) and each bounded column's smallest and largest number."""
+        if not raws or not {type(raw) for raw in raws} <= {dict, _Object}:
+            return None
+        key_orders = set(map(tuple, raws))
+        if len(key_orders) != 1:
+            return None
+        keys = key_orders.pop()
+        columns = list(zip(*map(dict.values, raws))) if keys else []
+        type_sets = [set(map(type, column)) for column in columns]
+        combos = 1
+        for kinds in type_sets:
+            combos *= len(kinds)
+        if combos > 16:
+            return None
+        bounds: set = set()
+        names: set = set()
+        for types in product(*type_sets):
+            checks = self._shapes.get((keys, types), False)
+            if checks is False:
+                checks = self._shapes[(keys, types)] = self._checks(keys, types)
+            if checks is None:
+                return None
+            bounds.update(checks[1])
+            names.update(checks[2])
+        by_key = dict(zip(keys, columns))
+        kinds_of = dict(zip(keys, type_sets))
+        for key, low, high in bounds:
+            numbers = by_key[key]
+            if not kinds_of[key] <= {int, float}:
+                numbers = [v for v in numbers if v is not None and v is not True and v is not False]
+            if numbers and ((low is not None and min(numbers) < low) or (high is not None and max(numbers) > high)):
+                return None
+        for key in names:
+            if not all(map(str.strip, by_key[key])):
+                return None
+        return [by_key[key] if key in by_key else repeat(self.defaults[key], len(raws)) for key in order]
 
     def _checks(self, keys: tuple, types: tuple) -> tuple | None:
         """For objects of this shape: (every field given, the numbers to bound, the names to

