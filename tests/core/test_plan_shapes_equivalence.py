@@ -208,3 +208,83 @@ def test_whole_plans_are_the_same_with_and_without_the_fast_paths(seed, monkeypa
     slow = plan_volume(topo, volume, auto_place=auto_place)
     assert fast == slow
     assert fast.to_json() == slow.to_json()
+
+
+# ---- reading a file: the bricks of all nodes at once, the volume's references ------------------
+
+def _random_brick(rng: random.Random, j: int) -> object:
+    brick: dict = {"path": f"/b{j}", "size_bytes": rng.choice([5, 10**12, 0]), "filesystem": "/dev/sdb",
+                   "mount": "/b", "fs_type": "xfs", "disk_kind": "", "speed_bps": rng.choice([None, 1e8, 3]),
+                   "free_bytes": rng.choice([None, 7]), "free_measured": ""}
+    roll = rng.random()
+    if roll < 0.03:
+        brick["size_bytes"] = -1                              # below its minimum
+    elif roll < 0.06:
+        brick["speed_bps"] = 1e16                             # above its maximum
+    elif roll < 0.09:
+        brick["size_bytes"] = "5"                             # a string for a number
+    elif roll < 0.12:
+        brick["colour"] = "red"                               # an unknown field
+    elif roll < 0.15:
+        del brick["size_bytes"]                               # a required field missing
+    elif roll < 0.18:
+        return rng.choice([[], "x", None, 3])                 # not an object
+    elif roll < 0.21:
+        brick["free_bytes"] = True                            # true is not a number
+    if rng.random() < 0.3:
+        for key in rng.sample(["disk_kind", "free_measured", "free_bytes", "mount"], 2):
+            brick.pop(key, None)                              # defaults
+    if rng.random() < 0.1:
+        brick = dict(reversed(list(brick.items())))           # another key order
+    return brick
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_bricks_read_at_once_are_those_read_one_by_one(seed):
+    from brickyard.core import topofile
+    from brickyard.core.strictjson import Reader
+
+    rng = random.Random(seed)
+    clean = rng.random() < 0.5
+    nodes = []
+    for i in range(rng.randint(0, 5)):
+        node: object = {"name": f"n{i}", "bricks": [_random_brick(rng, j) if not clean else
+                                                    {"path": f"/b{j}", "size_bytes": 9} for j in range(rng.randint(0, 4))]}
+        if not clean and rng.random() < 0.05:
+            node = {"name": "", "bricks": []}                  # a blank name
+        if not clean and rng.random() < 0.05:
+            node = {"name": f"n{i}", "bricks": "none"}         # bricks not an array
+        nodes.append(node)
+    for version in (1, 2):
+        record = topofile._BRICK_RECORDS[version]
+        at_once, one_by_one = Reader(), Reader()
+        a, b = Topology("a"), Topology("b")
+        if not topofile._nodes_at_once(at_once, nodes, record, a):
+            assert at_once.problems == [] and a.nodes == []
+            topofile._nodes_one_by_one(at_once, nodes, record, a)
+        topofile._nodes_one_by_one(one_by_one, nodes, record, b)
+        assert at_once.problems == one_by_one.problems
+        assert a.nodes == b.nodes
+        assert [[vars(x) for x in n.bricks] for n in a.nodes] == [[vars(x) for x in n.bricks] for n in b.nodes]
+        if clean:
+            assert topofile._nodes_at_once(Reader(), nodes, record, Topology("c"))
+
+
+def test_volume_references_built_at_once_are_those_parsed_one_by_one():
+    from brickyard.core import topofile
+    from brickyard.core.topology import refs
+
+    rng = random.Random(3)
+    for _ in range(500):
+        texts = [rng.choice(["n1:/b", "n2:/x/y", "a:b:c", ":x", "n:", "nocolon", "n3:/é"]) for _ in range(rng.randint(0, 6))]
+        if rng.random() < 0.1:
+            texts.append(5)
+        got = topofile._good_refs(texts)
+        good = [t for t in texts if isinstance(t, str) and t.partition(":")[1] and t.partition(":")[0]
+                and t.partition(":")[2]]
+        if got is None:
+            assert not texts or len(good) < len(texts)
+        else:
+            assert got == [BrickRef.parse(t) for t in texts]
+            assert [hash(r) for r in got] == [hash(BrickRef.parse(t)) for t in texts]
+    assert refs([], []) == []
