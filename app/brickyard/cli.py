@@ -64,6 +64,27 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse's own errors: one line, exit 2
         raise _BadArguments(f"{self.prog}: error: {_clip_quoted(message)}")
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse makes a formatter for every add_argument (to check the metavar); without a
+        # width it imports shutil (with bz2, lzma and fnmatch) for get_terminal_size: ~10 ms
+        # of every command's start. The same width, found the way shutil finds it.
+        return self.formatter_class(prog=self.prog, width=terminal_columns() - 2)
+
+
+def terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``: $COLUMNS, else the terminal on stdout, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+        columns = columns or 80
+    return columns
+
 
 def _clip_quoted(message: str) -> str:
     """argparse quotes the value it refused; a 5,000-digit one is shortened to its ends."""

@@ -49,6 +49,27 @@ def test_plan_imports_no_library_it_does_not_use():
     assert [line for line in proc.stdout.splitlines() if line.startswith("HEAVY")] == ["HEAVY "], proc.stdout[-300:]
 
 
+def test_plan_builds_its_parser_without_shutil():
+    """argparse imports shutil (with bz2, lzma and fnmatch, ~10 ms) for the terminal's width
+    whenever it makes a formatter, which add_argument does for every option; the CLI's parser
+    finds the width itself, the way shutil does."""
+    probe = PROBE.replace("{'asyncssh', 'sqlalchemy', 'alembic', 'PySide6'}", "{'shutil', 'bz2', 'lzma'}")
+    proc = subprocess.run([sys.executable, "-c", probe, "plan", str(EXAMPLES / "three-site.brickyard.json")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert [line for line in proc.stdout.splitlines() if line.startswith("HEAVY")] == ["HEAVY "], proc.stdout[-300:]
+
+
+@pytest.mark.parametrize("columns", [None, "120", "x", "0", "-3"])
+def test_the_help_is_as_wide_as_shutil_says(columns, monkeypatch):
+    import shutil
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    if columns is not None:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert cli.terminal_columns() == shutil.get_terminal_size().columns
+
+
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], []])
 def test_help_and_version_import_no_command_and_no_ssh_sql_or_qt(argv):
     code, heavy, commands = _modules_loaded(*argv)
