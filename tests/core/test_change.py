@@ -31,7 +31,8 @@ def test_expand_distribute_adds_the_brick_then_rebalances_and_reads_back():
     topo = with_volume(lab_topology(), "xd", DIST, XD + ["node4:/srv/brick2/xd"])
     plan = plan_change(topo, "xd", live("xd"))
     assert plan.ok and plan.kinds == ("expand", "rebalance")
-    assert kinds(plan) == ["mkdir", "add-brick", "rebalance-start", "rebalance-wait", "read-back"]
+    assert kinds(plan) == ["mkdir", "add-brick", "options-raise", "rebalance-start", "rebalance-wait",
+                           "options-restore", "read-back"]
     assert argv(plan, "add-brick") == [["gluster", "--mode=script", "--xml", "volume", "add-brick", "xd",
                                         "node4:/srv/brick2/xd"]]
     assert argv(plan, "rebalance-start") == [["gluster", "--mode=script", "--xml", "volume", "rebalance", "xd", "start"]]
@@ -106,8 +107,8 @@ def test_shrink_starts_waits_and_commits_the_retiring_set_and_nothing_else():
     # a replicated volume ends with heal read clean: the migration wrote through its sets
     # then a rebalance (files on the sets that stay may no longer be where they hash: clients
     # would get ENOENT for them with lookup-optimize), and heal read clean
-    assert kinds(plan) == ["remove-brick-start", "remove-brick-wait", "remove-brick-commit", "rebalance-start",
-                           "rebalance-wait", "heal-wait", "read-back"]
+    assert kinds(plan) == ["options-raise", "remove-brick-start", "remove-brick-wait", "remove-brick-commit",
+                           "rebalance-start", "rebalance-wait", "heal-wait", "options-restore", "read-back"]
     gone = ["node3:/srv/brick2/xdr", "node1:/srv/brick2/xdr2"]
     assert argv(plan, "remove-brick-start") == [["gluster", "--mode=script", "--xml", "volume", "remove-brick",
                                                  "xdr", *gone, "start"]]
@@ -133,7 +134,7 @@ def test_replace_in_replica_3_checks_heal_before_and_waits_for_heal_after():
                                                     "node4:/srv/brick2/xr"])
     plan = plan_change(topo, "xr", live("xr"))
     assert plan.ok and plan.kinds == ("replace",)
-    assert kinds(plan) == ["mkdir", "replace-brick", "heal-wait", "read-back"]
+    assert kinds(plan) == ["mkdir", "options-raise", "replace-brick", "heal-wait", "options-restore", "read-back"]
     heal, repl = argv(plan, "replace-brick")
     assert heal[-2:] == ["info", "summary"]
     assert repl == ["gluster", "--mode=script", "--xml", "volume", "replace-brick", "xr", "node3:/srv/brick2/xr",
@@ -142,6 +143,75 @@ def test_replace_in_replica_3_checks_heal_before_and_waits_for_heal_after():
     old = next(b for b in plan.bricks if b.role == cm.REPLACED)
     assert (new.partner, old.partner) == (old.ref, new.ref) and new.bytes_in > 0
     assert plan.before.nodes_worst == plan.after.nodes_worst == 1
+
+
+def _with_options(state, **options):
+    """``state`` with these options (a__b_c: a.b-c) set, or unset where None."""
+    named = {k.replace("__", ".").replace("_", "-"): v for k, v in options.items()}
+    merged = {k: v for k, v in {**state.info.options, **named}.items() if v is not None}
+    return replace(state, info=replace(state.info, options=merged))
+
+
+def xr_as_created():
+    """xr as gluster creates it (the recorded one has the heal threads set)."""
+    return _with_options(live("xr"), cluster__shd_max_threads=None)
+
+
+XR_NEW = ["node1:/srv/brick2/xr", "node2:/srv/brick2/xr", "node4:/srv/brick2/xr"]
+
+
+def test_a_heal_runs_with_raised_threads_shown_as_steps_and_set_back_to_the_volumes_own_values():
+    # gluster's bricks serve self-heal requests performance.least-prio-threads (1) at a time and
+    # the self-heal daemon heals cluster.shd-max-threads (1) entries at once: raised for the heal
+    # in a step of its own, with its reason, and set back (unset: reset) before the read-back
+    plan = plan_change(with_volume(lab_topology(), "xr", REP3, XR_NEW), "xr", xr_as_created())
+    raised = next(s for s in plan.steps if s.kind == cm.OPTIONS_RAISE)
+    assert argv(plan, cm.OPTIONS_RAISE) == [["gluster", "--mode=script", "--xml", "volume", "set", "xr",
+                                             "performance.least-prio-threads", "8", "cluster.shd-max-threads", "4"]]
+    assert "least-priority" in raised.reason and "glusterfs #3397" in raised.reason and "(1 on xr)" in raised.reason
+    assert "cancelled" in raised.reason and "volume reset xr performance.least-prio-threads" in raised.undo
+    assert argv(plan, cm.OPTIONS_RESTORE) == [
+        ["gluster", "--mode=script", "--xml", "volume", "reset", "xr", "performance.least-prio-threads"],
+        ["gluster", "--mode=script", "--xml", "volume", "reset", "xr", "cluster.shd-max-threads"]]
+    restore = next(s for s in plan.steps if s.kind == cm.OPTIONS_RESTORE)
+    assert "unset (gluster's default, 1)" in restore.title
+    # in the dry run's JSON, in order: raised right before the replace, set back before the read-back
+    steps = plan.to_json()["steps"]
+    assert [s["kind"] for s in steps] == ["mkdir", "options-raise", "replace-brick", "heal-wait", "options-restore",
+                                          "read-back"]
+    assert steps[1]["commands"] == argv(plan, cm.OPTIONS_RAISE) and steps[1]["reason"] == raised.reason
+
+
+def test_the_threads_a_disperse_heal_raises_are_the_disperse_ones_and_a_migration_raises_only_the_bricks():
+    topo = with_volume(lab_topology(), "xe", DISP, ["node1:/srv/brick1/xe", "node3:/srv/brick1/xe",
+                                                    "node4:/srv/brick2/xe"])
+    assert argv(plan_change(topo, "xe", live("xe")), cm.OPTIONS_RAISE)[0][6:] == [
+        "performance.least-prio-threads", "8", "disperse.shd-max-threads", "4"]
+    expand = plan_change(with_volume(lab_topology(), "xd", DIST, XD + ["node4:/srv/brick2/xd"]), "xd", live("xd"))
+    assert argv(expand, cm.OPTIONS_RAISE)[0][6:] == ["performance.least-prio-threads", "8"]
+
+
+def test_threads_the_volume_already_has_as_high_are_left_alone_and_its_own_values_come_back():
+    topo = with_volume(lab_topology(), "xr", REP3, XR_NEW)
+    state = _with_options(xr_as_created(), performance__least_prio_threads="16", cluster__shd_max_threads="2")
+    plan = plan_change(topo, "xr", state)
+    assert argv(plan, cm.OPTIONS_RAISE)[0][6:] == ["cluster.shd-max-threads", "4"]
+    assert argv(plan, cm.OPTIONS_RESTORE) == [["gluster", "--mode=script", "--xml", "volume", "set", "xr",
+                                               "cluster.shd-max-threads", "2"]]
+    high = _with_options(live("xr"), performance__least_prio_threads="8")     # its shd-max-threads: 8
+    assert not {cm.OPTIONS_RAISE, cm.OPTIONS_RESTORE} & set(kinds(plan_change(topo, "xr", high)))
+    # nothing moves: nothing raised
+    assert cm.OPTIONS_RAISE not in kinds(plan_change(with_volume(lab_topology(), "xd", DIST, XD), "xd", live("xd")))
+
+
+def test_a_rollback_after_a_killed_change_sets_the_raised_threads_back_to_the_values_before_it():
+    # the killed change left them raised: live shows 8 and 4, the volume's own (baseline) had none
+    state = _with_options(live("xr"), performance__least_prio_threads="8", cluster__shd_max_threads="4")
+    plan = plan_change(with_volume(lab_topology(), "xr", REP3, XR_NEW), "xr", state,
+                       baseline_options={"nfs.disable": "on"})
+    assert cm.OPTIONS_RAISE not in kinds(plan)
+    assert [c[-2:] for c in argv(plan, cm.OPTIONS_RESTORE)] == [["xr", "performance.least-prio-threads"],
+                                                                ["xr", "cluster.shd-max-threads"]]
 
 
 def test_two_replacements_in_one_set_are_done_one_at_a_time_with_heal_between():
@@ -168,7 +238,7 @@ def test_raise_replica_2_to_replica_3_arbiter_1_adds_one_arbiter_per_set_and_hea
     assert plan.ok and plan.kinds == ("raise-redundancy",)
     assert argv(plan, "add-brick") == [["gluster", "--mode=script", "--xml", "volume", "add-brick", "xa2", "replica",
                                         "3", "arbiter", "1", "node3:/srv/brick1/new"]]
-    assert kinds(plan)[-2:] == ["heal-wait", "read-back"]
+    assert kinds(plan)[-3:] == ["heal-wait", "options-restore", "read-back"]
     arb = next(b for b in plan.bricks if b.role == cm.NEW)
     assert arb.arbiter and arb.bytes_in == 0       # metadata only
     assert (plan.before.nodes_worst, plan.after.nodes_worst) == (1, 1)   # replica 2 has no quorum by default
@@ -211,8 +281,8 @@ def test_a_brick_swapped_on_distribute_is_migrated_not_replaced():
     plan = plan_change(topo, "xd", live("xd"))
     assert plan.ok and plan.kinds == ("migrate",)
     assert "replace-brick" not in kinds(plan)
-    assert kinds(plan) == ["mkdir", "add-brick", "remove-brick-start", "remove-brick-wait", "remove-brick-commit",
-                           "rebalance-start", "rebalance-wait", "read-back"]
+    assert kinds(plan) == ["mkdir", "add-brick", "options-raise", "remove-brick-start", "remove-brick-wait",
+                           "remove-brick-commit", "rebalance-start", "rebalance-wait", "options-restore", "read-back"]
     assert any("no copy to heal from" in n for n in plan.notes)
     new = next(b for b in plan.bricks if b.role == cm.NEW)
     old = next(b for b in plan.bricks if b.role == cm.RETIRING)
@@ -241,8 +311,9 @@ def test_a_running_remove_brick_of_the_retiring_bricks_is_continued():
                              ls.TASKS: fixture("lab-change-tasks-remove-brick-completed.xml")}, "xd")
     remaining = ["node1:/srv/brick1/xd", "node2:/srv/brick1/xd"]
     plan = plan_change(with_volume(lab_topology(), "xd", DIST, remaining), "xd", state)
-    assert plan.ok and kinds(plan)[:3] == ["remove-brick-start", "remove-brick-wait", "remove-brick-commit"]
-    assert kinds(plan)[3:] == ["rebalance-start", "rebalance-wait", "read-back"]
+    assert plan.ok and kinds(plan)[:4] == ["options-raise", "remove-brick-start", "remove-brick-wait",
+                                           "remove-brick-commit"]
+    assert kinds(plan)[4:] == ["rebalance-start", "rebalance-wait", "options-restore", "read-back"]
     assert any("continues it" in n for n in plan.notes)
     # the drawing that keeps the bricks stops it instead (a rollback)
     everything = remaining + ["node3:/srv/brick1/xd", "node4:/srv/brick1/xd"]

@@ -3,7 +3,8 @@
 ``ChangeCluster`` answers every command ``remote.changeread`` and ``remote.changesteps`` run —
 ``volume info / status detail / status tasks``, ``peer status / pool list / peer probe``,
 ``add-brick``, ``rebalance start|status|stop``, ``remove-brick start|status|commit|stop``,
-``replace-brick … commit force``, ``heal info summary``, ``heal-count``, ``heal``, each brick's
+``replace-brick … commit force``, ``heal info summary``, ``heal-count``, ``heal``, ``volume set``,
+``volume reset`` and ``volume get`` (``options``, shown by ``volume info`` too), each brick's
 heal index count — in the XML
 gluster 10.3 prints (the shapes of tests/fixtures/gluster/lab-change-*), and the change
 pre-flight's host probes through ``fakes.FakeCluster``. A rebalance, a remove-brick and a heal
@@ -56,6 +57,7 @@ class ChangeCluster(FakeCluster):
         self.remove: dict | None = None
         self.heal_pending = 0
         self.heal_reads = 0
+        self.options: dict[str, str] = {"nfs.disable": "on"}
         self._hold = threading.Event()
         self._hold.set()
         self.lock = threading.Lock()
@@ -96,9 +98,9 @@ class ChangeCluster(FakeCluster):
             f"<brickCount>{n}</brickCount><distCount>{k}</distCount><replicaCount>{k}</replicaCount>"
             f"<arbiterCount>{self.arbiter}</arbiterCount><disperseCount>0</disperseCount>"
             f"<redundancyCount>0</redundancyCount><type>{kind}</type><typeStr>{words}</typeStr>"
-            f"<transport>0</transport><bricks>{bricks}</bricks><optCount>1</optCount><options><option>"
-            "<name>nfs.disable</name><value>on</value></option></options></volume><count>1</count></volumes>"
-            "</volInfo>")
+            f"<transport>0</transport><bricks>{bricks}</bricks><optCount>{len(self.options)}</optCount><options>"
+            + "".join(f"<option><name>{k}</name><value>{v}</value></option>" for k, v in self.options.items())
+            + "</options></volume><count>1</count></volumes></volInfo>")
 
     def status_detail(self) -> bytes:
         nodes = "".join(
@@ -268,6 +270,18 @@ class ChangeCluster(FakeCluster):
             self.free[new] = FS - 3_000_000
             self.heal_pending = 80
             return 0, _ok(errstr="replace-brick commit force operation successful"), b""
+        if words[:2] == ["volume", "set"]:
+            pairs = words[3:]
+            self.options.update(zip(pairs[::2], pairs[1::2]))
+            return 0, fixture("lab-change-volume-set-threads.xml"), b""
+        if words[:2] == ["volume", "reset"]:
+            self.options.pop(words[3], None)
+            return 0, fixture("lab-change-volume-reset.xml"), b""
+        if words[:2] == ["volume", "get"]:
+            value = self.options.get(words[3], "1 (DEFAULT)")
+            return 0, (fixture("lab-change-volume-get-least-prio-8.xml").decode()
+                       .replace("performance.least-prio-threads", words[3])
+                       .replace("<Value>8</Value>", f"<Value>{value}</Value>").encode()), b""
         if words[:2] == ["volume", "heal"]:
             if words[3:] == ["info", "summary"]:
                 return 0, self.heal_summary(), b""

@@ -38,6 +38,7 @@ class Script:
 
     answers: list[tuple[tuple[str, ...], list]] = field(default_factory=list)
     calls: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    options: dict[str, str] = field(default_factory=dict)     # volume set / reset / get, as gluster answers them
 
     def on(self, *words: str, answers: Sequence) -> "Script":
         self.answers.insert(0, (words, list(answers)))
@@ -52,6 +53,9 @@ class Script:
                 if isinstance(out, tuple):
                     return out
                 return 0, out.encode() if isinstance(out, str) else out, b""
+        options = _options_answer(self.options, list(argv))
+        if options is not None:
+            return 0, options.encode(), b""
         raise AssertionError(f"the script has no answer for {list(argv)}")
 
     def executor(self, host: str) -> "ScriptedExecutor":
@@ -60,6 +64,21 @@ class Script:
     def ran(self, *words: str) -> list[int]:
         """Indexes in ``calls`` of the commands containing these words in order."""
         return [i for i, (_, argv) in enumerate(self.calls) if _contains(argv, words)]
+
+
+def _options_answer(options: dict[str, str], argv: list[str]) -> str | None:
+    """gluster's answer to volume set / reset / get (recorded on the sandbox), kept in ``options``."""
+    if _contains(argv, ("volume", "set")):
+        pairs = argv[argv.index("set") + 2:]
+        options.update(zip(pairs[::2], pairs[1::2]))
+        return fixture("lab-change-volume-set-threads.xml")
+    if _contains(argv, ("volume", "reset")):
+        options.pop(argv[-1], None)
+        return fixture("lab-change-volume-reset.xml")
+    if _contains(argv, ("volume", "get")):
+        return (fixture("lab-change-volume-get-least-prio-8.xml").replace("performance.least-prio-threads", argv[-1])
+                .replace("<Value>8</Value>", f"<Value>{options.get(argv[-1], '1 (DEFAULT)')}</Value>"))
+    return None
 
 
 def _contains(argv: Sequence[str], words: Sequence[str]) -> bool:
@@ -166,6 +185,50 @@ def test_no_brick_is_replaced_while_heal_is_pending():
     assert not report.ok and report.failed.step.key.startswith("replace-brick:")
     assert "glusterfs #895" in report.failed.message and "54 pending" in report.failed.message
     assert script.ran("replace-brick") == []
+    # the threads raised for the heal went back to the volume's own values when it failed
+    # (xr has cluster.shd-max-threads 8 already: only the bricks' least-priority threads are raised)
+    assert script.ran("volume", "set", "xr", "performance.least-prio-threads", "8")
+    assert script.ran("volume", "reset", "xr", "performance.least-prio-threads")[0] > script.ran("info", "summary")[-1]
+    assert script.options == {}
+    assert any("set back" in n for n in report.notes)
+
+
+def test_a_volume_set_gluster_refuses_fails_the_step_with_its_words_before_anything_moves():
+    script = (Script()
+              .on("volume", "set", answers=[fixture("lab-change-volume-set-refused-non-replicate.xml")])
+              .on("info", "summary", answers=[fixture("lab-change-heal-summary-clean.xml")])
+              .on("test", "-d", answers=[(1, b"", b"")])
+              .on("sh", "-c", answers=[""])
+              .on("volume", "info", answers=[fixture("lab-change-xr-info.xml")]))
+    topo = with_volume(lab_topology(), "xr", REP3, ["node1:/srv/brick2/xr", "node2:/srv/brick2/xr",
+                                                    "node4:/srv/brick2/xr"])
+    report = run(ChangeRunner.start(topo, "xr", live("xr"), None, script.executor))
+    assert not report.ok and report.failed.step.key == "options-raise"
+    assert "gluster refused" in report.failed.message and "non-replicate" in report.failed.message
+    assert script.ran("replace-brick") == []
+
+
+def test_a_change_that_finds_the_threads_raised_by_a_killed_run_does_not_raise_them_again_but_sets_them_back():
+    xr = live("xr", heal_info_summary="lab-change-heal-summary-clean.xml")
+    info_after = fixture("lab-change-xr-info.xml").replace("node3:/srv/brick2/xr", "node4:/srv/brick2/xr")
+    detail_after = fixture("lab-change-xr-detail.xml").replace("<hostname>node3</hostname>",
+                                                                "<hostname>node4</hostname>")
+    script = (Script(options={"performance.least-prio-threads": "8"})      # left raised by the killed run
+              .on("volume", "heal", "xr", answers=[fixture("lab-change-heal-launch.txt")])
+              .on("info", "summary", answers=[fixture("lab-change-heal-summary-clean.xml")])
+              .on("test", "-d", answers=[(1, b"", b"")])
+              .on("sh", "-c", answers=["0\n"])
+              .on("replace-brick", answers=[fixture("lab-change-replace-brick.xml")])
+              .on("volume", "info", answers=[fixture("lab-change-xr-info.xml"), info_after])
+              .on("xr", "detail", answers=[detail_after]))
+    topo = with_volume(lab_topology(), "xr", REP3, ["node1:/srv/brick2/xr", "node2:/srv/brick2/xr",
+                                                    "node4:/srv/brick2/xr"])
+    report = run(ChangeRunner.start(topo, "xr", xr, None, script.executor))
+    assert report.ok, report.summary()
+    states = {o.step.key: o.status for o in report.outcomes}
+    assert states["options-raise"] == "skipped" and states["options-restore"] == "done"
+    assert script.options == {} and script.ran("volume", "set", "xr") == []
+    assert script.ran("volume", "reset", "xr", "performance.least-prio-threads")
 
 
 NODE4_BRICK = ('<brick uuid="e8b59f43-a678-468a-ae96-2faa4e163775">node4:/srv/brick2/xd<name>node4:/srv/brick2/xd'
@@ -206,6 +269,10 @@ def test_cancel_while_the_rebalance_runs_stops_it_and_leaves_the_change_resumabl
     assert record.status == "interrupted" and "--resume" in record.state["message"]
     assert record.state["steps"]["add-brick"]["status"] == "done"
     assert record.state["task_ids"]["rebalance-start"] == ["20a75cf8-026c-4e1a-b11b-0481af37cdbf"]
+    # the threads raised for the migration went back when it was cancelled (xd never set them: reset)
+    assert script.ran("volume", "set", "xd", "performance.least-prio-threads", "8")[0] < script.ran("xd", "start")[0]
+    assert script.ran("volume", "reset", "xd", "performance.least-prio-threads")[0] > script.ran("xd", "stop")[0]
+    assert script.options == {} and any("set back" in n for n in report.notes)
 
     # resumed (the rebalance meanwhile started again by someone and completed): what is done is
     # read back and skipped, the wait finds it completed
@@ -216,6 +283,7 @@ def test_cancel_while_the_rebalance_runs_stops_it_and_leaves_the_change_resumabl
     states = {o.step.key: o.status for o in report.outcomes}
     assert states["add-brick"] == "skipped" and states["rebalance-start"] == "skipped"
     assert again.ran("add-brick") == [] and again.ran("rebalance", "xd", "start") == []
+    assert states["options-raise"] == states["options-restore"] == "done" and again.options == {}
     final = store.changes.get(runner.change_id)
     assert final.status == "complete" and final.measured_seconds is not None
     kept = store.changes.outputs(runner.change_id)

@@ -30,6 +30,20 @@ groups them):
   geometry change, distribute <-> disperse, replicate <-> disperse, fewer replicas, an arbiter
   turned into a data brick, a brick moved between sets, thin-arbiter volumes.
 
+While a change heals or migrates, it raises the threads gluster gives that work, as a step of
+its own shown with the others (``options-raise``), and sets them back to the volume's own values
+before the read-back (``options-restore``; also when the change is cancelled or fails, and a
+``--resume`` after a killed run restores them at its end). Why: every brick serves the self-heal
+daemon's and the rebalance's requests (gluster's internal clients) in io-threads' least-priority
+queue, ``performance.least-prio-threads`` at a time — 1 by default — so however many threads the
+daemon heals with, a brick takes one of their requests at a time; and while more wait, the
+brick's other io-threads spin on that queue's lock (``iot_worker`` finds the queue not empty but
+may take nothing from it; glusterfs #3397). On the sandbox that spin was most of a healing
+brick's CPU, and a disperse heal of 2,000 small files grew its index for minutes; with 8 the
+rest of it healed in under a minute. The self-heal daemon heals ``cluster.shd-max-threads`` (or
+``disperse.shd-max-threads``) entries of each brick's index at once, 1 by default: raised to 4
+for a replace or a raise of redundancy. Options already at least that high are left alone.
+
 A remove-brick already running on the cluster (a change interrupted) is continued when the
 drawing retires the same bricks, and stopped first when the drawing keeps them (that is how a
 change is rolled back). The plan ends with a read-back of the volume's bricks.
@@ -45,7 +59,8 @@ from . import changecost as cost
 from . import gluster_cli as cli
 from . import gluster_progress as gp
 from .changemodel import (
-    ADD_BRICK, EXPAND, FIX_LAYOUT, HEAL_WAIT, KEPT, MIGRATE, MKDIR, NEW, PEERS_WAIT, PROBE, RAISE, READ_BACK,
+    ADD_BRICK, EXPAND, FIX_LAYOUT, HEAL_WAIT, KEPT, MIGRATE, MKDIR, NEW, OPTIONS_RAISE, OPTIONS_RESTORE, PEERS_WAIT,
+    PROBE, RAISE, READ_BACK,
     REBALANCE, REBALANCE_START, REBALANCE_WAIT, REMOVE_COMMIT, REMOVE_START, REMOVE_STOP, REMOVE_WAIT, REPLACE,
     REPLACE_BRICK, REPLACED, REPLACEMENT, RETIRING, SHRINK, BrickChange, ChangePlan, ChangeStep, Figures,
     Movement, Range, Refusal,
@@ -61,6 +76,12 @@ from .units import format_bytes
 
 DEFAULT_MARGIN = 0.10    # a shrink keeps this share of the remaining sets free
 QUICK = Range(1.0, 3.0, 15.0)   # a gluster command that changes the volume's definition
+# the threads a change raises while it heals or migrates (the module's docstring says why), and
+# gluster 10's defaults for a volume that never set them
+LEAST_PRIO = "performance.least-prio-threads"
+SHD_THREADS = {"replicate": "cluster.shd-max-threads", "disperse": "disperse.shd-max-threads"}
+RAISED = {LEAST_PRIO: 8, "cluster.shd-max-threads": 4, "disperse.shd-max-threads": 4}
+GLUSTER_DEFAULTS = {LEAST_PRIO: 1, "cluster.shd-max-threads": 1, "disperse.shd-max-threads": 1}
 NEW_VOLUME_ROUTE = (
     "draw a new volume beside this one with the layout you want, on free bricks, and provision it",
     "mount both on a client and copy: rsync -aHAX --numeric-ids /mnt/OLD/ /mnt/NEW/ (run it again "
@@ -168,17 +189,21 @@ def _figures(result: _Analysis) -> Figures | None:
 
 def plan_change(topo: Topology, volume_name: str, live: LiveState, *, fix_layout: bool = False,
                 replacements: Mapping[BrickRef, BrickRef] | None = None,
-                rates: cost.MoveRates | None = None, margin: float = DEFAULT_MARGIN) -> ChangePlan:
+                rates: cost.MoveRates | None = None, margin: float = DEFAULT_MARGIN,
+                baseline_options: Mapping[str, str] | None = None) -> ChangePlan:
     """The plan from ``live`` to the drawing's volume ``volume_name``. ``fix_layout``: after an
     expand, only fix the layout (existing files stay where they are). ``replacements``: bricks
     the admin marked as replaced by another (old -> new), checked against the drawing.
     ``rates``: measured migration and heal rates (``changecost.measured_rate``); without them
-    the prediction is the uncalibrated default."""
+    the prediction is the uncalibrated default. ``baseline_options``: the volume's own options
+    (``volume info``'s) that the threads a change raises go back to, when they are not those of
+    ``live`` (a rollback after a killed change, which left them raised)."""
     current = live.info.to_volume()
     current = replace(current, mounts=[])
     target = topo.require_volume(volume_name)
     try:
-        return _Planner(topo, target, live, current, fix_layout, dict(replacements or {}), rates, margin).plan()
+        return _Planner(topo, target, live, current, fix_layout, dict(replacements or {}), rates, margin,
+                        baseline_options).plan()
     except _Refused as exc:
         return ChangePlan(volume_name, (), current, current, refusals=(exc.refusal,),
                           origin=live.asked or topo.pool_origin(target))
@@ -207,14 +232,17 @@ def planned_again(record: Any, *, rates: bool = True) -> Replanned:
     opts = record.options or {}
     replacements = {BrickRef.parse(k): BrickRef.parse(v) for k, v in (opts.get("replacements") or {}).items()}
     plan = plan_change(topo, record.volume, live, fix_layout=bool(opts.get("fix_layout")),
-                       replacements=replacements, rates=cost.rates_from_json(opts.get("rates")) if rates else None)
+                       replacements=replacements, rates=cost.rates_from_json(opts.get("rates")) if rates else None,
+                       baseline_options=opts.get("baseline_options"))
     return Replanned(topo, live, plan)
 
 
 class _Planner:
     def __init__(self, topo: Topology, target: Volume, live: LiveState, current: Volume, fix_layout: bool,
-                 replacements: dict[BrickRef, BrickRef], rates: cost.MoveRates | None, margin: float):
+                 replacements: dict[BrickRef, BrickRef], rates: cost.MoveRates | None, margin: float,
+                 baseline_options: Mapping[str, str] | None = None):
         self.topo, self.target, self.live, self.current = topo, target, live, current
+        self.baseline_options = dict(baseline_options) if baseline_options is not None else None
         self.fix_layout, self.replacements, self.margin = fix_layout, replacements, margin
         self.name = current.name
         self.ptopo = planning_topology(topo, live)
@@ -711,12 +739,62 @@ class _Planner:
                                    "made as provisioning makes bricks, with a marker so teardown removes only what "
                                    "Brickyard made", b.node, (tuple(cli.brick_mkdir_argv(b.path, self.name)),), (b,),
                                    predicted=Range(0.1, 0.5, 5.0)))
-        tail = [ChangeStep("read-back", READ_BACK, f"read {self.name} back",
+        raised, restore = self._threads_steps(steps)
+        if raised is not None:
+            at = next(i for i, s in enumerate(steps) if _moves_data(s))
+            steps = [*steps[:at], raised, *steps[at:]]
+        tail = [] if restore is None else [restore]
+        tail += [ChangeStep("read-back", READ_BACK, f"read {self.name} back",
                            "done means read back: gluster's volume info must list exactly the planned bricks in "
                            "the planned order, every brick online", self.origin,
                            (tuple(cli.volume_info_argv(self.name)), tuple(cli.volume_status_argv(self.name, "detail"))),
                            tuple(result.bricks), predicted=Range(0.5, 1.0, 10.0))]
         return head + steps + tail
+
+    def _threads_steps(self, steps) -> tuple[ChangeStep | None, ChangeStep | None]:
+        """The step that raises the heal and migration threads before the first step that moves
+        data, and the one that sets them back to the volume's own values (None: nothing to do)."""
+        if not any(_moves_data(s) for s in steps):
+            return None, None
+        wanted = {LEAST_PRIO: RAISED[LEAST_PRIO]}
+        family = _family(self.cres.gluster_type)
+        heals = [s for s in steps if s.kind == HEAL_WAIT and s.bricks]   # a replace's or a raise's heal
+        if heals and family in SHD_THREADS:
+            wanted[SHD_THREADS[family]] = RAISED[SHD_THREADS[family]]
+        now = dict(self.live.info.options)
+        own = self.baseline_options if self.baseline_options is not None else now
+        higher = {k: str(v) for k, v in wanted.items() if _threads(now.get(k), k) < v}
+        back = [k for k in wanted if k in higher or now.get(k) != own.get(k)]
+        if not back:
+            return None, None
+
+        def was(k: str) -> str:
+            return f"{k} {own[k]}" if k in own else f"{k} unset (gluster's default, {GLUSTER_DEFAULTS[k]})"
+
+        restore_cmds = [tuple(cli.change_set_argv(self.name, {k: own[k] for k in back if k in own}))] \
+            if any(k in own for k in back) else []
+        restore_cmds += [tuple(cli.volume_reset_argv(self.name, k)) for k in back if k not in own]
+        restore = ChangeStep(
+            "options-restore", OPTIONS_RESTORE, "set the heal and migration threads back: "
+            + ", ".join(was(k) for k in back),
+            "they were raised for this change only; the volume's own values, as volume info showed them before it",
+            self.origin, tuple(restore_cmds), predicted=QUICK)
+        if not higher:     # already raised (a rollback after a killed change): only set back
+            return None, restore
+        why = (f"each brick serves the self-heal daemon's and the rebalance's requests in one least-priority "
+               f"queue, {LEAST_PRIO} at a time ({_threads(now.get(LEAST_PRIO), LEAST_PRIO)} on {self.name}), and "
+               "while more wait its other io-threads spin on that queue's lock (glusterfs #3397): with "
+               f"{RAISED[LEAST_PRIO]}, files heal and migrate several at a time instead of one by one")
+        shd = next((k for k in higher if k != LEAST_PRIO), None)
+        if shd:
+            why += f"; {shd} {higher[shd]}: the self-heal daemon heals that many entries of each index at once"
+        raised = ChangeStep(
+            "options-raise", OPTIONS_RAISE, "raise the heal and migration threads for this change: "
+            + ", ".join(f"{k} {v}" for k, v in higher.items()),
+            why + "; set back to the volume's own values before the read-back, and when the change is cancelled "
+                  "or fails", self.origin, (tuple(cli.change_set_argv(self.name, higher)),), predicted=QUICK,
+            undo="; ".join(cli.render(c) for c in restore_cmds))
+        return raised, restore
 
     # ---- what moves -----------------------------------------------------------------------------
     def _costs(self, bricks: list[BrickChange], after: _Analysis, steps, kinds):
@@ -823,6 +901,20 @@ class _Planner:
                     f"{ref} would receive about {format_bytes(arriving)} but has {format_bytes(lb.size_free)} free "
                     f"(it must keep {self.margin:.0%} of its filesystem free)"),
                     ("retire fewer sets, or add sets first (expand), then shrink",))
+
+
+def _moves_data(step: ChangeStep) -> bool:
+    """A step that starts a heal or a migration (an add-brick of whole sets moves nothing by itself)."""
+    return step.kind in (REPLACE_BRICK, REBALANCE_START, REMOVE_START) or (
+        step.kind == ADD_BRICK and step.key == "add-brick-replica")
+
+
+def _threads(value: str | None, key: str) -> int:
+    """An option's thread count as volume info shows it, or gluster's default when unset."""
+    try:
+        return int(value) if value is not None else GLUSTER_DEFAULTS[key]
+    except ValueError:
+        return GLUSTER_DEFAULTS[key]
 
 
 def _merge(total: cost.Flow, f: cost.Flow) -> None:

@@ -37,6 +37,7 @@ PROBE, PEERS_WAIT, MKDIR, HEAL_CHECK, REPLACE_BRICK, HEAL_WAIT, ADD_BRICK = (
 REBALANCE_START, REBALANCE_WAIT, REMOVE_START, REMOVE_WAIT, REMOVE_COMMIT, REMOVE_STOP, READ_BACK = (
     "rebalance-start", "rebalance-wait", "remove-brick-start", "remove-brick-wait", "remove-brick-commit",
     "remove-brick-stop", "read-back")
+OPTIONS_RAISE, OPTIONS_RESTORE = "options-raise", "options-restore"
 
 
 def span(seconds: float | None) -> str:

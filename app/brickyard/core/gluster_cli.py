@@ -243,6 +243,34 @@ def replace_brick_argv(name: str, old: object, new: object) -> list[str]:
     return [*CHANGE, "volume", "replace-brick", name, *_bricks([old, new]), "commit", "force"]
 
 
+def change_set_argv(name: str, options: dict[str, str]) -> list[str]:
+    """``volume set NAME KEY VALUE [KEY VALUE]… --xml``: the options in one transaction."""
+    _check_name(name)
+    argv = [*CHANGE, "volume", "set", name]
+    for key, value in options.items():
+        if not key or key.startswith("-"):
+            raise ValueError(f"not a volume option: {key!r}")
+        argv += [key, str(value)]
+    return argv
+
+
+def volume_reset_argv(name: str, key: str) -> list[str]:
+    """``volume reset NAME KEY --xml``: the option back to gluster's default (unset, as
+    ``volume info`` shows a volume that never had it set)."""
+    _check_name(name)
+    if not key or key.startswith("-"):
+        raise ValueError(f"not a volume option: {key!r}")
+    return [*CHANGE, "volume", "reset", name, key]
+
+
+def volume_get_argv(name: str, key: str) -> list[str]:
+    """``volume get NAME KEY --xml``: the value in effect (gluster's default when unset)."""
+    _check_name(name)
+    if not key or key.startswith("-"):
+        raise ValueError(f"not a volume option: {key!r}")
+    return [*CHANGE, "volume", "get", name, key]
+
+
 def heal_summary_argv(name: str) -> list[str]:
     _check_name(name)
     return [*CHANGE, "volume", "heal", name, "info", "summary"]

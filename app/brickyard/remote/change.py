@@ -142,6 +142,7 @@ class ChangeRunner:
     def start(cls, topo: Topology, volume: str, live: ls.LiveState, store: Any, executor_for: ExecutorFor, *,
               fix_layout: bool = False, replacements: dict[BrickRef, BrickRef] | None = None,
               source: str = "", rates: MoveRates | None = None, rollback_of: str = "",
+              baseline_options: dict[str, str] | None = None,
               on_event: Callable[[ChangeEvent], None] | None = None) -> "ChangeRunner":
         """Plan the change and store it before anything runs. ChangeError when the plan is refused
         or has nothing to do."""
@@ -149,13 +150,15 @@ class ChangeRunner:
             rates = measured_rates(store)
         if rates is not None:      # as stored (rounded), so a resume plans the very same predictions
             rates = rates_from_json(rates.to_json())
-        plan = plan_change(topo, volume, live, fix_layout=fix_layout, replacements=replacements, rates=rates)
+        plan = plan_change(topo, volume, live, fix_layout=fix_layout, replacements=replacements, rates=rates,
+                           baseline_options=baseline_options)
         if not plan.ok:
             raise ChangeError("; ".join(r.message for r in plan.refusals))
         if plan.nothing_to_do:
             raise ChangeError(plan.summary()[0])
         options = {"fix_layout": fix_layout, "replacements": {str(k): str(v) for k, v in (replacements or {}).items()},
-                   "rates": rates.to_json() if rates else None, "rollback_of": rollback_of}
+                   "rates": rates.to_json() if rates else None, "rollback_of": rollback_of,
+                   "baseline_options": baseline_options}
         state = ChangeState(steps={s.key: {"status": PENDING, "predicted": s.predicted.to_json() if s.predicted else None}
                                    for s in plan.steps})
         change_id = uuid.uuid4().hex
@@ -194,8 +197,9 @@ class ChangeRunner:
         back = Volume(drawn.name, before.info.to_volume().layout, [b.ref for b in before.info.bricks],
                       dict(drawn.options), drawn.transport, drawn.force, list(drawn.mounts))
         topo.volumes = [back if v.name == record.volume else v for v in topo.volumes]
+        # the threads a killed change raised go back to the volume's own values, as they were before it
         return cls.start(topo, record.volume, live_now, store, executor_for, source=record.source,
-                         rollback_of=record.change_id, on_event=on_event)
+                         rollback_of=record.change_id, baseline_options=dict(before.info.options), on_event=on_event)
 
     # ---- control ------------------------------------------------------------------------------
     def cancel(self) -> None:
@@ -267,6 +271,8 @@ class ChangeRunner:
         report = await run_steps("change", self.volume, steps, self.executor, self.progress_obj, self._on_step)
         if report.interrupted:
             await self._stop_migrations(report)
+        if not report.ok:
+            await self._set_threads_back(report)
         self.state.sessions[-1].update(ended_at=time.time())
         done_any = any(s.get("status") == DONE for s in self.state.steps.values())
         if report.ok:
@@ -321,6 +327,30 @@ class ChangeRunner:
             except ExecutorError as exc:
                 report.notes.append(f"could not stop the {kind}: {exc}; stop it by hand "
                                     f"(gluster volume {'rebalance ' + self.volume if kind == gp.REBALANCE else 'remove-brick ' + self.volume + ' …'} stop)")
+
+    async def _set_threads_back(self, report: RunReport) -> None:
+        """After a cancel or a failure: the heal and migration threads this change raised go back
+        to the volume's own values (its options-restore step's commands), so no raised option is
+        left behind while nothing drives the change; a resume raises them again."""
+        from .changesteps import options_now, options_of, set_options
+
+        restore = next((s for s in self.plan.steps if s.kind == cm.OPTIONS_RESTORE), None)
+        if restore is None:
+            return
+        ex = self.executor(self.plan.origin)
+        self._current = restore.key
+        wanted = options_of(restore)
+        try:
+            if await options_now(ex, self.volume, wanted) == wanted:
+                return
+            said = await set_options(ex, self.volume, restore)
+            report.notes.append(f"the heal and migration threads raised for this change were set back ({said}); "
+                                "--resume raises them again")
+        except ExecutorError as exc:
+            from ..core import gluster_cli as cli
+
+            report.notes.append(f"could not set the heal and migration threads back: {exc}; do it by hand: "
+                                + "; ".join(cli.render(c) for c in restore.commands))
 
     def _notes(self, status: str) -> list[str]:
         notes = []

@@ -24,6 +24,7 @@ from ..core import gluster_cli as cli
 from ..core import gluster_progress as gp
 from ..core import gluster_xml as gx
 from ..core import rebalancelog
+from ..core.change import GLUSTER_DEFAULTS
 from ..core.changemodel import ChangePlan, ChangeStep
 from ..core.topology import BrickRef
 from ..core.units import format_bytes
@@ -93,6 +94,7 @@ def _remote(s: ChangeStep, ctx: Context, plan: ChangePlan) -> Step:
         cm.REBALANCE_WAIT: lambda s, ctx: _rebalance_wait(s, ctx, start),
         cm.REMOVE_START: _remove_start, cm.REMOVE_WAIT: _remove_wait, cm.REMOVE_COMMIT: _remove_commit,
         cm.REMOVE_STOP: _stop, cm.REPLACE_BRICK: _replace, cm.HEAL_WAIT: _heal_wait, cm.READ_BACK: _read_back,
+        cm.OPTIONS_RAISE: _options, cm.OPTIONS_RESTORE: _options,
     }[s.kind]
     action, done = make(s, ctx)
     return Step(s.key, s.title, s.host, commands, undo=s.undo, done_check=done, action=action,
@@ -553,6 +555,61 @@ class HealStall:
             self.launched_at, self.best, self.best_at = now, pending, now
             return True
         return False
+
+
+# ---- heal and migration threads ---------------------------------------------------------------
+def options_of(s: ChangeStep) -> dict[str, str]:
+    """What an options step leaves in effect on the volume: {option: value}, gluster's default
+    for an option it resets."""
+    wanted: dict[str, str] = {}
+    for argv in s.commands:
+        if "set" in argv:
+            pairs = list(argv[argv.index("set") + 2:])
+            wanted.update(zip(pairs[::2], pairs[1::2]))
+        elif "reset" in argv:
+            wanted[argv[-1]] = str(GLUSTER_DEFAULTS[argv[-1]])
+    return wanted
+
+
+async def options_now(ex: Executor, volume: str, keys) -> dict[str, str]:
+    """The values in effect (``volume get``) of these options."""
+    now = {}
+    for key in keys:
+        root = accepted(await rd.gluster(ex, cli.volume_get_argv(volume, key)), ex.host, f"volume get {key}")
+        for opt in root.iter("Opt"):
+            if (opt.findtext("Option") or "").strip() == key:
+                value = (opt.findtext("Value") or "").strip()       # an unset one: "1 (DEFAULT)"
+                now[key] = value.removesuffix("(DEFAULT)").strip()
+    return now
+
+
+def _shown(values: dict[str, str]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in values.items())
+
+
+async def set_options(ex: Executor, volume: str, s: ChangeStep) -> str:
+    """Run an options step's commands and read the values in effect back."""
+    wanted = options_of(s)
+    for argv in s.commands:
+        accepted(await rd.gluster(ex, argv), ex.host, cli.render(argv[3:]))
+    now = await options_now(ex, volume, wanted)
+    off = [f"{k} is {now.get(k, '?')}" for k, v in wanted.items() if now.get(k) != v]
+    if off:
+        raise ExecutorError(ex.host, f"gluster said yes but volume get shows {', '.join(off)}")
+    return f"{volume}: {_shown(wanted)}"
+
+
+def _options(s: ChangeStep, ctx: Context):
+    wanted = options_of(s)
+
+    async def action(ex: Executor) -> str:
+        return await set_options(ex, ctx.volume, s)
+
+    async def done(ex: Executor) -> str | None:
+        now = await options_now(ex, ctx.volume, wanted)
+        return f"{_shown(wanted)} already" if now == wanted else None
+
+    return action, done
 
 
 # ---- read back ----------------------------------------------------------------------------------
