@@ -581,6 +581,21 @@ def test_a_rebalance_that_failed_for_a_cause_that_is_not_transient_is_not_starte
             "0-xd-dht: Failed to set commit hash on /. Rebalance cannot proceed.") in report.failed.message
 
 
+def test_a_node_marked_failed_whose_log_names_no_error_only_a_skipped_hard_link_is_started_again(quick_online):
+    # seen on the sandbox: glusterd marked a node's rebalance failed as the process ended (it lost
+    # the process before it heard the final status); the log: completed, failures 0, only warnings
+    log = ("[2026-11-27 22:04:40.591790 +0000] W [MSGID: 109023] [dht-rebalance.c:490:__check_file_has_hardlink] "
+           "0-xd-dht: Migration skipped for:/d02/s1/t1/f00403.bin: file has hardlinks \n"
+           "[2026-11-27 22:05:11.656956 +0000] W [glusterfsd.c:1458:cleanup_and_exit] (-->/lib/x86_64-linux-gnu/"
+           "libc.so.6(+0x891f5) [0x7fd38141d1f5] ) 0-: received signum (15), shutting down")
+    completed = fixture("lab-change-rebalance-status-completed.xml")
+    script = failing_expand([fixture("lab-change-rebalance-status-not-started.xml"), _failed_on(completed, "node3"),
+                             completed], log=log)
+    report = run(_expand_runner(script))
+    assert report.ok, report.summary()
+    assert len(script.ran("rebalance", "xd", "start")) == 2
+
+
 def test_no_rebalance_starts_while_a_brick_stays_offline(monkeypatch, quick_online):
     monkeypatch.setattr(changesteps, "ONLINE_LIMIT", 0.0, raising=False)
     script = failing_expand([fixture("lab-change-rebalance-status-not-started.xml")], details=[DETAIL4_NODE4_DOWN])

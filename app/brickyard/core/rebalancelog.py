@@ -73,6 +73,16 @@ def cause(text: str) -> list[str]:
     return [short(parsed[i][1]) for i in sorted(chosen)]
 
 
+def names_an_error(lines: list[str]) -> bool:
+    """Some of ``cause``'s lines is an error (E) or critical (C) line, or DHT's CHILD_DOWN exit:
+    the process said why it stopped. Only other warnings (a hard link skipped, …) name nothing:
+    glusterd marks a node's rebalance *failed* when it loses the process before it heard the
+    final status (``glusterd_defrag_notify``: disconnected, the process gone, status still
+    started), which can happen at a normal end whose log says "Rebalance is completed"."""
+    return any(_CHILD_DOWN.search(ln) or (len(ln.split(" ", 2)) > 1 and ln.split(" ", 2)[1] in ("E", "C"))
+               for ln in lines)
+
+
 def transient(lines: list[str]) -> bool:
     """The cause is a subvolume that was down or not reachable (a new brick not yet online,
     a connection lost): a new start can succeed once every brick is online. False when the

@@ -271,9 +271,12 @@ def _cause_text(causes: dict[str, list[str] | str], log: str) -> str:
 def _restartable(bad: list[gp.MigrationNode], causes: dict[str, list[str] | str]) -> bool:
     """Started again by the runner: every bad node failed (none was stopped: that was someone's
     decision) for a transient cause (a subvolume down or not reachable), or for none its log
-    names (a killed process)."""
+    names: no error line at all (a killed process), or only warnings such as a hard link
+    skipped (seen on the sandbox: glusterd marked a node failed as its rebalance process ended,
+    its log saying "Rebalance is completed … failures: 0" — rebalancelog.names_an_error)."""
     return all(n.failed for n in bad) and all(
-        not isinstance(c, str) and (not c or rebalancelog.transient(c)) for c in causes.values())
+        not isinstance(c, str) and (not c or rebalancelog.transient(c) or not rebalancelog.names_an_error(c))
+        for c in causes.values())
 
 
 def _rebalance_wait(s: ChangeStep, ctx: Context, start: ChangeStep | None = None):
