@@ -27,7 +27,7 @@ CORPUS_SCRIPT = (Path(__file__).with_name("corpus_script.py")).read_text()
 CLIENT = "client1"
 # corpus_script.py's sizes: "small" (~200 files, 30 MB, every kind of entry), "many" (2,000 files,
 # nearly all tiny, ~45 MB) or "full" (2,000+ files, 140 MB). Each test volume names its own
-# (test_change_lab.py says which and why); BRICKYARD_CHANGE_CORPUS=small|many|full sets every volume's
+# (test_change_lab.py: "many", the 2,000+); BRICKYARD_CHANGE_CORPUS=small|many|full sets every volume's
 CORPUS = os.environ.get("BRICKYARD_CHANGE_CORPUS", "")
 LARGE = ("many", "full")
 

@@ -7,21 +7,21 @@ before gluster reported the migration completed. Refusals happen before any comm
 The five volumes change at once (gluster migrates and heals file by file, mostly waiting):
 the test prints its duration, the load, and where each volume's time went.
 
-Which corpus each volume holds (tests/e2e/corpus_script.py), so that CI stays within ~5 min:
-- the distribute expand (chdist): the issue's 2,000+ files ("many": nearly all 0-4 KiB, five of
-  1-4 MiB, one of 16-24 MiB, 96 directories three deep, hard links, symlinks). Its rebalance
-  moves a file per DHT hash range change, no copies: the cheapest of the five.
-- the others (distributed-replicate expand and shrink, the replaces in replica 3 and disperse
-  2+1, replica 2 -> replica 3 arbiter 1): "small", ~200 files of the same kinds (a 12+ MiB file
-  included). With "many" on all five the time is gluster's, not the harness's: measured in one
-  sitting (2 cores, load 30-54 from other work; the corpus written by 16 threads, 41-69 s a
-  volume), the dist-replicate expand's rebalance 468 s and its shrink's migration 357 s, the
-  replica 3 heal 365 s, the arbiter heal 674 s, the disperse heal unfinished after 1,100 s (its
-  index still growing); today's mix took 441 s at load 16-26 in the same sitting. Heals and
-  migrations go file by file on the bricks' CPU: with 8 heal threads instead of 4 the three heals
-  were still running after 1,000 s at load 45-53.
-BRICKYARD_CHANGE_CORPUS=small|many|full gives every volume that corpus ("full": 2,000+ files,
-140 MB)."""
+Every volume holds the issue's corpus (tests/e2e/corpus_script.py "many": 2,000+ files, nearly all
+0-4 KiB, five of 1-4 MiB and one of 16-24 MiB, 96 directories three deep, hard links, symlinks).
+Gluster heals and migrates file by file; what made that slow was gluster's own default: each
+brick serves the self-heal daemon's and the rebalance's requests at io-threads' least priority,
+performance.least-prio-threads (1) at a time, while its other io-threads spin on that queue
+(glusterfs #3397; perf on a healing brick: most of its CPU in io-threads' lock/unlock loop).
+With the corpus on all five and gluster's defaults (2 cores, load 15-30): the distributed-
+replicate expand's rebalance 272 s, its shrink's migration 238 s, the replica 3 heal 429 s, the
+arbiter heal 370 s, the disperse 2+1 heal 1,129 s; 1,219 s in all. A change now raises those
+threads while it moves data and sets them back (core.change; checked here by
+_threads_set_back): the same run took 292 s at load 10-25 (heals 96-103 s, the expand's
+rebalance 46 s, each volume's corpus written in 10-37 s). One change alone at load 14-25: the
+disperse heal 89 s, the replica 3 heal 46 s.
+BRICKYARD_CHANGE_CORPUS=small|many|full gives every volume that corpus ("small": ~200 files;
+"full": 2,000+ files, 140 MB)."""
 
 from __future__ import annotations
 
@@ -38,11 +38,12 @@ from brickyard.core.topology import Layout, VolumeType
 
 from .changelab import CORPUS, LabChange, df_bytes
 
-# the test volumes heal and migrate with more threads than gluster's defaults (an admin's
-# choice for a small cluster; the planner keeps options as they are)
+# the test volumes migrate with more rebalance threads than gluster's default (an admin's choice
+# for a small cluster); the heal and migration threads gluster gives internal clients are raised
+# by the change itself, in a step of its own, and set back (_threads_set_back)
 MIGRATE_FAST = {"cluster.rebal-throttle": "aggressive"}
-FAST = {"cluster.shd-max-threads": "4", **MIGRATE_FAST}
-DISPERSE_FAST = {"disperse.shd-max-threads": "4"}
+FAST = dict(MIGRATE_FAST)
+DISPERSE_FAST: dict[str, str] = {}
 
 
 def _complete(vol: LabChange, code: int, doc: dict, err: str) -> dict:
@@ -66,6 +67,24 @@ def _history_has_it(vol: LabChange, doc: dict, kinds: str) -> None:
         assert record.measured_seconds and record.measured_seconds > 0 and record.predicted_seconds is not None
         assert all(record.state["steps"][s["key"]]["status"] in ("done", "skipped") for s in record.plan["steps"])
         assert all(record.state["steps"][s["key"]].get("seconds") is not None for s in record.plan["steps"])
+
+
+def _options(vol: LabChange) -> dict[str, str]:
+    from brickyard.core.gluster_xml import parse_volume_info
+
+    return next(i for i in parse_volume_info(vol.gluster_xml("volume", "info", vol.name)) if i.name == vol.name).options
+
+
+def _threads_set_back(vol: LabChange, doc: dict, before: dict[str, str]) -> None:
+    """The change raised the heal and migration threads before it moved data (a step of its own,
+    or found them raised by the run it resumes) and set them back to the volume's own values."""
+    steps = {s["key"]: s for s in doc["steps"]}
+    keys = [s["key"] for s in doc["steps"]]
+    moving = next(k for k in keys if k.startswith(("replace-brick", "add-brick-replica", "rebalance-start",
+                                                   "remove-brick-start")))
+    assert keys.index("options-raise") < keys.index(moving) and keys.index("options-restore") == len(keys) - 2
+    assert steps["options-raise"]["status"] in ("done", "skipped") and steps["options-restore"]["status"] == "done"
+    assert _options(vol) == before, (_options(vol), before)
 
 
 def _load() -> str:
@@ -124,6 +143,7 @@ def expand_distribute_killed_mid_rebalance(lab, tmp_path, vols: list) -> dict:
     _no_change_ran(vol, info)
 
     drawing = vol.save_drawing([(1, 1), (2, 1), (3, 1), (4, 1)])
+    before = _options(vol)
     log = vol.change_killed_at(drawing, "wait until the rebalance has completed", "--yes")
     assert "start a rebalance" in log
     task = gp.parse_volume_tasks(vol.gluster_xml("volume", "status", vol.name, "tasks"))[vol.name][0]
@@ -134,6 +154,7 @@ def expand_distribute_killed_mid_rebalance(lab, tmp_path, vols: list) -> dict:
     assert steps["add-brick"]["status"] == "skipped" and steps["rebalance-start"]["status"] == "skipped"
     assert task.id in steps["rebalance-start"]["message"]
     assert doc["measured"]["rebalance-wait"]["failures"] == 0
+    _threads_set_back(vol, doc, before)
     vol.assert_nothing_lost()
     _df_as_planned(vol, doc)
     _history_has_it(vol, doc, "expand, rebalance")
@@ -159,9 +180,11 @@ def expand_with_a_new_server_then_shrink_killed_mid_remove_brick(lab, tmp_path, 
     layout = Layout(VolumeType.DISTRIBUTED_REPLICATE, replica=2)
     vol = LabChange.provision(lab, tmp_path, "chdrep", layout, [(1, 1), (2, 1), (1, 2), (2, 2)], FAST)
     vols.append(vol)
-    vol.write_corpus(seed=2, size="small")
+    vol.write_corpus(seed=2, size="many")
+    before = _options(vol)
     code, doc, err = vol.change(vol.save_drawing([(1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (4, 1)]), "--yes")
     _complete(vol, code, doc, err)
+    _threads_set_back(vol, doc, before)
     probes = _probes(doc)
     assert doc["plan"]["after"]["layout"] == "3 x 2 = 6"
     vol.assert_nothing_lost()
@@ -187,6 +210,7 @@ def expand_with_a_new_server_then_shrink_killed_mid_remove_brick(lab, tmp_path, 
         relinked += _unlink_extra_names(vol, doc["measured"]["remove-brick-wait"]["left_on_bricks"])
         code, doc, err = vol.change(drawing, "--resume")
     _complete(vol, code, doc, err)
+    _threads_set_back(vol, doc, before)
     for keep, name in dict.fromkeys(relinked):
         vol.lab.ssh("client1", ["ln", f"{vol.mount}/{keep}", f"{vol.mount}/{name}"])
     with vol.store() as store:
@@ -218,11 +242,13 @@ def replace_in_replica_3(lab, tmp_path, vols: list) -> dict:
     vol = LabChange.provision(lab, tmp_path, "chrep", Layout(VolumeType.REPLICATE, replica=3),
                               [(1, 2), (2, 2), (3, 2)], FAST)
     vols.append(vol)
-    vol.write_corpus(seed=3, size="small")
+    vol.write_corpus(seed=3, size="many")
+    before = _options(vol)
     code, doc, err = vol.change(vol.save_drawing([(1, 2), (2, 2), (4, 2)]), "--yes")
     _complete(vol, code, doc, err)
+    _threads_set_back(vol, doc, before)
     keys = [s["key"] for s in doc["steps"] if not s["key"].startswith(("peer-", "peers-", "mkdir:"))]
-    assert keys[:2] == ["replace-brick:node3:/srv/brick2/chrep", "heal:node4:/srv/brick2/chrep"]
+    assert keys[:3] == ["options-raise", "replace-brick:node3:/srv/brick2/chrep", "heal:node4:/srv/brick2/chrep"]
     assert vol.heal_clean()
     vol.assert_nothing_lost()
     _df_as_planned(vol, doc)
@@ -235,7 +261,7 @@ def replace_in_disperse_2_plus_1(lab, tmp_path, vols: list) -> dict:
     layout = Layout(VolumeType.DISPERSE, disperse=3, redundancy=1)
     vol = LabChange.provision(lab, tmp_path, "chdisp", layout, [(1, 1), (2, 1), (3, 1)], DISPERSE_FAST)
     vols.append(vol)
-    vol.write_corpus(seed=4, size="small")
+    vol.write_corpus(seed=4, size="many")
     info = vol.gluster_xml("volume", "info", vol.name)
     code, doc, _ = vol.change(vol.save_drawing([(1, 1), (2, 1), (3, 1), (4, 1)],
                                                Layout(VolumeType.DISPERSE, disperse=4, redundancy=1),
@@ -244,8 +270,10 @@ def replace_in_disperse_2_plus_1(lab, tmp_path, vols: list) -> dict:
     assert doc["plan"]["refusals"][0]["code"] == "disperse-geometry"
     assert any("new volume" in step for step in doc["plan"]["refusals"][0]["route"])
     _no_change_ran(vol, info)
+    before = _options(vol)
     code, doc, err = vol.change(vol.save_drawing([(1, 1), (4, 1), (3, 1)], layout), "--yes")
     _complete(vol, code, doc, err)
+    _threads_set_back(vol, doc, before)
     assert vol.heal_clean()
     vol.assert_nothing_lost()
     _df_as_planned(vol, doc)
@@ -257,16 +285,18 @@ def replica_2_to_replica_3_arbiter_1(lab, tmp_path, vols: list) -> dict:
     """(refused first: a new set drawn on one server)"""
     vol = LabChange.provision(lab, tmp_path, "charb", Layout(VolumeType.REPLICATE, replica=2), [(1, 2), (2, 2)], FAST)
     vols.append(vol)
-    vol.write_corpus(seed=5, size="small")
+    vol.write_corpus(seed=5, size="many")
     # refused before any command: a new set on one server
     info = vol.gluster_xml("volume", "info", vol.name)
     code, doc, _ = vol.change(vol.save_drawing([(1, 2), (2, 2), (3, 1), (3, 2)], file="oneserver.json"), "--yes")
     assert code == 1 and doc.get("refused"), (code, doc.get("error"))
     assert doc["plan"]["refusals"][0]["code"] == "set-on-one-server"
     _no_change_ran(vol, info)
+    before = _options(vol)
     code, doc, err = vol.change(vol.save_drawing([(1, 2), (2, 2), (3, 2)],
                                                  Layout(VolumeType.REPLICATE, replica=3, arbiter=1)), "--yes")
     _complete(vol, code, doc, err)
+    _threads_set_back(vol, doc, before)
     info = vol.gluster_xml("volume", "info", vol.name)
     assert "<arbiterCount>1</arbiterCount>" in info and "<replicaCount>3</replicaCount>" in info
     assert vol.heal_clean()
