@@ -32,7 +32,8 @@ alone, else every round pooled. What the noisy branch asks (the ranges, the bino
 widens with the noise, so a check on a noisy machine could pass a wrong model; the test
 therefore also asks ``modelgoal.resolution``: the same measurements judged against predictions
 and ranges f × too high and f × too low must fail for some f ≤ 3 (recorded busy runs and this
-evening's at load 12–28: 2.5–3 ×; a quiet one, every figure within ±5 %: 1.5 ×). A run too noisy to fail a model 3 × off fails here, saying so,
+evening's at load 8–42: 1.25–3 ×; a quiet one, every figure within ±5 %: 1.5 ×). A run too
+noisy to fail a model 3 × off fails here, saying so,
 rather than passing a check that tested nothing. Duration per phase, load, spread, rounds and
 the branch taken are printed either way.
 """
