@@ -596,6 +596,46 @@ def test_a_node_marked_failed_whose_log_names_no_error_only_a_skipped_hard_link_
     assert len(script.ran("rebalance", "xd", "start")) == 2
 
 
+BRICK_OPS_FAILED = ("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<cliOutput><opRet>-1</opRet>"
+                    "<opErrno>0</opErrno><opErrstr>Brick ops failed on node2. Glusterd Syncop Mgmt brick op "
+                    "'Rebalance' failed. Please check brick log file for details.</opErrstr></cliOutput>")
+
+
+def test_a_status_read_glusterd_answers_with_an_error_is_read_again(monkeypatch, quick_online):
+    # seen on the sandbox as a rebalance's processes ended: one status read refused, the next fine
+    monkeypatch.setattr(changesteps, "STATUS_RETRY_PAUSE", 0.001)
+    completed = fixture("lab-change-rebalance-status-completed.xml")
+    script = failing_expand([fixture("lab-change-rebalance-status-not-started.xml"), BRICK_OPS_FAILED,
+                             BRICK_OPS_FAILED, completed])
+    report = run(_expand_runner(script))
+    assert report.ok, report.summary()
+    assert len(script.ran("rebalance", "xd", "start")) == 1
+    # one that stays refused still stops the change, with gluster's words
+    script = failing_expand([fixture("lab-change-rebalance-status-not-started.xml"), BRICK_OPS_FAILED])
+    report = run(_expand_runner(script))
+    assert not report.ok and "Brick ops failed on node2" in report.failed.message
+
+
+def test_a_rebalance_that_completed_with_failures_is_started_again_and_says_so(quick_online):
+    # seen on the sandbox: a fix-layout lookup of a directory another node's rebalance was
+    # creating on a new brick failed ("No data available"), counted as 1 failure
+    completed = fixture("lab-change-rebalance-status-completed.xml")
+    failures = completed.replace("<failures>0</failures>", "<failures>1</failures>", 1)
+    script = failing_expand([fixture("lab-change-rebalance-status-not-started.xml"), failures, completed])
+    runner = _expand_runner(script)
+    report = run(runner)
+    assert report.ok, report.summary()
+    assert len(script.ran("rebalance", "xd", "start")) == 2
+    wait = next(o for o in report.outcomes if o.step.key == "rebalance-wait")
+    assert "started again 1 time(s)" in wait.message and "1 file(s) failed to move" in wait.message
+    assert runner.state.measured["rebalance-wait"]["restarts"][0]["cause"] == "1 file(s) failed to move"
+    # failures that stay: after REBALANCE_RESTARTS new starts the change stops, naming them
+    script = failing_expand([fixture("lab-change-rebalance-status-not-started.xml"), failures])
+    report = run(_expand_runner(script))
+    assert not report.ok and "failed to move" in report.failed.message
+    assert len(script.ran("rebalance", "xd", "start")) == 1 + changesteps.REBALANCE_RESTARTS
+
+
 def test_no_rebalance_starts_while_a_brick_stays_offline(monkeypatch, quick_online):
     monkeypatch.setattr(changesteps, "ONLINE_LIMIT", 0.0, raising=False)
     script = failing_expand([fixture("lab-change-rebalance-status-not-started.xml")], details=[DETAIL4_NODE4_DOWN])

@@ -43,6 +43,8 @@ DISCONNECTED_LIMIT = 120.0    # a brick not connected this long stops a heal wai
 ONLINE_LIMIT = 180.0          # seconds a rebalance start waits for every brick to be online
 ONLINE_POLL = 1.0             # first pause between two reads of volume status while it waits
 REBALANCE_RESTARTS = 2        # a rebalance that failed for a transient cause is started again this often
+STATUS_RETRIES = 3            # a migration status read gluster answers with an error is read again this often
+STATUS_RETRY_PAUSE = 3.0
 
 
 def poll_delay(waited: float) -> float:
@@ -219,9 +221,21 @@ def _migration_text(st: gp.MigrationStatus) -> str:
 
 async def _watch(s: ChangeStep, ctx: Context, ex: Executor, kind: str, bricks=()) -> gp.MigrationStatus:
     """Poll until every node reports the migration finished; the last status."""
-    started, last_log = time.monotonic(), 0.0
+    started, last_log, refused = time.monotonic(), 0.0, 0
     while True:
-        st = await rd.migration_status(ex, ctx.volume, kind, bricks, ctx.names)
+        try:
+            st = await rd.migration_status(ex, ctx.volume, kind, bricks, ctx.names)
+        except ExecutorError as exc:
+            # glusterd answers a status read with an error now and then while the migration's
+            # processes start or end (seen on the sandbox: "Brick ops failed on node2. Glusterd
+            # Syncop Mgmt brick op 'Rebalance' failed"); reading changes nothing, so read again
+            refused += 1
+            if refused > STATUS_RETRIES:
+                raise
+            ctx.log(f"{kind} status could not be read ({exc}); reading it again ({refused} of {STATUS_RETRIES})")
+            await asyncio.sleep(STATUS_RETRY_PAUSE)
+            continue
+        refused = 0
         if st is None:
             raise ExecutorError(ex.host, f"no {kind} runs on {ctx.volume} (it was stopped or never started); "
                                          "run the change again with --resume to start it again")
@@ -291,6 +305,19 @@ def _rebalance_wait(s: ChangeStep, ctx: Context, start: ChangeStep | None = None
             st = await _watch(s, ctx, ex, gp.REBALANCE)
             bad = [n for n in st.nodes if n.failed or n.stopped]
             if not bad:
+                if st.failures and len(restarts) < REBALANCE_RESTARTS:
+                    # files (or directories, for the layout) that failed to move stay where they
+                    # were; a new rebalance tries them again, as an admin would (seen on the sandbox:
+                    # a fix-layout lookup of a directory another node's rebalance was creating on a
+                    # new brick failed with "No data available")
+                    said = "; ".join(st.node_lines())
+                    ctx.log(f"the rebalance completed with {st.failures} failure(s) ({said}): starting it again "
+                            f"({len(restarts) + 1} of at most {REBALANCE_RESTARTS})")
+                    task, waited = await _start_rebalance(ex, ctx, start_argv, start_key)
+                    restarts.append({"failed": said, "cause": f"{st.failures} file(s) failed to move", "task": task,
+                                     "waited": waited})
+                    ctx.measured(s.key, {**ctx.measured_of(s.key), "restarts": restarts})
+                    continue
                 break
             causes = await _failure_causes(ex, ctx, bad)
             said = ", ".join(f"{n.name} ({n.status_str})" for n in bad)
