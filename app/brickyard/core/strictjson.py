@@ -31,14 +31,14 @@ from itertools import product, repeat
 from typing import Any, Iterable, NamedTuple
 
 from .jsonparse import (
-    INT_MAX, INT_MIN, INVALID, MAX_DEPTH, JsonFileError, MiB, Problem, _Object, join, kind, parse, printable,
-    read_bytes, read_text, scan, text_problem,
+    FLOAT_MAX, INT_MAX, INT_MIN, INVALID, MAX_DEPTH, JsonFileError, MiB, Problem, _Object, join, kind, parse,
+    parse_quick, printable, read_bytes, read_text, scan, text_problem,
 )
 
 __all__ = [  # the names loaders use (their home is jsonparse) and the schema reader's
-    "INT_MAX", "INT_MIN", "INVALID", "MAX_DEPTH", "MiB", "Field", "JsonFileError", "Problem", "Reader", "Record",
-    "join", "kind", "load", "load_object", "parse", "printable", "read_bytes", "read_text", "scan", "source_name",
-    "text_problem",
+    "FLOAT_MAX", "INT_MAX", "INT_MIN", "INVALID", "MAX_DEPTH", "MiB", "Field", "JsonFileError", "Problem", "Reader",
+    "Record", "join", "kind", "load", "load_object", "parse", "parse_quick", "printable", "read_bytes", "read_text",
+    "scan", "source_name", "text_problem",
 ]
 
 
@@ -47,10 +47,15 @@ __all__ = [  # the names loaders use (their home is jsonparse) and the schema re
 class Reader:
     """Walks parsed JSON for one schema, checking types and ranges and collecting problems
     with their paths. Values already refused by ``scan`` (INVALID) give the default silently:
-    their problem is on the list."""
+    their problem is on the list.
 
-    def __init__(self, problems: Iterable[Problem] = ()) -> None:
+    ``numbers_unchecked``: the data came from ``parse_quick``, whose numbers may lie beyond
+    64 bits or a double; ``field`` then names such a number as a problem (any problem sends
+    the caller back to ``parse``, which names it as it always has)."""
+
+    def __init__(self, problems: Iterable[Problem] = (), numbers_unchecked: bool = False) -> None:
         self.problems: list[Problem] = list(problems)
+        self.numbers_unchecked = numbers_unchecked
 
     def problem(self, path: str, message: str) -> None:
         self.problems.append(Problem(path, message))
@@ -87,6 +92,10 @@ class Reader:
             self.problem(join(path, key), f"must be {names}{' or null' if nullable else ''}, not {kind(value)}")
             return default
         if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if self.numbers_unchecked and not (INT_MIN <= value <= INT_MAX if isinstance(value, int)
+                                               else -FLOAT_MAX <= value <= FLOAT_MAX):
+                self.problem(join(path, key), "is out of range (not checked by the parser)")
+                return default
             if minimum is not None and value < minimum:
                 self.problem(join(path, key), f"must be at least {minimum:g}, not {value}")
                 return default
@@ -178,9 +187,8 @@ class Record:
         if checks is None:
             return None
         complete, bounds, names = checks
-        for key, low, high in bounds:
-            value = raw[key]
-            if (low is not None and value < low) or (high is not None and value > high):
+        for key, _, low, high in bounds:
+            if not low <= raw[key] <= high:     # NaN too
                 return None
         for key in names:
             if not raw[key].strip():
@@ -193,7 +201,7 @@ class Record:
         out), when ``fast`` would pass every one of them; else None (read them one by one).
         Whole columns are checked at C speed: the objects' key order (one for all), each
         column's value types (each (key, type) is what ``fast``'s shape check decides field
-        by field) and each bounded column's smallest and largest number."""
+        by field) and each numeric column's smallest and largest number of each type."""
         if not raws or not {type(raw) for raw in raws} <= {dict, _Object}:
             return None
         key_orders = set(map(tuple, raws))
@@ -219,12 +227,16 @@ class Record:
             names.update(checks[2])
         by_key = dict(zip(keys, columns))
         kinds_of = dict(zip(keys, type_sets))
-        for key, low, high in bounds:
+        for key, value_type, low, high in bounds:
             numbers = by_key[key]
-            if not kinds_of[key] <= {int, float}:
-                numbers = [v for v in numbers if v is not None and v is not True and v is not False]
-            if numbers and ((low is not None and min(numbers) < low) or (high is not None and max(numbers) > high)):
+            if len(kinds_of[key]) > 1:
+                numbers = [v for v in numbers if type(v) is value_type]
+            if numbers and not (low <= min(numbers) and max(numbers) <= high):
                 return None
+            if value_type is float:     # a NaN hides from min and max, not from a sum
+                total = sum(numbers)
+                if total != total:
+                    return None
         for key in names:
             if not all(map(str.strip, by_key[key])):
                 return None
@@ -232,7 +244,9 @@ class Record:
 
     def _checks(self, keys: tuple, types: tuple) -> tuple | None:
         """For objects of this shape: (every field given, the numbers to bound, the names to
-        check for blanks), or None when the shape alone means a problem for ``field``."""
+        check for blanks), or None when the shape alone means a problem for ``field``. Every
+        number is bounded: by the field's own limits, and always within 64 bits (an integer)
+        or a finite double, which ``parse`` guarantees and ``parse_quick`` does not."""
         if not self.allowed.issuperset(keys) or not self.required.issubset(keys):
             return None
         bounds, names = [], []
@@ -251,8 +265,10 @@ class Record:
                 continue
             if value_type not in kinds and not (value_type is int and float in kinds):
                 return None           # a subclass of a kind, too: ``field`` decides
-            if value_type in (int, float) and (f.minimum is not None or f.maximum is not None):
-                bounds.append((key, f.minimum, f.maximum))
+            if value_type is int or value_type is float:
+                wide_low, wide_high = (INT_MIN, INT_MAX) if value_type is int else (-FLOAT_MAX, FLOAT_MAX)
+                bounds.append((key, value_type, wide_low if f.minimum is None else max(f.minimum, wide_low),
+                               wide_high if f.maximum is None else min(f.maximum, wide_high)))
             if value_type is str and key == "name":
                 names.append(key)
         complete = set(keys) == set(self.fields)
