@@ -49,6 +49,16 @@ def test_plan_imports_no_library_it_does_not_use():
     assert [line for line in proc.stdout.splitlines() if line.startswith("HEAVY")] == ["HEAVY "], proc.stdout[-300:]
 
 
+def test_plan_imports_no_exact_arithmetic():
+    """fractions (with decimal, ~5 ms of CPU at every start) is for a size typed as text
+    ("1.5T"); `brickyard plan FILE` reads numbers from JSON."""
+    probe = PROBE.replace("{'asyncssh', 'sqlalchemy', 'alembic', 'PySide6'}", "{'fractions', 'decimal'}")
+    proc = subprocess.run([sys.executable, "-c", probe, "plan", str(EXAMPLES / "three-site.brickyard.json")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert [line for line in proc.stdout.splitlines() if line.startswith("HEAVY")] == ["HEAVY "], proc.stdout[-300:]
+
+
 def test_plan_builds_its_parser_without_shutil():
     """argparse imports shutil (with bz2, lzma and fnmatch, ~10 ms) for the terminal's width
     whenever it makes a formatter, which add_argument does for every option; the CLI's parser
