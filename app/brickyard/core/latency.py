@@ -29,6 +29,8 @@ local cost it rides on. Pure arithmetic, no I/O.
 from __future__ import annotations
 
 import math
+from itertools import chain, repeat
+from operator import attrgetter
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
@@ -207,6 +209,25 @@ def layout_rtt(kind: str, sets: Sequence[Sequence[str]], rtt_of: Mapping[str, fl
     return _rtt_of_sets(_set_rtts(sets, rtt_of), operation, dir_share)
 
 
+def _node_sets(sets) -> list:
+    """The nodes of each set holding data (a thin-arbiter's left out), at C speed when no set
+    has a thin-arbiter: a tuple of node names per set, where the loop made a list."""
+    sets = [s for s in sets if s.data_bricks > 0]
+    if not any(getattr(s, "thin_arbiter", False) for s in sets):
+        members = list(map(_BRICKS_OF, sets))
+        sizes = set(map(len, members))
+        if len(sizes) == 1 and 0 not in sizes:    # every set as large: one list of all nodes, cut
+            nodes = iter(list(map(_NODE_OF, chain.from_iterable(members))))
+            return list(zip(*repeat(nodes, sizes.pop())))
+        return list(map(tuple, map(map, repeat(_NODE_OF), members)))
+    return [[b.node for b in s.bricks if b != s.arbiter] if getattr(s, "thin_arbiter", False)
+            else [b.node for b in s.bricks] for s in sets]
+
+
+_NODE_OF = attrgetter("node")
+_BRICKS_OF = attrgetter("bricks")
+
+
 def _set_rtts(sets: Sequence[Sequence[str]], rtt_of: Mapping[str, float], complete: bool = False) -> list[float]:
     """Each non-empty set's RTT: its slowest node's (``complete``: ``rtt_of`` has every
     node of the sets)."""
@@ -242,9 +263,8 @@ def predict_plan(topo: Topology, sets, model: LatencyModel | None = None, client
     (``brickyard plan --json``'s ``small_files``)."""
     model = model or LatencyModel()
     kind = kind_of(sets)
-    node_sets = [[b.node for b in s.bricks if b != s.arbiter] if getattr(s, "thin_arbiter", False)
-                 else [b.node for b in s.bricks] for s in sets if s.data_bricks > 0]
-    nodes = sorted({n for ns in node_sets for n in ns})
+    node_sets = _node_sets(sets)
+    nodes = sorted(set(chain.from_iterable(node_sets)))
     rtts, sources = {}, set()
     sites = {n.name: n.site for n in topo.nodes}
     for n in nodes:
