@@ -143,8 +143,10 @@ class LabChange:
     def change_killed_at(self, drawing: Path, marker: str, *flags: str, timeout: float = 600) -> str:
         """Start `brickyard change`, SIGKILL it as soon as its log shows ``marker``; its stderr."""
         t0 = time.monotonic()
-        proc = subprocess.Popen(self.change_argv(drawing, *flags), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        out = self.workdir / f"{drawing.stem}-killed.stdout"    # its JSON, when it ends before the marker
+        with open(out, "w") as stdout:
+            proc = subprocess.Popen(self.change_argv(drawing, *flags), stdout=stdout, stderr=subprocess.PIPE,
+                                    text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         lines = []
         try:
             deadline = time.monotonic() + timeout
@@ -160,7 +162,7 @@ class LabChange:
                 os.kill(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=60)
         self.timings[f"change killed at {marker!r}"] = time.monotonic() - t0
-        assert proc.returncode == -signal.SIGKILL, "".join(lines[-30:])
+        assert proc.returncode == -signal.SIGKILL, ("".join(lines[-30:]), out.read_text()[-3000:])
         return "".join(lines)
 
     def store(self) -> HistoryStore:
