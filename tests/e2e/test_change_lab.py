@@ -163,12 +163,19 @@ def expand_distribute_killed_mid_rebalance(lab, tmp_path, vols: list) -> dict:
 
 
 def cannot_hold_the_data(vol: LabChange) -> None:
-    """Refused before any command: one brick cannot hold what four hold (filled with fallocate;
-    the brick filesystems keep room for the other volumes' changes)."""
-    for i in range(8):
-        vol.lab.ssh("client1", ["fallocate", "-l", "220M", f"{vol.mount}/fill{i}"])
-    info = vol.gluster_xml("volume", "info", vol.name)
-    code, doc, _ = vol.change(vol.save_drawing([(1, 1)], file="one.json"), "--yes")
+    """Refused before any command: one brick cannot hold what four hold (filled with fallocate,
+    1.1 GB where one brick filesystem holds 960 MiB, and emptied again at once: the brick
+    filesystems are the other volumes' too, and the planner measures a brick's use on its
+    filesystem — with 1.76 GB the dist-replicate shrink, running at the same time, was refused
+    in turn: node4:/srv/brick1 'would receive about 285.86 MB but has 210.29 MB free')."""
+    fills = [f"{vol.mount}/fill{i}" for i in range(5)]
+    try:
+        for fill in fills:
+            vol.lab.ssh("client1", ["fallocate", "-l", "220M", fill])
+        info = vol.gluster_xml("volume", "info", vol.name)
+        code, doc, _ = vol.change(vol.save_drawing([(1, 1)], file="one.json"), "--yes")
+    finally:
+        vol.lab.ssh("client1", ["rm", "-f", "--", *fills])
     assert code == 1 and doc.get("refused"), (code, doc.get("error"))
     assert doc["plan"]["refusals"][0]["code"] == "cannot-hold-data"
     _no_change_ran(vol, info)
