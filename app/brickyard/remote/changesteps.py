@@ -593,10 +593,13 @@ def options_of(s: ChangeStep) -> dict[str, str]:
     for an option it resets."""
     wanted: dict[str, str] = {}
     for argv in s.commands:
-        if "set" in argv:
-            pairs = list(argv[argv.index("set") + 2:])
+        # [gluster, --mode=script, --xml, volume, set|reset, NAME, …]: the verb by its place, so a
+        # volume named "set" or "reset" is not taken for it
+        verb = argv[len(cli.CHANGE) + 1]
+        if verb == "set":
+            pairs = list(argv[len(cli.CHANGE) + 3:])
             wanted.update(zip(pairs[::2], pairs[1::2]))
-        elif "reset" in argv:
+        elif verb == "reset":
             wanted[argv[-1]] = str(GLUSTER_DEFAULTS[argv[-1]])
     return wanted
 
