@@ -263,3 +263,25 @@ def test_free_space_is_read_as_an_exact_byte_count_past_2_gib(tmp_path):
     probe = subprocess.run(["sh", "-c", BRICK_PROBE_SCRIPT, "sh", path], capture_output=True, text=True)
     bfree = dict(line.split("=", 1) for line in probe.stdout.splitlines() if "=" in line)["bfree"]
     assert bfree.isdigit() and abs(int(bfree) - free) < 2**30, bfree
+
+
+def test_a_free_space_stat_cannot_read_is_unknown_not_zero(tmp_path):
+    """The shell's arithmetic counts an empty operand as 0: where stat prints nothing, the
+    scripts must say they could not read the free space ('?' per path, an empty bfree), not
+    report the brick as full."""
+    import os
+    import subprocess
+
+    from brickyard.remote.preflight import BRICK_PROBE_SCRIPT, FREE_SCRIPT
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "stat").write_text("#!/bin/sh\nexit 1\n")
+    (bin_dir / "stat").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    path = str(tmp_path / "brick1")
+    out = subprocess.run(["sh", "-c", FREE_SCRIPT, "sh", path, path], capture_output=True, text=True, env=env)
+    assert out.stdout.split() == ["?", "?"], out.stdout
+    probe = subprocess.run(["sh", "-c", BRICK_PROBE_SCRIPT, "sh", path], capture_output=True, text=True, env=env)
+    fields = dict(line.split("=", 1) for line in probe.stdout.splitlines() if "=" in line)
+    assert fields["bfree"] == "", probe.stdout

@@ -52,7 +52,8 @@ echo "avail=$(df -P -B1 -- "$e" | awk 'NR==2 {print $4}')"
 echo "size=$(df -P -B1 -- "$e" | awk 'NR==2 {print $2}')"
 # free blocks x block size, as glusterd reports sizeFree (root's reserve included)
 # (the shell's 64-bit arithmetic: mawk, Debian's awk, prints 4e+09 for a product past 2^31)
-echo "bfree=$(stat -f -c '%f %S' -- "$e" | { read -r f s; echo $((f * s)); })"
+# (nothing when stat says nothing: the shell would count empty as 0 and call the brick full)
+echo "bfree=$(stat -f -c '%f %S' -- "$e" | { read -r f s && [ -n "$s" ] && echo $((f * s)); })"
 if [ -e "$p" ] && [ ! -d "$p" ]; then
   echo "xattr=skipped"
 elif command -v setfattr >/dev/null 2>&1 && command -v getfattr >/dev/null 2>&1; then
@@ -517,7 +518,7 @@ def _planned(topo: Topology, ref) -> PlannedBrick:
 FREE_SCRIPT = r'''
 for p in "$@"; do
   e="$p"; while [ ! -e "$e" ]; do e="$(dirname -- "$e")"; done
-  stat -f -c '%f %S' -- "$e" | { read -r f s; echo $((f * s)); }
+  stat -f -c '%f %S' -- "$e" | { read -r f s && [ -n "$s" ] && echo $((f * s)) || echo '?'; }
 done
 '''
 #: a re-check fails a brick whose filesystem has less than this share of the free space the
