@@ -40,11 +40,11 @@ luck beyond its expectation (a given set of file names may land better or worse)
 from __future__ import annotations
 
 import math
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from itertools import chain, repeat
-from operator import attrgetter, is_, itemgetter
+from itertools import chain
+from operator import attrgetter
 from typing import Iterable, Mapping
 
 from .client_options import (NO_IO_THREADS_ASSUMED, NO_IO_THREADS_NOTE, READ_FIRST, READ_LEAST,  # noqa: F401
@@ -430,64 +430,6 @@ class LayoutShape:
 
 _NODE_OF = attrgetter("node")
 _BRICKS_OF = attrgetter("bricks")
-_FORM_OF = attrgetter("data_bricks", "redundancy", "thin_arbiter")
-_ARBITER_OF = attrgetter("arbiter")
-_LAST = itemgetter(-1)
-_ALL_BUT_LAST = itemgetter(slice(None, -1))
-
-
-def _alike_shapes(sets: list, replica_reads: str, disperse_reads: str) -> tuple[SetShape, ...] | None:
-    """``shape_of``'s sets when every set has one form (as many bricks, data bricks,
-    redundancy, an arbiter or none, the arbiter as its last brick, thin or not) and no
-    client reads locally: the form is judged once, as ``shape_of``'s loop judges each set, and
-    the 8,000 SetShapes of a 24,000-brick volume are built at C speed (their ``__dict__``
-    filled as ``SetShape.__init__`` fills it). None: sets of several forms (the loop)."""
-    if not sets:
-        return ()
-    try:
-        forms = set(map(_FORM_OF, sets))
-        members = list(map(_BRICKS_OF, sets))
-    except AttributeError:     # duck-typed sets without thin_arbiter: the loop reads them
-        return None
-    sizes = set(map(len, members))
-    if len(forms) != 1 or len(sizes) != 1 or set(map(type, members)) != {tuple}:
-        return None
-    (data_bricks, redundancy, thin), size = forms.pop(), sizes.pop()
-    if data_bricks <= 0:
-        return ()
-    arbiters = list(map(_ARBITER_OF, sets))
-    with_arbiter = arbiters.count(None) != len(arbiters)
-    if with_arbiter and (None in arbiters or not size
-                         or not all(map(is_, map(_LAST, members), arbiters))):
-        return None      # some set's arbiter is missing or not its last brick (by identity): the loop
-    if redundancy:
-        kind, k, d, arbiters_kept, data, reads = "disperse", data_bricks, size, None, members, disperse_reads
-    else:
-        data = list(map(_ALL_BUT_LAST, members)) if with_arbiter else members
-        copies = size - 1 if with_arbiter else size
-        arbiters_kept = arbiters if with_arbiter and not thin else None
-        if copies > 1 or (with_arbiter and not thin):
-            kind, reads = "replica", replica_reads
-        else:
-            kind, reads = "distribute", READ_SPREAD
-        k = d = 1
-    copies = len(data[0]) if kind == "replica" else 1
-    # the __dict__ SetShape.__init__ fills, copied per set with its own bricks (and arbiter)
-    first = {"kind": kind, "bricks": (), "k": k, "d": d, "arbiter": None, "reads": reads, "copies": copies,
-             "structure": (kind, k, d, copies, reads)}
-    n = len(data)
-    filled = list(map(dict.copy, repeat(first, n)))
-    drain = deque(maxlen=0).extend
-    drain(map(dict.__setitem__, filled, repeat("bricks"), data))
-    if arbiters_kept is not None:
-        drain(map(dict.__setitem__, filled, repeat("arbiter"), arbiters_kept))
-    out = list(map(_NEW_SHAPE, repeat(SetShape, n)))
-    drain(map(_SET_ATTR, out, repeat("__dict__"), filled))
-    return tuple(out)
-
-
-_NEW_SHAPE = object.__new__
-_SET_ATTR = object.__setattr__
 
 
 def shape_of(sets: Iterable, description: str = "", options: Mapping[str, str] | None = None,
@@ -500,10 +442,6 @@ def shape_of(sets: Iterable, description: str = "", options: Mapping[str, str] |
     options = options or {}
     replica_reads, disperse_reads = read_policy("replica", options), read_policy("disperse", options)
     local = set(client_nodes) if chooses_local(options) else set()
-    sets = sets if isinstance(sets, (list, tuple)) else list(sets)
-    alike = None if local else _alike_shapes(sets, replica_reads, disperse_reads)
-    if alike is not None:
-        return LayoutShape(alike, description, io_threads(bool(alike) and alike[0].kind == "replica", options))
     out = []
     append = out.append
     for s in sets:
