@@ -213,6 +213,10 @@ class Volume:
     thin_arbiter_brick: BrickRef | None = None
 
 
+#: the name of a topology nobody has named yet (File > New, a run from a window opened without a file)
+UNTITLED = "untitled"
+
+
 class TopologyError(ValueError):
     """An edit the model cannot take (a duplicate name, a missing node, …)."""
 

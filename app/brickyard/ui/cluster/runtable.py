@@ -12,10 +12,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QTextLayout, QTex
 from PySide6.QtWidgets import QComboBox, QStyledItemDelegate, QStyleOptionViewItem, QTreeWidget, QTreeWidgetItem
 
 from ...core import topofile
-from ...core.topology import Topology
-
-
-UNNAMED = "untitled"
+from ...core.topology import UNTITLED, Topology
 
 
 def snapshot(topo: Topology) -> Topology:
@@ -25,7 +22,7 @@ def snapshot(topo: Topology) -> Topology:
     window starts instead of raising."""
     doc = topofile.to_dict(topo)
     if not doc.get("name"):
-        doc["name"] = UNNAMED
+        doc["name"] = UNTITLED
     return topofile.loads(json.dumps(doc, ensure_ascii=False), "<snapshot for a run>")
 
 

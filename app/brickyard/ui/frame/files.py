@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from ...core import strictjson, topofile
 from ...core.atomicfile import write_atomic
 from ...core.paths import user_config_dir, user_data_dir
-from ...core.topology import Site, Topology
+from ...core.topology import UNTITLED, Site, Topology
 from ...store.settings import Settings
 from .session import Session
 
@@ -117,7 +117,7 @@ class FileController(QObject):
         return self.recovered or not self.session.stack.isClean()
 
     def title(self) -> str:
-        name = self.path.name if self.path else (self.session.topo.name or "untitled")
+        name = self.path.name if self.path else (self.session.topo.name or UNTITLED)
         return f"{name}[*] — Brickyard"
 
     def _title(self, *_: object) -> None:
@@ -160,7 +160,7 @@ class FileController(QObject):
     def new(self) -> bool:
         if not self.maybe_save():
             return False
-        self._load(Topology(name="untitled", sites=[Site("site1")]), None)
+        self._load(Topology(name=UNTITLED, sites=[Site("site1")]), None)
         return True
 
     def open(self, path: str | Path, check_unsaved: bool = True) -> bool:
@@ -207,7 +207,7 @@ class FileController(QObject):
         return self._write(path)
 
     def _write(self, path: Path) -> bool:
-        if self.session.topo.name in ("", "untitled"):
+        if self.session.topo.name in ("", UNTITLED):
             # a new topology takes its file's name (the title and `plan` show it)
             self.session.topo.name = path.name.removesuffix(topofile.SUFFIX).removesuffix(".json")
         try:
